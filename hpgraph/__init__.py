@@ -1,0 +1,71 @@
+"""hpgraph: GraphBLAS-style graph analytics for Python on NVIDIA GPUs.
+
+Importing hpgraph is cheap: it does not import cupy and compiles nothing.  Public names are
+loaded on first use (module ``__getattr__``).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> (module, attribute or None for the module itself)
+_LAZY = {
+    "backend": ("hpgraph.backend", None),
+    "dtypes": ("hpgraph.dtypes", None),
+    "exceptions": ("hpgraph.exceptions", None),
+    "formats": ("hpgraph.formats", None),
+    "io": ("hpgraph.io", None),
+    "generators": ("hpgraph.generators", None),
+    "ops": ("hpgraph.ops", None),
+    "compiler": ("hpgraph.compiler", None),
+    "spmv": ("hpgraph.spmv", None),
+    "algorithms": ("hpgraph.algorithms", None),
+    "csgraph": ("hpgraph.csgraph", None),
+    "Graph": ("hpgraph.graph", "Graph"),
+    "Bitmask": ("hpgraph.formats", "Bitmask"),
+    "COO": ("hpgraph.formats", "COO"),
+    "CSR": ("hpgraph.formats", "CSR"),
+    "CSC": ("hpgraph.formats", "CSC"),
+    "ELL": ("hpgraph.formats", "ELL"),
+    "HYB": ("hpgraph.formats", "HYB"),
+    "binary": ("hpgraph.ops.binary", None),
+    "monoid": ("hpgraph.ops.monoid", None),
+    "semiring": ("hpgraph.ops.semiring", None),
+    "BinaryOp": ("hpgraph.ops", "BinaryOp"),
+    "Monoid": ("hpgraph.ops", "Monoid"),
+    "Semiring": ("hpgraph.ops", "Semiring"),
+    "mxv": ("hpgraph.spmv", "mxv"),
+    "vxm": ("hpgraph.spmv", "vxm"),
+    "VertexProgram": ("hpgraph.program", "VertexProgram"),
+    "run": ("hpgraph.program", "run"),
+    "read": ("hpgraph.io", "read"),
+    "write": ("hpgraph.io", "write"),
+    "rmat": ("hpgraph.generators", "rmat"),
+    "grid_2d": ("hpgraph.generators", "grid_2d"),
+    "erdos_renyi": ("hpgraph.generators", "erdos_renyi"),
+    "has_gpu": ("hpgraph.backend", "has_gpu"),
+}
+
+# algorithms exported as hp.<name>
+for _name in ("bfs", "sssp", "pagerank", "triangle_count", "triangles", "connected_components",
+              "widest_path", "k_core", "label_propagation", "hits", "betweenness_centrality"):
+    _LAZY[_name] = ("hpgraph.algorithms", _name)
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'hpgraph' has no attribute {name!r}") from None
+    mod = importlib.import_module(module)
+    value = mod if attr is None else getattr(mod, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
