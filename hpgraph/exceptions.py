@@ -117,3 +117,22 @@ class NegativeCycleError(HpgraphError, ValueError):
 
 class ConvergenceError(HpgraphError, RuntimeError):
     """An iterative algorithm did not converge within ``max_iter`` iterations."""
+
+
+class GraphFileNotFound(HpgraphError, FileNotFoundError):
+    """A graph file does not exist.
+
+    Also a :class:`FileNotFoundError` (and so an :class:`OSError`), so ``except OSError`` keeps working.
+
+    Attributes
+    ----------
+    path : str
+        The path that was asked for.
+    """
+
+    def __init__(self, message: str, path=None):
+        super().__init__(message)
+        self.path = None if path is None else str(path)
+
+    def __str__(self) -> str:  # OSError would print "[Errno None] ..." once filename is set
+        return str(self.args[0]) if self.args else ""
