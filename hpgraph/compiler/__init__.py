@@ -1,0 +1,1 @@
+"""Python callbacks -> CUDA C and vectorised NumPy (work in progress)."""

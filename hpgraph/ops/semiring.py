@@ -1,0 +1,23 @@
+"""The ``hp.semiring`` namespace: ``hp.semiring.min_plus``, ``hp.semiring.min_plus[np.float32]``.
+
+Operators are created on first access (module ``__getattr__``); importing this module
+builds nothing.  Registered user operators (``register_new``) appear here too.
+"""
+
+from ._core import lookup_semiring as _lookup, builtin_names as _names
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ..exceptions import HpgraphError
+
+    try:
+        op = _lookup(name)
+    except HpgraphError:
+        raise AttributeError(f"hpgraph.semiring has no operator {name!r}") from None
+    return op
+
+
+def __dir__():
+    return _names("semiring")
