@@ -477,8 +477,13 @@ def _replace(el: EdgeList, **kw) -> EdgeList:
 
 def _relabel(el: EdgeList) -> EdgeList:
     m = el.num_edges
-    ids, inv = np.unique(np.concatenate([el.src, el.dst]), return_inverse=True)
-    inv = inv.reshape(-1)
+    both = np.concatenate([el.src, el.dst])
+    s = np.sort(both)
+    keep = np.empty(s.shape[0], dtype=bool)
+    keep[:1] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    ids = s[keep]
+    inv = np.searchsorted(ids, both)
     if el.ids is not None:
         ids = np.asarray(el.ids)[ids]
     return _replace(el, src=inv[:m].astype(np.int64), dst=inv[m:].astype(np.int64),
