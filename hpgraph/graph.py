@@ -1,0 +1,481 @@
+"""Graph: one adjacency matrix (CSR) plus a named cache of what algorithms derive from it.
+
+``A[i, j]`` is the edge i -> j, so row i of ``A`` lists the out-edges of i and row v of
+``AT`` the in-edges of v (the paper's "out" and "in" edge types).  An undirected graph stores
+both directions of every edge (a self-loop once) and its ``AT`` is ``A`` itself.
+
+Derived matrices (``AT``, HYB forms, degrees) and the Graph's copy on the other side
+(host/device) are computed on first use and cached, keyed by ``(name, side)``.  A Graph is
+immutable, so the cache never goes stale.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import backend, dtypes
+from .exceptions import DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph, InvalidValue
+from .formats import COO, CSR, HYB, SparseMatrix, from_any, from_scipy
+from .formats._base import freeze, side_of
+from .formats.convert import is_sparse_input
+from .formats.coo import DUPLICATE_POLICIES
+
+
+class Graph:
+    """A directed or undirected graph over vertices ``0..n-1``, stored as a CSR adjacency matrix.
+
+    Parameters
+    ----------
+    A : CSR, any hpgraph format, scipy.sparse / cupyx.scipy.sparse matrix, or Graph
+        Square adjacency matrix; ``A[i, j]`` is the weight of edge i -> j.  Stored entries
+        are edges (explicit zeros included).  Duplicates of a scipy input are summed, as
+        scipy does.  A pattern-only matrix gives an unweighted graph.
+    directed : bool or None, default None
+        None infers it: a matrix equal to its transpose (pattern and values) is undirected.
+        ``False`` requires a symmetric matrix.
+    node_labels : sequence, optional
+        Original vertex labels, ``node_labels[i]`` for vertex i (kept by from_networkx).
+
+    Raises
+    ------
+    DimensionMismatch
+        ``A`` is not square.
+    InvalidGraph
+        ``directed=False`` with a matrix that is not symmetric.
+    """
+
+    def __init__(self, A, directed=None, *, node_labels=None):
+        if isinstance(A, Graph):
+            if node_labels is None:
+                node_labels = A._node_labels
+            if directed is None or bool(directed) == A._directed:
+                self._setup(A._A, A._directed, node_labels)
+                if A._directed:
+                    at = A._cache.get(("AT", A.side))
+                    if at is not None:
+                        self._cache[("AT", self.side)] = at
+                return
+            A = A._A
+        if is_sparse_input(A):
+            csr = _sum_duplicates(from_scipy(A, format="csr"))
+        else:
+            csr = from_any(A).asformat("csr")
+        if csr.nrows != csr.ncols:
+            raise DimensionMismatch(f"Graph: the adjacency matrix must be square, got {csr.nrows}x{csr.ncols}")
+        if directed is not None and not isinstance(directed, (bool, np.bool_)):
+            raise InvalidValue(f"Graph: directed must be True, False or None, got {directed!r}")
+        at = None
+        if directed is None or not directed:
+            at = csr.transpose()
+            symmetric = _same_matrix(csr, at)
+            if directed is None:
+                directed = not symmetric
+            elif not symmetric:
+                raise InvalidGraph("Graph: directed=False needs a symmetric adjacency matrix (A[i, j] == A[j, i] "
+                                   "for every stored entry), and this one is not; pass directed=True, or build "
+                                   "the graph with Graph.from_edges(..., directed=False), which stores both "
+                                   "directions")
+        self._setup(csr, bool(directed), node_labels)
+        if self._directed and at is not None:
+            self._cache[("AT", self.side)] = at
+
+    def _setup(self, csr, directed, node_labels):
+        self._A = csr
+        self._directed = bool(directed)
+        if node_labels is not None:
+            node_labels = list(node_labels)
+            if len(node_labels) != csr.nrows:
+                raise InvalidValue(f"Graph: node_labels has {len(node_labels)} labels for {csr.nrows} vertices")
+        self._node_labels = node_labels
+        self._cache = {}
+
+    @classmethod
+    def _new(cls, csr, directed, node_labels=None):
+        """Trusted constructor (matrix already square, sorted and, if undirected, symmetric)."""
+        obj = cls.__new__(cls)
+        obj._setup(csr, directed, node_labels)
+        return obj
+
+    # -- constructors --------------------------------------------------------------------
+
+    @classmethod
+    def from_matrix(cls, M, directed=None, *, node_labels=None):
+        """Graph of an hpgraph sparse matrix (any format; converted to CSR)."""
+        return cls(M, directed, node_labels=node_labels)
+
+    @classmethod
+    def from_scipy(cls, A, directed=None, *, node_labels=None):
+        """Graph of a scipy.sparse or cupyx.scipy.sparse matrix (cupyx gives a device graph).
+
+        Duplicate entries are summed (scipy's meaning of duplicates); stored zeros are edges.
+        ``directed=None`` infers directedness from symmetry (pattern and values).
+        """
+        if not is_sparse_input(A):
+            raise InvalidValue(f"Graph.from_scipy: expected a scipy.sparse or cupyx.scipy.sparse matrix, got "
+                               f"{type(A).__module__}.{type(A).__name__}")
+        return cls(A, directed, node_labels=node_labels)
+
+    @classmethod
+    def from_edges(cls, src, dst, weights=None, num_vertices=None, directed=True, duplicates="min",
+                   backend=None, *, index_dtype=None):
+        """Graph of an edge list ``src[i] -> dst[i]`` (weight ``weights[i]``).
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Vertex ids (numpy, cupy or lists), same length.
+        weights : array_like, optional
+            One finite value per edge; None gives an unweighted (pattern-only) graph.
+        num_vertices : int, optional
+            Default: the largest id + 1 (0 for no edges).
+        directed : bool, default True
+            False stores both directions of each edge (a self-loop once).
+        duplicates : {"min", "max", "sum", "first", "last", "keep"}, default "min"
+            How repeated edges combine ("min" suits shortest paths; "first"/"last" follow the
+            input order; "keep" stores them all).  For an undirected graph, (u, v) and (v, u)
+            are the same edge.
+        backend : {None, "cpu", "gpu", "auto"}
+            Where the graph lives.  None: on the device if any input is a device array, else
+            on the host.  "auto": the GPU when one is usable.
+        index_dtype : {None, "int32", "int64"}
+            Force the index dtype (default: int32 unless sizes need int64).
+
+        Raises
+        ------
+        IndexOutOfBound
+            A negative id, or an id >= num_vertices (the message names src or dst).
+        DimensionMismatch
+            src, dst and weights differ in length.
+        InvalidGraph
+            Non-integer ids, or NaN / infinite weights.
+        """
+        who = "Graph.from_edges"
+        if duplicates not in DUPLICATE_POLICIES:
+            raise InvalidValue(f"{who}: duplicates must be one of {DUPLICATE_POLICIES}, got {duplicates!r}")
+        if not isinstance(directed, (bool, np.bool_)):
+            raise InvalidValue(f"{who}: directed must be True or False, got {directed!r}")
+        xp = _edge_xp(backend, src, dst, weights)
+        src = _vertex_ids(src, "src", xp, who)
+        dst = _vertex_ids(dst, "dst", xp, who)
+        m = int(src.shape[0])
+        if dst.shape[0] != m:
+            raise DimensionMismatch(f"{who}: src and dst must have the same length, got {m} and {dst.shape[0]}")
+        for name, a in (("src", src), ("dst", dst)):
+            if m and a.dtype.kind == "i":
+                neg = a < 0
+                if bool(neg.any()):
+                    pos = int(xp.argmax(neg))
+                    raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is negative; vertex ids must "
+                                          "lie in [0, num_vertices)")
+        top = max(int(src.max()), int(dst.max())) if m else -1
+        if num_vertices is None:
+            n = top + 1
+        else:
+            if isinstance(num_vertices, bool) or not isinstance(num_vertices, numbers.Integral) \
+                    or int(num_vertices) < 0:
+                raise InvalidValue(f"{who}: num_vertices must be a non-negative integer, got {num_vertices!r}")
+            n = int(num_vertices)
+            if top >= n:
+                for name, a in (("src", src), ("dst", dst)):
+                    over = a >= n
+                    if bool(over.any()):
+                        pos = int(xp.argmax(over))
+                        raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is out of range for "
+                                              f"num_vertices={n} (ids must lie in [0, {n}))")
+        w = _edge_weights(weights, m, xp, who)
+        nnz_bound = m if directed else 2 * m
+        if index_dtype is not None:
+            from .formats._base import check_index_dtype_arg
+
+            idt = check_index_dtype_arg(index_dtype, who, (n, nnz_bound))
+        else:
+            idt = dtypes.index_dtype(n, nnz_bound)
+        # astype copies: the graph never shares (or writes) the caller's arrays.
+        src, dst = src.astype(idt), dst.astype(idt)
+        shape = (n, n)
+        if directed:
+            coo = COO._new(src, dst, w, shape)
+            if duplicates != "keep":
+                coo = coo.deduplicate(duplicates)
+        else:
+            # Combine duplicates on the canonical half (u <= v), then mirror: both
+            # directions get exactly the same value, whatever the policy or backend.
+            lo, hi = xp.minimum(src, dst), xp.maximum(src, dst)
+            half = COO._new(lo, hi, w, shape)
+            if duplicates != "keep":
+                half = half.deduplicate(duplicates)
+            off = half.row != half.col
+            r = xp.concatenate([half.row, half.col[off]])
+            c = xp.concatenate([half.col, half.row[off]])
+            v = None if w is None else xp.concatenate([half.values, half.values[off]])
+            coo = COO._new(r, c, v, shape)
+        return cls._new(CSR.from_coo(coo), bool(directed))
+
+    @classmethod
+    def from_networkx(cls, G, weight="weight", *, duplicates="min", backend=None):
+        """Graph of a networkx graph; vertex i is ``list(G)[i]`` (kept in ``node_labels``).
+
+        Edges carrying no ``weight`` attribute weigh 1; a graph where no edge has it (or
+        ``weight=None``) is unweighted.  Parallel edges of a multigraph combine by
+        ``duplicates``.
+        """
+        nodes = list(G)
+        index = {v: i for i, v in enumerate(nodes)}
+        if weight is None:
+            pairs = list(G.edges())
+            ws = None
+        else:
+            triples = list(G.edges(data=weight, default=None))
+            pairs = [(u, v) for u, v, _ in triples]
+            raw = [d for _, _, d in triples]
+            if all(d is None for d in raw):
+                ws = None
+            else:
+                ws = np.asarray([1 if d is None else d for d in raw])
+                if ws.dtype.kind not in "biuf":
+                    raise DomainMismatch(f"Graph.from_networkx: edge attribute {weight!r} must be numeric, "
+                                         f"got values of dtype {ws.dtype}")
+        m = len(pairs)
+        src = np.fromiter((index[u] for u, _ in pairs), dtype=np.int64, count=m)
+        dst = np.fromiter((index[v] for _, v in pairs), dtype=np.int64, count=m)
+        g = cls.from_edges(src, dst, ws, num_vertices=len(nodes), directed=G.is_directed(),
+                           duplicates=duplicates, backend=backend)
+        g._node_labels = nodes
+        return g
+
+    # -- export --------------------------------------------------------------------------
+
+    def to_scipy(self, copy: bool = True):
+        """The adjacency matrix as a ``scipy.sparse.csr_array`` (on the host)."""
+        return self._A.to_scipy(copy=copy)
+
+    def to_networkx(self, weight="weight"):
+        """A ``networkx.DiGraph`` (directed) or ``networkx.Graph``, with the node labels.
+
+        Weighted graphs put each edge's value in the ``weight`` attribute.  Duplicate entries
+        collapse to one networkx edge (the last one wins).
+        """
+        import networkx as nx
+
+        H = nx.DiGraph() if self._directed else nx.Graph()
+        n = self.num_vertices
+        labels = self._node_labels if self._node_labels is not None else list(range(n))
+        H.add_nodes_from(labels)
+        coo = self._A.to_host().to_coo()
+        r, c, v = coo.row, coo.col, coo.values
+        if not self._directed:
+            half = r <= c
+            r, c = r[half], c[half]
+            v = None if v is None else v[half]
+        # networkx is pure Python: a loop over edges is unavoidable here.
+        lr = [labels[i] for i in r.tolist()]
+        lc = [labels[j] for j in c.tolist()]
+        if v is None or weight is None:
+            H.add_edges_from(zip(lr, lc))
+        else:
+            H.add_weighted_edges_from(zip(lr, lc, v.tolist()), weight=weight)
+        return H
+
+    # -- attributes ----------------------------------------------------------------------
+
+    @property
+    def A(self) -> CSR:
+        """Adjacency matrix (CSR): row i = out-edges of i."""
+        return self._A
+
+    @property
+    def AT(self) -> CSR:
+        """CSR of A^T: row v = in-edges of v.  ``A`` itself for an undirected graph."""
+        if not self._directed:
+            return self._A
+        return self._cached("AT", self._A.transpose)
+
+    def hyb(self, which: str = "A", K=None) -> HYB:
+        """HYB form of ``A`` or ``AT`` (cached per ``which`` and ``K``; K default: the paper's rule)."""
+        if which not in ("A", "AT"):
+            raise InvalidValue(f"Graph.hyb: which must be 'A' or 'AT', got {which!r}")
+        if which == "AT" and not self._directed:
+            which = "A"
+        mat = self._A if which == "A" else self.AT
+        return self._cached(f"hyb[{which},K={K}]", lambda: HYB.from_csr(mat, K=K))
+
+    @property
+    def out_degree(self):
+        """Stored out-entries per vertex (index-dtype array; a self-loop counts once)."""
+        return self._cached("out_degree", lambda: freeze(self._A.row_lengths()))
+
+    @property
+    def in_degree(self):
+        """Stored in-entries per vertex (the out-degree for an undirected graph)."""
+        if not self._directed:
+            return self.out_degree
+        return self._cached("in_degree", self._compute_in_degree)
+
+    def _compute_in_degree(self):
+        at = self._cache.get(("AT", self.side))
+        if at is not None:
+            return freeze(at.row_lengths())
+        xp, A = self.xp, self._A
+        if A.nnz == 0:
+            return freeze(xp.zeros(A.nrows, dtype=A.index_dtype))
+        # a bincount of the column ids avoids building A^T just for degrees
+        return freeze(xp.bincount(A.indices, minlength=A.nrows).astype(A.index_dtype))
+
+    @property
+    def num_vertices(self) -> int:
+        return self._A.nrows
+
+    @property
+    def num_edges(self) -> int:
+        """Stored directed entries: an undirected edge counts twice, a self-loop once."""
+        return self._A.nnz
+
+    @property
+    def directed(self) -> bool:
+        return self._directed
+
+    @property
+    def weighted(self) -> bool:
+        """False for a pattern-only (unweighted) graph."""
+        return not self._A.is_pattern
+
+    @property
+    def dtype(self):
+        """Edge value dtype, or None for an unweighted graph."""
+        return self._A.dtype
+
+    @property
+    def node_labels(self):
+        """Original vertex labels (list), or None when vertices are just 0..n-1."""
+        return self._node_labels
+
+    @property
+    def xp(self):
+        return self._A.xp
+
+    @property
+    def on_device(self) -> bool:
+        return self._A.on_device
+
+    @property
+    def side(self) -> str:
+        """``"cpu"`` or ``"gpu"``."""
+        return side_of(self._A.xp)
+
+    # -- sides ---------------------------------------------------------------------------
+
+    def to_device(self) -> "Graph":
+        """This graph on the GPU (cached; ``self`` if already there)."""
+        return self._other_side("gpu")
+
+    def to_host(self) -> "Graph":
+        """This graph on the host (cached; ``self`` if already there)."""
+        return self._other_side("cpu")
+
+    def _other_side(self, side):
+        if side == self.side:
+            return self
+        key = ("graph", side)
+        g = self._cache.get(key)
+        if g is None:
+            A = self._A.to_device() if side == "gpu" else self._A.to_host()
+            g = Graph._new(A, self._directed, self._node_labels)
+            g._cache[("graph", self.side)] = self  # the way back is free
+            self._cache[key] = g
+        return g
+
+    # -- cache ---------------------------------------------------------------------------
+
+    def _cached(self, name, make):
+        key = (name, self.side)
+        val = self._cache.get(key)
+        if val is None:
+            val = make()
+            self._cache[key] = val
+        return val
+
+    def __repr__(self) -> str:
+        dt = "unweighted" if self.dtype is None else self.dtype.name
+        return (f"Graph(num_vertices={self.num_vertices}, num_edges={self.num_edges}, "
+                f"directed={self._directed}, dtype={dt}, on={'device' if self.on_device else 'host'})")
+
+
+# ---------------------------------------------------------------------------------------
+# helpers
+
+
+def _same_matrix(a: CSR, b: CSR) -> bool:
+    """Exact equality of two sorted CSR matrices of the same shape (pattern and values)."""
+    if a.shape != b.shape or a.nnz != b.nnz or a.is_pattern != b.is_pattern:
+        return False
+    xp = a.xp
+    if not bool(xp.array_equal(a.indptr, b.indptr)) or not bool(xp.array_equal(a.indices, b.indices)):
+        return False
+    return a.is_pattern or bool(xp.array_equal(a.values, b.values))
+
+
+def _sum_duplicates(csr: CSR) -> CSR:
+    """Sum entries that repeat a (row, col) (scipy semantics); ``csr`` itself when none do."""
+    nnz = csr.nnz
+    if nnz <= 1:
+        return csr
+    ind, indptr = csr.indices, csr.indptr
+    same = ind[1:] == ind[:-1]
+    starts = indptr[1:-1]
+    starts = starts[(starts > 0) & (starts < nnz)]
+    if starts.shape[0]:
+        same[starts - 1] = False  # equal columns in different rows are not duplicates
+    if not bool(same.any()):
+        return csr
+    return CSR.from_coo(csr.to_coo().deduplicate("sum"))
+
+
+def _edge_xp(backend_arg, *arrays):
+    """numpy or cupy for from_edges (see its ``backend`` parameter)."""
+    if backend_arg is None:
+        on_dev = any(a is not None and backend.is_device_array(a) for a in arrays)
+        return backend.cupy() if on_dev else np
+    return backend.cupy() if backend.resolve(backend_arg, *arrays) == "gpu" else np
+
+
+def _to_side(a, xp):
+    if xp is np:
+        return np.asarray(backend.to_host(a))
+    return xp.asarray(a)
+
+
+def _vertex_ids(a, name, xp, who):
+    a = _to_side(a, xp)
+    if a.ndim != 1:
+        raise InvalidGraph(f"{who}: {name} must be a 1-D array of vertex ids, got shape {tuple(a.shape)}")
+    if a.size == 0 and a.dtype.kind not in "iu":
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iu":
+        raise InvalidGraph(f"{who}: {name} must hold integer vertex ids, got dtype {a.dtype} "
+                           "(cast with .astype(np.int64))")
+    return a
+
+
+def _edge_weights(weights, m, xp, who):
+    if weights is None:
+        return None
+    w = _to_side(weights, xp)
+    if w.ndim != 1:
+        raise InvalidGraph(f"{who}: weights must be a 1-D array (one value per edge), got shape {tuple(w.shape)}")
+    if w.shape[0] != m:
+        raise DimensionMismatch(f"{who}: weights has {w.shape[0]} values but there are {m} edges (len(src))")
+    if not w.dtype.isnative:
+        w = w.astype(w.dtype.newbyteorder("="))
+    try:
+        dtypes.lookup_dtype(w.dtype)
+    except DomainMismatch as exc:
+        raise DomainMismatch(f"{who}: weights: {exc}") from None
+    if w.dtype.kind == "f" and m:
+        bad = ~xp.isfinite(w)
+        if bool(bad.any()):
+            pos = int(xp.argmax(bad))
+            raise InvalidGraph(f"{who}: weights[{pos}] = {float(w[pos])} is not finite; edge weights must be "
+                               "finite numbers")
+    return w.copy()  # never share the caller's buffer
