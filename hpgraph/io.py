@@ -364,7 +364,8 @@ def _format_for(p: Path, format, for_write=False) -> str:
         verb = "write" if for_write else "read"
         raise FileFormatError(f"cannot tell the graph format from the file name ({what}); known "
                               f"extensions: {_known_extensions()}. Pass format= "
-                              f"({', '.join(FORMATS)}) to {verb} it anyway", p)
+                              f"({', '.join(FORMATS)}; --format on the command line) to {verb} it "
+                              "anyway", p)
     return EXTENSIONS[ext]
 
 
