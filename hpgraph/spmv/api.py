@@ -77,8 +77,12 @@ def _as_matrix(A, name: str = "A"):
         return A
     try:
         return formats.from_any(A)
-    except HpgraphError:
-        raise
+    except HpgraphError as exc:
+        try:
+            err = type(exc)(f"{name}: {exc}")
+        except TypeError:  # an error class with another signature: keep it as it is
+            raise exc from None
+        raise err from None
     except Exception as exc:
         raise InvalidValue(f"{name} must be an hpgraph sparse matrix, a Graph, or a scipy / cupyx "
                            f"sparse matrix, got {type(A).__name__} ({exc})") from None
