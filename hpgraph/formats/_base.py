@@ -124,22 +124,17 @@ def check_index_dtype_arg(index_dtype, owner: str, sizes=()) -> np.dtype | None:
 
 
 def choose_index_dtype(owner: str, requested, arrays, sizes) -> np.dtype:
-    """The index dtype of a new matrix.
+    """The index dtype of a new matrix: ``requested`` (validated), else the rule of
+    :func:`hpgraph.dtypes.index_dtype` (int32 unless the sizes need int64).
 
-    ``requested`` wins (validated).  Otherwise the arrays keep their dtype when they already
-    share int32 or int64 (no copy), upgraded to int64 when the sizes need it; any other mix
-    gets :func:`hpgraph.dtypes.index_dtype` of the sizes.
+    The rule wins over the input arrays' dtype, so that kernels mostly see int32 (half the
+    index traffic); arrays that already have the chosen dtype are used without a copy.
+    ``arrays`` is accepted for symmetry with the callers and not otherwise consulted.
     """
     req = check_index_dtype_arg(requested, owner, sizes)
     if req is not None:
         return req
-    need = dtypes.index_dtype(*sizes)
-    given = {np.dtype(a.dtype) for a in arrays if a is not None}
-    if len(given) == 1:
-        (dt,) = given
-        if dt in _INDEX_DTYPES:
-            return _INT64 if need == _INT64 else dt
-    return need
+    return dtypes.index_dtype(*sizes)
 
 
 def stable_argsort(xp, a):

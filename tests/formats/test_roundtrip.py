@@ -124,8 +124,11 @@ def test_index_dtype_is_int32_by_default_and_shared():
     assert m.row.dtype == m.col.dtype == np.int32
     h = m.to_hyb()
     assert h.ell.indices.dtype == h.coo.row.dtype == h.coo.col.dtype == np.int32
-    keep = COO(np.array([0, 1], dtype=np.int64), np.array([1, 0], dtype=np.int64))
-    assert keep.index_dtype == np.int64  # already a valid index dtype: no copy, kept
+    small = COO(np.array([0, 1], dtype=np.int64), np.array([1, 0], dtype=np.int64))
+    assert small.index_dtype == np.int32  # the rule wins over the input dtype
+    row64 = np.array([0, 1], dtype=np.int64)
+    forced = COO(row64, row64, index_dtype="int64")
+    assert forced.index_dtype == np.int64 and np.shares_memory(forced.row, row64)
     with pytest.raises(ValueError, match="index_dtype"):
         COO([0], [0], index_dtype="int16")
 
