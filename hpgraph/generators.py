@@ -264,6 +264,7 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, seed=None, directed=Fals
         Generate (with ``cupy.random`` on the GPU) and store the graph there.
     remove_self_loops, remove_duplicates : bool, default True
         Drop ``u == v`` edges and repeated (unordered, when undirected) pairs.
+        ``remove_duplicates=False`` stores every drawn edge (``duplicates="keep"``).
 
     Returns
     -------
@@ -277,7 +278,8 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, seed=None, directed=Fals
     """
     el = rmat_edges(scale, edge_factor, a, b, c, seed, directed, weights, backend,
                     remove_self_loops, remove_duplicates)
-    return _graph(el, _backend.resolve(backend), duplicates="min")
+    # remove_duplicates=False keeps the multi-edges in the graph too
+    return _graph(el, _backend.resolve(backend), duplicates="min" if remove_duplicates else "keep")
 
 
 # ---------------------------------------------------------------------------------------------
