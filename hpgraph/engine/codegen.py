@@ -1,0 +1,157 @@
+"""CUDA source of one bound vertex program (no GPU needed: CI compiles it with NVRTC).
+
+:func:`program_source` fills ``templates/engine.cu`` with the program's dtypes, the monoid's C
+expressions and atomic form, and the compiled ``gather``/``update`` bodies reading properties
+from structure-of-arrays (one pointer parameter ``P_<name>`` per property).
+
+Why the engine has its own templates rather than the spmv ones: a superstep needs things the
+semiring SpMV kernels have no reason to carry -- the parity-selected double-buffered bitmask
+and frontier queue, device-side frontier counters that let a fixed launch sequence be replayed
+blind (CUDA graphs), the touched queue for ``apply_to="received"``, and the fused APPLY with
+last-block superstep bookkeeping.  The row loops themselves (column-major ELL, warp per COO
+segment, warp per pushed row) follow the same layout as ``hpgraph/spmv``.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+from pathlib import Path
+
+import numpy as np
+
+from .. import dtypes as _dt
+
+_TEMPLATE_DIR = Path(__file__).with_name("templates")
+
+KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_touched")
+
+
+@functools.lru_cache(maxsize=None)
+def _template(name: str) -> string.Template:
+    return string.Template((_TEMPLATE_DIR / name).read_text())
+
+
+def _bits_type(dt: np.dtype) -> str:
+    return {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
+            8: "unsigned long long"}[dt.itemsize]
+
+
+def shfl_down_expr(dt: np.dtype) -> str:
+    """``__shfl_down_sync`` of a value of ``dt`` (narrow types travel as int)."""
+    if dt.itemsize < 4:
+        return "(y_t)__shfl_down_sync(HP_FULL, (int)a, off)"
+    return "__shfl_down_sync(HP_FULL, a, off)"
+
+
+def atomic_body(monoid) -> str:
+    """Body of ``hp_atomic(y_t* p, y_t v)``: combine ``v`` into ``*p`` concurrently.
+
+    Native atomics where CUDA has one for the dtype (``monoid.atomic``), else an atomicCAS
+    loop over the 32/64-bit word that applies the monoid's C expression.
+    """
+    dt = np.dtype(monoid.dtype)
+    kind = monoid.atomic
+    if kind is None:
+        return "    (void)p; (void)v; __trap();  // no atomic form: push is never launched"
+    native = {
+        ("add", "f", 4): "atomicAdd(p, v);",
+        ("add", "f", 8): "atomicAdd(p, v);",
+        ("add", "i", 4): "atomicAdd((int*)p, (int)v);",
+        ("add", "u", 4): "atomicAdd((unsigned int*)p, (unsigned int)v);",
+        ("add", "i", 8): "atomicAdd((unsigned long long*)p, (unsigned long long)v);",
+        ("add", "u", 8): "atomicAdd((unsigned long long*)p, (unsigned long long)v);",
+        ("min", "i", 4): "atomicMin((int*)p, (int)v);",
+        ("min", "u", 4): "atomicMin((unsigned int*)p, (unsigned int)v);",
+        ("min", "i", 8): "atomicMin((long long*)p, (long long)v);",
+        ("min", "u", 8): "atomicMin((unsigned long long*)p, (unsigned long long)v);",
+        ("max", "i", 4): "atomicMax((int*)p, (int)v);",
+        ("max", "u", 4): "atomicMax((unsigned int*)p, (unsigned int)v);",
+        ("max", "i", 8): "atomicMax((long long*)p, (long long)v);",
+        ("max", "u", 8): "atomicMax((unsigned long long*)p, (unsigned long long)v);",
+        ("or", "i", 4): "atomicOr((unsigned int*)p, (unsigned int)v);",
+        ("or", "u", 4): "atomicOr((unsigned int*)p, (unsigned int)v);",
+        ("or", "i", 8): "atomicOr((unsigned long long*)p, (unsigned long long)v);",
+        ("or", "u", 8): "atomicOr((unsigned long long*)p, (unsigned long long)v);",
+        ("and", "i", 4): "atomicAnd((unsigned int*)p, (unsigned int)v);",
+        ("and", "u", 4): "atomicAnd((unsigned int*)p, (unsigned int)v);",
+        ("and", "i", 8): "atomicAnd((unsigned long long*)p, (unsigned long long)v);",
+        ("and", "u", 8): "atomicAnd((unsigned long long*)p, (unsigned long long)v);",
+    }
+    code = native.get((kind, dt.kind, dt.itemsize))
+    if code is not None:
+        return "    " + code
+    if dt.itemsize not in (4, 8):
+        return "    (void)p; (void)v; __trap();  // no atomic form: push is never launched"
+    word = "unsigned int" if dt.itemsize == 4 else "unsigned long long"
+    return (f"    {word}* a = ({word}*)p;\n"
+            f"    {word} old = *((volatile {word}*)a), assumed;\n"
+            f"    do {{\n"
+            f"        assumed = old;\n"
+            f"        const {word} nb = ({word})hp_bits(hp_add(hp_from_bits(($BITS_T)assumed), v));\n"
+            f"        if (nb == assumed) break;\n"
+            f"        old = atomicCAS(a, assumed, nb);\n"
+            f"    }} while (old != assumed);").replace("$BITS_T", _bits_type(dt))
+
+
+def change_test(name: str, dt: np.dtype, tol) -> str:
+    """C boolean: property ``name`` changed from ``o_<name>`` to ``n_<name>``.
+
+    The same test as :func:`hpgraph.engine.common.np_changed`.
+    """
+    o, n = f"o_{name}", f"n_{name}"
+    if tol is None:
+        if dt.kind == "f":
+            return f"(!({n} == {o} || ({n} != {n} && {o} != {o})))"
+        return f"({n} != {o})"
+    t = _dt.c_literal(float(tol), np.float64)
+    return (f"(fabs((double){n} - (double){o}) > {t} || "
+            f"(((double){n} != (double){n}) != ((double){o} != (double){o})))")
+
+
+def program_source(bp, idx_dtype) -> str:
+    """The CUDA module of bound program ``bp`` for graphs with index dtype ``idx_dtype``."""
+    k = bp.kernels
+    mon = bp.monoid
+    ydt = np.dtype(bp.y_dtype)
+    wdt = np.dtype(bp.edge_dtype)
+    props = bp.props
+    const_params = "".join(f", const {_dt.c_type(p.dtype)}* __restrict__ P_{p.name}" for p in props)
+    mut_params = "".join(f", {_dt.c_type(p.dtype)}* __restrict__ P_{p.name}" for p in props)
+    args = "".join(f", P_{p.name}" for p in props)
+    is_term = mon.c_is_terminal("a")
+    gather_body = k.c_gather_body(u="u", w="w", v="v", ptr="P_")
+    upd = k.c_update_body(v="v", y="yv", ptr="P_")
+    lines = [upd]
+    outputs = k.update_outputs
+    for p in props:
+        if p.name in outputs:
+            lines.append(f"changed = changed || {change_test(p.name, p.dtype, bp.tolerances.get(p.name))};")
+            lines.append(f"P_{p.name}[v] = n_{p.name};")
+    update_body = "\n".join("                " + ln for blk in lines for ln in blk.splitlines())
+    edge_load = "((w_t)__ldg((vals) + (pos)))" if bp.weighted else "((w_t)1)"
+    preamble = "\n".join(x for x in (mon.c_preamble, k.c_preamble) if x)
+    subst = dict(
+        PROGRAM=bp.name,
+        IDX_T=_dt.c_type(idx_dtype),
+        Y_T=_dt.c_type(ydt),
+        W_T=_dt.c_type(wdt),
+        BITS_T=_bits_type(ydt),
+        GATHER_ALL=int(bp.gather_from == "all"),
+        HAS_TERMINAL=int(is_term is not None),
+        IDEMPOTENT=int(bool(mon.idempotent)),
+        RECEIVED_ONLY=int(bp.apply_to == "received"),
+        EDGE_LOAD=edge_load,
+        PREAMBLE=preamble,
+        IDENTITY=mon.c_identity,
+        ADD=mon.c_add("a", "b"),
+        IS_TERMINAL="false" if is_term is None else is_term,
+        SHFL_DOWN=shfl_down_expr(ydt),
+        ATOMIC=atomic_body(mon),
+        PROPS_CONST_PARAMS=const_params,
+        PROPS_MUT_PARAMS=mut_params,
+        PROPS_ARGS=args,
+        GATHER_BODY=gather_body,
+        UPDATE_BODY=update_body,
+    )
+    return _template("engine.cu").substitute(subst)

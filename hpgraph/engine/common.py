@@ -1,0 +1,65 @@
+"""Pieces shared by the CPU and GPU engines: matrix choice, direction rule, change test."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend as _backend
+
+
+def matrices(graph, edges: str):
+    """``[(pull, push), ...]`` CSR pairs for ``edges`` (one pair per gather side).
+
+    ``"in"``: receiver ``v`` gathers over its in-edges ``u -> v``: pull rows of ``A^T``, push
+    from ``u`` along row ``u`` of ``A``.  ``"out"``: over out-edges ``v -> u``: pull rows of
+    ``A``, push along rows of ``A^T``.  ``"all"``: both pairs, "in" first.
+    """
+    if edges == "in":
+        return [(graph.AT, graph.A)]
+    if edges == "out":
+        return [(graph.A, graph.AT)]
+    return [(graph.AT, graph.A), (graph.A, graph.AT)]
+
+
+def choose_push(frontier_edges: int, pull_edges: int, n: int, alpha: float) -> bool:
+    """Beamer's rule generalised: push while the frontier's edges are few.
+
+    A pull superstep reads every stored entry of the pull matrix and applies to every vertex
+    (``pull_edges + n``); a push superstep touches only the frontier's edges, at a higher
+    cost per edge (random atomics): ``alpha`` is that cost ratio.  A general program has no
+    "unexplored" set, so the total stands in for Beamer's unexplored-edge count.
+    """
+    return frontier_edges * alpha < pull_edges + n
+
+
+def np_changed(new, old, tol):
+    """Per-vertex "changed" test (the GPU's APPLY kernel computes exactly this).
+
+    Exact (``tol`` None): ``new != old`` with NaN equal to NaN.  With a tolerance:
+    ``|double(new) - double(old)| > tol``, or one of them NaN and the other not.
+    """
+    new = np.asarray(new)
+    old = np.asarray(old)
+    if tol is None:
+        if new.dtype.kind == "f" or old.dtype.kind == "f":
+            return (new != old) & ~(np.isnan(new) & np.isnan(old))
+        return new != old
+    a = new.astype(np.float64)
+    b = old.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (np.abs(a - b) > tol) | (np.isnan(a) != np.isnan(b))
+
+
+def host(a):
+    return np.asarray(_backend.to_host(a))
+
+
+def readonly(props: dict) -> dict:
+    """Read-only views of host arrays (device arrays are returned as they are)."""
+    out = {}
+    for k, v in props.items():
+        if isinstance(v, np.ndarray):
+            v = v.view()
+            v.flags.writeable = False
+        out[k] = v
+    return out

@@ -1,0 +1,676 @@
+"""Vertex programs: the HPGraph abstraction (PREPROCESS -> SPMV -> APPLY) in Python.
+
+A vertex program is a class with per-vertex ``properties``, a ``gather`` callback (the value
+sent along an edge from an active neighbour), a ``reduce`` monoid combining those values per
+vertex into ``y``, and an ``update`` callback (APPLY) computing new properties from the old
+ones and ``y``.  :func:`run` executes it in bulk-synchronous supersteps until no vertex is
+active::
+
+    import numpy as np, hpgraph as hp
+
+    class SSSP(hp.VertexProgram):                 # the paper's Algorithm 1
+        edges = "in"                              # gather over in-edges (rows of A^T)
+        properties = {"dist": "float32"}
+        reduce = "min"
+        apply_to = "received"                     # update(v, +inf) leaves v unchanged
+        def init(self, graph, source=0):
+            dist = np.full(graph.num_vertices, np.inf, np.float32)
+            dist[source] = 0
+            return {"dist": dist}, [source]       # properties, initial active set
+        def gather(src, edge, dst):
+            return src.dist + edge
+        def update(v, y):
+            return min(v.dist, y)                 # changed vertices become active
+
+    res = hp.run(SSSP, G, source=0)
+    res.dist, res.supersteps, res.directions
+
+The callbacks are compiled once per run by :mod:`hpgraph.compiler` into CUDA C (fused into the
+SpMV and APPLY kernels, see :mod:`hpgraph.engine`) and into vectorised NumPy (the CPU path), so
+both backends compute the same function.  See ``docs/INTERNALS.md`` ("engine") for the contract.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import backend as _backend
+from . import dtypes as _dt
+from .exceptions import (
+    DomainMismatch,
+    HpgraphError,
+    IndexOutOfBound,
+    InvalidProgram,
+    InvalidValue,
+    UdfTypeError,
+    UnsupportedSyntax,
+)
+
+__all__ = ["VertexProgram", "run", "RunResult", "SuperstepStats"]
+
+EDGES = ("in", "out", "all")
+APPLY_TO = ("all", "received")
+GATHER_FROM = ("active", "all")
+DIRECTIONS = ("auto", "push", "pull")
+
+#: Default ``max_iterations`` for programs with a tolerance or a ``converged`` hook (iterative
+#: numerical programs, like PageRank, whose exact fixed point may never be reached).
+DEFAULT_MAX_ITERATIONS_NUMERIC = 1000
+
+#: Push is chosen while ``frontier_edges * PUSH_ALPHA < pull_edges + num_vertices``; measured
+#: (benchmarks/results/engine.md) and overridable per run (``hp.run(..., push_alpha=...)``).
+PUSH_ALPHA = 16.0
+
+_RESERVED = {"self"}
+
+
+class VertexProgram:
+    """Base class of vertex programs (subclass it; instances may carry parameters).
+
+    Class attributes
+    ----------------
+    edges : {"in", "out", "all"}
+        The paper's ``Edges_type``: which neighbours a vertex gathers from.  ``"in"``: over
+        in-edges ``u -> v`` (rows of ``A^T``, the default); ``"out"``: over out-edges
+        ``v -> u`` (rows of ``A``); ``"all"``: both (an edge ``u -> v`` is gathered once by
+        ``v`` from ``u`` and once by ``u`` from ``v``; a self-loop twice).  In every case
+        ``src`` is the neighbour that sends and ``dst`` the vertex that receives.
+    properties : dict
+        ``{name: dtype}`` or ``{name: (dtype, default)}``: the per-vertex arrays (structure of
+        arrays).  ``default`` (0 if not given) fills a property that ``init`` does not set.
+    reduce : str, hp.Monoid, or (function, identity)
+        The monoid combining gathered values (``"min"``, ``"plus"``, ``hp.monoid.max``,
+        ``(lambda a, b: ..., identity)``).  Required.
+    y_dtype : dtype, optional
+        The dtype of ``y`` (the reduction).  Default: the dtype of ``gather``'s result as
+        compiled for the property and edge dtypes; the gathered value is cast to ``y_dtype``.
+    edge_dtype : dtype, optional
+        The dtype ``edge`` has in ``gather``.  Default: the graph's weight dtype, or ``int32``
+        (value 1) on an unweighted graph.
+    apply_to : {"all", "received"}
+        ``"all"``: ``update`` runs on every vertex every superstep; a vertex that received
+        nothing sees ``y`` equal to the monoid's identity.  ``"received"``: a promise that
+        ``update(v, identity)`` leaves ``v`` unchanged, so the engine may skip vertices that
+        received nothing (or only the identity) -- what makes tiny supersteps cheap.
+    gather_from : {"active", "all"}
+        ``"active"`` (default): only vertices active in this superstep send (the paper's
+        x_bitmask).  ``"all"``: every vertex sends every superstep; activity then only decides
+        termination (PageRank-style programs, where skipping converged vertices would drop
+        their contribution).  Implies pull.
+    max_iterations : int, optional
+        The paper's ``Max_iteration``; :func:`run`'s argument overrides it.  Default: no limit
+        (until no vertex is active), or ``DEFAULT_MAX_ITERATIONS_NUMERIC`` for programs with a
+        ``tolerance`` or a ``converged`` hook.
+    tolerance : float or dict, optional
+        Makes "changed" inexact: property ``p`` of ``v`` counts as changed only when
+        ``abs(new - old) > tol`` (a dict gives a tolerance per property; a float applies to
+        every floating-point property).  New values are written either way.
+
+    Methods to define
+    -----------------
+    gather(src, edge, dst) -> value
+        Compiled.  ``src``/``dst`` are property views (``src.dist``), ``edge`` the weight.
+    update(v, y) -> dict or value
+        Compiled.  The new property values (a dict ``{name: value}`` naming a subset of the
+        properties, or a bare value when there is one property).  A vertex whose properties
+        changed is active in the next superstep.
+    init(self, graph, **params) -> props | (props, active)
+        Plain Python (PREPROCESS), called once per run with the parameters given to
+        :func:`run`.  ``props`` maps property names to arrays of length ``n`` (NumPy or CuPy;
+        copied to the run's side) or scalars; ``active`` is ``None``/``"all"`` (every vertex),
+        a vertex id, a sequence/array of ids, a bool array, or an ``hp.Bitmask``.  The default
+        sets every property to its default and every vertex active.  ``init`` may also store
+        scalars on ``self`` for the callbacks (below).
+    converged(self, stats) -> bool, optional
+        Plain Python, called after every superstep with a :class:`SuperstepStats`; returning
+        True stops the run (``converged=True``).
+
+    ``gather`` and ``update`` may be written with or without a leading ``self``; with it,
+    ``self.<name>`` reads a scalar attribute of the program instance (set in ``__init__`` or
+    ``init``), compiled in as a constant.  Callbacks use hpgraph's callback subset: arithmetic,
+    comparisons, ``and``/``or``/``not``, ``a if c else b``, ``min``/``max``/``abs``, ``math.*``,
+    constants, property access (see :mod:`hpgraph.compiler`).
+    """
+
+    edges = "in"
+    properties: dict = {}
+    reduce = None
+    y_dtype = None
+    edge_dtype = None
+    apply_to = "all"
+    gather_from = "active"
+    max_iterations = None
+    tolerance = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Check what is already decidable at class-creation time so mistakes point at the
+        # class statement; completeness (reduce, gather, update present) is checked by run(),
+        # because an abstract intermediate base class may legitimately lack them.
+        _check_attributes(cls, complete=False)
+
+    def init(self, graph, **params):
+        """PREPROCESS: initial properties and active set (default: defaults, all active)."""
+        if params:
+            raise InvalidValue(f"{type(self).__name__} takes no run parameters (its init() is the "
+                               f"default); got {', '.join(sorted(params))}")
+        return None
+
+    @classmethod
+    def validate(cls):
+        """Check the program's structure now (raises :class:`InvalidProgram` or
+        :class:`UnsupportedSyntax`); returns the class."""
+        _check_attributes(cls, complete=True)
+        return cls
+
+
+# ---------------------------------------------------------------------------------------------
+# Structural validation
+
+
+@dataclass(frozen=True)
+class PropertySpec:
+    name: str
+    dtype: np.dtype
+    default: Any
+
+
+def _class_of(program):
+    return program if isinstance(program, type) else type(program)
+
+
+def _prop_specs(cls) -> tuple:
+    props = cls.__dict__.get("properties", getattr(cls, "properties", {}))
+    if not isinstance(props, dict):
+        raise InvalidProgram(f"{cls.__name__}.properties must be a dict {{name: dtype}}, "
+                             f"got {type(props).__name__}")
+    out = []
+    for name, decl in props.items():
+        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) \
+                or name.startswith("_"):
+            raise InvalidProgram(f"{cls.__name__}.properties: property name {name!r} must be a "
+                                 "Python identifier not starting with '_'")
+        if isinstance(decl, tuple):
+            if len(decl) != 2:
+                raise InvalidProgram(f"{cls.__name__}.properties[{name!r}] must be a dtype or "
+                                     f"(dtype, default), got {decl!r}")
+            dt, default = decl
+        else:
+            dt, default = decl, 0
+        try:
+            dt = _dt.lookup_dtype(dt)
+        except DomainMismatch as exc:
+            raise InvalidProgram(f"{cls.__name__}.properties[{name!r}]: {exc}") from None
+        try:
+            default = np.array(default).astype(dt) if np.ndim(default) == 0 else None
+        except (TypeError, ValueError):
+            default = None
+        if default is None:
+            raise InvalidProgram(f"{cls.__name__}.properties[{name!r}]: default must be a scalar "
+                                 f"convertible to {dt.name}")
+        out.append(PropertySpec(name, dt, default[()]))
+    return tuple(out)
+
+
+def _callback(cls, name):
+    """(function, takes_self) for callback ``name`` or (None, False)."""
+    raw = inspect.getattr_static(cls, name, None)
+    if raw is None:
+        return None, False
+    if isinstance(raw, staticmethod):
+        fn = raw.__func__
+        return fn, False
+    if isinstance(raw, classmethod):
+        raise InvalidProgram(f"{cls.__name__}.{name} must be a plain function, not a classmethod")
+    if not inspect.isfunction(raw):
+        raise InvalidProgram(f"{cls.__name__}.{name} must be a function, got {type(raw).__name__}")
+    params = list(inspect.signature(raw).parameters)
+    takes_self = bool(params) and params[0] == "self"
+    return raw, takes_self
+
+
+_ARITY = {"gather": ("src", "edge", "dst"), "update": ("v", "y")}
+
+
+def _check_callback(cls, name, complete):
+    fn, takes_self = _callback(cls, name)
+    if fn is None:
+        if complete:
+            want = ", ".join(_ARITY[name])
+            raise InvalidProgram(f"{cls.__name__} defines no {name}({want}); a vertex program "
+                                 f"needs gather(src, edge, dst) and update(v, y)")
+        return
+    sig = inspect.signature(fn)
+    params = [p for p in sig.parameters.values()]
+    for p in params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.default is not p.empty:
+            raise InvalidProgram(f"{cls.__name__}.{name}: parameters must be plain positional "
+                                 f"names without defaults, got {sig}")
+    n = len(params) - (1 if takes_self else 0)
+    if n != len(_ARITY[name]):
+        want = ", ".join(_ARITY[name])
+        raise InvalidProgram(f"{cls.__name__}.{name} must take ({want}) (optionally after self), "
+                             f"got {name}{sig}")
+
+
+def _check_attributes(cls, complete: bool):
+    name = cls.__name__
+    edges = getattr(cls, "edges", "in")
+    if edges not in EDGES:
+        raise InvalidProgram(f"{name}.edges must be one of {EDGES}, got {edges!r}")
+    if getattr(cls, "apply_to", "all") not in APPLY_TO:
+        raise InvalidProgram(f"{name}.apply_to must be one of {APPLY_TO}, got {cls.apply_to!r}")
+    if getattr(cls, "gather_from", "active") not in GATHER_FROM:
+        raise InvalidProgram(f"{name}.gather_from must be one of {GATHER_FROM}, "
+                             f"got {cls.gather_from!r}")
+    mi = getattr(cls, "max_iterations", None)
+    if mi is not None and (not isinstance(mi, (int, np.integer)) or isinstance(mi, bool) or mi < 0):
+        raise InvalidProgram(f"{name}.max_iterations must be a non-negative int or None, got {mi!r}")
+    props = _prop_specs(cls)
+    pnames = {p.name for p in props}
+    tol = getattr(cls, "tolerance", None)
+    if tol is not None:
+        if isinstance(tol, dict):
+            for k, v in tol.items():
+                if k not in pnames:
+                    raise InvalidProgram(f"{name}.tolerance names unknown property {k!r}; "
+                                         f"properties are {sorted(pnames)}")
+                _check_tol(name, v)
+        else:
+            _check_tol(name, tol)
+    for attr in ("y_dtype", "edge_dtype"):
+        v = getattr(cls, attr, None)
+        if v is not None:
+            try:
+                _dt.lookup_dtype(v)
+            except DomainMismatch as exc:
+                raise InvalidProgram(f"{name}.{attr}: {exc}") from None
+    if complete:
+        if not props:
+            raise InvalidProgram(f"{name}.properties is empty: declare at least one property, "
+                                 "e.g. properties = {'dist': 'float32'}")
+        if getattr(cls, "reduce", None) is None:
+            raise InvalidProgram(f"{name} has no reduce: set reduce to a monoid name ('min', "
+                                 "'plus', ...), an hp.Monoid, or a (function, identity) pair")
+    for cb in ("gather", "update"):
+        _check_callback(cls, cb, complete)
+    conv = inspect.getattr_static(cls, "converged", None)
+    if conv is not None and not callable(conv) and not isinstance(conv, (staticmethod,
+                                                                         classmethod)):
+        raise InvalidProgram(f"{name}.converged must be a method converged(self, stats)")
+    if complete:
+        # syntax now (UnsupportedSyntax quoting the line), types later (they need the graph)
+        from .engine import udf as _udf
+
+        for cb in ("gather", "update"):
+            fn, _ = _callback(cls, cb)
+            _udf.check_syntax(fn)
+
+
+def _check_tol(name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+            or not v >= 0 or math.isinf(float(v)):
+        raise InvalidProgram(f"{name}.tolerance must be a finite number >= 0 (or a dict of them), "
+                             f"got {v!r}")
+
+
+def _resolve_monoid(cls):
+    """The untyped monoid of ``cls.reduce`` (clear errors for everything else)."""
+    from .ops import Monoid, lookup_monoid
+
+    red = cls.reduce
+    if isinstance(red, tuple):
+        if len(red) != 2 or not callable(red[0]):
+            raise InvalidProgram(f"{cls.__name__}.reduce as a tuple must be (function, identity), "
+                                 f"got {red!r}")
+        fn, ident = red
+        try:
+            return Monoid(fn, ident, name=getattr(fn, "__name__", "reduce").replace("<lambda>",
+                                                                                   "reduce"))
+        except (UnsupportedSyntax, UdfTypeError):
+            raise
+        except HpgraphError as exc:
+            raise InvalidProgram(f"{cls.__name__}.reduce: {exc}") from None
+    if callable(red) and not isinstance(red, (str, Monoid)) and not hasattr(red, "c_add") \
+            and not hasattr(red, "binaryop"):
+        raise InvalidProgram(f"{cls.__name__}.reduce is a bare function; give its identity too: "
+                             f"reduce = (func, identity)")
+    try:
+        return lookup_monoid(red)
+    except HpgraphError as exc:
+        raise InvalidProgram(f"{cls.__name__}.reduce: {exc}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass
+class SuperstepStats:
+    """What a ``converged(self, stats)`` hook sees after each superstep.
+
+    Attributes
+    ----------
+    superstep : int
+        0-based index of the superstep just finished.
+    active : int
+        Vertices that were active (sent) in it.
+    changed : int
+        Vertices whose properties changed (active in the next superstep).
+    direction : str
+        ``"push"`` or ``"pull"``.
+    properties : dict
+        The properties after the superstep (read-only; NumPy or CuPy).
+    previous : dict
+        The properties before it.
+    """
+
+    superstep: int
+    active: int
+    changed: int
+    direction: str
+    properties: dict
+    previous: dict
+
+
+@dataclass
+class RunResult:
+    """The outcome of :func:`run`.
+
+    Attributes
+    ----------
+    properties : dict
+        ``{name: array}`` final properties (NumPy on the CPU, CuPy on the GPU); also readable
+        as ``result.<name>`` and ``result[name]``.
+    supersteps : int
+        Supersteps executed (each with at least one active vertex).
+    active : list of int
+        Active vertices at the start of each superstep.
+    directions : list of str
+        ``"push"`` or ``"pull"`` for each superstep.
+    frontier_edges : list of int
+        Edges the frontier would push along (the direction heuristic's input) per superstep.
+    converged : bool
+        False when the run stopped at ``max_iterations`` with vertices still active.
+    time : float
+        Wall seconds of the superstep loop (PREPROCESS and compilation excluded).
+    setup_time : float
+        Wall seconds of PREPROCESS (init, compilation, buffer allocation, transfers).
+    backend : str
+        ``"cpu"`` or ``"gpu"``.
+    syncs : int
+        Host synchronisations in the loop (GPU: one small counter read per batch).
+    """
+
+    properties: dict
+    supersteps: int
+    active: list
+    directions: list
+    frontier_edges: list
+    converged: bool
+    time: float
+    setup_time: float = 0.0
+    backend: str = "cpu"
+    syncs: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def __getitem__(self, name):
+        return self.properties[name]
+
+    def __getattr__(self, name):
+        props = self.__dict__.get("properties")
+        if props is not None and name in props:
+            return props[name]
+        raise AttributeError(f"RunResult has no attribute or property {name!r}")
+
+    def to_host(self) -> "RunResult":
+        """A copy with NumPy property arrays."""
+        import copy
+
+        r = copy.copy(self)
+        r.properties = {k: _backend.to_host(v) for k, v in self.properties.items()}
+        return r
+
+    def __repr__(self):
+        props = ", ".join(f"{k}: {getattr(v, 'dtype', '?')}[{len(v)}]"
+                          for k, v in self.properties.items())
+        return (f"RunResult({props}; supersteps={self.supersteps}, converged={self.converged}, "
+                f"backend={self.backend!r}, time={self.time * 1e3:.3f} ms)")
+
+
+# ---------------------------------------------------------------------------------------------
+# The bound program: a program checked and typed against one graph.
+
+
+@dataclass
+class BoundProgram:
+    """A program checked against a graph: everything the engines need (internal)."""
+
+    name: str
+    instance: Any
+    edges: str
+    props: tuple                # PropertySpec
+    monoid: Any                 # TypedMonoid at y_dtype
+    y_dtype: np.dtype
+    edge_dtype: np.dtype
+    weighted: bool
+    apply_to: str
+    gather_from: str
+    tolerances: dict            # name -> float (only properties with an inexact test)
+    max_iterations: int | None
+    converged_hook: Any         # bound method or None
+    kernels: Any                # engine.udf.CompiledCallbacks
+    init_props: dict            # name -> host or device array (length n)
+    init_active: Any            # numpy bool array (host) -- small enough, converted per engine
+
+
+def _init_outputs(prog, cls, graph, params, specs, n):
+    sig = inspect.signature(prog.init)
+    accepts_kw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+    if not accepts_kw:
+        unknown = [k for k in params if k not in sig.parameters]
+        if unknown:
+            known = [k for k in list(sig.parameters)[1:]]
+            raise InvalidValue(f"run() got parameter(s) {', '.join(map(repr, unknown))} that "
+                               f"{cls.__name__}.init does not accept (it accepts: "
+                               f"{', '.join(known) or 'nothing'})")
+    out = prog.init(graph, **params)
+    if out is None:
+        props, active = {}, None
+    elif isinstance(out, tuple):
+        if len(out) != 2:
+            raise InvalidProgram(f"{cls.__name__}.init must return props or (props, active), "
+                                 f"got a tuple of {len(out)}")
+        props, active = out
+        props = {} if props is None else props
+    else:
+        props, active = out, None
+    if not isinstance(props, dict):
+        raise InvalidProgram(f"{cls.__name__}.init must return a dict of properties (or "
+                             f"(dict, active)), got {type(props).__name__}")
+    names = {p.name for p in specs}
+    for k in props:
+        if k not in names:
+            raise InvalidProgram(f"{cls.__name__}.init set unknown property {k!r}; declared: "
+                                 f"{sorted(names)}")
+    arrays = {}
+    for p in specs:
+        if p.name not in props or props[p.name] is None:
+            arrays[p.name] = np.full(n, p.default, dtype=p.dtype)
+            continue
+        v = props[p.name]
+        if np.ndim(v) == 0 and not _backend.is_device_array(v):
+            arrays[p.name] = np.full(n, v, dtype=p.dtype)
+            continue
+        if tuple(getattr(v, "shape", (len(v),))) != (n,):
+            raise InvalidProgram(f"{cls.__name__}.init: property {p.name!r} has shape "
+                                 f"{getattr(v, 'shape', None)}, expected ({n},)")
+        arrays[p.name] = v  # converted (and copied) by the engine; never written in place
+    return arrays, _active_to_bool(active, n, cls)
+
+
+def _active_to_bool(active, n, cls):
+    if active is None or (isinstance(active, str) and active == "all"):
+        return np.ones(n, dtype=bool)
+    if hasattr(active, "to_bool") and hasattr(active, "words"):  # Bitmask
+        return np.asarray(_backend.to_host(active.to_bool()), dtype=bool)
+    a = _backend.to_host(active)
+    if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+        a = np.array([a])
+    a = np.asarray(a)
+    if a.dtype == bool:
+        if a.shape != (n,):
+            raise InvalidProgram(f"{cls.__name__}.init: active bool array has shape {a.shape}, "
+                                 f"expected ({n},)")
+        return a.copy()
+    if a.size and a.dtype.kind not in "iu":
+        raise InvalidProgram(f"{cls.__name__}.init: active must be vertex ids, a bool array, a "
+                             f"Bitmask, None or 'all'; got dtype {a.dtype}")
+    a = a.reshape(-1).astype(np.int64)
+    if a.size and (a.min() < 0 or a.max() >= n):
+        bad = a[(a < 0) | (a >= n)][0]
+        raise IndexOutOfBound(f"{cls.__name__}.init: active vertex {bad} is outside [0, {n})")
+    b = np.zeros(n, dtype=bool)
+    b[a] = True
+    return b
+
+
+def bind(program, graph, params, max_iterations=None) -> BoundProgram:
+    """Validate ``program`` against ``graph``, run its init, compile its callbacks (internal)."""
+    from .engine import udf as _udf
+
+    cls = _class_of(program)
+    if not issubclass(cls, VertexProgram):
+        raise InvalidProgram(f"run() expects a VertexProgram subclass or instance, got "
+                             f"{cls.__name__}")
+    _check_attributes(cls, complete=True)
+    prog = program() if isinstance(program, type) else program
+    specs = _prop_specs(cls)
+    n = int(graph.num_vertices)
+    monoid_untyped = _resolve_monoid(cls)
+
+    props0, active0 = _init_outputs(prog, cls, graph, params, specs, n)
+
+    weighted = bool(getattr(graph, "weighted", False))
+    if cls.edge_dtype is not None:
+        edge_dt = _dt.lookup_dtype(cls.edge_dtype)
+    elif weighted and graph.dtype is not None:
+        edge_dt = _dt.lookup_dtype(graph.dtype)
+    else:
+        edge_dt = np.dtype(np.int32)
+
+    gather_fn, gather_self = _callback(cls, "gather")
+    update_fn, update_self = _callback(cls, "update")
+    kernels = _udf.compile_callbacks(
+        cls.__name__, prog, specs, edge_dt,
+        gather_fn, gather_self, update_fn, update_self,
+        y_dtype=None if cls.y_dtype is None else _dt.lookup_dtype(cls.y_dtype),
+        monoid=monoid_untyped)
+
+    tol = cls.tolerance
+    tolerances = {}
+    if tol is not None:
+        if isinstance(tol, dict):
+            tolerances = {k: float(v) for k, v in tol.items()}
+        else:
+            tolerances = {p.name: float(tol) for p in specs if p.dtype.kind == "f"}
+    conv = getattr(prog, "converged", None)
+    conv = conv if callable(conv) else None
+    if max_iterations is None:
+        max_iterations = cls.max_iterations
+    if max_iterations is None and (tolerances or conv is not None):
+        max_iterations = DEFAULT_MAX_ITERATIONS_NUMERIC
+    if max_iterations is not None:
+        if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) \
+                or max_iterations < 0:
+            raise InvalidValue(f"max_iterations must be a non-negative int or None, got "
+                               f"{max_iterations!r}")
+        max_iterations = int(max_iterations)
+    return BoundProgram(
+        name=cls.__name__, instance=prog, edges=cls.edges, props=specs, monoid=kernels.monoid,
+        y_dtype=kernels.y_dtype, edge_dtype=edge_dt, weighted=weighted, apply_to=cls.apply_to,
+        gather_from=cls.gather_from, tolerances=tolerances, max_iterations=max_iterations,
+        converged_hook=conv, kernels=kernels, init_props=props0, init_active=active0)
+
+
+# ---------------------------------------------------------------------------------------------
+# run
+
+
+def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
+        push_alpha=None, **params) -> RunResult:
+    """Run a vertex program on a graph until no vertex is active (or ``max_iterations``).
+
+    Parameters
+    ----------
+    program : VertexProgram subclass or instance
+    graph : hp.Graph
+        Any side; the run happens on ``backend``'s side (the graph is copied if needed).
+    backend : {"auto", "cpu", "gpu", None}
+        ``None``/``"auto"``: the GPU when usable (or when the graph lives there), else the CPU.
+    direction : {"auto", "push", "pull"}
+        Per-superstep choice of traversal.  ``"pull"``: every vertex scans its gather-side
+        edges (rows of the pull matrix), inactive senders skipped through the x_bitmask;
+        ``"push"``: active vertices scatter along their edges with atomic reduction (needs a
+        monoid with an atomic form).  ``"auto"`` pushes while the frontier's edge count is
+        small (``frontier_edges * push_alpha < pull_edges + n``).  All give the same result
+        (floating-point sums may round differently on the GPU, where atomics reorder them).
+    max_iterations : int, optional
+        Overrides the program's ``max_iterations``.
+    push_alpha : float, optional
+        The direction heuristic's constant (default :data:`PUSH_ALPHA`).
+    **params
+        Passed to the program's ``init``.
+
+    Returns
+    -------
+    RunResult
+        Properties (NumPy or CuPy arrays, on the run's side) and statistics.
+
+    Raises
+    ------
+    InvalidProgram, UnsupportedSyntax, UdfTypeError
+        A malformed program (missing reduce, unknown property, bad callback syntax or types).
+    InvalidValue
+        Bad ``direction``/``max_iterations``/parameters; ``direction="push"`` with a monoid
+        that has no atomic form or with ``gather_from="all"``.
+    """
+    if direction not in DIRECTIONS:
+        raise InvalidValue(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    if push_alpha is None:
+        push_alpha = PUSH_ALPHA
+    if not isinstance(push_alpha, (int, float)) or not push_alpha > 0:
+        raise InvalidValue(f"push_alpha must be a positive number, got {push_alpha!r}")
+    side = _backend.resolve(backend, _graph_probe_array(graph))
+    t0 = time.perf_counter()
+    g = graph.to_device() if side == "gpu" else graph.to_host()
+    bp = bind(program, g, params, max_iterations)
+    if direction == "push":
+        if bp.monoid.atomic is None:
+            raise InvalidValue(f"direction='push' needs a monoid with an atomic form; "
+                               f"{bp.monoid!r} has none (8/16-bit or bool dtype): use 'pull' "
+                               "or 'auto'")
+        if bp.gather_from == "all":
+            raise InvalidValue(f"{bp.name}.gather_from='all' sends from every vertex every "
+                               "superstep, which is a pull; direction='push' is not available")
+    if side == "gpu":
+        from .engine import gpu as _eng
+    else:
+        from .engine import cpu as _eng
+    res = _eng.execute(bp, g, direction=direction, push_alpha=float(push_alpha), t_start=t0)
+    return res
+
+
+def _graph_probe_array(graph):
+    """An array of ``graph`` that says which side it lives on (for backend="auto")."""
+    try:
+        return graph.A.indptr
+    except Exception:
+        return None
