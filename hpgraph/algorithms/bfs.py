@@ -1,0 +1,245 @@
+"""Breadth-first search, direction-optimized (Beamer), on hpgraph's semiring SpMV.
+
+One BFS level is one of two steps:
+
+* **bottom-up (pull)** -- ``parent = spmv(A^T, _, any_secondi, row_mask=visited,
+  complement=True, x_active=frontier, out=parent)``: every *unvisited* vertex scans its
+  in-edges and takes the first in-neighbour that is in the frontier.  ``any`` is a terminal
+  monoid, so the GPU kernels stop a row at its first hit (the paper's bottom-up traversal,
+  section 3.2); visited rows are skipped by the complemented mask and inactive sources by the
+  x_bitmask.
+* **top-down (push)** -- the frontier's out-edges are expanded and every unvisited target takes
+  one frontier vertex as its parent.  On the GPU this is the SpMV push kernel
+  (:func:`hpgraph.spmv.gpu.push`, an edge-balanced scatter over the frontier with the monoid's
+  atomic); on the CPU (and on a GPU build without that kernel) it is a vectorised expansion of
+  the frontier's CSR rows -- the one place where the semiring product "over the frontier only"
+  is not expressible through :func:`hpgraph.spmv.spmv`, whose cost is proportional to the rows
+  it computes, not to the frontier.
+
+``direction="auto"`` follows Beamer, Asanovic and Patterson (SC'12), as in GAP: start top-down;
+go bottom-up when the frontier's out-edges ``m_f`` exceed ``m_u / ALPHA`` (``m_u``: in-edges of
+the unvisited vertices, what a bottom-up step scans at most); go back top-down when the
+frontier has shrunk below ``n / BETA`` vertices.  Each level costs one small host read (frontier
+size and edge counts together).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..exceptions import InvalidValue
+from ._common import check_sources, finish, prepare
+
+__all__ = ["bfs", "BFSResult", "ALPHA", "BETA"]
+
+#: Go bottom-up when ``frontier out-edges > unvisited in-edges / ALPHA`` (Beamer: 14-15).
+ALPHA = 15.0
+#: Go back top-down when ``frontier size < n / BETA`` and the frontier shrinks (Beamer: 18-24).
+BETA = 18.0
+
+DIRECTIONS = ("auto", "push", "pull")
+
+
+class BFSResult(NamedTuple):
+    """Result of :func:`bfs`.
+
+    Attributes
+    ----------
+    depth : array of int32
+        Hops from the nearest source; -1 where unreachable; 0 at the sources.
+    parent : array of int32 (int64 when vertex ids need it)
+        The vertex through which ``v`` was reached (an in-neighbour at depth ``depth[v] - 1``);
+        ``parent[s] == s`` for each source, -1 where unreachable.  Any valid BFS parent may be
+        returned (ties are broken by whichever frontier vertex the kernel meets first).
+    """
+
+    depth: Any
+    parent: Any
+
+
+def bfs(G, source, *, direction="auto", backend=None, to=None):
+    """Breadth-first search from ``source`` (a vertex or a list of vertices, all at depth 0).
+
+    Parameters
+    ----------
+    G : hpgraph.Graph (or scipy/cupyx sparse matrix, networkx graph)
+        Edges are followed from row to column (``A[u, v]``: ``u -> v``); weights are ignored.
+    source : int or sequence of int
+        Source vertex, or several (multi-source BFS).
+    direction : {"auto", "push", "pull"}
+        ``"auto"``: Beamer's direction-optimizing switch; ``"push"``: top-down only;
+        ``"pull"``: bottom-up only.  All give the same depths.
+    backend : {None, "auto", "cpu", "gpu"}
+    to : {None, "numpy", "cupy"}
+        Where the arrays of the result live (default: the side of the input graph).
+
+    Returns
+    -------
+    BFSResult
+        ``(depth, parent)``.
+
+    Raises
+    ------
+    IndexOutOfBound
+        A source outside ``[0, n)``.
+    InvalidValue
+        Bad ``direction``, ``backend`` or ``to``.
+    """
+    if direction not in DIRECTIONS:
+        raise InvalidValue(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    G, side, on_dev = prepare(G, backend)
+    sources = check_sources(G, source)
+    depth, parent, _ = bfs_arrays(G, sources, direction=direction, side=side)
+    return BFSResult(finish(depth, on_dev, to), finish(parent, on_dev, to))
+
+
+# ---------------------------------------------------------------------------------------------
+# the level loop (shared with sssp/widest_path, which run it over "tight" edges)
+
+
+def bfs_arrays(G, sources, *, direction="auto", side="cpu", A=None, alpha=ALPHA, beta=BETA):
+    """Direction-optimized BFS on a Graph already on ``side``.
+
+    ``A`` (a CSR on the same side, optional) replaces the graph's adjacency matrix; it is then
+    traversed top-down only (used for BFS over a filtered edge set).
+
+    Returns ``(depth, parent, directions)``: device or host arrays, and the list of
+    ``"push"``/``"pull"`` taken per level.
+    """
+    from .. import ops
+
+    xp = G.xp
+    n = int(G.num_vertices)
+    idt = np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
+    depth = xp.full(n, -1, dtype=np.int32)
+    parent = xp.full(n, -1, dtype=idt)
+    src = xp.asarray(np.unique(sources).astype(idt))
+    depth[src] = 0
+    parent[src] = src
+    if A is not None:
+        direction = "push"
+        indptr, indices = A.indptr, A.indices
+        out_deg = xp.diff(indptr)
+        in_deg = None
+        AT = None
+    else:
+        indptr, indices = G.A.indptr, G.A.indices
+        out_deg, in_deg = G.out_degree, G.in_degree
+        AT = G.AT
+    visited = xp.zeros(n, dtype=bool)
+    visited[src] = True
+    frontier = visited.copy()
+    nf = int(src.shape[0])
+    m_f = int(out_deg[src].sum()) if n else 0
+    m_u = (int(AT.nnz) - int(in_deg[src].sum())) if in_deg is not None else 0
+    sr = ops.lookup_semiring("any_secondi", idt)
+    push_kernel = _gpu_push() if side == "gpu" else None
+
+    mode = "pull" if direction == "pull" else "push"
+    prev_nf = nf
+    directions = []
+    level = 0
+    while nf > 0:
+        if direction == "auto":
+            if mode == "push":
+                if m_f > m_u / alpha:
+                    mode = "pull"
+            elif nf < n / beta and nf < prev_nf:
+                mode = "push"
+        directions.append(mode)
+        if mode == "pull":
+            new, parent = _pull_step(AT, parent, visited, frontier, sr, side)
+        else:
+            new, parent = _push_step(xp, indptr, indices, parent, visited, frontier, out_deg,
+                                     m_f, push_kernel, sr, side)
+        level += 1
+        depth[new] = level
+        visited |= new
+        frontier = new
+        prev_nf = nf
+        if in_deg is not None:
+            counts = xp.stack([new.sum(dtype=np.int64), _masked_sum(xp, out_deg, new),
+                               _masked_sum(xp, in_deg, new)])
+            nf, m_f, in_new = (int(c) for c in _host(counts))
+            m_u -= in_new
+        else:
+            counts = xp.stack([new.sum(dtype=np.int64), _masked_sum(xp, out_deg, new)])
+            nf, m_f = (int(c) for c in _host(counts))
+    return depth, parent, directions
+
+
+def _masked_sum(xp, values, mask):
+    if xp is np:
+        return values.sum(where=mask, dtype=np.int64)
+    return xp.where(mask, values, 0).sum(dtype=np.int64)
+
+
+def _host(a):
+    from .. import backend as _backend
+
+    return _backend.to_host(a)
+
+
+def _pull_step(AT, parent, visited, frontier, sr, side):
+    """Bottom-up: unvisited rows of A^T take the first in-neighbour in the frontier."""
+    from ..formats import Bitmask
+    from ..spmv import spmv
+
+    y = spmv(AT, parent, sr, row_mask=Bitmask.from_bool(visited), complement=True,
+             x_active=Bitmask.from_bool(frontier), out=parent, backend=side)
+    new = (y != -1) & ~visited
+    return new, y
+
+
+def _gpu_push():
+    """The GPU push kernel entry (``hpgraph.spmv.gpu.push``) or None when this build lacks it."""
+    try:
+        from ..spmv import gpu as _gpu
+    except ImportError:
+        return None
+    return getattr(_gpu, "push", None)
+
+
+def _push_step(xp, indptr, indices, parent, visited, frontier, out_deg, m_f, push_kernel, sr, side):
+    """Top-down: unvisited out-neighbours of the frontier take a frontier vertex as parent."""
+    if push_kernel is not None:
+        y = _gpu_push_call(push_kernel, indptr, indices, parent, visited, frontier, sr)
+        if y is not None:
+            return (y != -1) & ~visited, y
+    f = xp.flatnonzero(frontier).astype(indptr.dtype, copy=False)
+    targets, sources = expand_rows(xp, indptr, indices, f, m_f)
+    keep = ~visited[targets]
+    targets, sources = targets[keep], sources[keep]
+    new = xp.zeros(visited.shape[0], dtype=bool)
+    new[targets] = True
+    parent = parent.copy()
+    parent[targets] = sources.astype(parent.dtype, copy=False)  # one of the writers wins
+    return new, parent
+
+
+def _gpu_push_call(kernel, indptr, indices, parent, visited, frontier, sr):
+    """Call ``hpgraph.spmv.gpu.push`` if its signature is one we know; None otherwise."""
+    return None
+
+
+def expand_rows(xp, indptr, indices, rows, total=None):
+    """``(cols, row_of_entry)`` of all stored entries of CSR rows ``rows`` (vectorised).
+
+    ``total`` (the number of those entries) saves a host read when the caller knows it.
+    """
+    starts = indptr[rows]
+    lens = indptr[rows + 1] - starts
+    if total is None:
+        total = int(lens.sum())
+    if total == 0 or rows.shape[0] == 0:
+        e = xp.zeros(0, dtype=indices.dtype)
+        return e, e
+    offs = xp.cumsum(lens) - lens                     # exclusive prefix sum
+    pos = xp.arange(total, dtype=np.int64)
+    k = xp.searchsorted(offs, pos, side="right") - 1  # owning row slot of each entry
+    # rows with no entries have equal offsets; searchsorted(right) picks the last of them,
+    # which is the non-empty one owning ``pos`` (empty rows own nothing).
+    src_pos = starts[k].astype(np.int64) + (pos - offs[k])
+    return indices[src_pos], rows[k]

@@ -1,0 +1,155 @@
+"""BFS against scipy.sparse.csgraph on the shared random graphs, on both backends."""
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csg
+
+import hpgraph as hp
+from hpgraph.exceptions import IndexOutOfBound, InvalidValue
+
+
+def reference_depth(cases, case, sources):
+    A = cases.to_scipy(case)
+    d = csg.shortest_path(A, directed=True, unweighted=True, indices=np.atleast_1d(sources))
+    d = d.min(axis=0)
+    return np.where(np.isinf(d), -1, d).astype(np.int64)
+
+
+def check_bfs(cases, case, res, sources):
+    depth, parent = cases.host(res.depth), cases.host(res.parent)
+    n = case.n
+    assert depth.dtype == np.int32 and depth.shape == (n,)
+    assert parent.dtype in (np.int32, np.int64) and parent.shape == (n,)
+    ref = reference_depth(cases, case, sources)
+    np.testing.assert_array_equal(depth, ref)
+    src = np.unique(sources)
+    np.testing.assert_array_equal(parent[src], src)
+    assert np.array_equal(parent == -1, depth == -1)
+    others = np.flatnonzero(depth > 0)
+    p = parent[others].astype(np.int64)
+    np.testing.assert_array_equal(depth[p], depth[others] - 1)
+    s, d, _ = cases.directed_edges(case)
+    assert np.isin(p * n + others, s * n + d).all(), "parent -> v is not an edge"
+
+
+def pick_sources(case, k=2):
+    rng = np.random.default_rng(case.n)
+    return [0] + sorted(rng.integers(0, case.n, k - 1).tolist())
+
+
+def test_bfs_matches_scipy(graph_case, backend_name, cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    if case.n == 0:
+        with pytest.raises(IndexOutOfBound):
+            hp.bfs(G, 0, backend=backend_name)
+        return
+    for s in set(pick_sources(case, 3)):
+        res = hp.bfs(G, s, backend=backend_name)
+        check_bfs(cases, case, res, [s])
+
+
+@pytest.mark.cases(min_n=2)
+def test_bfs_directions_agree(graph_case, backend_name, cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    s = pick_sources(case, 2)[-1]
+    results = {d: hp.bfs(G, s, direction=d, backend=backend_name) for d in ("push", "pull", "auto")}
+    for d, res in results.items():
+        check_bfs(cases, case, res, [s])
+    np.testing.assert_array_equal(cases.host(results["push"].depth), cases.host(results["pull"].depth))
+
+
+@pytest.mark.cases(min_n=3)
+def test_bfs_multi_source(graph_case, backend_name, cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    srcs = pick_sources(case, 4)
+    for d in ("auto", "pull", "push"):
+        res = hp.bfs(G, srcs, direction=d, backend=backend_name)
+        check_bfs(cases, case, res, srcs)
+
+
+def test_bfs_switches_direction_on_rmat(cases):
+    from hpgraph.algorithms.bfs import bfs_arrays
+
+    case = [c for c in cases.graph_cases() if c.name == "rmat-medium-s9-u"][0]
+    G = cases.to_graph(case)
+    deg = np.asarray(G.out_degree)
+    s = int(np.argmax(deg))
+    depth, parent, dirs = bfs_arrays(G, np.array([s]), direction="auto")
+    assert "pull" in dirs and dirs[0] == "push", dirs
+    ref = reference_depth(cases, case, [s])
+    np.testing.assert_array_equal(depth, ref)
+
+
+def test_bfs_grid_stays_top_down_mostly(cases):
+    from hpgraph.algorithms.bfs import bfs_arrays
+
+    G = hp.generators.grid_2d(40, 40, backend="cpu")
+    depth, parent, dirs = bfs_arrays(G, np.array([0]), direction="auto")
+    assert int(depth.max()) == 78
+    assert dirs.count("push") > len(dirs) // 2
+
+
+def test_bfs_path_depths(backend_name):
+    G = hp.Graph.from_edges(np.arange(9), np.arange(1, 10), num_vertices=10, directed=True)
+    res = hp.bfs(G, 3, backend=backend_name, to="numpy")
+    np.testing.assert_array_equal(res.depth, [-1, -1, -1, 0, 1, 2, 3, 4, 5, 6])
+    np.testing.assert_array_equal(res.parent, [-1, -1, -1, 3, 3, 4, 5, 6, 7, 8])
+    depth, parent = res  # a NamedTuple
+    assert isinstance(res, hp.algorithms.BFSResult)
+
+
+def test_bfs_bad_input():
+    G = hp.Graph.from_edges([0, 1], [1, 2], num_vertices=3)
+    with pytest.raises(IndexOutOfBound):
+        hp.bfs(G, 3, backend="cpu")
+    with pytest.raises(IndexOutOfBound):
+        hp.bfs(G, -1, backend="cpu")
+    with pytest.raises(IndexOutOfBound):
+        hp.bfs(G, [0, 5], backend="cpu")
+    with pytest.raises(InvalidValue):
+        hp.bfs(G, [], backend="cpu")
+    with pytest.raises(InvalidValue):
+        hp.bfs(G, 0.5, backend="cpu")
+    with pytest.raises(InvalidValue):
+        hp.bfs(G, 0, direction="sideways", backend="cpu")
+    with pytest.raises(InvalidValue):
+        hp.bfs(G, 0, backend="cpu", to="torch")
+    with pytest.raises(InvalidValue):
+        hp.bfs(G, 0, backend="tpu")
+
+
+def test_bfs_accepts_scipy_and_networkx(cases):
+    case = [c for c in cases.graph_cases() if c.name.startswith("components-1")][0]
+    ref = reference_depth(cases, case, [0])
+    r1 = hp.bfs(cases.to_scipy(case), 0, backend="cpu")
+    np.testing.assert_array_equal(r1.depth, ref)
+    r2 = hp.bfs(cases.to_networkx(case), 0, backend="cpu")
+    np.testing.assert_array_equal(r2.depth, ref)
+
+
+def test_bfs_does_not_modify_input(cases):
+    case = cases.graph_cases(min_n=50)[0]
+    G = cases.to_graph(case)
+    before = (G.A.indptr.copy(), G.A.indices.copy())
+    hp.bfs(G, 0, backend="cpu")
+    np.testing.assert_array_equal(G.A.indptr, before[0])
+    np.testing.assert_array_equal(G.A.indices, before[1])
+
+
+@pytest.mark.gpu
+def test_bfs_result_side_follows_input(cases):
+    import cupy
+
+    case = [c for c in cases.graph_cases() if c.name == "rmat-medium-s9-u"][0]
+    Gh = cases.to_graph(case, "cpu")
+    Gd = cases.to_graph(case, "gpu")
+    rd = hp.bfs(Gd, 0)
+    assert isinstance(rd.depth, cupy.ndarray) and isinstance(rd.parent, cupy.ndarray)
+    rh = hp.bfs(Gh, 0, backend="gpu")
+    assert isinstance(rh.depth, np.ndarray)
+    assert isinstance(hp.bfs(Gd, 0, to="numpy").depth, np.ndarray)
+    assert isinstance(hp.bfs(Gh, 0, backend="gpu", to="cupy").depth, cupy.ndarray)
+    np.testing.assert_array_equal(cupy.asnumpy(rd.depth), rh.depth)
