@@ -18,7 +18,7 @@ import numpy as np
 from . import backend, dtypes
 from .exceptions import DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph, InvalidValue
 from .formats import COO, CSR, HYB, SparseMatrix, from_any, from_scipy
-from .formats._base import freeze, side_of
+from .formats._base import first_bad, freeze, side_of
 from .formats.convert import is_sparse_input
 from .formats.coo import DUPLICATE_POLICIES
 
@@ -166,7 +166,7 @@ class Graph:
             if m and a.dtype.kind == "i":
                 neg = a < 0
                 if bool(neg.any()):
-                    pos = int(xp.argmax(neg))
+                    pos = first_bad(xp, neg)
                     raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is negative; vertex ids must "
                                           "lie in [0, num_vertices)")
         top = max(int(src.max()), int(dst.max())) if m else -1
@@ -181,7 +181,7 @@ class Graph:
                 for name, a in (("src", src), ("dst", dst)):
                     over = a >= n
                     if bool(over.any()):
-                        pos = int(xp.argmax(over))
+                        pos = first_bad(xp, over)
                         raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is out of range for "
                                               f"num_vertices={n} (ids must lie in [0, {n}))")
         w = _edge_weights(weights, m, xp, who)
@@ -475,7 +475,7 @@ def _edge_weights(weights, m, xp, who):
     if w.dtype.kind == "f" and m:
         bad = ~xp.isfinite(w)
         if bool(bad.any()):
-            pos = int(xp.argmax(bad))
+            pos = first_bad(xp, bad)
             raise InvalidGraph(f"{who}: weights[{pos}] = {float(w[pos])} is not finite; edge weights must be "
                                "finite numbers")
     return w.copy()  # never share the caller's buffer

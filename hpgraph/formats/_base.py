@@ -204,8 +204,11 @@ def rows_sorted(xp, indptr, indices) -> bool:
 
 
 def first_bad(xp, bad) -> int:
-    """Position of the first True in a bool array (caller knows there is one)."""
-    return int(xp.argmax(bad))
+    """Position of the first True in a bool array (caller knows there is one).
+
+    flatnonzero rather than argmax: it is defined for bool arrays on both backends.
+    """
+    return int(xp.flatnonzero(bad)[0])
 
 
 def ones_values(xp, n_or_shape, dtype):

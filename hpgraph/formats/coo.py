@@ -237,6 +237,11 @@ def _combine(xp, how, val, new, starts, ends, ngroups):
             return (total - prev).astype(val.dtype)
         # Floats: bincount accumulates in float64, then cast back.
         return xp.bincount(group, weights=val, minlength=ngroups).astype(val.dtype)
+    if val.dtype.kind == "b":
+        # bool min = all, max = any: counting avoids sorting bools (and works on both backends)
+        if how == "max":
+            return xp.bincount(group, weights=val.astype(np.float64), minlength=ngroups) > 0
+        return xp.bincount(group, weights=(~val).astype(np.float64), minlength=ngroups) == 0
     # min / max: order each group by value (two stable sorts), then take its first / last.
     order = stable_argsort(xp, val)
     order = order[stable_argsort(xp, group[order])]

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import backend, dtypes
 from ..exceptions import DimensionMismatch, DomainMismatch, InvalidGraph, InvalidValue
-from ._base import SparseMatrix, counts_to_indptr, rows_sorted
+from ._base import SparseMatrix, counts_to_indptr, first_bad, rows_sorted
 from .coo import COO
 from .ell import PAD, ELL, _check_width, split_csr
 
@@ -190,7 +190,7 @@ class HYB(SparseMatrix):
             full = (self._ell.row_lengths() == self.K)
             bad = ~full[coo.row]
             if bool(bad.any()):
-                pos = int(xp.argmax(bad))
+                pos = first_bad(xp, bad)
                 r = int(coo.row[pos])
                 raise InvalidGraph(f"HYB: coo holds an entry of row {r} (coo.row[{pos}]) although that "
                                    f"row uses fewer than K={self.K} ELL slots")

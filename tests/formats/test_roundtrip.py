@@ -164,6 +164,9 @@ def test_deduplicate(how, expect):
 def test_deduplicate_dtypes():
     b = COO([0, 0, 1], [0, 0, 1], np.array([False, True, False]), (2, 2)).deduplicate("sum")
     np.testing.assert_array_equal(b.values, [True, False])
+    bb = COO([0, 0, 1, 1, 2], [0, 0, 1, 1, 2], np.array([True, False, False, False, True]))
+    np.testing.assert_array_equal(bb.deduplicate("min").values, [False, False, True])
+    np.testing.assert_array_equal(bb.deduplicate("max").values, [True, False, True])
     i8 = COO([0, 0], [0, 0], np.array([100, 100], dtype=np.int8), (1, 1)).deduplicate("sum")
     assert i8.values.dtype == np.int8 and int(i8.values[0]) == np.int8(-56)  # wraps like int8
     p = COO([0, 0, 1], [1, 1, 0], None, (2, 2)).deduplicate("min")
