@@ -43,12 +43,28 @@ def _ut(dt: np.dtype) -> str:
     return "unsigned long long" if dt.itemsize == 8 else "unsigned int"
 
 
+def _wrapped(expr: str) -> bool:
+    """True when ``expr`` is one parenthesised group ``( ... )``."""
+    if not (expr.startswith("(") and expr.endswith(")")):
+        return False
+    depth = 0
+    for k, ch in enumerate(expr):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and k < len(expr) - 1:
+            return False
+    return True
+
+
 def c_cast(expr: str, dtype) -> str:
     """``expr`` converted to ``dtype`` (C conversion; to bool means ``!= 0``)."""
     dt = _dt.lookup_dtype(dtype)
-    if dt.kind == "b":
-        return f"((bool)({expr}))"
-    return f"(({_dt.c_type(dt)})({expr}))"
+    t = "bool" if dt.kind == "b" else _dt.c_type(dt)
+    pre = f"(({t})"
+    if expr.startswith(pre) and expr.endswith(")") and _wrapped(expr[len(pre):-1]):
+        return expr  # already exactly this cast
+    inner = expr if _wrapped(expr) else f"({expr})"
+    return f"(({t}){inner})"
 
 
 def c_wrap_binary(op: str, x: str, y: str, dtype) -> str:
