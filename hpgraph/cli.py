@@ -217,9 +217,8 @@ def graph_summary(G, *, timings=None, source=None, hyb=True) -> dict:
         isolated = int(np.count_nonzero((out_deg == 0) & (in_deg == 0)))
     else:
         isolated = int(np.count_nonzero(out_deg == 0))
-    xp = A.xp
-    rows = xp.repeat(xp.arange(n, dtype=A.indices.dtype), xp.diff(A.indptr).astype(np.int64))
-    loops = int(xp.count_nonzero(A.indices == rows))
+    coo = A.to_coo()  # row ids expanded on the graph's own side (numpy or cupy)
+    loops = int(A.xp.count_nonzero(coo.row == coo.col)) if A.nnz else 0
     info = {
         "source": source,
         "backend": be,
