@@ -184,7 +184,8 @@ def read(path, *, directed=None, weighted=None, format=None, backend=None, progr
         One of :data:`FORMATS` (``"mtx"``, ``"edgelist"``, ``"dimacs"``, ``"lg"``, ``"npz"``);
         by default chosen from the extension.
     backend : {"auto", "cpu", "gpu", None}
-        Where the graph is built (parsing always happens on the host).
+        Where the graph is built (parsing always happens on the host); None keeps it on the
+        host, as ``Graph.from_edges`` does.
     progress : bool or callable, default False
         True shows a tqdm bar (or a plain percentage) on stderr while the file is read;
         a callable is called as ``progress(stage, fraction)``.
@@ -304,6 +305,9 @@ def write(G, path, *, format=None, comment=None) -> None:
         data = lzma.compress(data)
     if p.is_dir():
         raise FileFormatError("is a directory; give a file name to write to", p)
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise GraphFileNotFound(f"{p}: cannot write, the directory {str(parent)!r} does not exist", p)
     with open(p, "wb") as f:
         f.write(data)
 

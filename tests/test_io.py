@@ -125,6 +125,11 @@ def test_write_mtx_symmetric_lower_triangle(tmp_path):
     assert sorted(body[1:]) == ["2 1", "3 1"]
 
 
+def test_write_missing_directory(tmp_path):
+    with pytest.raises(GraphFileNotFound, match="does not exist"):
+        hio.write(graph([0], [1]), tmp_path / "nodir" / "g.mtx")
+
+
 def test_write_unknown_extension(tmp_path):
     G = graph([0], [1])
     with pytest.raises(FileFormatError, match="known extensions"):
