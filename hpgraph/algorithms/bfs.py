@@ -120,12 +120,11 @@ def bfs_arrays(G, sources, *, direction="auto", side="cpu", A=None, alpha=ALPHA,
     parent[src] = src
     if A is not None:
         direction = "push"
-        indptr, indices = A.indptr, A.indices
-        out_deg = xp.diff(indptr)
+        out_deg = xp.diff(A.indptr)
         in_deg = None
         AT = None
     else:
-        indptr, indices = G.A.indptr, G.A.indices
+        A = G.A
         out_deg, in_deg = G.out_degree, G.in_degree
         AT = G.AT
     visited = xp.zeros(n, dtype=bool)
@@ -152,8 +151,7 @@ def bfs_arrays(G, sources, *, direction="auto", side="cpu", A=None, alpha=ALPHA,
         if mode == "pull":
             new, parent = _pull_step(AT, parent, visited, frontier, sr, side)
         else:
-            new, parent = _push_step(xp, indptr, indices, parent, visited, frontier, out_deg,
-                                     m_f, push_kernel, sr, side)
+            new, parent = _push_step(xp, A, parent, visited, frontier, m_f, push_kernel, sr)
         level += 1
         depth[new] = level
         visited |= new
@@ -202,14 +200,16 @@ def _gpu_push():
     return getattr(_gpu, "push", None)
 
 
-def _push_step(xp, indptr, indices, parent, visited, frontier, out_deg, m_f, push_kernel, sr, side):
+def _push_step(xp, A, parent, visited, frontier, m_f, push_kernel, sr):
     """Top-down: unvisited out-neighbours of the frontier take a frontier vertex as parent."""
+    f = xp.flatnonzero(frontier).astype(A.indptr.dtype, copy=False)
     if push_kernel is not None:
-        y = _gpu_push_call(push_kernel, indptr, indices, parent, visited, frontier, sr)
-        if y is not None:
-            return (y != -1) & ~visited, y
-    f = xp.flatnonzero(frontier).astype(indptr.dtype, copy=False)
-    targets, sources = expand_rows(xp, indptr, indices, f, m_f)
+        # GPU: edge-balanced scatter over the frontier's out-edges, any_secondi with the
+        # monoid's atomic, destinations restricted to the unvisited ones by the mask.
+        y = parent.copy()
+        push_kernel(A, f, parent, sr, y, mask=visited, complement=True)
+        return (y != -1) & ~visited, y
+    targets, sources = expand_rows(xp, A.indptr, A.indices, f, m_f)
     keep = ~visited[targets]
     targets, sources = targets[keep], sources[keep]
     new = xp.zeros(visited.shape[0], dtype=bool)
@@ -217,11 +217,6 @@ def _push_step(xp, indptr, indices, parent, visited, frontier, out_deg, m_f, pus
     parent = parent.copy()
     parent[targets] = sources.astype(parent.dtype, copy=False)  # one of the writers wins
     return new, parent
-
-
-def _gpu_push_call(kernel, indptr, indices, parent, visited, frontier, sr):
-    """Call ``hpgraph.spmv.gpu.push`` if its signature is one we know; None otherwise."""
-    return None
 
 
 def expand_rows(xp, indptr, indices, rows, total=None):
