@@ -81,6 +81,18 @@ def atomic_body(monoid) -> str:
     code = native.get((kind, dt.kind, dt.itemsize))
     if code is not None:
         return "    " + code
+    parent = getattr(monoid, "parent", None)
+    if dt.kind == "f" and monoid.name in ("min", "max") and getattr(parent, "is_builtin", False):
+        # IEEE floats of one sign order like their bit patterns: non-negative ones as signed
+        # ints, negative ones reversed as unsigned -- one native atomic instead of a CAS loop.
+        # NaN is skipped, as fmin/fmax (the monoid) ignore it.
+        i, u = ("int", "unsigned int") if dt.itemsize == 4 else ("long long", "unsigned long long")
+        fi, fu = ("__float_as_int", "__float_as_uint") if dt.itemsize == 4 else \
+            ("__double_as_longlong", "(unsigned long long)__double_as_longlong")
+        pos, neg = ("atomicMin", "atomicMax") if monoid.name == "min" else ("atomicMax", "atomicMin")
+        return (f"    if (v != v) return;\n"
+                f"    if (!signbit(v)) {pos}(({i}*)p, {fi}(v));\n"
+                f"    else {neg}(({u}*)p, {fu}(v));")
     if dt.itemsize not in (4, 8):
         return "    (void)p; (void)v; __trap();  // no atomic form: push is never launched"
     word = "unsigned int" if dt.itemsize == 4 else "unsigned long long"
