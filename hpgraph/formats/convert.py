@@ -41,7 +41,8 @@ def from_scipy(A, *, format=None, index_dtype=None, pattern=False):
     Parameters
     ----------
     A : scipy.sparse or cupyx.scipy.sparse array/matrix
-        A cupyx input gives a device matrix.
+        A cupyx input gives a device matrix.  An hpgraph format (or a Graph, for its ``A``)
+        is accepted too and only converted as the options ask.
     format : {None, "coo", "csr", "csc", "ell", "hyb"}
         Convert the result to this format.
     index_dtype : {None, "int32", "int64"}
@@ -56,8 +57,11 @@ def from_scipy(A, *, format=None, index_dtype=None, pattern=False):
     DomainMismatch
         The value dtype is not supported (complex, float16...).
     """
+    inner = getattr(A, "A", None) if not is_sparse_input(A) else None
     if isinstance(A, SparseMatrix):
         m = A
+    elif isinstance(inner, SparseMatrix):  # a Graph: its adjacency matrix
+        m = inner
     else:
         m = _convert_sparse(A, index_dtype, pattern)
     if pattern:

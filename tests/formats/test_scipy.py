@@ -145,6 +145,8 @@ def test_from_any():
             self.A = a
 
     assert from_any(HasA(m)) is m
+    assert from_scipy(HasA(m)) is m
+    assert from_scipy(m, format="coo").format == "coo"
     with pytest.raises(ValueError, match="expected a scipy.sparse"):
         from_any(np.eye(3))
     with pytest.raises(ValueError, match="expected a scipy.sparse"):
