@@ -1,0 +1,202 @@
+"""Malformed vertex programs raise typed errors that say what is wrong (CPU only, fast)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hpgraph as hp
+from hpgraph.exceptions import (IndexOutOfBound, InvalidProgram, InvalidValue, UdfTypeError,
+                                UnsupportedSyntax)
+
+
+@pytest.fixture
+def G():
+    return hp.Graph.from_edges([0, 1, 2], [1, 2, 0], np.float32([1, 2, 3]), num_vertices=4)
+
+
+class Good(hp.VertexProgram):
+    properties = {"dist": ("float32", np.inf)}
+    reduce = "min"
+
+    def gather(src, edge, dst):
+        return src.dist + edge
+
+    def update(v, y):
+        return min(v.dist, y)
+
+
+def test_good_program_runs(G):
+    r = hp.run(Good, G, backend="cpu")
+    assert r.converged and r.dist.dtype == np.float32
+    assert Good.validate() is Good
+
+
+def test_missing_reduce(G):
+    class P(Good):
+        reduce = None
+
+    with pytest.raises(InvalidProgram, match="no reduce"):
+        hp.run(P, G, backend="cpu")
+
+
+def test_missing_update(G):
+    class P(hp.VertexProgram):
+        properties = {"x": "int32"}
+        reduce = "min"
+
+        def gather(src, edge, dst):
+            return src.x
+
+    with pytest.raises(InvalidProgram, match=r"update\(v, y\)"):
+        hp.run(P, G, backend="cpu")
+
+
+def test_bad_class_attributes_fail_at_definition():
+    with pytest.raises(InvalidProgram, match="edges"):
+        class P(hp.VertexProgram):
+            edges = "sideways"
+    with pytest.raises(InvalidProgram, match="complex128"):
+        class Q(hp.VertexProgram):
+            properties = {"z": "complex128"}
+    with pytest.raises(InvalidProgram, match="identifier"):
+        class R(hp.VertexProgram):
+            properties = {"not ok": "int32"}
+    with pytest.raises(InvalidProgram, match="apply_to"):
+        class S(hp.VertexProgram):
+            apply_to = "some"
+    with pytest.raises(InvalidProgram, match="tolerance names unknown property"):
+        class T(hp.VertexProgram):
+            properties = {"x": "float32"}
+            tolerance = {"y": 1e-3}
+    with pytest.raises(InvalidProgram, match="gather must take"):
+        class U(hp.VertexProgram):
+            def gather(src, dst):
+                return 1
+
+
+def test_unknown_property_in_gather(G):
+    class P(Good):
+        def gather(src, edge, dst):
+            return src.distance + edge
+
+    with pytest.raises(UdfTypeError, match="no property 'distance'") as ei:
+        hp.run(P, G, backend="cpu")
+    assert "src.distance + edge" in str(ei.value)  # the user's line is quoted
+
+
+def test_update_returns_unknown_property(G):
+    class P(Good):
+        def update(v, y):
+            return {"dst": y}
+
+    with pytest.raises(InvalidProgram, match="unknown property 'dst'"):
+        hp.run(P, G, backend="cpu")
+
+
+def test_bare_update_value_with_two_properties(G):
+    class P(Good):
+        properties = {"dist": "float32", "hops": "int32"}
+
+    with pytest.raises(InvalidProgram, match="bare value"):
+        hp.run(P, G, backend="cpu")
+
+
+def test_unsupported_syntax(G):
+    class P(Good):
+        def gather(src, edge, dst):
+            total = 0
+            for k in range(3):
+                total += k
+            return total
+
+    with pytest.raises(UnsupportedSyntax) as ei:
+        P.validate()
+    assert "for k in range(3)" in str(ei.value)
+    with pytest.raises(UnsupportedSyntax):
+        hp.run(P, G, backend="cpu")
+
+
+def test_wrong_types(G):
+    class P(Good):
+        def gather(src, edge, dst):
+            return src.dist & 1          # bitwise and on a float
+
+    with pytest.raises(UdfTypeError):
+        hp.run(P, G, backend="cpu")
+
+    class Q(Good):
+        reduce = ("not a function", 0)
+
+    with pytest.raises(InvalidProgram, match=r"\(function, identity\)"):
+        hp.run(Q, G, backend="cpu")
+
+    class R(Good):
+        reduce = "no_such_monoid"
+
+    with pytest.raises(InvalidProgram, match="unknown monoid"):
+        hp.run(R, G, backend="cpu")
+
+    class S(Good):
+        reduce = min                     # a bare function: the identity is missing
+
+    with pytest.raises(InvalidProgram, match="identity"):
+        hp.run(S, G, backend="cpu")
+
+    with pytest.raises(InvalidProgram, match="VertexProgram"):
+        hp.run(int, G, backend="cpu")
+
+
+def test_init_errors(G):
+    class P(Good):
+        def init(self, graph, source=0):
+            return {"dist": np.zeros(graph.num_vertices)}, [source]
+
+    with pytest.raises(InvalidValue, match="does not accept"):
+        hp.run(P, G, backend="cpu", sauce=1)
+    with pytest.raises(IndexOutOfBound, match="outside"):
+        hp.run(P, G, backend="cpu", source=99)
+
+    class Q(Good):
+        def init(self, graph):
+            return {"distance": 0}
+
+    with pytest.raises(InvalidProgram, match="unknown property 'distance'"):
+        hp.run(Q, G, backend="cpu")
+
+    class R(Good):
+        def init(self, graph):
+            return {"dist": np.zeros(3)}
+
+    with pytest.raises(InvalidProgram, match="shape"):
+        hp.run(R, G, backend="cpu")
+    with pytest.raises(InvalidValue, match="no run parameters"):
+        hp.run(Good, G, backend="cpu", source=0)
+
+
+def test_run_argument_errors(G):
+    with pytest.raises(InvalidValue, match="direction"):
+        hp.run(Good, G, backend="cpu", direction="sideways")
+    with pytest.raises(InvalidValue, match="max_iterations"):
+        hp.run(Good, G, backend="cpu", max_iterations=-1)
+
+    class Narrow(Good):                  # int8 has no atomic form: push is impossible
+        properties = {"dist": ("int8", 100)}
+        edge_dtype = "int8"
+
+    with pytest.raises(InvalidValue, match="atomic"):
+        hp.run(Narrow, G, backend="cpu", direction="push")
+    r = hp.run(Narrow, G, backend="cpu")                 # auto falls back to pull
+    assert set(r.directions) <= {"pull"}
+
+
+def test_init_input_not_modified(G):
+    dist0 = np.full(4, np.inf, np.float32)
+    dist0[0] = 0
+
+    class P(Good):
+        def init(self, graph):
+            return {"dist": dist0}, [0]
+
+    r = hp.run(P, G, backend="cpu")
+    assert np.isinf(dist0[1:]).all() and r.dist[1] == 1
