@@ -1,0 +1,265 @@
+"""Specialised CUDA kernels of the algorithms, for what the SpMV engine cannot express well.
+
+* **Triangle counting** (:func:`tc_source`, :func:`tc_count`): for every edge ``(u, v)`` of the
+  degree-oriented graph, ``|N+(u) & N+(v)|`` by sorted-list intersection (a merge when the two
+  lists have similar lengths, a binary search of the shorter list in the longer one when they
+  differ a lot), one thread per edge, 64-bit counts.  The engine's SpMV reduces *values* per
+  row; an intersection of two neighbour lists per edge is a different access pattern (one
+  edge reads two whole rows), which a semiring product can only emulate as a masked SpGEMM.
+* **PageRank's fused vector update** (:func:`pagerank_update_source`): after the SpMV of an
+  iteration, one pass over the vertices computes the new ranks, the next SpMV's input
+  ``x * S`` and the two scalars of the next step (the L1 change and the dangling mass), with
+  a block reduction and one double atomic per block.  It is an elementwise step, which the
+  engine's APPLY covers only for vertex programs; PageRank's networkx variant needs the
+  dangling sum, a global reduction, between its SpMVs.
+
+Every source is plain CUDA C with ``extern "C"`` entry points, NVRTC-compiled through
+:func:`hpgraph.backend.raw_module` on the GPU and through :func:`hpgraph.backend.compile_ptx`
+in CI (no GPU needed).  Importing this module imports neither cupy nor a compiler.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import dtypes as _dt
+
+__all__ = ["tc_source", "tc_count", "pagerank_update_source", "pagerank_update", "TC_BLOCK",
+           "TC_SEARCH_RATIO"]
+
+TC_BLOCK = 256
+#: Binary search (shorter list into the longer) instead of a merge when
+#: ``len(longer) > TC_SEARCH_RATIO * len(shorter)``: a merge costs ``ls + ll`` steps, the
+#: searches ``ls * log2(ll)``; with lists of a few dozen entries the break-even is near 8.
+TC_SEARCH_RATIO = 8
+
+_TC_TEMPLATE = r"""
+typedef {IDX} idx_t;
+typedef {PTR} ptr_t;
+
+// |list(a0..a1) & list(b0..b1)| of two sorted, duplicate-free lists of `indices`.
+// With `pv` (per-vertex counts), every common element w gets one count.
+__device__ __forceinline__ unsigned long long intersect(
+        const idx_t* __restrict__ indices, ptr_t a0, ptr_t a1, ptr_t b0, ptr_t b1,
+        unsigned long long* __restrict__ pv)
+{{
+    ptr_t la = a1 - a0, lb = b1 - b0;
+    if (la <= 0 || lb <= 0) return 0ull;
+    // s = the shorter list, l = the longer one
+    ptr_t s0 = a0, s1 = a1, l0 = b0, l1 = b1;
+    if (la > lb) {{ s0 = b0; s1 = b1; l0 = a0; l1 = a1; ptr_t t = la; la = lb; lb = t; }}
+    // disjoint ranges: nothing to do
+    if (__ldg(indices + s1 - 1) < __ldg(indices + l0) || __ldg(indices + l1 - 1) < __ldg(indices + s0))
+        return 0ull;
+    unsigned long long c = 0ull;
+    if (lb > {RATIO} * la) {{
+        // binary search of each element of the short list in the long one; the lower bound
+        // only moves forward because both lists are sorted
+        ptr_t lo = l0;
+        for (ptr_t i = s0; i < s1; ++i) {{
+            idx_t key = __ldg(indices + i);
+            ptr_t hi = l1;
+            while (lo < hi) {{
+                ptr_t mid = lo + ((hi - lo) >> 1);
+                if (__ldg(indices + mid) < key) lo = mid + 1; else hi = mid;
+            }}
+            if (lo >= l1) break;
+            if (__ldg(indices + lo) == key) {{
+                ++c;
+                if (pv) atomicAdd(pv + key, 1ull);
+                ++lo;
+            }}
+        }}
+    }} else {{
+        ptr_t i = s0, j = l0;
+        idx_t x = __ldg(indices + i), y = __ldg(indices + j);
+        while (true) {{
+            if (x == y) {{
+                ++c;
+                if (pv) atomicAdd(pv + x, 1ull);
+                if (++i >= s1 || ++j >= l1) break;
+                x = __ldg(indices + i); y = __ldg(indices + j);
+            }} else if (x < y) {{
+                if (++i >= s1) break;
+                x = __ldg(indices + i);
+            }} else {{
+                if (++j >= l1) break;
+                y = __ldg(indices + j);
+            }}
+        }}
+    }}
+    return c;
+}}
+
+// One thread per edge e = (erow[e], indices[e]) of the oriented graph (CSR indptr/indices,
+// rows sorted).  total[0] += triangles closed by the edge; with pv, pv[u], pv[v] and pv[w]
+// get one count per triangle {{u, v, w}} found at this edge.
+extern "C" __global__ void {NAME}(
+        const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
+        const idx_t* __restrict__ erow, long long nedges,
+        unsigned long long* __restrict__ total, unsigned long long* __restrict__ pv)
+{{
+    __shared__ unsigned long long warp_sums[{BLOCK} / 32];
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long c = 0ull;
+    if (e < nedges) {{
+        idx_t u = __ldg(erow + e);
+        idx_t v = __ldg(indices + e);
+        c = intersect(indices, __ldg(indptr + u), __ldg(indptr + u + 1),
+                      __ldg(indptr + v), __ldg(indptr + v + 1), pv);
+        if (pv && c) {{
+            atomicAdd(pv + u, c);
+            atomicAdd(pv + v, c);
+        }}
+    }}
+    // block reduction, one atomic per block
+    for (int off = 16; off > 0; off >>= 1)
+        c += __shfl_down_sync(0xffffffffu, c, off);
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) warp_sums[warp] = c;
+    __syncthreads();
+    if (warp == 0) {{
+        c = (lane < (int)(blockDim.x >> 5)) ? warp_sums[lane] : 0ull;
+        for (int off = 16; off > 0; off >>= 1)
+            c += __shfl_down_sync(0xffffffffu, c, off);
+        if (lane == 0 && c) atomicAdd(total, c);
+    }}
+}}
+"""
+
+
+def _tc_name(idx_dtype, ptr_dtype) -> str:
+    return f"hpg_tc_{np.dtype(idx_dtype).name}_{np.dtype(ptr_dtype).name}"
+
+
+def tc_source(idx_dtype=np.int32, ptr_dtype=np.int64):
+    """``(source, kernel name)`` of the triangle-counting kernel for these index dtypes."""
+    idx_dtype, ptr_dtype = np.dtype(idx_dtype), np.dtype(ptr_dtype)
+    name = _tc_name(idx_dtype, ptr_dtype)
+    src = _TC_TEMPLATE.format(IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype), NAME=name,
+                              BLOCK=TC_BLOCK, RATIO=TC_SEARCH_RATIO)
+    return src, name
+
+
+def tc_count(indptr, indices, erow, n: int, per_vertex: bool):
+    """Run the triangle kernel on the device.
+
+    Parameters
+    ----------
+    indptr, indices : cupy arrays
+        CSR of the oriented graph (each undirected edge once, rows sorted, no duplicates).
+    erow : cupy array
+        Row of each stored entry (same dtype as ``indices``).
+    n : int
+        Number of vertices.
+    per_vertex : bool
+        Also return per-vertex counts.
+
+    Returns
+    -------
+    (int, cupy.ndarray of int64 or None)
+        The total (a Python int) and the per-vertex counts.
+    """
+    cp = _backend.cupy()
+    src, name = tc_source(indices.dtype, indptr.dtype)
+    kern = _backend.raw_module(src, ("-std=c++17",)).get_function(name)
+    nedges = int(indices.shape[0])
+    total = cp.zeros(1, dtype=cp.uint64)
+    pv = cp.zeros(max(n, 1), dtype=cp.uint64) if per_vertex else None
+    if nedges:
+        grid = (nedges + TC_BLOCK - 1) // TC_BLOCK
+        kern((grid,), (TC_BLOCK,), (indptr, indices, erow, np.int64(nedges), total,
+                                   pv if pv is not None else np.uint64(0)))
+    t = int(total.get()[0])
+    if pv is not None:
+        pv = pv[:n].astype(cp.int64)
+    return t, pv
+
+
+# ---------------------------------------------------------------------------------------------
+# PageRank (networkx variant): fused update after each SpMV
+
+PR_BLOCK = 256
+
+_PR_TEMPLATE = r"""
+typedef {T} val_t;
+
+// x_new = alpha * (y + dsum * dw) + (1 - alpha) * p      (networkx's power step)
+// w_next = x_new * S;  acc_next[0] += |x_new - x|;  acc_next[1] += x_new over dangling (S == 0)
+// p == nullptr: uniform p_uniform; dw == nullptr: dw = p.  dsum = acc_prev[1].
+extern "C" __global__ void {NAME}(
+        const val_t* __restrict__ y, const val_t* __restrict__ x, const val_t* __restrict__ S,
+        const val_t* __restrict__ p, const val_t* __restrict__ dw,
+        const double* __restrict__ acc_prev, double* __restrict__ acc_next,
+        val_t* __restrict__ x_new, val_t* __restrict__ w_next,
+        double alpha, double p_uniform, long long n)
+{{
+    __shared__ double sh_err[{BLOCK} / 32];
+    __shared__ double sh_dan[{BLOCK} / 32];
+    const double dsum = acc_prev[1];
+    double err = 0.0, dan = 0.0;
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+         v += (long long)gridDim.x * blockDim.x) {{
+        double pv = p ? (double)p[v] : p_uniform;
+        double dv = dw ? (double)dw[v] : pv;
+        val_t xn = (val_t)(alpha * ((double)y[v] + dsum * dv) + (1.0 - alpha) * pv);
+        x_new[v] = xn;
+        err += fabs((double)xn - (double)x[v]);
+        val_t s = S[v];
+        w_next[v] = xn * s;
+        if (s == (val_t)0) dan += (double)xn;
+    }}
+    for (int off = 16; off > 0; off >>= 1) {{
+        err += __shfl_down_sync(0xffffffffu, err, off);
+        dan += __shfl_down_sync(0xffffffffu, dan, off);
+    }}
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) {{ sh_err[warp] = err; sh_dan[warp] = dan; }}
+    __syncthreads();
+    if (warp == 0) {{
+        int nw = (int)(blockDim.x >> 5);
+        err = lane < nw ? sh_err[lane] : 0.0;
+        dan = lane < nw ? sh_dan[lane] : 0.0;
+        for (int off = 16; off > 0; off >>= 1) {{
+            err += __shfl_down_sync(0xffffffffu, err, off);
+            dan += __shfl_down_sync(0xffffffffu, dan, off);
+        }}
+        if (lane == 0) {{
+            atomicAdd(acc_next, err);
+            atomicAdd(acc_next + 1, dan);
+        }}
+    }}
+}}
+"""
+
+
+def pagerank_update_source(dtype=np.float64):
+    """``(source, kernel name)`` of PageRank's fused update for ``float32`` or ``float64``."""
+    dtype = np.dtype(dtype)
+    name = f"hpg_pagerank_update_{dtype.name}"
+    return _PR_TEMPLATE.format(T=_dt.c_type(dtype), NAME=name, BLOCK=PR_BLOCK), name
+
+
+_grid_cache: dict = {}
+
+
+def _pr_grid(n: int) -> int:
+    """Blocks for the grid-stride update: enough to fill the device, few atomics."""
+    cp = _backend.cupy()
+    dev = cp.cuda.runtime.getDevice()
+    sms = _grid_cache.get(dev)
+    if sms is None:
+        sms = _grid_cache[dev] = int(cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
+    return max(1, min((n + PR_BLOCK - 1) // PR_BLOCK, sms * 8))
+
+
+def pagerank_update(y, x, S, p, dw, acc_prev, acc_next, x_new, w_next, alpha, p_uniform):
+    """Launch the fused update on the device (arrays are cupy; ``p``/``dw`` may be None)."""
+    src, name = pagerank_update_source(x.dtype)
+    kern = _backend.raw_module(src, ("-std=c++17",)).get_function(name)
+    n = int(x.shape[0])
+    null = np.uint64(0)
+    kern((_pr_grid(n),), (PR_BLOCK,),
+         (y, x, S, null if p is None else p, null if dw is None else dw, acc_prev, acc_next,
+          x_new, w_next, np.float64(alpha), np.float64(p_uniform), np.int64(n)))

@@ -1,0 +1,368 @@
+"""PageRank: networkx's power iteration, and the HPGraph paper's Eq. (2) as a vertex program.
+
+``variant="networkx"`` (default) reproduces ``networkx.pagerank`` (its ``_pagerank_scipy``):
+with ``M`` the row-normalised adjacency matrix (row ``u`` divided by ``u``'s out-degree, or
+by its out-weight sum with ``weighted=True``) and ``D`` the dangling vertices (no out-edges,
+or out-weight sum 0)::
+
+    x <- damping * (x M + sum(x[D]) * dangling_weights) + (1 - damping) * p
+
+from ``x = nstart / sum(nstart)`` (uniform by default), stopping when ``||x - x_last||_1 <
+n * tol``; ranks sum to 1.  One iteration is one plus-times SpMV over ``A^T`` of the scaled
+vector ``x / outweight`` plus one fused vector update (the new ranks, the next SpMV's input,
+the L1 change and the dangling mass in one pass; :mod:`._kernels` on the GPU).  On the GPU
+the only host synchronisation per iteration is the convergence check, and it lags one
+iteration behind: iteration ``k + 1`` is already queued when the change of iteration ``k`` is
+read (from pinned memory, after an event), so Python's launch overhead overlaps the device's
+work.  The result is still the ranks of the first iteration whose change is below the
+tolerance, as in networkx.
+
+``variant="hpgraph"`` is the paper's Eq. (2), ``PR(v) = d + (1 - d) * sum_{u -> v} PR(u) /
+C(u)``, from initial ranks 1.0 (or ``nstart``, not normalised).  **In the paper's formula
+``d`` is the teleport (random-jump) share, so ``d = 1 - damping``**: with the default
+``damping=0.85``, ``PR(v) = 0.15 + 0.85 * sum PR(u) / C(u)``.  ``C(u)`` is ``u``'s out-degree
+(out-weight sum with ``weighted=True``, the sum then weighted by ``A[u, v]``).  Ranks are not
+normalised (they average 1 when no vertex is dangling); a dangling vertex's rank is not
+redistributed, as in the paper.  It runs on :func:`hpgraph.run` as a residual ("delta")
+vertex program: each vertex keeps its rank and the change not yet passed on (``pend``); a
+vertex is active -- in the paper's bitmask, sending ``damping * pend / C(u)`` to its
+out-neighbours and folding ``pend`` into its rank -- only while ``|pend| > tol``.  Converged
+vertices thus leave the active set, and this is exact: a converged vertex's small change is
+kept and sent later if it grows past ``tol`` (nothing is dropped), so the fixed point is the
+one of Eq. (2), and at the end every vertex's pending change is at most ``tol``.  The returned
+ranks include the final pending changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend as _backend
+from ..exceptions import ConvergenceError, IndexOutOfBound, InvalidValue
+from ._common import finish, prepare
+
+__all__ = ["pagerank"]
+
+VARIANTS = ("networkx", "hpgraph")
+
+
+# ---------------------------------------------------------------------------------------------
+# arguments
+
+
+def _check_scalar(name, value, lo=None, hi=None, integer=False):
+    ok_types = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    if isinstance(value, bool) or not isinstance(value, ok_types) or not np.isfinite(value):
+        kind = "an int" if integer else "a finite number"
+        raise InvalidValue(f"{name} must be {kind}, got {value!r}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise InvalidValue(f"{name} must be in {rng}, got {value!r}")
+    return value
+
+
+def vertex_vector(value, n: int, name: str, *, normalize: bool):
+    """A host float64 array of length ``n`` from an array or a ``{vertex: value}`` dict.
+
+    Missing dict keys are 0 (networkx's rule).  Values must be finite and non-negative with a
+    positive sum; ``normalize`` divides by the sum.
+    """
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        arr = np.zeros(n, dtype=np.float64)
+        for k, v in value.items():
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+                raise InvalidValue(f"{name}: keys must be vertex ids (ints), got {k!r}")
+            if not 0 <= int(k) < n:
+                raise IndexOutOfBound(f"{name}: vertex {int(k)} is out of range for a graph of {n} "
+                                      f"vertices")
+            arr[int(k)] = float(v)
+    else:
+        arr = np.asarray(_backend.to_host(value), dtype=np.float64)
+        if arr.shape != (n,):
+            raise InvalidValue(f"{name} must be a dict {{vertex: value}} or an array of length {n}, "
+                               f"got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidValue(f"{name} must hold finite values")
+    if np.any(arr < 0):
+        raise InvalidValue(f"{name} must hold non-negative values (vertex {int(np.argmax(arr < 0))} "
+                           f"has {float(arr[np.argmax(arr < 0)])})")
+    s = float(arr.sum())
+    if not s > 0:
+        raise InvalidValue(f"{name} must have a positive sum (at least one nonzero entry)")
+    return arr / s if normalize else arr
+
+
+def _out_weights(G, weighted, dtype):
+    """Out-degree (or out-weight sum) per vertex as ``dtype``, on ``G``'s side."""
+    xp = G.xp
+    n = G.num_vertices
+    if weighted and G.weighted:
+        vals = G.A.values
+        if G.A.nnz and bool(xp.any(vals < 0)):
+            raise InvalidValue("pagerank(weighted=True) needs non-negative edge weights; this graph "
+                               "has negative ones (use weighted=False to ignore weights)")
+        from .. import spmv as _spmv
+
+        ones = xp.ones(n, dtype=dtype)
+        return _spmv.spmv(G.A, ones, f"plus_times[{np.dtype(dtype).name}]", backend=G.side)
+    return G.out_degree.astype(dtype)
+
+
+def _spmv_semiring(G, weighted, dtype):
+    name = "plus_times" if (weighted and G.weighted) else "plus_second"
+    return f"{name}[{np.dtype(dtype).name}]"
+
+
+# ---------------------------------------------------------------------------------------------
+# networkx variant
+
+
+def _networkx(G, side, damping, tol, max_iter, p, x0, dw, weighted, dtype):
+    from .. import ops
+    from .. import spmv as _spmv
+
+    xp = G.xp
+    n = G.num_vertices
+    W = _out_weights(G, weighted, dtype)
+    S = xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)
+    sr = ops.lookup_semiring(_spmv_semiring(G, weighted, dtype))
+    AT = G.AT
+    thresh = n * tol
+    if side == "gpu":
+        return _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype)
+
+    # CPU: the same steps in NumPy
+    x = np.full(n, 1.0 / n, dtype=dtype) if x0 is None else x0.astype(dtype)
+    pv = dtype.type(1.0 / n) if p is None else p.astype(dtype)
+    dwv = pv if dw is None else dw.astype(dtype)
+    dang = S == 0
+    for _ in range(max_iter):
+        y = _spmv.spmv(AT, x * S, sr, backend="cpu")
+        dsum = x[dang].sum(dtype=np.float64)
+        xn = (damping * (y + dsum * dwv) + (1 - damping) * pv).astype(dtype, copy=False)
+        err = float(np.abs(xn.astype(np.float64) - x).sum())
+        x = xn
+        if err < thresh:
+            return x
+    raise ConvergenceError(f"pagerank did not converge to tol={tol} (L1 change < n*tol) within "
+                           f"max_iter={max_iter} iterations; raise max_iter or tol")
+
+
+def _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype):
+    from .. import spmv as _spmv
+    from . import _kernels
+
+    cp = _backend.cupy()
+    import cupyx
+
+    bufs = [cp.empty(n, dtype=dtype) for _ in range(3)]
+    wbufs = [cp.empty(n, dtype=dtype) for _ in range(3)]
+    x = bufs[2]
+    if x0 is None:
+        x.fill(1.0 / n)
+    else:
+        x[...] = cp.asarray(x0, dtype=dtype)
+    cp.multiply(x, S, out=wbufs[2])
+    pd = None if p is None else cp.asarray(p, dtype=dtype)
+    dwd = None if (dw is None or dw is p) else cp.asarray(dw, dtype=dtype)
+    acc = cp.zeros((max_iter + 1, 2), dtype=cp.float64)
+    acc[0, 1] = cp.sum(cp.where(S == 0, x, 0), dtype=cp.float64)
+    host = cupyx.zeros_pinned((max_iter + 1, 2), dtype=np.float64)
+    events = [None] * (max_iter + 1)
+    stream = cp.cuda.get_current_stream()
+
+    def launch(k):
+        # iteration k (0-based) reads buffers (k-1) % 3 (k == 0: the initial ones, slot 2)
+        prev = (k - 1) % 3
+        cur = k % 3
+        y = _spmv.spmv(AT, wbufs[prev], sr, backend="gpu")
+        _kernels.pagerank_update(y, bufs[prev], S, pd, dwd, acc[k], acc[k + 1], bufs[cur],
+                                 wbufs[cur], damping, 1.0 / n)
+        acc[k + 1].get(stream=stream, out=host[k + 1], blocking=False)
+        ev = cp.cuda.Event(block=False, disable_timing=True)
+        ev.record(stream)
+        events[k] = ev
+
+    if max_iter > 0:
+        launch(0)
+    for k in range(max_iter):
+        if k + 1 < max_iter:
+            launch(k + 1)          # queued before we wait for iteration k
+        events[k].synchronize()
+        if host[k + 1, 0] < thresh:
+            stream.synchronize()   # the speculative iteration must not outlive the buffers' use
+            return bufs[k % 3].copy()
+    raise ConvergenceError(f"pagerank did not converge (L1 change < n*tol = {thresh:g}) within "
+                           f"max_iter={max_iter} iterations; raise max_iter or tol")
+
+
+# ---------------------------------------------------------------------------------------------
+# hpgraph variant (the paper's Eq. 2) as a residual vertex program
+
+_PROGRAMS: dict = {}
+
+
+def _program(weighted: bool, dtype):
+    """The vertex program class for (weighted, dtype), built once."""
+    key = (weighted, np.dtype(dtype).name)
+    cls = _PROGRAMS.get(key)
+    if cls is not None:
+        return cls
+    from ..program import VertexProgram
+
+    dt = np.dtype(dtype).name
+
+    def init(self, graph, rank=None, pend=None, scale=None):
+        return {"rank": rank, "pend": pend, "scale": scale}, "all"
+
+    def update(self, v, y):
+        return {"rank": v.rank + v.pend if abs(v.pend) > self.theta else v.rank,
+                "pend": (0.0 if abs(v.pend) > self.theta else v.pend) + y}
+
+    if weighted:
+        def gather(self, src, edge, dst):
+            return src.pend * src.scale * edge if abs(src.pend) > self.theta else 0.0
+    else:
+        def gather(self, src, edge, dst):
+            return src.pend * src.scale if abs(src.pend) > self.theta else 0.0
+
+    def __init__(self, theta=1e-6):
+        self.theta = float(theta)
+
+    attrs = {
+        "__doc__": "PageRank, Eq. (2) of the HPGraph paper, as a residual push program.",
+        "__module__": __name__,
+        "edges": "in",
+        "properties": {"rank": dt, "pend": dt, "scale": dt},
+        "reduce": "plus",
+        "y_dtype": dt,
+        "apply_to": "all",
+        "gather_from": "active",
+        "__init__": __init__,
+        "init": init,
+        "gather": gather,
+        "update": update,
+    }
+    if weighted:
+        attrs["edge_dtype"] = dt
+    cls = type(f"PageRankEq2{'Weighted' if weighted else ''}_{dt}", (VertexProgram,), attrs)
+    _PROGRAMS[key] = cls
+    return cls
+
+
+def _hpgraph(G, side, damping, tol, max_iter, nstart, weighted, dtype):
+    from .. import ops
+    from .. import spmv as _spmv
+    from ..program import run
+
+    xp = G.xp
+    n = G.num_vertices
+    use_w = bool(weighted and G.weighted)
+    W = _out_weights(G, weighted, dtype)
+    S = xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)
+    rank0 = xp.ones(n, dtype=dtype) if nstart is None else xp.asarray(nstart, dtype=dtype)
+    # residual of the starting ranks: r = (1 - damping) + damping * M rank0 - rank0
+    sr = ops.lookup_semiring(_spmv_semiring(G, weighted, dtype))
+    y0 = _spmv.spmv(G.AT, rank0 * S, sr, backend=side)
+    pend0 = ((1.0 - damping) + damping * y0 - rank0).astype(dtype)
+    scale = (damping * S).astype(dtype)
+    prog = _program(use_w, dtype)(theta=tol)
+    res = run(prog, G, backend=side, max_iterations=max_iter + 1, rank=rank0, pend=pend0,
+              scale=scale)
+    if not res.converged:
+        raise ConvergenceError(f"pagerank(variant='hpgraph') did not converge: vertices still "
+                               f"changed by more than tol={tol} after max_iter={max_iter} "
+                               "supersteps; raise max_iter or tol")
+    return (res.rank + res.pend).astype(dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# public
+
+
+def pagerank(G, damping=0.85, tol=1e-6, max_iter=100, personalization=None, nstart=None,
+             dangling=None, weighted=False, *, variant="networkx", dtype=np.float64,
+             backend=None, to=None):
+    """PageRank of every vertex.
+
+    Parameters
+    ----------
+    G : Graph, scipy/cupyx sparse matrix or networkx graph
+        Directed or undirected (an undirected edge is a link both ways).  Self-loops are links
+        (as in networkx); repeated entries count as parallel links (networkx multigraphs).
+    damping : float in [0, 1], default 0.85
+        networkx's ``alpha``: the probability of following a link.  (The paper's ``d`` is
+        ``1 - damping``; see the module docstring.)
+    tol : float, default 1e-6
+        networkx variant: stop when the L1 change of an iteration is below ``n * tol``.
+        hpgraph variant: a vertex is converged while its pending change is at most ``tol``.
+    max_iter : int, default 100
+        Iterations (SpMVs) at most; :class:`~hpgraph.exceptions.ConvergenceError` after.
+    personalization, nstart, dangling : dict {vertex: value} or array of length n, optional
+        networkx's meanings (normalised to sum 1; missing dict keys are 0): the teleport
+        distribution (default uniform), the starting vector (default uniform) and where a
+        dangling vertex's rank goes (default: ``personalization``).  The hpgraph variant takes
+        only ``nstart`` (initial ranks, not normalised; default 1.0).
+    weighted : bool, default False
+        Use edge weights (networkx's ``weight="weight"``): links are followed in proportion to
+        their weight.  Default: every stored edge weighs 1 (networkx's ``weight=None``).
+        Weights must be non-negative.
+    variant : {"networkx", "hpgraph"}
+        See the module docstring.
+    dtype : numpy float dtype, default float64
+        Rank dtype (float32 halves the memory traffic; float64 matches networkx to ~1e-12).
+    backend : {"auto", "cpu", "gpu", None}
+    to : {None, "numpy", "cupy"}
+        Where the result goes (default: the input's side).
+
+    Returns
+    -------
+    array of ``dtype``, length n
+
+    Raises
+    ------
+    ConvergenceError
+        Not converged within ``max_iter`` iterations.
+    InvalidValue
+        Bad ``damping``/``tol``/``max_iter``/``variant``; personalization (etc.) of the wrong
+        length, with negative or non-finite values or a zero sum; negative weights with
+        ``weighted=True``; personalization/dangling with the hpgraph variant.
+
+    Examples
+    --------
+    >>> import hpgraph as hp
+    >>> G = hp.generators.path(3, directed=True, backend="cpu")
+    >>> hp.pagerank(G, backend="cpu").round(4)
+    array([0.1844, 0.3412, 0.4744])
+    """
+    if variant not in VARIANTS:
+        raise InvalidValue(f"variant must be one of {VARIANTS}, got {variant!r}")
+    _check_scalar("damping", damping, 0.0, 1.0)
+    _check_scalar("tol", tol, 0.0)
+    _check_scalar("max_iter", max_iter, 0, integer=True)
+    dtype = np.dtype(dtype)
+    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise InvalidValue(f"dtype must be float32 or float64, got {dtype}")
+    damping, tol, max_iter = float(damping), float(tol), int(max_iter)
+    G, side, on_dev = prepare(G, backend)
+    n = G.num_vertices
+    if variant == "hpgraph":
+        if personalization is not None or dangling is not None:
+            raise InvalidValue("pagerank(variant='hpgraph') is the paper's Eq. (2), which has no "
+                               "personalization or dangling weights; use variant='networkx'")
+        x0 = vertex_vector(nstart, n, "nstart", normalize=False)
+        if n == 0:
+            return finish(G.xp.zeros(0, dtype=dtype), on_dev, to)
+        x = _hpgraph(G, side, damping, tol, max_iter, x0, weighted, dtype)
+        return finish(x, on_dev, to)
+    p = vertex_vector(personalization, n, "personalization", normalize=True)
+    x0 = vertex_vector(nstart, n, "nstart", normalize=True)
+    dw = vertex_vector(dangling, n, "dangling", normalize=True)
+    if dw is None:
+        dw = p
+    if n == 0:
+        return finish(G.xp.zeros(0, dtype=dtype), on_dev, to)
+    x = _networkx(G, side, damping, tol, max_iter, p, x0, dw, weighted, dtype)
+    return finish(x, on_dev, to)
