@@ -1,0 +1,110 @@
+"""HITS hubs and authorities (Kleinberg), the power iteration of networkx's ``_hits_scipy``.
+
+``networkx.hits`` 3.6 calls ARPACK (``svds``) for the leading singular vectors of ``A``;
+its power-iteration twin ``_hits_scipy`` computes the same vectors whenever the leading
+singular value is simple, and is what this function reproduces step for step::
+
+    x = nstart / sum(nstart)            (uniform by default)
+    repeat:  x_last = x;  x = A^T (A x);  x = x / max(x)
+             stop when ||x - x_last||_1 < tol    (ConvergenceError after max_iter + 2 products)
+    authorities = x,  hubs = A x,  each divided by its sum when normalized
+
+``A x`` and ``A^T y`` are two plus-times SpMVs (over ``A`` and ``A^T``) per iteration -- the
+product ``A^T A`` is never formed -- plus one scalar read (the change) per iteration.  Where
+the leading singular value is not simple (e.g. two identical components) both networkx
+functions may disagree with each other; this one then agrees with ``_hits_scipy``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import ConvergenceError, InvalidValue
+from ._common import finish, prepare
+from .pagerank import _check_scalar, vertex_vector
+
+__all__ = ["hits"]
+
+
+def hits(G, max_iter=100, tol=1e-8, nstart=None, normalized=True, weighted=False, *,
+         dtype=np.float64, backend=None, to=None):
+    """Hub and authority scores of every vertex.
+
+    Parameters
+    ----------
+    G : Graph, scipy/cupyx sparse matrix or networkx graph
+        Directed or undirected (for an undirected graph hubs equal authorities).
+    max_iter : int, default 100
+        As in networkx: :class:`~hpgraph.exceptions.ConvergenceError` once the iteration
+        counter passes ``max_iter`` (at most ``max_iter + 2`` power steps).
+    tol : float, default 1e-8
+        Stop when the L1 change of the max-normalised authority vector is below ``tol``.
+    nstart : dict {vertex: value} or array of length n, optional
+        Starting authority vector (normalised to sum 1; missing dict keys are 0).
+    normalized : bool, default True
+        Divide hubs and authorities by their sums.
+    weighted : bool, default False
+        Use edge weights (networkx's default ``weight="weight"``); default: every edge is 1.
+        Weights must be non-negative.
+    dtype : float32 or float64, default float64
+    backend : {"auto", "cpu", "gpu", None}
+    to : {None, "numpy", "cupy"}
+        Where the results go (default: the input's side).
+
+    Returns
+    -------
+    (hubs, authorities) : two arrays of ``dtype``, length n
+
+    Raises
+    ------
+    ConvergenceError
+        Not converged, or the graph has no edge (``A^T A x`` is zero: HITS is undefined).
+    InvalidValue
+        Bad arguments; negative weights with ``weighted=True``.
+    """
+    from .. import ops
+    from .. import spmv as _spmv
+
+    _check_scalar("max_iter", max_iter, 0, integer=True)
+    _check_scalar("tol", tol, 0.0)
+    dtype = np.dtype(dtype)
+    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise InvalidValue(f"dtype must be float32 or float64, got {dtype}")
+    G, side, on_dev = prepare(G, backend)
+    n = G.num_vertices
+    xp = G.xp
+    x0 = vertex_vector(nstart, n, "nstart", normalize=True)
+    if n == 0:
+        e = xp.zeros(0, dtype=dtype)
+        return finish(e, on_dev, to), finish(e.copy(), on_dev, to)
+    use_w = bool(weighted and G.weighted)
+    if use_w and G.A.nnz and bool(xp.any(G.A.values < 0)):
+        raise InvalidValue("hits(weighted=True) needs non-negative edge weights; this graph has "
+                           "negative ones (use weighted=False to ignore weights)")
+    sr = ops.lookup_semiring(f"{'plus_times' if use_w else 'plus_second'}[{dtype.name}]")
+    A, AT = G.A, G.AT
+    x = xp.full(n, 1.0 / n, dtype=dtype) if x0 is None else xp.asarray(x0, dtype=dtype)
+    i = 0
+    while True:
+        xlast = x
+        x = _spmv.spmv(AT, _spmv.spmv(A, x, sr, backend=side), sr, backend=side)
+        m = x.max()
+        x = x / m
+        err = float(xp.abs(x - xlast).sum(dtype=np.float64))
+        if err < tol:
+            break
+        if not np.isfinite(err) and float(m) == 0:
+            raise ConvergenceError("hits is undefined here: A^T A x is zero (the graph has no "
+                                   "edges, or nstart puts all its weight on vertices without "
+                                   "in-edges)")
+        if i > max_iter:
+            raise ConvergenceError(f"hits did not converge to tol={tol} within max_iter={max_iter} "
+                                   "iterations; raise max_iter or tol")
+        i += 1
+    a = x
+    h = _spmv.spmv(A, a, sr, backend=side)
+    if normalized:
+        h = h / h.sum()
+        a = a / a.sum()
+    return finish(h.astype(dtype, copy=False), on_dev, to), finish(a.astype(dtype, copy=False),
+                                                                   on_dev, to)
