@@ -294,7 +294,7 @@ def _build(a, name, at, vt, caps, result_dtype, key) -> CompiledFunction:
     c_params = []
     for p in a.params:
         if p in vt:
-            for prop in tr.used_props[p]:
+            for prop in _used(tr, vt, p):
                 c_params.append(("view", p, prop, vt[p][prop], f"v_{p}_{prop}"))
         elif f"p_{p}" in tr.param_nodes:
             c_params.append(("arg", p, None, at[p], f"p_{p}"))
@@ -311,10 +311,15 @@ def _build(a, name, at, vt, caps, result_dtype, key) -> CompiledFunction:
     rd = {k: n.dtype for k, n in outs.items()}
     return CompiledFunction(
         name=name, c_name=c_name, c_preamble=preamble, arg_names=tuple(a.params),
-        arg_types=dict(at), views={v: tuple(tr.used_props[v]) for v in vt}, view_types=vt,
+        arg_types=dict(at), views={v: _used(tr, vt, v) for v in vt}, view_types=vt,
         c_params=tuple(c_params), result_dtype=rd[None] if outputs is None else rd,
         outputs=outputs, cache_key=digest, source=a.src.text(), _order=order, _outputs=outs,
         captured=dict(caps))
+
+
+def _used(tr, vt, view) -> tuple:
+    """Properties of ``view`` the function reads, in declaration order."""
+    return tuple(p for p in vt[view] if p in tr.used_props[view])
 
 
 def _ctype(dt):
