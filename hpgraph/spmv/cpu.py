@@ -7,6 +7,9 @@ row are combined with the monoid's segmented reduction (``ufunc.reduceat`` for b
 
 Performance notes
 -----------------
+* ``x[j]`` is gathered with ``np.take(..., mode="wrap")``: column ids are valid by the format's
+  invariants, and skipping the per-element bounds check of the default ``mode="raise"`` makes
+  the gather (the dominant cost: one random read per entry) about 1.5x faster.
 * The entries are processed in cache-sized blocks that end on row boundaries (about
   :data:`BLOCK` entries each), so the gathered ``x[j]``, the products and the reduction stay in
   the L2 cache instead of streaming three ``nnz``-long temporaries through memory.
@@ -267,9 +270,9 @@ def _run_blocks(plan_starts, plan_lengths, bounds, b_lo, b_hi, nnz, indices, val
                 if scratch is None or len(scratch) < m:
                     scratch = np.empty(max(m, BLOCK), dtype=in_dt)
                 xg = scratch[:m]
-                np.take(xin, cols, out=xg)
+                np.take(xin, cols, out=xg, mode="wrap")
             else:
-                xg = np.take(xin, cols)
+                xg = np.take(xin, cols, mode="wrap")
             if returns_y:
                 prod = xg
             else:

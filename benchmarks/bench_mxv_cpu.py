@@ -1,0 +1,163 @@
+"""Benchmark: CPU ``hp.mxv`` (min_plus) against python-graphblas and SciPy on R-MAT.
+
+R-MAT scale 20, edge factor 16 (Graph500 parameters, undirected, loops and duplicates removed,
+uniform weights), ``hpgraph.generators.rmat(20, seed=1, weights="uniform")``.  Measured:
+
+* hpgraph ``mxv(A, x, "min_plus[T]", backend="cpu")`` for T = float64 and float32;
+* python-graphblas ``A.mxv(v, semiring.min_plus[T]).new()`` (SuiteSparse:GraphBLAS with
+  ``gb.ss.config["nthreads"]`` = the number of cores this process may use);
+* SciPy ``A @ x`` (plus_times, single-threaded C++), for scale.
+
+Each timing is the median of ``--repeat`` runs after ``--warmup`` runs; the contenders run
+round-robin (one call each per round), so a load change on a shared machine hits all alike.  The table (ms and ratio to
+python-graphblas of the same dtype) is printed and written to ``benchmarks/results/mxv_cpu.md``;
+raw numbers go to ``benchmarks/results/mxv_cpu.json``.
+
+Usage::
+
+    python benchmarks/bench_mxv_cpu.py [--scale 20] [--edge-factor 16] [--repeat 15] [--warmup 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import hpgraph as hp
+from hpgraph.spmv import cpu as spmv_cpu
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover
+        return os.cpu_count() or 1
+
+
+def _time_interleaved(fns, repeat: int, warmup: int) -> list[list[float]]:
+    """Times (ms) of each function, run round-robin so that load changes on a shared machine
+    hit every contender alike."""
+    for _ in range(warmup):
+        for fn in fns:
+            fn()
+    ts = [[] for _ in fns]
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            ts[k].append((time.perf_counter() - t0) * 1e3)
+    return ts
+
+
+def build_matrix(scale: int, edge_factor: int, seed: int):
+    """The R-MAT adjacency matrix (CSR, float32 weights in [0, 1)) on the host."""
+    G = hp.generators.rmat(scale, edge_factor, seed=seed, weights="uniform", backend="cpu")
+    A = G.A
+    if A.is_pattern:  # pragma: no cover - weights were asked for
+        A = A.astype(np.float32)
+    return A
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", type=int, default=20)
+    ap.add_argument("--edge-factor", type=int, default=16)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    args = ap.parse_args(argv)
+
+    import graphblas as gb
+    import scipy
+    import scipy.sparse as sp
+
+    cores = _cores()
+    gb.ss.config["nthreads"] = cores
+
+    t0 = time.perf_counter()
+    A32 = build_matrix(args.scale, args.edge_factor, args.seed)
+    t_gen = time.perf_counter() - t0
+    n = A32.nrows
+    nnz = A32.nnz
+    empty_rows = int((np.diff(A32.indptr) == 0).sum())
+    rng = np.random.default_rng(0)
+    x64 = rng.random(n)
+    rows = []
+    raw = {}
+    for dt in (np.float64, np.float32):
+        dt = np.dtype(dt)
+        A = A32.astype(dt)
+        x = x64.astype(dt)
+        name = f"min_plus[{dt.name}]"
+        sr = hp.semiring.min_plus[dt]
+        indptr = np.asarray(A.indptr, dtype=np.int64)
+        indices = np.asarray(A.indices, dtype=np.int64)
+        values = np.array(A.values)
+        M = gb.Matrix.ss.import_csr(nrows=n, ncols=n, indptr=indptr, col_indices=indices,
+                                    values=values, take_ownership=False)
+        v = gb.Vector.from_dense(x)
+        gsr = gb.semiring.min_plus[dt]
+        S = sp.csr_array((values, indices, indptr), shape=(n, n))
+
+        # correctness first
+        y_hp = hp.mxv(A, x, sr, backend="cpu")
+        y_gb = M.mxv(v, gsr).new().to_dense(fill_value=np.inf)
+        if not np.array_equal(y_hp, y_gb):
+            print(f"MISMATCH hpgraph vs graphblas for {name}", file=sys.stderr)
+            return 1
+
+        t_hp, t_gb, t_sp = _time_interleaved(
+            [lambda: hp.mxv(A, x, sr, backend="cpu"), lambda: M.mxv(v, gsr).new(), lambda: S @ x],
+            args.repeat, args.warmup)
+        med = {k: statistics.median(v_) for k, v_ in (("hpgraph", t_hp), ("graphblas", t_gb), ("scipy", t_sp))}
+        raw[dt.name] = {"hpgraph_ms": t_hp, "graphblas_ms": t_gb, "scipy_ms": t_sp,
+                        "median_ms": med}
+        rows.append((f"hpgraph `mxv` {name}", med["hpgraph"], med["hpgraph"] / med["graphblas"]))
+        rows.append((f"python-graphblas {name}", med["graphblas"], 1.0))
+        rows.append((f"SciPy `A @ x` plus_times[{dt.name}]", med["scipy"], med["scipy"] / med["graphblas"]))
+
+    head = (f"R-MAT scale {args.scale}, edge factor {args.edge_factor} (undirected, seed {args.seed}): "
+            f"{n:,} vertices, {nnz:,} stored entries, {empty_rows:,} empty rows; "
+            f"{cores} CPU cores ({platform.processor() or platform.machine()}); "
+            f"hpgraph threads = {spmv_cpu.num_threads()}, SuiteSparse nthreads = {cores}; "
+            f"median of {args.repeat} interleaved runs after {args.warmup} warm-up runs.")
+    lines = [
+        "| operation | time (ms) | ratio to python-graphblas |",
+        "|---|---:|---:|",
+    ] + [f"| {r[0]} | {r[1]:.1f} | {r[2]:.2f}x |" for r in rows]
+    versions = (f"numpy {np.__version__}, scipy {scipy.__version__}, python-graphblas {gb.__version__}, "
+                f"SuiteSparse:GraphBLAS {'.'.join(map(str, gb.ss.about['library_version'])) if hasattr(gb.ss, 'about') else '?'}, "
+                f"Python {platform.python_version()}")
+    table = "\n".join(lines)
+    print(head)
+    print()
+    print(table)
+    print()
+    print(versions)
+    if not args.no_write:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        md = ["# CPU mxv: hpgraph vs python-graphblas vs SciPy", "",
+              "Produced by `python benchmarks/bench_mxv_cpu.py`.", "", head, "", table, "",
+              versions, "", f"Graph generation took {t_gen:.1f} s (not timed above).", ""]
+        (RESULTS / "mxv_cpu.md").write_text("\n".join(md))
+        meta = {"scale": args.scale, "edge_factor": args.edge_factor, "seed": args.seed, "n": n,
+                "nnz": nnz, "empty_rows": empty_rows, "cores": cores,
+                "hpgraph_threads": spmv_cpu.num_threads(), "repeat": args.repeat,
+                "warmup": args.warmup, "versions": versions, "results": raw}
+        (RESULTS / "mxv_cpu.json").write_text(json.dumps(meta, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
