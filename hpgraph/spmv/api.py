@@ -37,8 +37,9 @@ from ..exceptions import DimensionMismatch, DomainMismatch, HpgraphError, Invali
 
 __all__ = ["mxv", "vxm", "spmv", "FORMATS"]
 
-#: Accepted values of ``format=`` (the kernel layout on the GPU; the CPU always runs CSR).
-FORMATS = ("auto", "csr", "csc", "coo", "ell", "hyb")
+#: Accepted values of ``format=`` (the kernel layout on the GPU, see :mod:`hpgraph.spmv.gpu`;
+#: the CPU always runs CSR).  ``"csr_vector:<G>"`` forces the vector kernel's group size G.
+FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb")
 
 
 # ---------------------------------------------------------------------------------------
@@ -137,9 +138,12 @@ def _check_mask(mask, name: str, n: int):
 def _check_format(format):
     if format is None:
         return None
-    if not isinstance(format, str) or format.lower() not in FORMATS:
-        raise InvalidValue(f"format must be one of {FORMATS} or None, got {format!r}")
-    f = format.lower()
+    f = format.strip().lower() if isinstance(format, str) else None
+    if f is not None and f.startswith("csr_vector:") and f.split(":", 1)[1].isdigit() \
+            and int(f.split(":", 1)[1]) > 0:
+        return f
+    if f not in FORMATS:
+        raise InvalidValue(f"format must be one of {FORMATS}, 'csr_vector:<G>' or None, got {format!r}")
     return None if f == "auto" else f
 
 
@@ -377,8 +381,9 @@ def spmv(A, x, semiring, *, row_mask=None, complement=False, x_active=None, out=
     accum : binary op (object or name), optional
         ``y[i] = accum(out[i], t[i])`` where ``t[i]`` has a value.
     backend : {"auto", "cpu", "gpu", None}
-    format : {"auto", "csr", "csc", "coo", "ell", "hyb", None}
-        Kernel layout on the GPU; ignored on the CPU (which always runs CSR).
+    format : str, optional
+        Kernel layout on the GPU (:data:`FORMATS`, or ``"csr_vector:<G>"``); ignored on the CPU
+        (which always runs CSR).
 
     Returns
     -------
@@ -466,8 +471,10 @@ def mxv(A, x, semiring, *, mask=None, complement=False, replace=False, accum=Non
     backend : {"auto", "cpu", "gpu", None}
         ``None`` reads ``HPGRAPH_BACKEND`` (default auto: GPU when usable or when an input lives
         there).
-    format : {"auto", "csr", "csc", "coo", "ell", "hyb", None}
-        Kernel layout on the GPU; ignored by the CPU path.
+    format : str, optional
+        Kernel layout on the GPU: ``"auto"`` / None (chosen from the row-length distribution),
+        ``"hyb"``, ``"ell"``, ``"coo"``, ``"csr"``, ``"csc"``, ``"csr_vector"``,
+        ``"csr_vector:<G>"``, ``"csr_scalar"``, ``"csr_lb"``; ignored by the CPU path.
 
     Returns
     -------

@@ -613,6 +613,8 @@ def test_bad_inputs_raise_typed_errors():
         hp.mxv(A, x, "min_plsu", backend="cpu")
     with pytest.raises(InvalidValue, match="format"):
         hp.mxv(A, x, "min_plus", format="bogus", backend="cpu")
+    with pytest.raises(InvalidValue, match="format"):
+        hp.mxv(A, x, "min_plus", format="csr_vector:x", backend="cpu")
     with pytest.raises(InvalidValue, match="backend"):
         hp.mxv(A, x, "min_plus", backend="tpu")
     with pytest.raises(InvalidValue, match="A"):
@@ -629,7 +631,7 @@ def test_bad_inputs_raise_typed_errors():
 def test_format_argument_accepted_on_cpu():
     A = _small()
     x = np.array([10.0, 20.0, 30.0])
-    for f in (None, "auto", "csr", "HYB", "ell", "coo", "csc"):
+    for f in (None, "auto", "csr", "HYB", "ell", "coo", "csc", "csr_lb", "csr_vector:8"):
         np.testing.assert_array_equal(hp.mxv(A, x, "min_plus", format=f, backend="cpu"),
                                       [22.0, 11.0, np.inf])
 
