@@ -1,0 +1,210 @@
+"""Betweenness centrality (Brandes), unweighted, on semiring SpMV; matches networkx.
+
+For every source ``s`` (all vertices, or ``k`` sampled exactly as networkx samples them):
+
+* **forward** -- a BFS level by level counting shortest paths:
+  ``t = spmv(A^T, sigma, plus_second, row_mask=visited, complement=True, x_active=frontier)``
+  gives, for every unvisited vertex, the number of shortest paths arriving from the frontier;
+  the vertices with ``t > 0`` form the next level and take ``sigma = t``;
+* **backward** -- dependencies level by level, deepest first:
+  ``t = spmv(A, (1 + delta) / sigma on level d, plus_second, row_mask=level d - 1,
+  x_active=level d)`` and ``delta = sigma * t`` on level ``d - 1``;
+
+then ``bc += delta`` off the source (networkx's ``_accumulate_basic``/``_accumulate_endpoints``)
+and networkx's rescaling (``_rescale``, including the per-vertex scales of ``k`` sampling when
+endpoints are excluded).  Edge weights are ignored (``weight=None``): weighted betweenness
+(Dijkstra-based Brandes) is not implemented.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..exceptions import InvalidValue
+from ._common import finish, prepare
+
+__all__ = ["betweenness_centrality"]
+
+
+def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=False, weight=None,
+                           backend=None, to=None):
+    """Shortest-path betweenness centrality of every vertex (as ``networkx.betweenness_centrality``).
+
+    Parameters
+    ----------
+    G : hpgraph.Graph (or scipy/cupyx sparse matrix, networkx graph)
+        Paths follow edge directions on a directed graph.  Weights are ignored.
+    k : int, optional
+        Use ``k`` sampled source vertices instead of all of them (an estimate).  The sample is
+        ``seed.sample(list(range(n)), k)``, what networkx draws for a graph whose nodes are
+        ``0..n-1`` in order, so the same ``seed`` gives the same result as networkx.
+    seed : None, int, random.Random (or what networkx's ``py_random_state`` accepts)
+        Randomness of the sampling (None: Python's global ``random`` state).
+    normalized : bool, default True
+        Divide by the number of (source, target) pairs, networkx's way.
+    endpoints : bool, default False
+        Count the path endpoints too.
+    weight : None
+        Only ``None`` (unweighted, hop-count shortest paths) is supported.
+    backend : {None, "auto", "cpu", "gpu"}
+    to : {None, "numpy", "cupy"}
+
+    Returns
+    -------
+    array of float64
+        ``bc[v]`` for every vertex (networkx returns the same numbers in a dict).
+
+    Raises
+    ------
+    NotImplementedError
+        ``weight`` is not None (weighted betweenness centrality).
+    InvalidValue
+        ``k`` not an integer in ``[1, n]``.
+    """
+    if weight is not None:
+        raise NotImplementedError(
+            "betweenness_centrality(weight=...) -- weighted (Dijkstra-based) betweenness "
+            "centrality -- is not implemented in hpgraph; pass weight=None for hop-count "
+            "shortest paths")
+    G, side, on_dev = prepare(G, backend)
+    n = int(G.num_vertices)
+    xp = G.xp
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise InvalidValue(f"k must be an integer number of sources or None, got {k!r}")
+        k = int(k)
+        if not 1 <= k <= n:
+            raise InvalidValue(f"k must lie in [1, {n}] (the number of vertices), got {k}")
+        if k == n:  # networkx: the same result, without sampling
+            k = None
+    if k is None:
+        sources = list(range(n))
+    else:
+        sources = _py_random_state(seed).sample(list(range(n)), k)
+
+    A, AT = _unique_pattern(G)
+    bc = xp.zeros(n, dtype=np.float64)
+    for s in sources:
+        bc = _accumulate(A, AT, n, xp, int(s), bc, endpoints, side)
+    bc = _rescale(xp, bc, n, normalized=normalized, directed=G.directed, endpoints=endpoints,
+                  sampled=None if k is None else sources)
+    return finish(bc, on_dev, to)
+
+
+def _py_random_state(seed):
+    """``random.Random`` for ``seed`` the way networkx's ``py_random_state`` decorator makes it."""
+    import random
+
+    if seed is None or seed is random:
+        return random._inst
+    if isinstance(seed, random.Random):
+        return seed
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return random.Random(int(seed))
+    try:
+        from networkx.utils import create_py_random_state
+    except ImportError:
+        raise InvalidValue(f"seed must be None, an int or a random.Random, got {type(seed).__name__}") from None
+    try:
+        return create_py_random_state(seed)
+    except ValueError as exc:
+        raise InvalidValue(f"seed: {exc}") from None
+
+
+def _unique_pattern(G):
+    """(A, A^T) for counting paths: the graph's own matrices, or deduplicated copies when the
+    graph stores repeated edges (``duplicates="keep"``), which would count paths twice."""
+    from ..formats import CSR
+
+    A = G.A
+    xp = G.xp
+    if A.nnz > 1:
+        ind, ptr = A.indices, A.indptr
+        same = ind[1:] == ind[:-1]
+        starts = ptr[1:-1]
+        starts = starts[(starts > 0) & (starts < A.nnz)]
+        if starts.shape[0]:
+            same[starts - 1] = False
+        if bool(same.any()):
+            keep = xp.concatenate([xp.ones(1, dtype=bool), ~same])
+            rows = A.row_ids()[keep]
+            n = A.nrows
+            counts = xp.bincount(rows, minlength=n)
+            indptr = xp.zeros(n + 1, dtype=ptr.dtype)
+            indptr[1:] = xp.cumsum(counts)
+            U = CSR._new(indptr, xp.ascontiguousarray(ind[keep]), None, A.shape)
+            return U, (U.transpose() if G.directed else U)
+    return A, G.AT
+
+
+def _accumulate(A, AT, n, xp, s, bc, endpoints, side):
+    from .. import ops
+    from ..formats import Bitmask
+    from ..spmv import spmv
+
+    sr = ops.lookup_semiring("plus_second", np.float64)
+    sigma = xp.zeros(n, dtype=np.float64)
+    sigma[s] = 1.0
+    depth = xp.full(n, -1, dtype=np.int32)
+    depth[s] = 0
+    visited = xp.zeros(n, dtype=bool)
+    visited[s] = True
+    frontier = visited.copy()
+    d = 0
+    while True:  # forward: count shortest paths level by level
+        t = spmv(AT, sigma, sr, row_mask=Bitmask.from_bool(visited), complement=True,
+                 x_active=Bitmask.from_bool(frontier), backend=side)
+        new = (t > 0) & ~visited
+        if not bool(new.any()):
+            break
+        d += 1
+        sigma = xp.where(new, t, sigma)
+        depth[new] = d
+        visited |= new
+        frontier = new
+    delta = xp.zeros(n, dtype=np.float64)
+    for lvl in range(d, 0, -1):  # backward: dependencies, deepest level first
+        here = depth == lvl
+        above = depth == lvl - 1
+        coeff = xp.where(here, (1.0 + delta) / xp.where(here, sigma, 1.0), 0.0)
+        t = spmv(A, coeff, sr, row_mask=Bitmask.from_bool(above), x_active=Bitmask.from_bool(here),
+                 backend=side)
+        delta = xp.where(above, sigma * t, delta)
+    if endpoints:
+        reached = visited.copy()
+        reached[s] = False
+        bc = bc + xp.where(reached, delta + 1.0, 0.0)
+        bc[s] += float(int(visited.sum()) - 1)
+    else:
+        delta[s] = 0.0
+        bc = bc + delta
+    return bc
+
+
+def _rescale(xp, bc, n, *, normalized, directed, endpoints, sampled):
+    """networkx's ``_rescale`` (3.6), vectorised."""
+    k = None if sampled is None else len(sampled)
+    N = n if endpoints else n - 1
+    if N < 2:
+        return bc
+    K_source = N if k is None else k
+    if k is None or endpoints:
+        if normalized:
+            scale = 1 / (K_source * (N - 1))
+        else:
+            correction = 1 if directed else 2
+            scale = N / (K_source * correction)
+        return bc * scale if scale != 1 else bc
+    if normalized:
+        scale_source = 1 / ((K_source - 1) * (N - 1)) if K_source > 1 else math.nan
+        scale_nonsource = 1 / (K_source * (N - 1))
+    else:
+        correction = 1 if directed else 2
+        scale_source = N / ((K_source - 1) * correction) if K_source > 1 else math.nan
+        scale_nonsource = N / (K_source * correction)
+    scale = xp.full(n, scale_nonsource, dtype=np.float64)
+    scale[xp.asarray(np.asarray(sampled, dtype=np.int64))] = scale_source
+    return bc * scale

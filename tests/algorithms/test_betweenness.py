@@ -1,0 +1,111 @@
+"""Betweenness centrality against networkx.betweenness_centrality (same normalization, same
+sampling for a given seed)."""
+
+import random
+
+import numpy as np
+import pytest
+
+import hpgraph as hp
+from hpgraph.exceptions import InvalidValue
+
+nx = pytest.importorskip("networkx")
+
+
+def nx_bc(cases, case, **kw):
+    H = cases.to_networkx(case)
+    ref = nx.betweenness_centrality(H, **kw)
+    return np.array([ref[v] for v in range(case.n)], dtype=np.float64)
+
+
+@pytest.mark.cases(max_n=100)
+def test_betweenness_matches_networkx(graph_case, backend_name, cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    got = cases.host(hp.betweenness_centrality(G, backend=backend_name))
+    assert got.dtype == np.float64 and got.shape == (case.n,)
+    np.testing.assert_allclose(got, nx_bc(cases, case), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.cases(max_n=40, min_n=3)
+@pytest.mark.parametrize("normalized", [True, False])
+@pytest.mark.parametrize("endpoints", [False, True])
+def test_betweenness_options(graph_case, normalized, endpoints, backend_name, cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    got = cases.host(hp.betweenness_centrality(G, normalized=normalized, endpoints=endpoints,
+                                               backend=backend_name))
+    ref = nx_bc(cases, case, normalized=normalized, endpoints=endpoints)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.cases(min_n=5, max_n=260)
+@pytest.mark.parametrize("endpoints", [False, True])
+def test_betweenness_sampled_same_seed_as_networkx(graph_case, endpoints, backend_name, cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    k = max(2, case.n // 4)
+    for normalized in (True, False):
+        got = cases.host(hp.betweenness_centrality(G, k=k, seed=42, normalized=normalized,
+                                                   endpoints=endpoints, backend=backend_name))
+        ref = nx_bc(cases, case, k=k, seed=42, normalized=normalized, endpoints=endpoints)
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, equal_nan=True)
+    # a random.Random instance as seed, consumed the same way
+    got = cases.host(hp.betweenness_centrality(G, k=k, seed=random.Random(5), backend=backend_name))
+    ref = nx_bc(cases, case, k=k, seed=random.Random(5))
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def test_betweenness_k_one_and_k_n(cases):
+    case = [c for c in cases.graph_cases() if c.name == "er-0-n30-m45-u"][0]
+    G = cases.to_graph(case)
+    got = hp.betweenness_centrality(G, k=1, seed=3, backend="cpu")
+    ref = nx_bc(cases, case, k=1, seed=3)
+    np.testing.assert_allclose(got, ref, equal_nan=True)
+    assert np.isnan(got).sum() == 1
+    np.testing.assert_allclose(hp.betweenness_centrality(G, k=case.n, seed=1, backend="cpu"),
+                               nx_bc(cases, case))
+
+
+def test_betweenness_path_and_star(backend_name):
+    P = hp.generators.path(5, backend="cpu")
+    got = cases_host(hp.betweenness_centrality(P, normalized=False, backend=backend_name))
+    np.testing.assert_allclose(got, [0, 3, 4, 3, 0])
+    S = hp.generators.star(6, backend="cpu")
+    got = cases_host(hp.betweenness_centrality(S, backend=backend_name))
+    np.testing.assert_allclose(got, [1, 0, 0, 0, 0, 0])
+
+
+def cases_host(a):
+    if hasattr(a, "__cuda_array_interface__"):
+        import cupy
+
+        return cupy.asnumpy(a)
+    return np.asarray(a)
+
+
+def test_betweenness_duplicate_edges_kept_in_graph(cases):
+    case = [c for c in cases.graph_cases() if c.name == "loops-dups-d"][0]
+    G = cases.to_graph(case, duplicates="keep")
+    assert G.num_edges > len(cases.directed_edges(case)[0])  # really stores repeats
+    np.testing.assert_allclose(hp.betweenness_centrality(G, backend="cpu"), nx_bc(cases, case),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_betweenness_networkx_input(cases):
+    case = [c for c in cases.graph_cases() if c.name == "components-1-d"][0]
+    H = cases.to_networkx(case)
+    got = hp.betweenness_centrality(H, backend="cpu")
+    np.testing.assert_allclose(got, nx_bc(cases, case), rtol=1e-9, atol=1e-12)
+
+
+def test_betweenness_bad_input():
+    G = hp.generators.path(4, backend="cpu")
+    with pytest.raises(NotImplementedError, match="weight"):
+        hp.betweenness_centrality(G, weight="weight")
+    with pytest.raises(InvalidValue):
+        hp.betweenness_centrality(G, k=5, backend="cpu")
+    with pytest.raises(InvalidValue):
+        hp.betweenness_centrality(G, k=0, backend="cpu")
+    with pytest.raises(InvalidValue):
+        hp.betweenness_centrality(G, k=1.5, backend="cpu")
