@@ -17,7 +17,7 @@ import numpy as np
 
 from . import backend, dtypes
 from .exceptions import DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph, InvalidValue
-from .formats import COO, CSR, HYB, SparseMatrix, from_any, from_scipy
+from .formats import COO, CSR, HYB, from_any, from_scipy
 from .formats._base import first_bad, freeze, side_of
 from .formats.convert import is_sparse_input
 from .formats.coo import DUPLICATE_POLICIES

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend, dtypes
-from ..exceptions import DimensionMismatch, DomainMismatch, InvalidGraph, InvalidValue
+from ..exceptions import DomainMismatch, InvalidGraph, InvalidValue
 
 #: format name -> class, filled by ``SparseMatrix.__init_subclass__``.
 _REGISTRY: dict = {}
@@ -209,10 +209,6 @@ def first_bad(xp, bad) -> int:
     flatnonzero rather than argmax: it is defined for bool arrays on both backends.
     """
     return int(xp.flatnonzero(bad)[0])
-
-
-def ones_values(xp, n_or_shape, dtype):
-    return xp.ones(n_or_shape, dtype=dtype)
 
 
 # ---------------------------------------------------------------------------------------
@@ -481,8 +477,3 @@ def cupyx_values(m, xp):
     if v.dtype.kind in "iu":
         v = v.astype(np.float64)
     return v
-
-
-def require_same_shape(a, b, what: str):
-    if a.shape != b.shape:
-        raise DimensionMismatch(f"{what}: shapes differ, {a.shape} and {b.shape}")

@@ -215,18 +215,38 @@ class COO(SparseMatrix):
         return COO._new(out_row, out_col, out_val, self._shape, True)
 
 
+_REDUCEAT = {  # (how, is_bool) -> numpy ufunc whose reduceat combines one group
+    ("sum", False): np.add, ("min", False): np.minimum, ("max", False): np.maximum,
+    ("sum", True): np.logical_or, ("min", True): np.logical_and, ("max", True): np.logical_or,
+}
+
+
 def _combine(xp, how, val, new, starts, ends, ngroups):
-    """One value per group of equal (row, col); groups are contiguous runs of ``val``."""
+    """One value per group of equal (row, col); groups are contiguous runs of ``val``.
+
+    NaN values give an unspecified result (Graph.from_edges rejects them).
+    """
     if how == "first":
         return val[starts]
     if how == "last":
         return val[ends]
+    if xp is np:
+        # O(nnz) and sequential in entry order; the device uses the generic path below.
+        ufunc = _REDUCEAT[(how, val.dtype.kind == "b")]
+        return ufunc.reduceat(val, starts).astype(val.dtype, copy=False)
+    return _combine_generic(xp, how, val, new, starts, ends, ngroups)
+
+
+def _combine_generic(xp, how, val, new, starts, ends, ngroups):
+    """sum / min / max with sorts, cumsums and bincounts only (runs on cupy as on numpy)."""
     group = xp.cumsum(new, dtype=np.int64) - 1
-    if how == "sum":
-        kind = val.dtype.kind
-        if kind == "b":
-            # logical or: a group is True when any of its entries is.
+    kind = val.dtype.kind
+    if kind == "b":
+        # logical or / and: count the True (or False) entries of each group.
+        if how in ("sum", "max"):
             return xp.bincount(group, weights=val.astype(np.float64), minlength=ngroups) > 0
+        return xp.bincount(group, weights=(~val).astype(np.float64), minlength=ngroups) == 0
+    if how == "sum":
         if kind in "iu":
             # Exact in modular arithmetic: the difference of running sums in the value's
             # own dtype equals the (wrapping) group sum.
@@ -237,11 +257,6 @@ def _combine(xp, how, val, new, starts, ends, ngroups):
             return (total - prev).astype(val.dtype)
         # Floats: bincount accumulates in float64, then cast back.
         return xp.bincount(group, weights=val, minlength=ngroups).astype(val.dtype)
-    if val.dtype.kind == "b":
-        # bool min = all, max = any: counting avoids sorting bools (and works on both backends)
-        if how == "max":
-            return xp.bincount(group, weights=val.astype(np.float64), minlength=ngroups) > 0
-        return xp.bincount(group, weights=(~val).astype(np.float64), minlength=ngroups) == 0
     # min / max: order each group by value (two stable sorts), then take its first / last.
     order = stable_argsort(xp, val)
     order = order[stable_argsort(xp, group[order])]
