@@ -21,6 +21,7 @@ class SSSP(hp.VertexProgram):
 
     edges = "in"
     properties = {"dist": ("float32", np.inf)}
+    edge_dtype = "float32"        # weights are read as float32 whatever the graph stores
     reduce = "min"
     # update(v, +inf) = min(v.dist, inf) = v.dist: vertices that received nothing are skipped
     apply_to = "received"
@@ -44,6 +45,7 @@ class SSSP64(SSSP):
     """The same in float64 (for comparisons with SciPy at full precision)."""
 
     properties = {"dist": ("float64", np.inf)}
+    edge_dtype = "float64"
 
     def init(self, graph, source=0):
         props, active = super().init(graph, source)

@@ -231,7 +231,7 @@ class _Run:
         return g
 
     def read_state(self):
-        return self.st.get(stream=self.stream).astype(np.int64)
+        return self.cp.asnumpy(self.st, stream=self.stream).astype(np.int64)
 
     # ---- the loop ------------------------------------------------------------------------
     def loop(self):
@@ -302,7 +302,7 @@ class _Run:
     def _history(self, start, stop):
         if stop <= start:
             return []
-        h = self.hist.get(stream=self.stream).reshape(HIST_CAP, 3).astype(np.int64)
+        h = self.cp.asnumpy(self.hist, stream=self.stream).reshape(HIST_CAP, 3).astype(np.int64)
         idx = np.arange(start, stop) % HIST_CAP
         return [tuple(h[i]) for i in idx]
 

@@ -1,0 +1,139 @@
+"""GPU-only engine tests: GPU == CPU on larger graphs, blind batches, CUDA graphs, syncs.
+
+These exercise what the small cases cannot: many supersteps (blind batches of push
+supersteps, replayed as CUDA graphs), frontiers that grow past the push threshold inside a
+blind batch (device-side abort, then pull), HYB COO tails (hubs), and both gather sides.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hpgraph as hp
+
+from examples.bfs import BFSDepth
+from examples.out_degree import OutDegree
+from examples.pagerank import PageRank
+from examples.sssp import SSSP
+from examples.widest_path import MinLabelBelow, WidestPath
+
+pytestmark = pytest.mark.gpu
+
+
+def _host(a):
+    return np.asarray(hp.backend.to_host(a))
+
+
+def _skewed(n=4000, m=40000, seed=1, directed=True):
+    rng = np.random.default_rng(seed)
+    # power-law-ish: a few hubs with long rows (HYB COO tail) and many short rows
+    s = (rng.pareto(1.2, m) * 10).astype(np.int64) % n
+    d = rng.integers(0, n, m)
+    w = rng.integers(1, 65, m).astype(np.float32)
+    return hp.Graph.from_edges(s, d, w, num_vertices=n, directed=directed)
+
+
+def _both(prog, G, **kw):
+    a = hp.run(prog, G, backend="cpu", **kw)
+    b = hp.run(prog, G.to_device(), backend="gpu", **kw)
+    return a, b
+
+
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+def test_sssp_skewed_gpu_equals_cpu(direction):
+    G = _skewed()
+    assert G.hyb("AT").coo.nnz > 0          # the COO tail kernel runs
+    a, b = _both(SSSP, G, source=3, direction=direction)
+    np.testing.assert_array_equal(_host(b.dist), a.dist)
+    assert b.supersteps == a.supersteps
+    assert b.active == a.active
+
+
+def test_auto_mixes_directions_and_blind_batches_abort():
+    G = _skewed(20000, 200000, seed=5, directed=False)
+    a, b = _both(SSSP, G, source=0)
+    np.testing.assert_array_equal(_host(b.dist), a.dist)
+    assert "push" in b.directions and "pull" in b.directions
+    assert b.active == a.active
+    assert b.directions == a.directions       # same rule, same inputs
+
+
+def test_long_path_blind_batches_and_graphs():
+    n = 3000
+    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
+                            num_vertices=n, directed=False)
+    for prog, prop in ((SSSP, "dist"), (BFSDepth, "depth")):
+        r = hp.run(prog, G.to_device(), source=0, backend="gpu")
+        assert r.supersteps == n and r.converged
+        np.testing.assert_array_equal(_host(getattr(r, prop)), np.arange(n))
+        assert set(r.directions) == {"push"}
+        assert r.syncs < n // 20               # one counter read per blind batch
+        assert 16 in r.extra["graphs"] or 64 in r.extra["graphs"]
+    # max_iterations inside a blind batch stops exactly there
+    r = hp.run(BFSDepth, G.to_device(), source=0, backend="gpu", max_iterations=1000)
+    d = _host(r.depth)
+    assert r.supersteps == 1000 and not r.converged
+    assert d[1000] == 1000 and d[1001] > n
+
+
+def test_grid_bfs_and_sssp():
+    G = hp.generators.grid_2d(64, 64, backend="cpu")
+    for prog in (BFSDepth, SSSP):
+        a, b = _both(prog, G, source=0)
+        name = "depth" if prog is BFSDepth else "dist"
+        np.testing.assert_array_equal(_host(getattr(b, name)), getattr(a, name))
+        assert b.supersteps == a.supersteps == 127
+
+
+def test_all_edges_and_user_monoid_gpu():
+    G = _skewed(3000, 20000, seed=9)
+    rank = np.random.default_rng(2).permutation(3000)
+    for direction in ("push", "pull", "auto"):
+        a, b = _both(MinLabelBelow, G, ranks=rank, direction=direction)
+        np.testing.assert_array_equal(_host(b.label), a.label)
+        a, b = _both(WidestPath, G, source=1, direction=direction)
+        np.testing.assert_array_equal(_host(b.width), a.width)
+
+
+def test_pagerank_and_out_degree_gpu():
+    G = _skewed(3000, 20000, seed=4)
+    a, b = _both(PageRank(), G)
+    np.testing.assert_allclose(_host(b.rank), a.rank, atol=1e-12)
+    assert abs(b.supersteps - a.supersteps) <= 1
+    a, b = _both(OutDegree, G)
+    np.testing.assert_array_equal(_host(b.degree), a.degree)
+    np.testing.assert_array_equal(_host(b.degree), _host(G.out_degree))
+
+
+def test_apply_all_push_gpu():
+    # apply_to="all" with forced push: APPLY visits every vertex after a push superstep
+    class Count(hp.VertexProgram):
+        properties = {"c": "int32", "hits": "int32"}
+        reduce = "plus"
+        max_iterations = 6
+
+        def init(self, graph):
+            return {"c": np.arange(graph.num_vertices, dtype=np.int32) % 3}
+
+        def gather(src, edge, dst):
+            return 1 if src.c == 0 else 0
+
+        def update(v, y):
+            return {"c": (v.c + 1) % 3, "hits": v.hits + y}
+
+    G = _skewed(2000, 10000, seed=3)
+    for direction in ("push", "pull"):
+        a, b = _both(Count, G, direction=direction)
+        np.testing.assert_array_equal(_host(b.hits), a.hits)
+        np.testing.assert_array_equal(_host(b.c), a.c)
+        assert b.supersteps == 6
+
+
+def test_int64_indices_gpu():
+    rng = np.random.default_rng(0)
+    s, d = rng.integers(0, 500, 3000), rng.integers(0, 500, 3000)
+    G = hp.Graph.from_edges(s, d, rng.integers(1, 9, 3000).astype(np.float32), num_vertices=500,
+                            index_dtype="int64")
+    a, b = _both(SSSP, G, source=0)
+    np.testing.assert_array_equal(_host(b.dist), a.dist)
