@@ -213,28 +213,36 @@ def _as_csr(A):
 
 
 def _mul_fast(mul, in_dtype):
-    """``(ufunc, returns_y)`` for built-in multiplies with a NumPy ufunc of one dtype loop.
+    """How to form the products of a multiply: ``(mode, ufunc)``.
 
-    ``ufunc`` is None when only ``np_call`` can be used; ``returns_y`` marks ``second``/``any``
-    (the product is x[j] itself and the multiply is skipped).
+    ``mode`` is ``"y"`` (built-in ``second``/``any``: the product is ``x[j]`` itself), ``"a"``
+    (``first``: the entry value; ``x`` is not even gathered), ``"one"`` (``pair``), ``"ufunc"``
+    (a built-in whose NumPy form is a ufunc of one dtype loop, applied in place), or ``None``
+    (call ``mul.np_call``: user-defined ops, index ops, casts, non-ufunc built-ins).
     """
-    if getattr(mul, "is_index_op", False):
-        return None, False
-    name = getattr(mul, "name", "")
-    if getattr(mul, "key", None) is not None and not _is_builtin(mul):
-        return None, False
-    base = name.split("[")[0]
-    if base in ("second", "any") and mul.out_dtype == in_dtype:
-        return None, True
-    uf = getattr(mul, "ufunc", None)
-    if isinstance(uf, np.ufunc) and mul.out_dtype == in_dtype and in_dtype.kind != "b":
-        # the bool kinds route to logical ufuncs with casting; let np_call handle them
-        return uf, False
-    return None, False
+    key = getattr(mul, "key", None)
+    parent = getattr(mul, "parent", None)
+    if not (isinstance(key, tuple) and len(key) == 3 and key[0] == "binary"
+            and getattr(parent, "is_builtin", False)):
+        return None, None
+    if mul.is_index_op or np.dtype(mul.out_dtype) != in_dtype or np.dtype(mul.in_dtype) != in_dtype:
+        return None, None
+    name = parent.name
+    if name in ("second", "any"):
+        return "y", None
+    if name == "first":
+        return "a", None
+    if name == "pair":
+        return "one", None
+    from ..ops import _builtins
 
-
-def _is_builtin(op) -> bool:
-    return bool(getattr(op, "builtin", True))
+    spec = _builtins.BINARY.get(name)
+    if spec is None or spec[0] != "same":
+        return None, None
+    f = _builtins.kind_lookup(spec[2], in_dtype)
+    if isinstance(f, np.ufunc) and f.nin == 2 and f.nout == 1:
+        return "ufunc", f
+    return None, None
 
 
 def _identity_array(sr, n: int, dtype) -> np.ndarray:
@@ -248,9 +256,9 @@ def _identity_array(sr, n: int, dtype) -> np.ndarray:
 
 
 def _run_blocks(plan_starts, plan_lengths, bounds, b_lo, b_hi, nnz, indices, values, xin, sr,
-                seg_rows, t_out, mul_ufunc, returns_y, reduce_ufunc):
+                seg_rows, t_out, mode, mul_ufunc, reduce_ufunc):
     """Compute ``t_out[s]`` for the segments of blocks ``[b_lo, b_hi)``."""
-    in_dt = sr.in_dtype
+    in_dt = np.dtype(sr.in_dtype)
     is_index = bool(getattr(sr.mul, "is_index_op", False))
     nseg = len(plan_starts)
     scratch = None
@@ -263,41 +271,51 @@ def _run_blocks(plan_starts, plan_lengths, bounds, b_lo, b_hi, nnz, indices, val
             p0 = int(plan_starts[s0])
             p1 = int(plan_starts[s1]) if s1 < nseg else nnz
             m = p1 - p0
-            cols = indices[p0:p1]
             local = plan_starts[s0:s1] - p0
-            # gather x[j] (cast once per call by the caller)
-            if returns_y or mul_ufunc is not None:
-                if scratch is None or len(scratch) < m:
-                    scratch = np.empty(max(m, BLOCK), dtype=in_dt)
-                xg = scratch[:m]
-                np.take(xin, cols, out=xg, mode="wrap")
+            if mode == "one":
+                prod = np.ones(m, dtype=in_dt)
+            elif mode == "a" and values is not None:
+                prod = values[p0:p1]
+                if prod.dtype != in_dt:
+                    prod = prod.astype(in_dt)
+            elif mode == "a":  # first on a pattern matrix: 1
+                prod = np.ones(m, dtype=in_dt)
             else:
-                xg = np.take(xin, cols, mode="wrap")
-            if returns_y:
-                prod = xg
-            else:
-                if values is None:
-                    a = np.broadcast_to(np.ones(1, dtype=in_dt), (m,))
+                cols = indices[p0:p1]
+                if mode is not None:  # gather x[j] into a reused, cache-resident buffer
+                    if scratch is None or len(scratch) < m:
+                        scratch = np.empty(max(m, BLOCK), dtype=in_dt)
+                    xg = scratch[:m]
+                    np.take(xin, cols, out=xg, mode="wrap")
                 else:
-                    a = values[p0:p1]
-                    if a.dtype != in_dt:
-                        a = a.astype(in_dt)
-                if mul_ufunc is not None:
-                    prod = mul_ufunc(a, xg, out=xg)
+                    xg = np.take(xin, cols, mode="wrap")
+                if mode == "y":
+                    prod = xg
                 else:
-                    if is_index:
-                        i = np.repeat(seg_rows[s0:s1], plan_lengths[s0:s1])
-                        prod = sr.mul.np_call(a, xg, i, cols)
+                    if values is None:
+                        a = np.broadcast_to(np.ones(1, dtype=in_dt), (m,))
                     else:
-                        prod = sr.mul.np_call(a, xg)
-                    prod = np.asarray(prod)
-                    if prod.shape != (m,):
-                        prod = np.broadcast_to(prod, (m,))
+                        a = values[p0:p1]
+                        if a.dtype != in_dt:
+                            a = a.astype(in_dt)
+                    if mode == "ufunc":
+                        prod = mul_ufunc(a, xg, out=xg)
+                    else:
+                        if is_index:
+                            i = np.repeat(seg_rows[s0:s1], plan_lengths[s0:s1])
+                            prod = sr.mul.np_call(a, xg, i, cols)
+                        else:
+                            prod = sr.mul.np_call(a, xg)
+                        prod = np.asarray(prod)
+                        if prod.shape != (m,):
+                            prod = np.broadcast_to(prod, (m,))
             dest = t_out[s0:s1]
             if reduce_ufunc is not None:
                 if prod.dtype != dest.dtype:
                     prod = prod.astype(dest.dtype)
                 reduce_ufunc.reduceat(prod, local, out=dest)
+            elif getattr(sr.add, "terminal_any", False):
+                dest[...] = prod[local]  # any: the first product of each row
             else:
                 dest[...] = sr.add.np_reduce_segments(prod, local, s1 - s0)
 
@@ -316,11 +334,11 @@ def _segments(plan_starts, plan_lengths, bounds, nnz, indices, values, xin, sr, 
     t = np.empty(nseg, dtype=out_dtype)
     if nseg == 0:
         return t
-    mul_ufunc, returns_y = _mul_fast(sr.mul, np.dtype(sr.in_dtype))
+    mode, mul_ufunc = _mul_fast(sr.mul, np.dtype(sr.in_dtype))
     red = _reduce_ufunc(sr.add)
     nblocks = len(bounds) - 1
     args = (plan_starts, plan_lengths, bounds)
-    tail = (nnz, indices, values, xin, sr, seg_rows, t, mul_ufunc, returns_y, red)
+    tail = (nnz, indices, values, xin, sr, seg_rows, t, mode, mul_ufunc, red)
     if threads <= 1 or nblocks < 2 or nnz < PARALLEL_MIN_NNZ:
         _run_blocks(*args, 0, nblocks, *tail)
         return t
