@@ -289,6 +289,8 @@ def _pack(xp, b):
     """Pack a bool array into little-endian uint32 words (bit i % 32 of word i // 32)."""
     n = int(b.shape[0])
     nw = _nwords(n)
+    if n == 0:
+        return xp.zeros(0, dtype=_U32)  # packbits of an empty array keeps its dtype (bool)
     if nw * 32 != n:
         padded = xp.zeros(nw * 32, dtype=bool)
         padded[:n] = b
