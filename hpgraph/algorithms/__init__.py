@@ -10,7 +10,7 @@ import importlib
 _WHERE = {
     "bfs": "bfs", "BFSResult": "bfs",
     "sssp": "sssp", "SSSPResult": "sssp",
-    "widest_path": "widest_path",
+    "widest_path": "widest_path", "WidestPathResult": "widest_path",
     "connected_components": "components",
     "betweenness_centrality": "betweenness",
     "pagerank": "pagerank",

@@ -153,7 +153,7 @@ def bfs_arrays(G, sources, *, direction="auto", side="cpu", A=None, alpha=ALPHA,
         else:
             new, parent = _push_step(xp, A, parent, visited, frontier, m_f, push_kernel, sr)
         level += 1
-        depth[new] = level
+        xp.copyto(depth, np.int32(level), where=new)  # no host sync (a masked store would)
         visited |= new
         frontier = new
         prev_nf = nf
