@@ -184,7 +184,8 @@ class Bitmask:
         if self._n == 0:
             return 0
         table = xp.asarray(_POPCOUNT8)
-        return int(table[self._words.view(xp.uint8)].sum(dtype=np.int64))
+        # signed indices: fancy indexing with them is defined on every backend
+        return int(table[self._words.view(xp.uint8).astype(np.int32)].sum(dtype=np.int64))
 
     def any(self) -> bool:
         return bool(self._words.any()) if self._n else False
