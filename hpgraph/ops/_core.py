@@ -92,6 +92,9 @@ class TypedBinaryOp:
             C expressions of the entry's row index (``i``: row of the first operand's entry)
             and the contracted index (``j``: its column, the second operand's row); only
             index ops read them.
+
+        Operand expressions may be evaluated more than once (``min`` is ``x < y ? x : y``)
+        or not at all (``pair``): pass expressions without side effects.
         """
         return self._c(x, y, i, j)
 
@@ -646,8 +649,8 @@ class Monoid(_OpBase):
             return
         if identity is None:
             raise InvalidValue("Monoid needs an identity value (e.g. 0 for plus, inf for min)")
-        if isinstance(op, (str, BinaryOp)):
-            self.binaryop = lookup_binary(op)
+        if isinstance(op, (str, BinaryOp, TypedBinaryOp)):
+            self.binaryop = _untyped(lookup_binary(_untyped(op)))
         elif callable(op):
             self.binaryop = BinaryOp(op, name=name)
         else:
@@ -719,7 +722,8 @@ class Monoid(_OpBase):
             if self.binaryop.is_builtin:
                 # a user monoid over a built-in op (e.g. max with another identity) keeps its ufunc
                 nm = self.binaryop.name
-                if nm in _b.MONOID_UFUNCS:
+                logical = nm in ("land", "lor", "lxor")
+                if nm in _b.MONOID_UFUNCS and (dt.kind == "b" or not logical):
                     ufunc = _b.kind_lookup(_b.MONOID_UFUNCS[nm], dt)
             atomic = None if dt.itemsize < 4 else "cas"
             if self.binaryop.is_builtin and self.binaryop.name in _b.MONOIDS:
@@ -733,6 +737,15 @@ class Monoid(_OpBase):
                 c_preamble=op.c_preamble, parent=self)
             self._typed[ck] = t
             return t
+
+
+def _untyped(op):
+    """The untyped parent of a typed op (ops are re-typed by the semiring's dtype)."""
+    if isinstance(op, (TypedBinaryOp, TypedMonoid, TypedSemiring)):
+        if op.parent is None:
+            raise UdfTypeError(f"{op!r} has no untyped parent to build from; pass the untyped op")
+        return op.parent
+    return op
 
 
 def _per_dtype(d: dict, dt: np.dtype, what: str, missing_ok=False):
@@ -769,11 +782,9 @@ class Semiring(_OpBase):
         super().__init__(name)
         if add is None or multiply is None:
             raise InvalidValue("Semiring needs both add= (a monoid) and multiply= (a binary op)")
-        self.monoid = lookup_monoid(add)
-        if isinstance(multiply, (str, BinaryOp)):
-            self.binaryop = lookup_binary(multiply)
-        elif callable(multiply):
-            self.binaryop = BinaryOp(multiply)
+        self.monoid = _untyped(lookup_monoid(_untyped(add)))
+        if isinstance(multiply, (str, BinaryOp, TypedBinaryOp)) or callable(multiply):
+            self.binaryop = _untyped(lookup_binary(_untyped(multiply)))
         else:
             raise UdfTypeError(f"Semiring multiply= expects a BinaryOp, a name or a function, "
                                f"got {type(multiply).__name__}")
@@ -931,10 +942,32 @@ def _lookup(kind: str, obj, dtype=None):
                              "hp.Monoid(op, identity)")
     if kind == "binary" and callable(obj) and not isinstance(obj, (Monoid, Semiring, TypedMonoid,
                                                                    TypedSemiring)):
+        known = _known_callable(obj)
+        if known is not None:
+            return _lookup(kind, known, dtype)
         op = BinaryOp(obj)
         return op if dtype is None else op[dtype]
     raise UdfTypeError(f"expected a {kind} (object or name such as {_EXAMPLE[kind]!r}), "
                        f"got {type(obj).__name__}: {obj!r}")
+
+
+def _known_callable(f):
+    """Built-in op name for NumPy ufuncs / Python functions with the same semantics, or None."""
+    import builtins
+    import operator
+
+    table = [(np.add, "plus"), (np.subtract, "minus"), (np.multiply, "times"),
+             (np.fmin, "min"), (np.fmax, "max"), (np.logical_and, "land"),
+             (np.logical_or, "lor"), (np.logical_xor, "lxor"), (np.equal, "eq"),
+             (np.not_equal, "ne"), (np.less, "lt"), (np.less_equal, "le"), (np.greater, "gt"),
+             (np.greater_equal, "ge"), (operator.add, "plus"), (operator.sub, "minus"),
+             (operator.mul, "times"), (operator.eq, "eq"), (operator.ne, "ne"),
+             (operator.lt, "lt"), (operator.le, "le"), (operator.gt, "gt"), (operator.ge, "ge"),
+             (builtins.min, "min"), (builtins.max, "max")]
+    for g, name in table:
+        if f is g:
+            return name
+    return None
 
 
 _EXAMPLE = {"binary": "plus", "monoid": "min", "semiring": "min_plus"}

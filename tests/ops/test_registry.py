@@ -181,3 +181,14 @@ def test_typed_ops_are_cached_and_frozen():
         a.name = "x"
     op = BinaryOp(lambda x, y: x - y)
     assert op[np.float32] is op[np.float32]
+
+
+def test_known_callables_map_to_builtins():
+    import operator
+
+    assert lookup_binary(np.add) is hp.binary.plus
+    assert lookup_binary(operator.mul, np.int32) is hp.binary.times[np.int32]
+    assert lookup_binary(min) is hp.binary.min
+    assert Semiring(add="max", multiply=np.fmin)[np.float32].mul is hp.binary.min[np.float32]
+    s = Semiring(add=hp.monoid.min[np.float64], multiply=hp.binary.plus[np.float64])
+    assert s[np.int32].mul is hp.binary.plus[np.int32]   # typed parts are re-typed
