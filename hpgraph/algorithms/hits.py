@@ -33,7 +33,7 @@ def hits(G, max_iter=100, tol=1e-8, nstart=None, normalized=True, weighted=False
     Parameters
     ----------
     G : Graph, scipy/cupyx sparse matrix or networkx graph
-        Directed or undirected (for an undirected graph hubs equal authorities).
+        Directed or undirected.
     max_iter : int, default 100
         As in networkx: :class:`~hpgraph.exceptions.ConvergenceError` once the iteration
         counter passes ``max_iter`` (at most ``max_iter + 2`` power steps).
@@ -89,7 +89,8 @@ def hits(G, max_iter=100, tol=1e-8, nstart=None, normalized=True, weighted=False
         xlast = x
         x = _spmv.spmv(AT, _spmv.spmv(A, x, sr, backend=side), sr, backend=side)
         m = x.max()
-        x = x / m
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = x / m
         err = float(xp.abs(x - xlast).sum(dtype=np.float64))
         if err < tol:
             break

@@ -1,0 +1,203 @@
+"""Community detection by label propagation (deterministic rules, vectorised on both sides).
+
+Every vertex starts with its own id as label; a vertex's *neighbour labels* are the labels of
+its neighbours (undirected: the simple graph, self-loops and repeats ignored; directed: its
+predecessors and successors, a mutual pair counting twice, as in LDBC Graphalytics' CDLP).
+An *update* gives the vertex the most frequent neighbour label; a vertex without neighbours
+keeps its label.  Two schedules:
+
+``mode="semi-synchronous"`` (default; Cordasco and Gargano, 2010, the schedule of
+``networkx.label_propagation_communities``)
+    The vertices are coloured so that neighbours differ in colour; an iteration updates the
+    colour classes one after the other, each class all at once (its vertices are not
+    adjacent, so this equals updating them one by one).  Tie rule "Prec-Min": a vertex keeps
+    its label when that label is among the most frequent, else takes the smallest of them.
+    The run stops when an iteration changes no label -- then every vertex's label is among
+    its most frequent neighbour labels (networkx's stopping rule) -- or after ``max_iter``
+    iterations.  The colouring is Jones-Plassmann's: in round ``r`` every uncoloured vertex
+    whose priority exceeds those of all its uncoloured neighbours gets colour ``r`` (one
+    max-second SpMV per round); priorities are a bijective 64-bit hash of the vertex id and
+    ``seed``, so they are distinct and the run is deterministic.  networkx colours greedily
+    (a sequential algorithm), so communities may differ from networkx's on ambiguous graphs.
+``mode="synchronous"``
+    LDBC Graphalytics CDLP: every vertex updates at once from the previous labels, ties to the
+    smallest label; stops when no label changes or after ``max_iter`` iterations.
+    Synchronous updates can oscillate (on bipartite parts: a star swaps its centre's and
+    leaves' labels forever), which is why the default is semi-synchronous.
+
+Labels are vertex ids, so the label of a vertex is the id of a vertex in its (weakly)
+connected component.  The mode of a multiset is not a monoid, so the update is not an SpMV:
+it sorts ``(vertex, neighbour label)`` keys and counts runs (the sort-based CDLP of LAGraph),
+vectorised with NumPy or CuPy; the colouring runs on the engine's SpMV.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend as _backend
+from ..exceptions import InvalidValue
+from ._common import finish, prepare
+from .triangles import simple_matrix, simple_pairs
+
+__all__ = ["label_propagation", "MODES", "priorities"]
+
+MODES = ("semi-synchronous", "synchronous")
+
+_GOLDEN = 0x9E3779B97F4A7C15
+_M1 = 0xBF58476D1CE4E5B9
+_M2 = 0x94D049BB133111EB
+_MASK = (1 << 64) - 1
+
+
+def priorities(n: int, seed, xp=np):
+    """Distinct int64 priorities of vertices ``0..n-1`` (splitmix64 of ``v + golden*(seed+1)``).
+
+    Every step is a bijection of 64-bit words, so the priorities are distinct.
+    """
+    s = 0 if seed is None else int(seed)
+    off = np.uint64((_GOLDEN * (s + 1)) & _MASK)
+    z = xp.arange(n, dtype=np.uint64) + off
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(_M1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(_M2)
+    z = z ^ (z >> np.uint64(31))
+    return z.view(np.int64)
+
+
+def _scatter(xp, op, target, idx, vals):
+    """``target[idx] = op(target[idx], vals)`` with repeats (max or min), in place."""
+    if xp is np:
+        (np.maximum if op == "max" else np.minimum).at(target, idx, vals)
+    else:
+        import cupyx
+
+        (cupyx.scatter_max if op == "max" else cupyx.scatter_min)(target, idx, vals)
+
+
+def _update(xp, n, rows, cols, labels, prec):
+    """New labels of the vertices in ``rows`` (edge list ``rows[e] -> cols[e]``).
+
+    Returns ``(vertices, labels)`` for the vertices with at least one neighbour.
+    """
+    if rows.shape[0] == 0:
+        e = xp.zeros(0, dtype=np.int64)
+        return e, labels[:0]
+    key = rows * n + labels[cols].astype(np.int64)
+    uk, cnt = xp.unique(key, return_counts=True)           # sorted by (vertex, label)
+    vk = uk // n
+    lk = (uk % n).astype(labels.dtype)
+    maxc = xp.zeros(n, dtype=cnt.dtype)
+    _scatter(xp, "max", maxc, vk, cnt)
+    is_max = cnt == maxc[vk]
+    big = np.iinfo(labels.dtype).max
+    best = xp.full(n, big, dtype=labels.dtype)
+    _scatter(xp, "min", best, vk[is_max], lk[is_max])
+    if prec:
+        own = is_max & (lk == labels[vk])
+        keep = vk[own]
+        best[keep] = labels[keep]
+    verts = vk[xp.concatenate([xp.ones(1, dtype=bool), vk[1:] != vk[:-1]])]
+    return verts, best[verts]
+
+
+def _colouring(G, side, seed):
+    """Colour of every vertex (int64, Jones-Plassmann rounds on max_second SpMVs) and count."""
+    from .. import ops
+    from .. import spmv as _spmv
+
+    xp = G.xp
+    n = G.num_vertices
+    S = simple_matrix(G)
+    prio = priorities(n, seed, xp)
+    sr = ops.lookup_semiring("max_second[int64]")
+    colour = xp.full(n, -1, dtype=np.int64)
+    uncol = xp.ones(n, dtype=bool)
+    r = 0
+    while bool(uncol.any()):
+        nb = _spmv.spmv(S, prio, sr, x_active=uncol, row_mask=uncol, backend=side)
+        sel = uncol & (prio > nb)
+        colour[sel] = r
+        uncol &= ~sel
+        r += 1
+    return colour, r
+
+
+def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", backend=None,
+                      to=None):
+    """Community label of every vertex by label propagation.
+
+    Parameters
+    ----------
+    G : Graph, scipy/cupyx sparse matrix or networkx graph
+        Undirected or directed (see the module docstring).  Weights are ignored.
+    max_iter : int, default 100
+        Iterations at most (one iteration updates every vertex once).  The labels reached are
+        returned even when they still change (no error: label propagation is a heuristic).
+    seed : int, optional
+        Changes the colouring's priorities (``mode="semi-synchronous"``); the result is a
+        deterministic function of the graph and ``seed``.  Ignored by the synchronous mode.
+    mode : {"semi-synchronous", "synchronous"}
+        See the module docstring.
+    backend : {"auto", "cpu", "gpu", None}
+    to : {None, "numpy", "cupy"}
+        Where the result goes (default: the input's side).
+
+    Returns
+    -------
+    array of int32 (int64 beyond 2**31 - 1 vertices), length n
+        ``labels[v]`` is a vertex id; vertices with the same label form a community.
+
+    Examples
+    --------
+    >>> import numpy as np, hpgraph as hp
+    >>> src, dst = [0, 0, 1, 3, 3, 4], [1, 2, 2, 4, 5, 5]          # two triangles
+    >>> G = hp.Graph.from_edges(src, dst, num_vertices=6, directed=False, backend="cpu")
+    >>> hp.label_propagation(G, backend="cpu")
+    array([0, 0, 0, 3, 3, 3], dtype=int32)
+    """
+    if mode not in MODES:
+        raise InvalidValue(f"mode must be one of {MODES}, got {mode!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
+        raise InvalidValue(f"max_iter must be a non-negative int, got {max_iter!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise InvalidValue(f"seed must be a non-negative int or None, got {seed!r}")
+    G, side, on_dev = prepare(G, backend)
+    xp = G.xp
+    n = G.num_vertices
+    ldt = np.int32 if n < 2**31 - 1 else np.int64
+    labels = xp.arange(n, dtype=ldt)
+    if n == 0 or max_iter == 0:
+        return finish(labels, on_dev, to)
+    r, c, cnt = simple_pairs(G, symmetrize=G.directed)
+    if cnt is not None and r.shape[0]:
+        two = cnt == 2            # a mutual pair: its label counts twice
+        r, c = xp.concatenate([r, r[two]]), xp.concatenate([c, c[two]])
+    if mode == "synchronous":
+        for _ in range(int(max_iter)):
+            verts, new = _update(xp, n, r, c, labels, prec=False)
+            changed = bool((labels[verts] != new).any()) if verts.shape[0] else False
+            if not changed:
+                break
+            labels = labels.copy()
+            labels[verts] = new
+        return finish(labels, on_dev, to)
+
+    colour, ncol = _colouring(G, side, seed)
+    # edges grouped by the colour of their row, once
+    order = xp.argsort(colour[r])
+    r, c = r[order], c[order]
+    offs = np.zeros(ncol + 1, dtype=np.int64)
+    if r.shape[0]:
+        offs[1:] = np.cumsum(_backend.to_host(xp.bincount(colour[r], minlength=ncol)))
+    classes = [(int(offs[k]), int(offs[k + 1])) for k in range(ncol) if offs[k + 1] > offs[k]]
+    for _ in range(int(max_iter)):
+        changed = xp.zeros((), dtype=bool)
+        for lo, hi in classes:
+            verts, new = _update(xp, n, r[lo:hi], c[lo:hi], labels, prec=True)
+            diff = labels[verts] != new
+            changed |= diff.any()
+            labels[verts] = new
+        if not bool(changed):
+            break
+    return finish(labels, on_dev, to)

@@ -1,0 +1,99 @@
+"""HITS against networkx (its power iteration ``_hits_scipy``, and ``hits`` where it is
+well-defined), both backends."""
+
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+from networkx.algorithms.link_analysis.hits_alg import _hits_scipy
+
+import hpgraph as hp
+from hpgraph.exceptions import ConvergenceError, InvalidValue
+
+
+def host(a):
+    return hp.backend.to_host(a)
+
+
+def nx_reference(H, n, **kw):
+    """(hubs, authorities) arrays, or the exception class networkx raised."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # x /= 0 on edgeless graphs
+        try:
+            h, a = _hits_scipy(H, **kw)
+        except nx.PowerIterationFailedConvergence:
+            return ConvergenceError
+    return np.array([h[i] for i in range(n)]), np.array([a[i] for i in range(n)])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_hits_matches_networkx(graph_case, backend_name, cases, weighted):
+    case = graph_case
+    if weighted and not case.weighted:
+        pytest.skip("unweighted case")
+    G = cases.to_graph(case, backend_name)
+    H = cases.to_networkx(case if weighted else case._replace(weights=None))
+    if case.n == 0:
+        h, a = hp.hits(G, backend=backend_name)
+        assert host(h).shape == (0,) and host(a).shape == (0,)
+        return
+    ref = nx_reference(H, case.n, tol=1e-8, max_iter=100)
+    if ref is ConvergenceError:
+        with pytest.raises(ConvergenceError):
+            hp.hits(G, weighted=weighted, backend=backend_name)
+        return
+    h, a = hp.hits(G, weighted=weighted, backend=backend_name)
+    h, a = host(h), host(a)
+    assert h.dtype == np.float64 and a.shape == (case.n,)
+    np.testing.assert_allclose(h, ref[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(a, ref[1], rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.cases(min_n=5, max_n=100)
+def test_hits_options(graph_case, backend_name, cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    H = cases.to_networkx(case._replace(weights=None))
+    nst = {0: 1.0, case.n - 1: 2.0, 2: 0.5}
+    for kw in ({"normalized": False}, {"nstart": nst}, {"tol": 1e-4, "max_iter": 10}):
+        ref = nx_reference(H, case.n, **{"tol": 1e-8, "max_iter": 100, **kw})
+        if ref is ConvergenceError:
+            with pytest.raises(ConvergenceError):
+                hp.hits(G, backend=backend_name, **kw)
+            continue
+        h, a = hp.hits(G, backend=backend_name, **kw)
+        np.testing.assert_allclose(host(h), ref[0], rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(host(a), ref[1], rtol=1e-6, atol=1e-9)
+
+
+def test_hits_matches_networkx_svd_version(backend_name):
+    """Where the leading singular value is simple, networkx.hits (ARPACK) agrees too."""
+    H = nx.gnp_random_graph(60, 0.1, seed=11, directed=True)
+    h_ref, a_ref = nx.hits(H)
+    h, a = hp.hits(H, backend=backend_name)
+    np.testing.assert_allclose(host(h), [h_ref[i] for i in range(60)], atol=1e-6)
+    np.testing.assert_allclose(host(a), [a_ref[i] for i in range(60)], atol=1e-6)
+
+
+def test_hits_errors(backend_name):
+    empty = hp.Graph.from_edges([], [], num_vertices=4, backend="cpu")
+    with pytest.raises(ConvergenceError, match="no edges"):
+        hp.hits(empty, backend=backend_name)
+    G = hp.generators.path(5, directed=True, backend="cpu")
+    for kw in ({"max_iter": -1}, {"tol": -1.0}, {"nstart": [1.0, 2.0]}, {"nstart": {0: -1.0}},
+               {"dtype": np.int64}):
+        with pytest.raises(InvalidValue):
+            hp.hits(G, backend=backend_name, **kw)
+    neg = hp.Graph.from_edges([0, 1], [1, 2], weights=[1.0, -2.0], num_vertices=3, backend="cpu")
+    with pytest.raises(InvalidValue):
+        hp.hits(neg, weighted=True, backend=backend_name)
+
+
+def test_hits_float32(backend_name):
+    G = hp.generators.rmat(8, seed=3, directed=True, backend="cpu")
+    h64, a64 = hp.hits(G, backend=backend_name, tol=1e-6)
+    h32, a32 = hp.hits(G, backend=backend_name, tol=1e-6, dtype=np.float32)
+    assert host(h32).dtype == np.float32
+    np.testing.assert_allclose(host(a32), host(a64), atol=1e-5)
+    np.testing.assert_allclose(host(h32), host(h64), atol=1e-5)

@@ -1,0 +1,174 @@
+"""Label propagation against plain-Python references of the same deterministic rules, plus
+sanity properties, both backends."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csg
+
+import hpgraph as hp
+from hpgraph.exceptions import InvalidValue
+
+MASK = (1 << 64) - 1
+
+
+def host(a):
+    return hp.backend.to_host(a)
+
+
+def py_priority(v, seed):
+    z = (v + 0x9E3779B97F4A7C15 * ((0 if seed is None else seed) + 1)) & MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)   # compared as signed 64-bit below
+
+
+def signed(z):
+    return z - (1 << 64) if z >= 1 << 63 else z
+
+
+def neighbour_lists(cases, case):
+    """Multiset of neighbour ids per vertex: distinct non-loop neighbours (undirected), or
+    predecessors + successors with a mutual pair twice (directed)."""
+    s, d, _ = cases.directed_edges(case)
+    nb = [[] for _ in range(case.n)]
+    for u, v in zip(s.tolist(), d.tolist()):
+        if u == v:
+            continue
+        nb[u].append(v)
+        if case.directed:
+            nb[v].append(u)
+    return nb
+
+
+def py_colouring(nb, n, seed):
+    prio = [signed(py_priority(v, seed)) for v in range(n)]
+    colour = [-1] * n
+    r = 0
+    while any(c < 0 for c in colour):
+        sel = [v for v in range(n) if colour[v] < 0
+               and all(prio[v] > prio[u] for u in nb[v] if colour[u] < 0)]
+        for v in sel:
+            colour[v] = r
+        r += 1
+    return colour, r
+
+
+def most_frequent(labels, nbs):
+    cnt = Counter(labels[u] for u in nbs)
+    mx = max(cnt.values())
+    return [lab for lab, k in cnt.items() if k == mx]
+
+
+def py_semi_sync(nb, n, max_iter, seed):
+    colour, ncol = py_colouring(nb, n, seed)
+    labels = list(range(n))
+    for _ in range(max_iter):
+        changed = False
+        for c in range(ncol):
+            for v in range(n):                       # one by one within the class
+                if colour[v] != c or not nb[v]:
+                    continue
+                best = most_frequent(labels, nb[v])
+                new = labels[v] if labels[v] in best else min(best)
+                if new != labels[v]:
+                    labels[v], changed = new, True
+        if not changed:
+            break
+    return np.array(labels)
+
+
+def py_sync(nb, n, max_iter):
+    labels = list(range(n))
+    for _ in range(max_iter):
+        new = [min(most_frequent(labels, nb[v])) if nb[v] else labels[v] for v in range(n)]
+        if new == labels:
+            break
+        labels = new
+    return np.array(labels)
+
+
+@pytest.mark.cases(max_n=300)
+def test_semi_synchronous_matches_reference(graph_case, backend_name, cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    nb = neighbour_lists(cases, case)
+    for seed in (None, 7):
+        lab = host(hp.label_propagation(G, seed=seed, backend=backend_name))
+        assert lab.dtype == np.int32 and lab.shape == (case.n,)
+        np.testing.assert_array_equal(lab, py_semi_sync(nb, case.n, 100, seed))
+
+
+@pytest.mark.cases(max_n=300)
+def test_synchronous_matches_reference(graph_case, backend_name, cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    nb = neighbour_lists(cases, case)
+    for max_iter in (1, 3, 30):
+        lab = host(hp.label_propagation(G, max_iter=max_iter, mode="synchronous",
+                                        backend=backend_name))
+        np.testing.assert_array_equal(lab, py_sync(nb, case.n, max_iter))
+
+
+@pytest.mark.parametrize("mode", ["semi-synchronous", "synchronous"])
+def test_labels_stay_in_component(graph_case, backend_name, cases, mode):
+    case = graph_case
+    lab = host(hp.label_propagation(cases.to_graph(case, backend_name), mode=mode,
+                                    backend=backend_name))
+    if case.n == 0:
+        return
+    _, comp = csg.connected_components(cases.to_scipy(case), directed=True, connection="weak")
+    assert np.all((lab >= 0) & (lab < case.n))
+    np.testing.assert_array_equal(comp[lab], comp)
+    # a semi-synchronous fixed point: every label is among the most frequent of its neighbours
+    if mode == "semi-synchronous":
+        nb = neighbour_lists(cases, case)
+        for v in range(case.n):
+            if nb[v]:
+                assert lab[v] in most_frequent(lab, nb[v])
+            else:
+                assert lab[v] == v
+
+
+@pytest.mark.parametrize("mode", ["semi-synchronous", "synchronous"])
+def test_two_cliques_two_communities(backend_name, mode):
+    i, j = np.triu_indices(6, 1)
+    s = np.concatenate([i, i + 6])
+    d = np.concatenate([j, j + 6])
+    perm = np.random.default_rng(1).permutation(13)   # 13 vertices: one isolated
+    G = hp.Graph.from_edges(perm[s], perm[d], num_vertices=13, directed=False, backend="cpu")
+    lab = host(hp.label_propagation(G, mode=mode, backend=backend_name))
+    assert len(set(lab[perm[:6]])) == 1 and len(set(lab[perm[6:12]])) == 1
+    assert lab[perm[0]] != lab[perm[6]]
+    assert lab[perm[12]] == perm[12]
+    assert len(np.unique(lab)) == 3
+
+
+def test_semi_synchronous_settles_where_synchronous_oscillates(backend_name):
+    S = hp.generators.star(8, backend="cpu")
+    lab = host(hp.label_propagation(S, backend=backend_name))
+    assert len(np.unique(lab)) == 1
+    osc = host(hp.label_propagation(S, mode="synchronous", max_iter=11, backend=backend_name))
+    assert len(np.unique(osc)) == 2      # centre and leaves keep swapping
+
+
+def test_label_propagation_rmat(backend_name):
+    G = hp.generators.rmat(10, seed=3, backend="cpu")
+    lab = host(hp.label_propagation(G, backend=backend_name))
+    A = G.to_scipy()
+    _, comp = csg.connected_components(A, directed=False)
+    np.testing.assert_array_equal(comp[lab], comp)
+    assert len(np.unique(lab)) < G.num_vertices // 2
+    if backend_name == "gpu":
+        np.testing.assert_array_equal(lab, hp.label_propagation(G, backend="cpu"))
+
+
+def test_label_propagation_arguments():
+    G = hp.generators.path(4, backend="cpu")
+    for kw in ({"mode": "async"}, {"max_iter": -1}, {"seed": -3}, {"seed": 1.5}):
+        with pytest.raises(InvalidValue):
+            hp.label_propagation(G, backend="cpu", **kw)
+    np.testing.assert_array_equal(hp.label_propagation(G, max_iter=0, backend="cpu"), np.arange(4))
+    E = hp.Graph.from_edges([], [], num_vertices=0, directed=False, backend="cpu")
+    assert hp.label_propagation(E, backend="cpu").shape == (0,)
