@@ -28,6 +28,11 @@ from ._common import finish, prepare
 
 __all__ = ["betweenness_centrality"]
 
+#: GPU kernel layout of the masked SpMVs (forward: unvisited rows only; backward: one level's
+#: rows only).  The vector CSR kernel skips masked rows without reading them; the load-balanced
+#: kernel that ``"auto"`` picks on skewed graphs reads every stored entry.  None = auto.
+SPMV_FORMAT = "csr_vector:8"
+
 
 def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=False, weight=None,
                            backend=None, to=None):
@@ -156,7 +161,7 @@ def _accumulate(A, AT, n, xp, s, bc, endpoints, side):
     d = 0
     while True:  # forward: count shortest paths level by level
         t = spmv(AT, sigma, sr, row_mask=Bitmask.from_bool(visited), complement=True,
-                 x_active=Bitmask.from_bool(frontier), backend=side)
+                 x_active=Bitmask.from_bool(frontier), backend=side, format=SPMV_FORMAT)
         new = (t > 0) & ~visited
         if not bool(new.any()):
             break
@@ -171,7 +176,7 @@ def _accumulate(A, AT, n, xp, s, bc, endpoints, side):
         above = depth == lvl - 1
         coeff = xp.where(here, (1.0 + delta) / xp.where(here, sigma, 1.0), 0.0)
         t = spmv(A, coeff, sr, row_mask=Bitmask.from_bool(above), x_active=Bitmask.from_bool(here),
-                 backend=side)
+                 backend=side, format=SPMV_FORMAT)
         delta = xp.where(above, sigma * t, delta)
     if endpoints:
         reached = visited.copy()

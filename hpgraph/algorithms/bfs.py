@@ -41,6 +41,12 @@ BETA = 18.0
 
 DIRECTIONS = ("auto", "push", "pull")
 
+#: GPU kernel layout of the bottom-up SpMV.  The vector CSR kernel skips masked (visited) rows
+#: without reading them and stops each lane at its first hit (``any`` is terminal); the
+#: load-balanced CSR kernel that ``"auto"`` picks on skewed graphs reads every stored entry and
+#: cannot stop early.  Tune on R-MAT / grids (``"csr_scalar"``, ``"csr_vector:<G>"``, None = auto).
+PULL_FORMAT = "csr_vector:4"
+
 
 class BFSResult(NamedTuple):
     """Result of :func:`bfs`.
@@ -186,7 +192,7 @@ def _pull_step(AT, parent, visited, frontier, sr, side):
     from ..spmv import spmv
 
     y = spmv(AT, parent, sr, row_mask=Bitmask.from_bool(visited), complement=True,
-             x_active=Bitmask.from_bool(frontier), out=parent, backend=side)
+             x_active=Bitmask.from_bool(frontier), out=parent, backend=side, format=PULL_FORMAT)
     new = (y != -1) & ~visited
     return new, y
 
