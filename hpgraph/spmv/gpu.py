@@ -1,0 +1,590 @@
+"""GPU semiring SpMV: format choice, kernel cache and launches (CuPy RawModule kernels).
+
+Entry points
+------------
+:func:`spmv`
+    ``y = A (+).(x) x`` with the semantics of :func:`hpgraph.spmv.cpu.spmv` (mask, complement,
+    x_active, out, replace, accum).  ``format=None`` picks the kernel from the matrix's degree
+    distribution (see :func:`choose_format`); ``format=`` forces ``"hyb"``, ``"ell"``,
+    ``"csr"`` (auto among CSR kernels), ``"csr_vector"`` (G lanes per row, G from the mean
+    degree; ``"csr_vector:8"`` forces G), ``"csr_scalar"`` (one thread per row, the paper's CSR
+    baseline), ``"csr_lb"`` (load-balanced), ``"coo"`` (HYB with K = 0: pure segmented COO);
+    ``"csc"`` runs on the CSR of the same matrix.
+:func:`spmv_expr`
+    The same products with any per-edge C expression and extra kernel arguments (the
+    vertex-program engine's entry): ``y[i] = ADD_j EDGE(i, j, A[i, j], extra...)``.
+:func:`push`
+    Sparse-frontier push over out-edges, combined with the monoid's atomic.
+:func:`get_kernels`
+    Compile (once) and return the kernels of a :class:`~hpgraph.spmv.codegen.KernelSpec`.
+
+Derived matrices (the HYB/ELL/CSR of a given matrix, degree statistics, chunk tables, scratch
+buffers) are cached per matrix object (formats are immutable), so repeated calls neither
+rebuild nor allocate beyond the result.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from .. import backend
+from .. import dtypes as _dt
+from ..exceptions import CompileError, DimensionMismatch, DomainMismatch, InvalidValue
+from . import codegen
+from .codegen import MASK_BITS, MASK_BOOL, MASK_NONE
+
+__all__ = ["spmv", "spmv_expr", "push", "get_kernels", "choose_format", "matrix_stats",
+           "FORMATS", "clear_caches"]
+
+#: accepted ``format=`` values
+FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb")
+
+BLOCK = 256
+ITEMS = 8            # entries per lane per warp chunk (segmented kernels): 256 per warp
+PUSH_ITEMS = 4
+
+# auto-format thresholds (set from measurements on an H200, see benchmarks/README_spmv_notes.md)
+AUTO_ELL_MAX_COO_SHARE = 0.10   # HYB when at most this share of entries spills to COO ...
+AUTO_ELL_MIN_FILL = 0.50        # ... and the ELL block is at least this full
+AUTO_VECTOR_MAX_CV = None       # csr_vector is never chosen automatically (see notes)
+
+_lock = threading.RLock()
+_KERNELS: dict = {}           # KernelSpec -> {role: RawKernel}
+_FAST: dict = {}              # cheap tuple key -> (spec, kernels)
+_DERIVED = weakref.WeakKeyDictionary()   # matrix -> dict of derived objects
+_DUMMY: dict = {}             # device id -> 1-word array used for unused pointer arguments
+_SM: dict = {}
+
+
+def clear_caches():
+    """Forget compiled kernels and derived matrices (tests)."""
+    with _lock:
+        _KERNELS.clear()
+        _FAST.clear()
+        _DERIVED.clear()
+
+
+# ---------------------------------------------------------------------------------------
+# kernels
+
+
+def get_kernels(spec: codegen.KernelSpec) -> dict:
+    """``{role: cupy.RawKernel}`` for ``spec``, compiled once per process.
+
+    CuPy's on-disk cache makes a new process reuse the compiled binary of an identical source.
+
+    Raises
+    ------
+    CompileError
+        With the generated source and NVRTC's log (``.dump()`` prints numbered source).
+    """
+    k = _KERNELS.get(spec)
+    if k is not None:
+        return k
+    with _lock:
+        k = _KERNELS.get(spec)
+        if k is not None:
+            return k
+        src, names = codegen.generate(spec)
+        try:
+            mod = backend.raw_module(src, ("-std=c++17",), None)
+            k = {role: mod.get_function(n) for role, n in names.items()}
+        except CompileError as exc:
+            raise CompileError(f"NVRTC failed to compile {spec.module_name}", source=src,
+                               log=exc.log, name=spec.module_name) from None
+        _KERNELS[spec] = k
+        return k
+
+
+def _dummy():
+    cp = backend.cupy()
+    dev = cp.cuda.runtime.getDevice()
+    d = _DUMMY.get(dev)
+    if d is None:
+        d = _DUMMY[dev] = cp.zeros(2, dtype=cp.uint64)
+    return d
+
+
+def _num_sms() -> int:
+    cp = backend.cupy()
+    dev = cp.cuda.runtime.getDevice()
+    n = _SM.get(dev)
+    if n is None:
+        n = _SM[dev] = int(cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
+    return n
+
+
+def _grid(nthreads: int, block: int = BLOCK, cap: int | None = None) -> int:
+    g = max(1, -(-int(nthreads) // block))
+    if cap is not None:
+        g = min(g, cap)
+    return g
+
+
+# ---------------------------------------------------------------------------------------
+# derived matrices and statistics (cached per matrix object)
+
+
+def _derived(A) -> dict:
+    try:
+        d = _DERIVED.get(A)
+        if d is None:
+            d = {}
+            _DERIVED[A] = d
+        return d
+    except TypeError:  # not weak-referenceable / hashable: cache on the object
+        d = A.__dict__.get("_hp_gpu_cache")
+        if d is None:
+            d = {}
+            object.__setattr__(A, "_hp_gpu_cache", d)
+        return d
+
+
+def _cached(A, key, factory):
+    d = _derived(A)
+    v = d.get(key)
+    if v is None:
+        v = factory()
+        d[key] = v
+    return v
+
+
+def _as_csr(A):
+    if A.format == "csr":
+        return A
+    return _cached(A, "csr", lambda: A.asformat("csr"))
+
+
+def matrix_stats(A) -> dict:
+    """Degree statistics of ``A``'s rows (cached): nrows, nnz, mean, max, cv, K, coo_share, ell_fill."""
+    def build():
+        cp = backend.cupy()
+        csr = _as_csr(A)
+        n = csr.nrows
+        if n == 0:
+            return dict(nrows=0, nnz=0, mean=0.0, max=0, cv=0.0, K=0, coo_share=0.0, ell_fill=1.0)
+        lens = cp.diff(csr.indptr).astype(cp.int64)
+        nnz = int(csr.nnz)
+        mean = nnz / n
+        need = -(-n // 3)
+        kth = n - need
+        K = int(cp.partition(lens, kth)[kth])
+        spill = int(cp.maximum(lens - K, 0).sum())
+        mx = int(lens.max())
+        var = float(((lens.astype(cp.float64) - mean) ** 2).mean())
+        ell_nnz = nnz - spill
+        return dict(nrows=n, nnz=nnz, mean=mean, max=mx, cv=(var ** 0.5) / mean if mean else 0.0,
+                    K=K, coo_share=spill / nnz if nnz else 0.0,
+                    ell_fill=ell_nnz / (K * n) if K * n else 1.0)
+    return _cached(A, "stats", build)
+
+
+def _vector_group(mean: float) -> int:
+    g = 1
+    while g < 32 and g < mean:
+        g *= 2
+    return g
+
+
+def choose_format(A) -> str:
+    """The kernel family ``format=None`` runs for ``A``: ``"hyb"``, ``"ell"`` or ``"csr_lb"``.
+
+    A HYB or ELL matrix runs as it is.  Otherwise, from the row-length distribution: when the
+    paper's K leaves at most :data:`AUTO_ELL_MAX_COO_SHARE` of the entries to the COO part and
+    the ELL block is at least :data:`AUTO_ELL_MIN_FILL` full (regular graphs: grids, meshes),
+    HYB (mostly ELL, coalesced, one thread per row) wins; on skewed (power-law) graphs the
+    load-balanced CSR kernel wins over HYB (whose COO part reads a row index per entry).
+    """
+    if A.format in ("hyb", "ell"):
+        return A.format
+    st = matrix_stats(A)
+    if st["nnz"] == 0:
+        return "csr_lb"
+    if st["coo_share"] <= AUTO_ELL_MAX_COO_SHARE and st["ell_fill"] >= AUTO_ELL_MIN_FILL:
+        return "hyb"
+    return "csr_lb"
+
+
+def _resolve_format(A, format):
+    """(family, matrix in that family's format, group)."""
+    f = "auto" if format is None else str(format).lower()
+    group = None
+    if f.startswith("csr_vector:"):
+        try:
+            group = int(f.split(":", 1)[1])
+        except ValueError:
+            raise InvalidValue(f"format {format!r}: expected csr_vector:<G>") from None
+        f = "csr_vector"
+    if f not in FORMATS:
+        raise InvalidValue(f"format must be one of {FORMATS} (or 'csr_vector:<G>'), got {format!r}")
+    if f == "auto":
+        f = choose_format(A)
+    elif f == "csr":
+        f = "csr_lb"
+    elif f == "csc":
+        f = "csr_lb"
+    if f == "csr_scalar":
+        return "csr_vector", _as_csr(A), 1
+    if f == "csr_vector":
+        csr = _as_csr(A)
+        if group is None:
+            group = _vector_group(matrix_stats(A)["mean"])
+        return "csr_vector", csr, group
+    if f == "csr_lb":
+        return "csr_lb", _as_csr(A), 1
+    if f == "hyb":
+        if A.format == "hyb":
+            return "hyb", A, 1
+        return "hyb", _cached(A, "hyb", lambda: _as_csr(A).to_hyb()), 1
+    if f == "coo":
+        if A.format == "hyb" and A.K == 0:
+            return "hyb", A, 1
+        return "hyb", _cached(A, "hyb0", lambda: _as_csr(A).to_hyb(K=0)), 1
+    if f == "ell":
+        if A.format == "ell":
+            return "ell", A, 1
+        if A.format == "hyb" and A.coo.nnz == 0:
+            return "ell", A.ell, 1
+        return "ell", _cached(A, "ell", lambda: _as_csr(A).to_ell()), 1
+    raise InvalidValue(f"unknown format {format!r}")  # pragma: no cover
+
+
+# ---------------------------------------------------------------------------------------
+# argument normalisation
+
+
+def _mask_arg(m, n: int, what: str):
+    """(mode, device array) for a Bitmask or bool array over ``n`` entries."""
+    if m is None:
+        return MASK_NONE, None
+    cp = backend.cupy()
+    if hasattr(m, "words") and hasattr(m, "n"):
+        if int(m.n) != n:
+            raise DimensionMismatch(f"{what} is a Bitmask over {int(m.n)} entries, expected {n}")
+        w = m.words
+        if not backend.is_device_array(w):
+            w = cp.asarray(w)
+        if w.dtype != np.uint32:
+            raise DomainMismatch(f"{what}: Bitmask words must be uint32, got {w.dtype}")
+        return MASK_BITS, cp.ascontiguousarray(w)
+    a = m if backend.is_device_array(m) else cp.asarray(m)
+    if a.dtype != np.bool_:
+        raise DomainMismatch(f"{what} must be a bool array or a Bitmask, got dtype {a.dtype}")
+    if a.ndim != 1 or a.shape[0] != n:
+        raise DimensionMismatch(f"{what} must have length {n}, got shape {tuple(a.shape)}")
+    return MASK_BOOL, cp.ascontiguousarray(a)
+
+
+def _vec(v, n: int, what: str):
+    cp = backend.cupy()
+    a = v if backend.is_device_array(v) else cp.asarray(v)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise DimensionMismatch(f"{what} must be a 1-D array of length {n}, got shape {tuple(a.shape)}")
+    return cp.ascontiguousarray(a)
+
+
+def _typed_accum(accum, dtype):
+    if accum is None or hasattr(accum, "c_expr"):
+        return accum
+    from .. import ops
+
+    return ops.lookup_binary(accum, dtype)
+
+
+# ---------------------------------------------------------------------------------------
+# the product
+
+
+class _Request:
+    __slots__ = ("family", "M", "group", "mask_mode", "mask", "xa_mode", "xa", "out", "res_dt",
+                 "accum", "replace", "complement")
+
+
+def spmv(A, x, sr, *, row_mask=None, complement=False, x_active=None, out=None, replace=False,
+         accum=None, format=None, terminal=True):
+    """``y[i] = ADD_j MUL(A[i, j], x[j])`` on the GPU; semantics of :func:`hpgraph.spmv.cpu.spmv`.
+
+    Parameters
+    ----------
+    A : hpgraph sparse matrix with cupy arrays (CSR, HYB, ELL, COO or CSC)
+    x : cupy.ndarray
+        Length ``A.ncols``; read as ``x.dtype`` and converted to ``sr.in_dtype`` in the kernel.
+    sr : TypedSemiring
+    row_mask : Bitmask or cupy bool array, optional
+    complement : bool
+    x_active : Bitmask or cupy bool array, optional
+        Entries from inactive sources are skipped.
+    out : cupy.ndarray, optional
+        Never written; the result has its dtype.
+    replace : bool
+    accum : TypedBinaryOp, optional
+    format : str, optional
+        See the module docstring; None = automatic.
+    terminal : bool
+        Allow the monoid's terminal early exit (results are the same; False is for tests).
+
+    Returns
+    -------
+    cupy.ndarray
+        New array of length ``A.nrows``.
+    """
+    x = _vec(x, A.ncols, "x")
+    key_extra = ("sr", sr, x.dtype.str)
+
+    def build(family, a_dtype, idx_dtype, **flags):
+        return codegen.semiring_spec(family, sr, a_dtype=a_dtype, x_dtype=x.dtype,
+                                     index_dtype=idx_dtype, **flags)
+
+    return _run(A, build, key_extra, (x,), sr.add, np.dtype(sr.out_dtype), row_mask=row_mask,
+                complement=complement, x_active=x_active, out=out, replace=replace, accum=accum,
+                format=format, terminal=terminal)
+
+
+def spmv_expr(A, *, edge_value: str, monoid, in_dtype, name: str, extra_params: str = "",
+              extra_args: tuple = (), preamble: str = "", row_mask=None, complement=False,
+              x_active=None, out=None, replace=False, accum=None, format=None, terminal=True):
+    """``y[i] = ADD_j EDGE(i, j, a)`` with a C expression for the edge value (the engine's entry).
+
+    ``edge_value`` is a C expression over ``i`` (row / destination), ``j`` (column / source),
+    ``a`` (``A[i, j]`` converted to ``in_dtype``; 1 for a pattern matrix) and the parameters
+    declared in ``extra_params`` (e.g. ``"const float* __restrict__ dist"``), whose values
+    ``extra_args`` gives in the same order (cupy arrays or numpy scalars of the exact C type).
+    ``monoid`` (TypedMonoid) reduces.  Other arguments as in :func:`spmv`.
+    """
+    key_extra = ("expr", edge_value, extra_params, preamble, monoid, np.dtype(in_dtype).str, name)
+
+    def build(family, a_dtype, idx_dtype, **flags):
+        return codegen.make_spec(family, name=name, edge_value=edge_value, extra_params=extra_params,
+                                 monoid=monoid, in_dtype=in_dtype, index_dtype=idx_dtype,
+                                 a_dtype=a_dtype, preamble=preamble, **flags)
+
+    return _run(A, build, key_extra, tuple(extra_args), monoid, np.dtype(monoid.dtype),
+                row_mask=row_mask, complement=complement, x_active=x_active, out=out,
+                replace=replace, accum=accum, format=format, terminal=terminal)
+
+
+def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement, x_active, out,
+         replace, accum, format, terminal):
+    cp = backend.cupy()
+    nrows, ncols = int(A.shape[0]), int(A.shape[1])
+    family, M, group = _resolve_format(A, format)
+    mask_mode, mask = _mask_arg(row_mask, nrows, "row_mask")
+    xa_mode, xa = _mask_arg(x_active, ncols, "x_active")
+    if out is not None:
+        out = _vec(out, nrows, "out")
+        res_dt = out.dtype
+        accum = _typed_accum(accum, np.result_type(res_dt, y_dt))
+    else:
+        res_dt = y_dt
+        accum = None
+    complement = bool(complement)
+    replace = bool(replace) and out is not None
+    a_dt = None if M.dtype is None else np.dtype(M.dtype)
+    idx_dt = np.dtype(M.index_dtype)
+    items = ITEMS
+    fkey = (key_extra, family, None if a_dt is None else a_dt.str, idx_dt.str, mask_mode, complement,
+            xa_mode, None if out is None else res_dt.str, accum, replace, bool(terminal), group, items)
+    hit = _FAST.get(fkey)
+    if hit is None:
+        spec = build(family, a_dt, idx_dt, mask=mask_mode, complement=complement, x_active=xa_mode,
+                     out_dtype=None if out is None else res_dt, accum=accum, replace=replace,
+                     terminal=terminal, group=group, items=items, block=BLOCK)
+        hit = (spec, get_kernels(spec))
+        _FAST[fkey] = hit
+    spec, kern = hit
+
+    y = cp.empty(nrows, dtype=res_dt)
+    if nrows == 0:
+        return y
+    d = _dummy()
+    mask_p = d if mask is None else mask
+    xa_p = d if xa is None else xa
+    out_p = d if out is None else out
+    if family == "ell":
+        _launch_ell(kern["ell"], M, y, d, d, out_p, mask_p, xa_p, extra_args)
+    elif family == "csr_vector":
+        _launch_vector(kern["vector"], M, group, y, out_p, mask_p, xa_p, extra_args)
+    elif family == "csr_lb":
+        _launch_lb(kern, M, y, out_p, mask_p, xa_p, extra_args, y_dt, spec.items)
+    else:
+        _launch_hyb(kern, M, y, out, out_p, mask_p, xa_p, extra_args, y_dt, spec)
+    return y
+
+
+def _vals(part, d):
+    v = part.values
+    return d if v is None else v
+
+
+def _launch_ell(kernel, ell, y, t, found, out_p, mask_p, xa_p, extra_args):
+    n = ell.shape[0]
+    K = int(ell.K)
+    it = np.dtype(ell.index_dtype).type
+    d = _dummy()
+    idx = ell.indices if K > 0 else d
+    vals = d if (ell.values is None or K == 0) else ell.values
+    grid = _grid(n, BLOCK)
+    kernel((grid,), (BLOCK,), (it(n), it(K), idx, vals, y, t, found, out_p, mask_p, xa_p) + extra_args)
+
+
+def _launch_vector(kernel, csr, G, y, out_p, mask_p, xa_p, extra_args):
+    n = csr.shape[0]
+    it = np.dtype(csr.index_dtype).type
+    d = _dummy()
+    threads = -(-n // (32 // G)) * 32
+    grid = _grid(threads, BLOCK, cap=_num_sms() * 64)
+    kernel((grid,), (BLOCK,), (it(n), csr.indptr, csr.indices, _vals(csr, d), y, out_p, mask_p, xa_p)
+           + extra_args)
+
+
+def _workspace(M, tag, nwarps, y_dt, nrows_t=0):
+    """Scratch buffers for the segmented kernels, cached per matrix and monoid dtype."""
+    cp = backend.cupy()
+    key = ("ws", tag, nwarps, y_dt.str, nrows_t)
+
+    def build():
+        idx_dt = np.dtype(M.index_dtype)
+        ws = dict(carry_row=cp.empty(max(nwarps, 1), idx_dt), carry_val=cp.empty(max(nwarps, 1), y_dt),
+                  carry_has=cp.zeros(max(nwarps, 1), cp.uint8), head_val=cp.empty(max(nwarps, 1), y_dt),
+                  head_has=cp.zeros(max(nwarps, 1), cp.uint8))
+        if nrows_t:
+            ws["t"] = cp.empty(nrows_t, y_dt)
+            ws["found"] = cp.empty(nrows_t, cp.uint8)
+        return ws
+    return _cached(M, key, build)
+
+
+def _launch_lb(kern, csr, y, out_p, mask_p, xa_p, extra_args, y_dt, items):
+    cp = backend.cupy()
+    n = csr.shape[0]
+    nnz = int(csr.nnz)
+    it = np.dtype(csr.index_dtype).type
+    d = _dummy()
+    chunk = 32 * items
+    nwarps = -(-nnz // chunk)
+    kern["empty"]((_grid(n, BLOCK, cap=_num_sms() * 32),), (BLOCK,), (it(n), csr.indptr, y, out_p, mask_p))
+    if nnz == 0:
+        return
+
+    def chunk_rows():
+        starts = cp.arange(nwarps, dtype=cp.int64) * chunk
+        return (cp.searchsorted(csr.indptr, starts, side="right") - 1).astype(csr.index_dtype)
+    crow = _cached(csr, ("chunk_row", chunk), chunk_rows)
+    ws = _workspace(csr, ("lb", chunk), nwarps, y_dt)
+    kern["lb"]((_grid(nwarps * 32, BLOCK),), (BLOCK,),
+               (it(n), np.int64(nnz), csr.indptr, csr.indices, _vals(csr, d), crow, y, out_p, mask_p, xa_p,
+                ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"], ws["head_has"])
+               + extra_args)
+    if nwarps > 1:
+        kern["carry"]((_grid(nwarps, BLOCK),), (BLOCK,),
+                      (np.int64(nwarps), ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"],
+                       ws["head_has"], y, out_p, mask_p))
+
+
+def _launch_hyb(kern, hyb, y, out, out_p, mask_p, xa_p, extra_args, y_dt, spec):
+    n = hyb.shape[0]
+    coo = hyb.coo
+    ncoo = int(coo.nnz)
+    d = _dummy()
+    if ncoo == 0:
+        _launch_ell(kern["ell"], hyb.ell, y, d, d, out_p, mask_p, xa_p, extra_args)
+        return
+    chunk = 32 * spec.items
+    nwarps = -(-ncoo // chunk)
+    general = out is not None
+    ws = _workspace(hyb, ("hyb", chunk), nwarps, y_dt, nrows_t=n if general else 0)
+    t = ws["t"] if general else y
+    found = ws["found"] if general else d
+    _launch_ell(kern["ell_raw"], hyb.ell, y, t, found, out_p, mask_p, xa_p, extra_args)
+    kern["coo"]((_grid(nwarps * 32, BLOCK),), (BLOCK,),
+                (np.int64(ncoo), coo.row, coo.col, _vals(coo, d), t, found, mask_p, xa_p,
+                 ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"], ws["head_has"])
+                + extra_args)
+    if nwarps > 1:
+        kern["carry"]((_grid(nwarps, BLOCK),), (BLOCK,),
+                      (np.int64(nwarps), ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"],
+                       ws["head_has"], t, found))
+    if general:
+        it = np.dtype(hyb.index_dtype).type
+        kern["epilogue"]((_grid(n, BLOCK, cap=_num_sms() * 32),), (BLOCK,), (it(n), t, found, y, out_p, mask_p))
+
+
+# ---------------------------------------------------------------------------------------
+# push
+
+
+def push(A_out, frontier, x, sr, y, touched=None, *, mask=None, complement=False):
+    """Combine ``MUL(A_out[src, dst], x[src])`` into ``y[dst]`` for every out-edge of the frontier.
+
+    Parameters
+    ----------
+    A_out : CSR with cupy arrays
+        Row ``src`` holds the out-edges of ``src`` (the graph's ``A``).
+    frontier : cupy integer array
+        Active sources (any order; duplicates are processed twice).
+    x : cupy.ndarray
+        Source values (length ``A_out.nrows``).
+    sr : TypedSemiring
+        The edge value is ``MUL(a, x[src])`` with ``i = dst``, ``j = src`` (as in
+        ``mxv(A_out^T, x)``); the monoid must have an atomic form (``sr.add.atomic`` not None).
+    y : cupy.ndarray
+        Accumulator of dtype ``sr.out_dtype``, length ``A_out.ncols``; **updated in place**.
+    touched : Bitmask or cupy uint32 array, optional
+        Bits of the destinations reached are set in place (atomicOr).
+    mask, complement : optional
+        Only destinations allowed by the mask (bool array or Bitmask over ``y``) are updated.
+
+    Returns
+    -------
+    (y, touched)
+    """
+    cp = backend.cupy()
+    csr = _as_csr(A_out)
+    if sr.add.atomic is None:
+        raise DomainMismatch(
+            f"push needs a monoid with an atomic form; {sr.add!r} has none (8/16-bit or bool dtype). "
+            "Use a 32/64-bit dtype, or the pull path (mxv over the transpose).")
+    nsrc, ndst = int(csr.shape[0]), int(csr.shape[1])
+    if not backend.is_device_array(y) or y.ndim != 1 or y.shape[0] != ndst:
+        raise DimensionMismatch(f"y must be a cupy array of length {ndst} (A_out.ncols)")
+    if y.dtype != np.dtype(sr.out_dtype):
+        raise DomainMismatch(f"y has dtype {y.dtype} but the semiring reduces {np.dtype(sr.out_dtype)}")
+    if not y.flags.c_contiguous:
+        raise InvalidValue("y must be C-contiguous (it is updated in place)")
+    x = _vec(x, nsrc, "x")
+    idx_dt = np.dtype(csr.index_dtype)
+    f = frontier if backend.is_device_array(frontier) else cp.asarray(frontier)
+    f = cp.ascontiguousarray(f.ravel().astype(idx_dt, copy=False))
+    mask_mode, m = _mask_arg(mask, ndst, "mask")
+    words = None
+    if touched is not None:
+        words = touched.words if hasattr(touched, "words") else touched
+        if not backend.is_device_array(words) or words.dtype != np.uint32 or words.size < -(-ndst // 32):
+            raise InvalidValue("touched must be a device Bitmask or a cupy uint32 array of ceil(n/32) words")
+    nf = int(f.size)
+    if nf == 0:
+        return y, touched
+    a_dt = None if csr.dtype is None else np.dtype(csr.dtype)
+    fkey = ("push", sr, x.dtype.str, None if a_dt is None else a_dt.str, idx_dt.str, mask_mode, bool(complement))
+    hit = _FAST.get(fkey)
+    if hit is None:
+        spec = codegen.semiring_spec("push", sr, a_dtype=a_dt, x_dtype=x.dtype, index_dtype=idx_dt,
+                                     mask=mask_mode, complement=complement, items=PUSH_ITEMS, block=BLOCK)
+        hit = (spec, get_kernels(spec))
+        _FAST[fkey] = hit
+    spec, kern = hit
+    d = _dummy()
+    ip = csr.indptr
+    deg = (ip[f + 1] - ip[f]).astype(cp.int64)
+    fptr = cp.empty(nf + 1, dtype=cp.int64)
+    fptr[0] = 0
+    cp.cumsum(deg, out=fptr[1:])
+    grid = _num_sms() * 8
+    kern["push"]((grid,), (BLOCK,),
+                 (np.int64(nf), f, fptr, csr.indptr, csr.indices, _vals(csr, d), y,
+                  d if words is None else words, np.int32(0 if words is None else 1),
+                  d if m is None else m, x))
+    return y, touched
