@@ -121,7 +121,7 @@ def _program(table, factory, *key):
     return cls
 
 
-def sssp(G, source, *, backend=None, to=None):
+def sssp(G, source, *, predecessors=True, backend=None, to=None):
     """Shortest path lengths (and a shortest-path tree) from ``source``.
 
     Parameters
@@ -131,6 +131,9 @@ def sssp(G, source, *, backend=None, to=None):
         weights are edges.  Negative weights are allowed.
     source : int or sequence of int
         Source vertex (several sources: distance to the nearest one).
+    predecessors : bool, default True
+        Also compute the shortest-path tree (one more superstep, sometimes a BFS over the tight
+        edges); False leaves ``predecessor`` None.
     backend : {None, "auto", "cpu", "gpu"}
     to : {None, "numpy", "cupy"}
         Where the result arrays live (default: the side of the input graph).
@@ -153,7 +156,7 @@ def sssp(G, source, *, backend=None, to=None):
     G, side, on_dev = prepare(G, backend)
     sources = check_sources(G, source)
     check_weights(G, "sssp")
-    dist, pred = _sssp_arrays(G, sources, side)
+    dist, pred = _sssp_arrays(G, sources, side, predecessors)
     return SSSPResult(finish(dist, on_dev, to), finish(pred, on_dev, to))
 
 
@@ -177,7 +180,7 @@ def _index_dtype(n):
     return np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
 
 
-def _sssp_arrays(G, sources, side):
+def _sssp_arrays(G, sources, side, predecessors=True):
     from ..program import run
 
     xp = G.xp
@@ -194,7 +197,7 @@ def _sssp_arrays(G, sources, side):
             f"sssp: a negative-weight cycle is reachable from source {_fmt_sources(sources)} "
             f"(distances still decrease after {n} supersteps); shortest paths are undefined")
     dist = res.dist
-    pred = tight_predecessors(G, dist, sources, side, dt, idt)
+    pred = tight_predecessors(G, dist, sources, side, dt, idt) if predecessors else None
     return dist, pred
 
 

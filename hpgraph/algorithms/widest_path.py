@@ -68,7 +68,7 @@ def _widest_class(dtype):
 _WP = {}
 
 
-def widest_path(G, source, *, backend=None, to=None):
+def widest_path(G, source, *, predecessors=True, backend=None, to=None):
     """Maximum-bottleneck path capacities (and a widest-path tree) from ``source``.
 
     Parameters
@@ -77,6 +77,9 @@ def widest_path(G, source, *, backend=None, to=None):
         Edge ``u -> v`` of capacity ``A[u, v]`` (unweighted: 1).
     source : int or sequence of int
         Source vertex, or several (width from the best source).
+    predecessors : bool, default True
+        Also compute a widest-path tree (a BFS over the tight edges); False leaves
+        ``predecessor`` None.
     backend : {None, "auto", "cpu", "gpu"}
     to : {None, "numpy", "cupy"}
 
@@ -109,7 +112,9 @@ def widest_path(G, source, *, backend=None, to=None):
     # tight edges: min(width[u], w) == width[v], from a reached u.  Following them back from any
     # reachable v reaches a source (induction on width, descending), so a BFS over them from the
     # sources yields a widest-path tree.
-    pred = tight_bfs_parents(
-        G, sources, side,
-        lambda wu, w, wv: (xp.minimum(wu, w) == wv) & (wu > -np.inf), width, dt)
+    pred = None
+    if predecessors:
+        pred = tight_bfs_parents(
+            G, sources, side,
+            lambda wu, w, wv: (xp.minimum(wu, w) == wv) & (wu > -np.inf), width, dt)
     return WidestPathResult(finish(width, on_dev, to), finish(pred, on_dev, to))

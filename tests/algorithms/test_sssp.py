@@ -141,3 +141,11 @@ def test_sssp_float32_and_int_weights():
     assert r.distance.dtype == np.float64
     np.testing.assert_array_equal(r.distance, [0, 3, 7])
     np.testing.assert_array_equal(r.predecessor, [-1, 0, 1])
+
+
+def test_sssp_without_predecessors(backend_name, cases):
+    case = [c for c in cases.graph_cases() if c.name == "grid-medium-20x25"][0]
+    G = cases.to_graph(case, backend_name)
+    res = hp.sssp(G, 0, predecessors=False, backend=backend_name)
+    assert res.predecessor is None
+    np.testing.assert_allclose(cases.host(res.distance), reference(cases, case, [0]), rtol=1e-12)

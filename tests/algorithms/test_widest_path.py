@@ -103,3 +103,10 @@ def test_widest_path_unweighted_and_zero_capacity(backend_name):
     r0 = hp.widest_path(G0, 0, backend=backend_name, to="numpy")
     np.testing.assert_array_equal(r0.width, [np.inf, 0.0, -np.inf])
     np.testing.assert_array_equal(r0.predecessor, [-1, 0, -1])
+
+
+def test_widest_path_without_predecessors(backend_name):
+    G = hp.Graph.from_edges([0, 1], [1, 2], weights=[4.0, 2.0], num_vertices=3)
+    res = hp.widest_path(G, 0, predecessors=False, backend=backend_name, to="numpy")
+    assert res.predecessor is None
+    np.testing.assert_array_equal(res.width, [np.inf, 4, 2])
