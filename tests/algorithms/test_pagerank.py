@@ -196,3 +196,54 @@ def test_pagerank_empty_and_single(backend_name):
         np.testing.assert_allclose(cases_host(hp.pagerank(G, backend=backend_name)), [1.0])
         np.testing.assert_allclose(cases_host(hp.pagerank(G, variant="hpgraph",
                                                           backend=backend_name)), [0.15])
+
+
+def test_eq2_float32(backend_name):
+    G = hp.generators.rmat(8, seed=6, directed=True, backend="cpu")
+    x64 = cases_host(hp.pagerank(G, variant="hpgraph", tol=1e-7, max_iter=500, backend=backend_name))
+    x32 = cases_host(hp.pagerank(G, variant="hpgraph", tol=1e-5, max_iter=500, dtype=np.float32,
+                                 backend=backend_name))
+    assert x32.dtype == np.float32
+    np.testing.assert_allclose(x32, x64, rtol=1e-3, atol=1e-4)
+
+
+# -- GPU sources compile with NVRTC (no GPU needed) --------------------------------------------
+
+
+def _nvrtc_or_skip():
+    try:
+        hp.backend.compile_ptx('extern "C" __global__ void k(int* a) { a[0] = 1; }', "probe.cu")
+    except hp.exceptions.DeviceUnavailable as exc:
+        pytest.skip(f"NVRTC unavailable: {exc}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_update_kernel_compiles(dtype):
+    from hpgraph.algorithms import _kernels
+
+    _nvrtc_or_skip()
+    src, name = _kernels.pagerank_update_source(dtype)
+    assert name in hp.backend.compile_ptx(src, name + ".cu")
+
+
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eq2_program_compiles(weighted, dtype, index_dtype):
+    from hpgraph import program
+    from hpgraph.algorithms.pagerank import _program
+    from hpgraph.engine import codegen
+
+    _nvrtc_or_skip()
+    rng = np.random.default_rng(1)
+    s, d = rng.integers(0, 30, 100), rng.integers(0, 30, 100)
+    w = rng.integers(1, 9, 100).astype(np.float32) if weighted else None
+    G = hp.Graph.from_edges(s, d, w, num_vertices=30, index_dtype=index_dtype, backend="cpu")
+    n = G.num_vertices
+    ones = np.ones(n, dtype=dtype)
+    bp = program.bind(_program(weighted, dtype)(theta=1e-6), G,
+                      {"rank": ones, "pend": ones, "scale": ones})
+    src = codegen.program_source(bp, np.dtype(index_dtype))
+    ptx = hp.backend.compile_ptx(src, "pagerank_eq2.cu")
+    for k in codegen.KERNELS:
+        assert k in ptx
