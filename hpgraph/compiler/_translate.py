@@ -847,8 +847,6 @@ class Translator:
             n = x.node if isinstance(x, WeakExpr) else x
             return self.b.cast(n, T) if T.kind != "b" else self.truth(n, e.args[0])
         fname = name.split(".", 1)[1]
-        if fname == "fabs":
-            pass
         if fname in _ir.MATH_PREDICATES:
             if isinstance(x, Weak):
                 return Weak(bool(_ir.MATH_PREDICATES[fname](float(x.value))))
