@@ -81,6 +81,10 @@ def test_dispatch_passes_typed_arguments_to_gpu(monkeypatch):
     seen.clear()
     hp.vxm(x, A, "plus_minus")
     assert seen["A"].shape == (A.ncols, A.nrows)
+    assert seen["sr"].mul.name == "rminus"
+    seen.clear()
+    udf = hp.Semiring(add=hp.monoid.min, multiply=lambda a, b: a - 2 * b, name="min_a_2b")
+    hp.vxm(x, A, udf)
     assert seen["sr"].mul.key[0] == "flip"
 
 
