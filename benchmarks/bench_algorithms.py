@@ -1,0 +1,694 @@
+"""Benchmark: hpgraph's algorithms on the GPU against plain CuPy/cuSPARSE, python-graphblas and
+scipy.sparse.csgraph, in one process, on the same graphs.
+
+Graphs (``hp.generators``, seed 1, integer weights 1..64):
+
+* R-MAT scale 21 and 22, edge factor 16, Graph500 parameters, undirected, self-loops and
+  duplicates removed; BFS/SSSP source = the vertex of highest degree;
+* the 2048 x 2048 grid (4-neighbour lattice), source 0 (a corner).
+
+Workloads and implementations:
+
+============== ============================ ===================================== ===================== ==================
+workload       hpgraph (GPU)                plain CuPy (written here)             python-graphblas      scipy.sparse.csgraph
+============== ============================ ===================================== ===================== ==================
+bfs            ``hp.bfs``                   level-synchronous, one cuSPARSE SpMV   any_pair vxm per      ``breadth_first_order``
+                                            per level                              level, masked
+sssp           ``hp.sssp`` (no tree)        warp-per-row CSR Bellman-Ford          min_plus Bellman-Ford ``dijkstra``
+                                            ``RawKernel``, in-place relaxation     (capped)
+pagerank       ``hp.pagerank`` (networkx    cuSPARSE SpMV + CuPy vector ops,      plus_times vxm +      --
+               variant) to tol 1e-6; and    networkx semantics                     NumPy update
+               per iteration (20 fixed)
+spmv           --                           one cuSPARSE SpMV (the per-iteration  --                    --
+                                            PageRank goal's yardstick)
+triangles      ``hp.triangle_count``        --                                     masked mxm plus_pair  --
+                                                                                   on tril(A) (Sandia LL)
+cc             ``hp.connected_components``  --                                     min_second label      ``connected_components``
+                                                                                   propagation (capped)
+============== ============================ ===================================== ===================== ==================
+
+GPU times: CUDA events around the call after one warm-up call (compilation, caches), median of
+``--repeat`` runs; the graph is already on the device.  CPU times: ``perf_counter``, one
+warm-up-free run when it takes over a second, else the median of ``--repeat``.
+python-graphblas uses all host cores (SuiteSparse:GraphBLAS' OpenMP default); iterative
+GraphBLAS baselines stop after ``--cap`` seconds (reported as ">cap"), and SSSP/CC on the grid
+are skipped by default (thousands of iterations; ``--gb-grid`` runs them).  GTEPS =
+stored directed edges (an undirected edge counts twice) / time.  Results are checked against
+each other (``check`` column).
+
+Without a GPU (or ``--cpu``), the hpgraph columns run on the CPU backend instead and the
+CuPy column is skipped; ``--quick`` uses small graphs (R-MAT 10/11, grid 64 x 64) as a smoke test.
+
+Usage::
+
+    python benchmarks/bench_algorithms.py [--out DIR] [--repeat 5] [--quick] [--cpu]
+        [--graphs rmat21,rmat22,grid] [--algos bfs,sssp,pagerank,spmv,triangles,cc]
+        [--baselines cupy,graphblas,scipy] [--cap 60] [--gb-grid]
+
+Goals on an H200 (from the issue): R-MAT 21: BFS <= 0.5 ms, SSSP <= 2 ms, one PageRank
+iteration no slower than one cuSPARSE SpMV, triangle counting <= 60 ms; grid: BFS <= 100 ms,
+SSSP <= 200 ms.  The table marks them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import hpgraph as hp  # noqa: E402
+from hpgraph.exceptions import ConvergenceError  # noqa: E402
+
+ALGOS = ("bfs", "sssp", "pagerank", "pagerank_iter", "spmv", "triangles", "cc")
+BASELINES = ("cupy", "graphblas", "scipy")
+
+#: (graph, workload) -> (goal in ms or the name of a row whose time is the goal, description)
+GOALS = {
+    ("rmat21", "bfs"): (0.5, "<= 0.5 ms"),
+    ("rmat21", "sssp"): (2.0, "<= 2 ms"),
+    ("rmat21", "pagerank_iter"): ("spmv", "<= one cuSPARSE SpMV"),
+    ("rmat21", "triangles"): (60.0, "<= 60 ms"),
+    ("grid", "bfs"): (100.0, "<= 100 ms"),
+    ("grid", "sssp"): (200.0, "<= 200 ms"),
+}
+
+PR_FIXED_ITERS = 20
+
+
+# ---------------------------------------------------------------------------------------------
+# timing
+
+
+class Capped(Exception):
+    """A CPU baseline ran past --cap seconds."""
+
+
+def _cp():
+    import cupy
+
+    return cupy
+
+
+def time_gpu(fn, repeat):
+    """(median ms, last result) with CUDA events, after one warm-up call."""
+    cp = _cp()
+    out = fn()
+    times = []
+    for _ in range(repeat):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        out = fn()
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end))
+    return statistics.median(times), out
+
+
+def time_cpu(fn, repeat):
+    """(median ms, last result); a single run when the first takes more than a second."""
+    t0 = time.perf_counter()
+    out = fn()
+    first = (time.perf_counter() - t0) * 1e3
+    if first > 1000 or repeat <= 1:
+        return first, out
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times), out
+
+
+# ---------------------------------------------------------------------------------------------
+# plain CuPy / cuSPARSE baselines
+
+BF_SOURCE = r"""
+extern "C" __global__ void bf_pull(const int* __restrict__ indptr, const int* __restrict__ indices,
+                                   const float* __restrict__ w, float* dist, int n, int* changed)
+{
+    // plain warp-per-row CSR Bellman-Ford: every row, every iteration, relax in place
+    const int lane = threadIdx.x & 31;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long v = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < n; v += nwarps) {
+        float best = __int_as_float(0x7f800000);
+        for (int e = indptr[v] + lane; e < indptr[v + 1]; e += 32)
+            best = fminf(best, dist[indices[e]] + w[e]);
+        for (int off = 16; off > 0; off >>= 1)
+            best = fminf(best, __shfl_down_sync(0xffffffffu, best, off));
+        if (lane == 0 && best < dist[v]) { dist[v] = best; *changed = 1; }
+    }
+}
+"""
+
+
+class CupyBaselines:
+    """The plain CuPy implementations on one device graph (matrices converted once)."""
+
+    def __init__(self, Gd):
+        cp = _cp()
+        self.n = Gd.num_vertices
+        AT = Gd.AT
+        self.AT32 = AT.to_cupyx().astype(cp.float32)          # cuSPARSE, pattern as 1.0
+        self.AT32.data[:] = 1
+        self.AT64 = self.AT32.astype(cp.float64)
+        self.ip = AT.indptr.astype(cp.int32)
+        self.ix = AT.indices.astype(cp.int32)
+        self.w = (AT.values.astype(cp.float32) if AT.values is not None
+                  else cp.ones(AT.nnz, cp.float32))
+        outdeg = Gd.out_degree.astype(cp.float64)
+        self.S64 = cp.where(outdeg > 0, 1.0 / cp.maximum(outdeg, 1), 0.0)
+        self.S32 = self.S64.astype(cp.float32)
+        self.bf = cp.RawKernel(BF_SOURCE, "bf_pull")
+        sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+        self.bf_grid = (max(1, min(sm * 32, (self.n * 32 + 255) // 256)),)
+
+    def bfs(self, source):
+        cp = _cp()
+        n = self.n
+        depth = cp.full(n, -1, cp.int32)
+        front = cp.zeros(n, cp.float32)
+        front[source] = 1
+        depth[source] = 0
+        level = 0
+        while True:
+            new = (self.AT32 @ front > 0) & (depth < 0)
+            if not bool(new.any()):
+                break
+            level += 1
+            depth[new] = level
+            front = new.astype(cp.float32)
+        return depth
+
+    def sssp(self, source):
+        cp = _cp()
+        dist = cp.full(self.n, cp.inf, cp.float32)
+        dist[source] = 0
+        changed = cp.zeros(1, cp.int32)
+        while True:
+            changed.fill(0)
+            self.bf(self.bf_grid, (256,), (self.ip, self.ix, self.w, dist, np.int32(self.n), changed))
+            if int(changed.get()[0]) == 0:
+                break
+        return dist
+
+    def pagerank(self, dtype, tol=1e-6, max_iter=100, fixed=None, damping=0.85):
+        """networkx's iteration; ``fixed``: run exactly that many iterations (no check)."""
+        cp = _cp()
+        n = self.n
+        A = self.AT64 if dtype == np.float64 else self.AT32
+        S = self.S64 if dtype == np.float64 else self.S32
+        dang = S == 0
+        x = cp.full(n, 1.0 / n, dtype)
+        iters = fixed if fixed is not None else max_iter
+        for it in range(iters):
+            y = A @ (x * S)
+            dsum = cp.sum(cp.where(dang, x, 0))
+            xn = damping * (y + dsum / n) + (1 - damping) / n
+            if fixed is None:
+                err = float(cp.abs(xn - x).sum())
+                x = xn
+                if err < n * tol:
+                    return x, it + 1
+            else:
+                x = xn
+        if fixed is None:
+            raise ConvergenceError("cuSPARSE PageRank did not converge")
+        return x, iters
+
+    def spmv(self, dtype):
+        cp = _cp()
+        A = self.AT64 if dtype == np.float64 else self.AT32
+        x = cp.ones(self.n, dtype)
+        return lambda: A @ x
+
+
+# ---------------------------------------------------------------------------------------------
+# python-graphblas baselines
+
+
+def gb_matrix(G):
+    import graphblas as gb
+
+    A = G.to_host().to_scipy()
+    if A.dtype.kind != "f":
+        A = A.astype(np.float64)
+    return gb.io.from_scipy_sparse(A)
+
+
+def gb_bfs(A, source, cap):
+    import graphblas as gb
+    from graphblas import semiring
+
+    n = A.nrows
+    t0 = time.perf_counter()
+    depth = gb.Vector(gb.dtypes.INT32, n)
+    q = gb.Vector(gb.dtypes.BOOL, n)
+    q[source] << True
+    level = 0
+    while q.nvals:
+        depth(q.S) << level
+        q(~depth.S, replace=True) << q.vxm(A, semiring.any_pair[gb.dtypes.BOOL])
+        level += 1
+        if time.perf_counter() - t0 > cap:
+            raise Capped
+    return depth
+
+
+def gb_sssp(A, source, cap):
+    import graphblas as gb
+    from graphblas import binary, semiring
+
+    n = A.nrows
+    t0 = time.perf_counter()
+    d = gb.Vector(gb.dtypes.FP64, n)
+    d[source] << 0.0
+    for _ in range(n):
+        d2 = d.dup()
+        d2(binary.min) << d.vxm(A, semiring.min_plus)
+        if d2.isequal(d):
+            break
+        d = d2
+        if time.perf_counter() - t0 > cap:
+            raise Capped
+    return d
+
+
+def gb_pagerank(A, S, tol=1e-6, max_iter=100, damping=0.85):
+    import graphblas as gb
+    from graphblas import semiring
+
+    n = A.nrows
+    dang = S == 0
+    x = np.full(n, 1.0 / n)
+    for it in range(max_iter):
+        w = gb.Vector.from_dense(x * S)
+        y = w.vxm(A, semiring.plus_times).new().to_dense(fill_value=0.0)
+        xn = damping * (y + x[dang].sum() / n) + (1 - damping) / n
+        err = np.abs(xn - x).sum()
+        x = xn
+        if err < n * tol:
+            return x, it + 1
+    raise ConvergenceError("graphblas PageRank did not converge")
+
+
+def gb_triangles(A):
+    import graphblas as gb
+    from graphblas import select, semiring
+
+    L = select.tril(A, -1).new()
+    L = L.apply(gb.unary.one[gb.dtypes.INT64]).new()
+    C = L.mxm(L, semiring.plus_pair[gb.dtypes.INT64]).new(mask=L.S)
+    return int(C.reduce_scalar().new().value or 0)
+
+
+def gb_cc(A, cap):
+    import graphblas as gb
+    from graphblas import binary, semiring
+
+    n = A.nrows
+    t0 = time.perf_counter()
+    f = gb.Vector.from_dense(np.arange(n, dtype=np.int64))
+    while True:
+        g = f.dup()
+        g(binary.min) << A.mxv(f, semiring.min_second[gb.dtypes.INT64])
+        if g.isequal(f):
+            break
+        f = g
+        if time.perf_counter() - t0 > cap:
+            raise Capped
+    return len(np.unique(f.to_dense()))
+
+
+# ---------------------------------------------------------------------------------------------
+# the run
+
+
+def make_graphs(args, on_gpu):
+    be = "gpu" if on_gpu else "cpu"
+    specs = []
+    want = set(args.graphs.split(","))
+    if args.quick:
+        scales = {"rmat21": 10, "rmat22": 11}
+        side = 64
+    else:
+        scales = {"rmat21": 21, "rmat22": 22}
+        side = 2048
+    for name in ("rmat21", "rmat22", "grid"):
+        if name not in want:
+            continue
+        t0 = time.perf_counter()
+        if name == "grid":
+            G = hp.generators.grid_2d(side, side, weights=(1, 64), seed=1, backend=be)
+            src = 0
+            label = f"grid {side}x{side}"
+        else:
+            G = hp.generators.rmat(scales[name], edge_factor=16, seed=1, directed=False,
+                                   weights=(1, 64), backend=be)
+            src = int(hp.backend.to_host(G.out_degree).argmax())
+            label = f"R-MAT {scales[name]}"
+        print(f"[graph] {label}: n={G.num_vertices:,} directed edges={G.num_edges:,} source={src} "
+              f"({time.perf_counter() - t0:.1f} s)", flush=True)
+        specs.append((name, label, G, src))
+    return specs
+
+
+def run(args):
+    on_gpu = hp.has_gpu() and not args.cpu
+    hp_side = "gpu" if on_gpu else "cpu"
+    algos = [a for a in args.algos.split(",") if a]
+    for a in algos:
+        if a not in ALGOS:
+            raise SystemExit(f"unknown workload {a!r}; choose from {ALGOS}")
+    if "pagerank" in algos and "pagerank_iter" not in algos:
+        algos.append("pagerank_iter")
+    if "pagerank_iter" in algos and "spmv" not in algos:
+        algos.append("spmv")
+    baselines = set(b for b in args.baselines.split(",") if b)
+    if not on_gpu:
+        baselines.discard("cupy")
+    try:
+        import graphblas  # noqa: F401
+    except Exception as exc:
+        if "graphblas" in baselines:
+            print(f"[skip] python-graphblas not importable ({exc})")
+        baselines.discard("graphblas")
+    timer = time_gpu if on_gpu else time_cpu
+    rows = []
+    meta = {"device": None, "host": platform.node(), "cpus": None, "quick": args.quick,
+            "repeat": args.repeat, "hpgraph_backend": hp_side, "cap_s": args.cap}
+    import os
+
+    meta["cpus"] = os.cpu_count()
+    if on_gpu:
+        cp = _cp()
+        meta["device"] = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+
+    for gname, glabel, G, src in make_graphs(args, on_gpu):
+        Gh = G.to_host()
+        m = G.num_edges
+        cb = CupyBaselines(G) if "cupy" in baselines else None
+        A_gb = gb_matrix(G) if "graphblas" in baselines else None
+        A_sp = Gh.to_scipy() if "scipy" in baselines else None
+        is_grid = gname == "grid"
+
+        def row(workload, **kw):
+            r = {"graph": gname, "graph_label": glabel, "workload": workload, "n": G.num_vertices,
+                 "edges": m, **kw}
+            rows.append(r)
+            shown = {k: v for k, v in kw.items() if k.endswith("_ms") and v is not None}
+            print(f"  {gname:7s} {workload:14s} " + "  ".join(f"{k}={v:.3f}" for k, v in shown.items())
+                  + (f"  {kw.get('check', '')}" if kw.get("check") else ""), flush=True)
+            return r
+
+        def attempt(what, fn):
+            try:
+                return fn()
+            except Capped:
+                print(f"  [cap] {what} ran past {args.cap} s")
+                return "capped"
+            except Exception as exc:  # noqa: BLE001 - a benchmark reports and goes on
+                print(f"  [error] {what}: {type(exc).__name__}: {exc}")
+                traceback.print_exc(limit=3)
+                return None
+
+        # -- BFS ---------------------------------------------------------------------------
+        if "bfs" in algos:
+            r = {}
+            res = attempt("hpgraph bfs", lambda: timer(lambda: hp.bfs(G, src, backend=hp_side),
+                                                       args.repeat))
+            depth = None
+            if isinstance(res, tuple):
+                r["hpgraph_ms"], out = res
+                depth = hp.backend.to_host(out.depth)
+            if cb is not None:
+                res = attempt("cupy bfs", lambda: time_gpu(lambda: cb.bfs(src), args.repeat))
+                if isinstance(res, tuple):
+                    r["cupy_ms"] = res[0]
+                    ref = hp.backend.to_host(res[1])
+                    r["check"] = _check_eq(depth, ref, "depth")
+            if A_gb is not None:
+                res = attempt("graphblas bfs", lambda: time_cpu(lambda: gb_bfs(A_gb, src, args.cap),
+                                                                args.repeat))
+                r["graphblas_ms"] = res[0] if isinstance(res, tuple) else res
+            if A_sp is not None:
+                import scipy.sparse.csgraph as csg
+
+                res = attempt("scipy bfs", lambda: time_cpu(
+                    lambda: csg.breadth_first_order(A_sp, src, directed=True,
+                                                    return_predecessors=False), args.repeat))
+                if isinstance(res, tuple):
+                    r["scipy_ms"] = res[0]
+                    if depth is not None:
+                        r.setdefault("check", _check_eq(np.sort(np.flatnonzero(depth >= 0)),
+                                                        np.sort(res[1]), "reached"))
+            row("bfs", **r)
+
+        # -- SSSP --------------------------------------------------------------------------
+        if "sssp" in algos:
+            r = {}
+            res = attempt("hpgraph sssp", lambda: timer(
+                lambda: hp.sssp(G, src, predecessors=False, backend=hp_side), args.repeat))
+            dist = None
+            if isinstance(res, tuple):
+                r["hpgraph_ms"], out = res
+                dist = hp.backend.to_host(out.distance)
+            if cb is not None:
+                res = attempt("cupy sssp", lambda: time_gpu(lambda: cb.sssp(src), args.repeat))
+                if isinstance(res, tuple):
+                    r["cupy_ms"] = res[0]
+                    r["check"] = _check_close(dist, hp.backend.to_host(res[1]), "dist")
+            if A_gb is not None and (not is_grid or args.gb_grid):
+                res = attempt("graphblas sssp", lambda: time_cpu(
+                    lambda: gb_sssp(A_gb, src, args.cap), 1))
+                r["graphblas_ms"] = res[0] if isinstance(res, tuple) else res
+            if A_sp is not None:
+                import scipy.sparse.csgraph as csg
+
+                res = attempt("scipy sssp", lambda: time_cpu(
+                    lambda: csg.dijkstra(A_sp, directed=True, indices=src), args.repeat))
+                if isinstance(res, tuple):
+                    r["scipy_ms"] = res[0]
+                    r.setdefault("check", _check_close(dist, res[1], "dist"))
+            row("sssp", **r)
+
+        # -- PageRank ----------------------------------------------------------------------
+        for dt in ((np.float64, np.float32) if any(a.startswith("pagerank") or a == "spmv"
+                                                   for a in algos) else ()):
+            tag = "f64" if dt == np.float64 else "f32"
+            hp_x = None
+            if "pagerank" in algos:
+                r = {}
+                res = attempt(f"hpgraph pagerank {tag}", lambda: timer(
+                    lambda: hp.pagerank(G, tol=1e-6, dtype=dt, backend=hp_side), args.repeat))
+                if isinstance(res, tuple):
+                    r["hpgraph_ms"], hp_x = res
+                    hp_x = hp.backend.to_host(hp_x)
+                if cb is not None:
+                    res = attempt("cupy pagerank", lambda: time_gpu(
+                        lambda: cb.pagerank(dt), args.repeat))
+                    if isinstance(res, tuple):
+                        r["cupy_ms"] = res[0]
+                        r["iterations"] = res[1][1]
+                        r["check"] = _check_l1(hp_x, hp.backend.to_host(res[1][0]))
+                if A_gb is not None and dt == np.float64:
+                    S = np.asarray(Gh.out_degree, dtype=np.float64)
+                    S = np.where(S > 0, 1.0 / np.maximum(S, 1), 0.0)
+                    At = gb_matrix(Gh)
+                    At = At.apply(gb_one()).new()
+                    res = attempt("graphblas pagerank", lambda: time_cpu(
+                        lambda: gb_pagerank(At, S), args.repeat))
+                    if isinstance(res, tuple):
+                        r["graphblas_ms"] = res[0]
+                        r.setdefault("iterations", res[1][1])
+                        r.setdefault("check", _check_l1(hp_x, res[1][0]))
+                row(f"pagerank_{tag}", **r)
+            if "pagerank_iter" in algos:
+                r = {}
+
+                def fixed_hp():
+                    try:
+                        hp.pagerank(G, tol=0.0, max_iter=PR_FIXED_ITERS, dtype=dt, backend=hp_side)
+                    except ConvergenceError:
+                        pass
+
+                res = attempt("hpgraph pagerank/iter", lambda: timer(fixed_hp, args.repeat))
+                if isinstance(res, tuple):
+                    r["hpgraph_ms"] = res[0] / PR_FIXED_ITERS
+                if cb is not None:
+                    res = attempt("cupy pagerank/iter", lambda: time_gpu(
+                        lambda: cb.pagerank(dt, fixed=PR_FIXED_ITERS), args.repeat))
+                    if isinstance(res, tuple):
+                        r["cupy_ms"] = res[0] / PR_FIXED_ITERS
+                row(f"pagerank_iter_{tag}", **r)
+            if "spmv" in algos and cb is not None:
+                res = attempt("cusparse spmv", lambda: time_gpu(cb.spmv(dt), max(args.repeat, 10)))
+                if isinstance(res, tuple):
+                    row(f"spmv_{tag}", cupy_ms=res[0])
+
+        # -- triangles ---------------------------------------------------------------------
+        if "triangles" in algos:
+            r = {}
+            res = attempt("hpgraph triangles", lambda: timer(
+                lambda: hp.triangle_count(G, backend=hp_side), args.repeat))
+            count = None
+            if isinstance(res, tuple):
+                r["hpgraph_ms"], count = res
+                r["triangles"] = count
+            if A_gb is not None:
+                res = attempt("graphblas triangles", lambda: time_cpu(lambda: gb_triangles(A_gb), 1))
+                if isinstance(res, tuple):
+                    r["graphblas_ms"] = res[0]
+                    r["check"] = "ok" if count == res[1] else f"MISMATCH {count} vs {res[1]}"
+                else:
+                    r["graphblas_ms"] = res
+            row("triangles", **r)
+
+        # -- connected components ------------------------------------------------------------
+        if "cc" in algos:
+            r = {}
+            res = attempt("hpgraph cc", lambda: timer(
+                lambda: hp.connected_components(G, backend=hp_side), args.repeat))
+            ncomp = None
+            if isinstance(res, tuple):
+                r["hpgraph_ms"], out = res
+                ncomp = int(out[0])
+                r["components"] = ncomp
+            if A_gb is not None and (not is_grid or args.gb_grid):
+                res = attempt("graphblas cc", lambda: time_cpu(lambda: gb_cc(A_gb, args.cap), 1))
+                r["graphblas_ms"] = res[0] if isinstance(res, tuple) else res
+            if A_sp is not None:
+                import scipy.sparse.csgraph as csg
+
+                res = attempt("scipy cc", lambda: time_cpu(
+                    lambda: csg.connected_components(A_sp, directed=False), args.repeat))
+                if isinstance(res, tuple):
+                    r["scipy_ms"] = res[0]
+                    r["check"] = "ok" if ncomp == int(res[1][0]) else f"MISMATCH {ncomp} vs {res[1][0]}"
+            row("cc", **r)
+
+        del cb, A_gb, A_sp
+        if on_gpu:
+            _cp().get_default_memory_pool().free_all_blocks()
+    return {"meta": meta, "rows": rows}
+
+
+def gb_one():
+    import graphblas as gb
+
+    return gb.unary.one[gb.dtypes.FP64]
+
+
+def _check_eq(a, b, what):
+    if a is None or b is None:
+        return ""
+    return "ok" if np.array_equal(np.asarray(a), np.asarray(b)) else f"MISMATCH {what}"
+
+
+def _check_close(a, b, what):
+    if a is None or b is None:
+        return ""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    ok = np.array_equal(np.isinf(a), np.isinf(b)) and np.allclose(a[np.isfinite(a)],
+                                                                   b[np.isfinite(b)], rtol=1e-5)
+    return "ok" if ok else f"MISMATCH {what}"
+
+
+def _check_l1(a, b):
+    if a is None or b is None:
+        return ""
+    d = float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).sum())
+    return f"L1 diff {d:.1e}" + ("" if d < 1e-3 else " MISMATCH")
+
+
+# ---------------------------------------------------------------------------------------------
+# report
+
+
+def _fmt_ms(v):
+    if v is None:
+        return "--"
+    if v == "capped":
+        return "capped"
+    return f"{v:.3f}" if v < 10 else f"{v:,.1f}"
+
+
+def render(res, cap) -> str:
+    rows = res["rows"]
+    meta = res["meta"]
+    side = meta["hpgraph_backend"]
+    by = {(r["graph"], r["workload"]): r for r in rows}
+    lines = [f"Device: {meta['device'] or 'none'}; host cores: {meta['cpus']}; hpgraph backend: "
+             f"{side}; medians of {meta['repeat']}; CPU baselines capped at {cap} s.", "",
+             f"| graph | workload | hpgraph ({side}) ms | GTEPS | plain CuPy ms | python-graphblas ms "
+             "| scipy ms | speedup vs CuPy | vs graphblas | vs scipy | goal | check |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        h = r.get("hpgraph_ms")
+        gteps = f"{r['edges'] / (h * 1e-3) / 1e9:.2f}" if isinstance(h, float) and h > 0 else "--"
+
+        def sp(k):
+            b = r.get(k)
+            return f"{b / h:.1f}x" if isinstance(b, float) and isinstance(h, float) and h > 0 else "--"
+
+        goal = ""
+        g = GOALS.get((r["graph"], r["workload"].replace("_f64", "").replace("_f32", "")))
+        if g is not None and isinstance(h, float) and side == "gpu" and not meta["quick"]:
+            target, text = g
+            if isinstance(target, str):
+                ref = by.get((r["graph"], f"{target}_{r['workload'][-3:]}"), {}).get("cupy_ms")
+                target = ref
+            if isinstance(target, float):
+                goal = f"{text}: {'met' if h <= target else 'missed'}"
+        extra = []
+        for k in ("iterations", "triangles", "components"):
+            if k in r:
+                extra.append(f"{k}={r[k]:,}")
+        check = "; ".join(x for x in [r.get("check", "")] + extra if x)
+        lines.append(f"| {r['graph_label']} | {r['workload']} | {_fmt_ms(h)} | {gteps} | "
+                     f"{_fmt_ms(r.get('cupy_ms'))} | {_fmt_ms(r.get('graphblas_ms'))} | "
+                     f"{_fmt_ms(r.get('scipy_ms'))} | {sp('cupy_ms')} | {sp('graphblas_ms')} | "
+                     f"{sp('scipy_ms')} | {goal} | {check} |")
+    lines += ["", "pagerank_*: networkx variant to tol 1e-6 (L1 change < n*tol); pagerank_iter_*: "
+              f"one iteration, from {PR_FIXED_ITERS} fixed iterations; spmv_*: one cuSPARSE SpMV "
+              "on A^T; GTEPS = directed edges / time."]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=None, help="directory for algorithms.json / algorithms.md")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="small graphs (smoke test, CPU-only ok)")
+    ap.add_argument("--cpu", action="store_true", help="run hpgraph on the CPU backend")
+    ap.add_argument("--graphs", default="rmat21,rmat22,grid")
+    ap.add_argument("--algos", default=",".join(a for a in ALGOS))
+    ap.add_argument("--baselines", default=",".join(BASELINES))
+    ap.add_argument("--cap", type=float, default=60.0, help="seconds per iterative CPU baseline")
+    ap.add_argument("--gb-grid", action="store_true", help="also run GraphBLAS SSSP/CC on the grid")
+    args = ap.parse_args(argv)
+    res = run(args)
+    md = render(res, args.cap)
+    print()
+    print(md)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "algorithms.json").write_text(json.dumps(res, indent=1, default=str))
+        (out / "algorithms.md").write_text(md + "\n")
+        print(f"\nwrote {out / 'algorithms.json'} and {out / 'algorithms.md'}")
+    return res
+
+
+if __name__ == "__main__":
+    main()
