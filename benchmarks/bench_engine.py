@@ -216,8 +216,8 @@ def main(argv=None):
         save()
         for label, kw in (("SSSP auto", {}), ("SSSP pull", {"direction": "pull"}),
                           ("SSSP push", {"direction": "push"}),
-                          ("SSSP auto alpha=4", {"push_alpha": 4.0}),
-                          ("SSSP auto alpha=64", {"push_alpha": 64.0})):
+                          ("SSSP auto alpha=1", {"push_alpha": 1.0}),
+                          ("SSSP auto alpha=16", {"push_alpha": 16.0})):
             row, r = _engine_row(label, f"rmat {scale}", SSSP, R, args.repeat, source=src, **kw)
             row["speedup_vs_bf"] = bt * 1e3 / row["loop_ms"]
             row["agrees_with_bf"] = bool(cp.array_equal(r.dist, bdist))

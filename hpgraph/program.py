@@ -66,7 +66,7 @@ DEFAULT_MAX_ITERATIONS_NUMERIC = 1000
 
 #: Push is chosen while ``frontier_edges * PUSH_ALPHA < pull_edges + num_vertices``; measured
 #: (benchmarks/results/engine.md) and overridable per run (``hp.run(..., push_alpha=...)``).
-PUSH_ALPHA = 16.0
+PUSH_ALPHA = 4.0
 
 _RESERVED = {"self"}
 

@@ -26,6 +26,9 @@ _TEMPLATE_DIR = Path(__file__).with_name("templates")
 
 KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_touched")
 
+#: Push rows longer than this (heavy frontier vertices) are split over the whole grid.
+HEAVY = 1024
+
 
 @functools.lru_cache(maxsize=None)
 def _template(name: str) -> string.Template:
@@ -153,6 +156,7 @@ def program_source(bp, idx_dtype) -> str:
         HAS_TERMINAL=int(is_term is not None),
         IDEMPOTENT=int(bool(mon.idempotent)),
         RECEIVED_ONLY=int(bp.apply_to == "received"),
+        HEAVY=HEAVY,
         EDGE_LOAD=edge_load,
         PREAMBLE=preamble,
         IDENTITY=mon.c_identity,

@@ -34,8 +34,11 @@ BATCHES = (1, 2, 4, 8, 16, 64)
 GRAPH_MIN = 16
 HIST_CAP = 1 << 14
 BLOCK = 256
+#: HYB COO-tail segments longer than this are split into chunks (one warp each) when the
+#: monoid has an atomic form, so a hub row is not one warp's critical path.
+CHUNK = 1024
 
-S_HALT, S_EXEC, S_STEP, S_CNT, S_EDG, S_TCNT, S_DONE = 0, 1, 2, 3, 5, 7, 8
+S_HALT, S_EXEC, S_STEP, S_CNT, S_EDG, S_TCNT, S_DONE, S_HCNT = 0, 1, 2, 3, 5, 7, 8, 9
 
 _matrix_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -54,7 +57,7 @@ def _cached(owner, key, make):
 class _Part:
     """One gather side on the device: the pull matrix in HYB, the push matrix in CSR."""
 
-    def __init__(self, cp, graph, pull_name, push_name, wdt, weighted, idt):
+    def __init__(self, cp, graph, pull_name, push_name, wdt, weighted, idt, split):
         hyb = graph.hyb(pull_name)
         push = graph.A if push_name == "A" else graph.AT
         n = graph.num_vertices
@@ -74,11 +77,14 @@ class _Part:
                 return None
             row = coo.row.astype(idt, copy=False)
             starts = cp.flatnonzero(cp.concatenate([cp.ones(1, bool), row[1:] != row[:-1]]))
-            seg_row = cp.ascontiguousarray(row[starts])
-            seg_ptr = cp.concatenate([starts, cp.asarray([coo.nnz])]).astype(cp.int64)
+            seg_row = _backend.to_host(row[starts]).astype(np.int64)
+            seg_ptr = np.append(_backend.to_host(starts).astype(np.int64), coo.nnz)
+            if split:
+                seg_row, seg_ptr = split_segments(seg_row, seg_ptr, CHUNK)
             col = cp.ascontiguousarray(coo.col.astype(idt, copy=False))
             val = cp.ascontiguousarray(coo.values.astype(wdt, copy=False)) if weighted else None
-            return seg_row, seg_ptr, int(starts.size), col, val
+            return (cp.asarray(seg_row.astype(idt)), cp.asarray(seg_ptr), int(seg_row.size), col,
+                    val)
 
         def csr():
             ip = cp.ascontiguousarray(push.indptr.astype(idt, copy=False))
@@ -88,7 +94,7 @@ class _Part:
 
         wkey = (np.dtype(wdt).str if weighted else None, np.dtype(idt).str)
         self.ell_idx, self.ell_val = _cached(hyb, ("ell",) + wkey, ell)
-        self.tail = _cached(hyb, ("tail",) + wkey, tail)
+        self.tail = _cached(hyb, ("tail", bool(split)) + wkey, tail)
         self.indptr, self.indices, self.vals = _cached(push, ("csr",) + wkey, csr)
         self.degree = push.row_lengths() if hasattr(push, "row_lengths") else \
             cp.diff(push.indptr)
@@ -126,7 +132,8 @@ class _Run:
         bp = self.bp
         n = self.n
         with self.stream:
-            self.parts = [_Part(cp, graph, a, b, wdt, bp.weighted, idt)
+            split = bp.monoid.atomic is not None
+            self.parts = [_Part(cp, graph, a, b, wdt, bp.weighted, idt, split)
                           for a, b in _part_names(bp.edges)]
             self.nnz_pull = sum(p.nnz for p in self.parts)
             deg = cp.zeros(n, dtype=cp.int64)
@@ -140,6 +147,7 @@ class _Run:
             nw = max(1, (n + 31) // 32)
             self.bm = [cp.zeros(nw, cp.uint32), cp.zeros(nw, cp.uint32)]
             self.q = [cp.zeros(max(n, 1), idt), cp.zeros(max(n, 1), idt)]
+            self.qh = [cp.zeros(max(n, 1), idt), cp.zeros(max(n, 1), idt)]
             self.tbm = cp.zeros(nw, cp.uint32)
             self.tq = cp.zeros(max(n, 1), idt)
             self.hist = cp.zeros(HIST_CAP * 3, cp.uint64)
@@ -155,7 +163,13 @@ class _Run:
                 self.q[0][: ids.size] = cp.asarray(ids.astype(idt))
             st = np.zeros(16, np.uint64)
             st[S_CNT] = ids.size
-            st[S_EDG] = int(_backend.to_host(deg[cp.asarray(ids)].sum())) if ids.size else 0
+            if ids.size:
+                d0 = np.asarray(_backend.to_host(deg[cp.asarray(ids)]), dtype=np.int64)
+                st[S_EDG] = int(d0.sum())
+                heavy = ids[d0 > codegen.HEAVY]
+                st[S_HCNT] = heavy.size
+                if heavy.size:
+                    self.qh[0][: heavy.size] = cp.asarray(heavy.astype(idt))
             st[S_HALT] = 0 if ids.size else 1
             self.st = cp.asarray(st)
             self.prop_args = tuple(self.props[p.name] for p in bp.props)
@@ -180,18 +194,21 @@ class _Run:
                                   self.y, self.st) + self.prop_args)
         self._apply(touched=False, dir_code=1)
 
-    def _push_step(self, limit, count_hint=None):
+    def _push_step(self, limit, count_hint=None, heavy=0):
         track = self.bp.apply_to == "received"
         if count_hint is None:
             grid = (2 * self.n_sm,)
         else:
+            # heavy rows are split over the whole grid: make it wide enough for them
             grid = self._grid(count_hint, BLOCK // 32, self.n_sm * 16)
+            if heavy:
+                grid = (max(grid[0], 2 * self.n_sm),)
         for i, p in enumerate(self.parts):
             self.k["hp_push"](grid, (BLOCK,),
                               (p.indptr, p.indices, self.dummy_w if p.vals is None else p.vals,
-                               self.q[0], self.q[1], self.y, self.tbm, self.tq, self.st,
-                               np.uint64(limit), np.int32(i == 0), np.int32(track))
-                              + self.prop_args)
+                               self.q[0], self.q[1], self.qh[0], self.qh[1], self.deg, self.y,
+                               self.tbm, self.tq, self.st, np.uint64(limit), np.int32(i == 0),
+                               np.int32(track)) + self.prop_args)
         self._apply(touched=track, dir_code=0)
 
     def _apply(self, touched, dir_code):
@@ -199,7 +216,7 @@ class _Run:
         grid = (self.n_sm,) if touched else self._grid(self.n, BLOCK, self.n_sm * 8)
         self.k[name](grid, (BLOCK,),
                      (np.int64(self.n), self.y, self.bm[0], self.bm[1], self.q[0], self.q[1],
-                      self.tbm, self.tq, self.deg, self.st, self.hist, np.int64(HIST_CAP),
+                      self.qh[0], self.qh[1], self.tbm, self.tq, self.deg, self.st, self.hist, np.int64(HIST_CAP),
                       np.int32(dir_code)) + self.prop_args)
 
     def _batch(self, k, limit):
@@ -272,7 +289,8 @@ class _Run:
                     if max_it is not None:
                         k = min(k, max_it - step)
                     if k == 1:
-                        self._push_step(self.limit, count_hint=cnt)
+                        self._push_step(self.limit, count_hint=cnt,
+                                        heavy=int(st[S_HCNT + cur]))
                     else:
                         self._batch(k, self.limit)
                     bi += 1
@@ -280,7 +298,7 @@ class _Run:
                     bi = 0
                     prev = {kk: v.copy() for kk, v in self.props.items()} if hook else None
                     if push:
-                        self._push_step(0, count_hint=cnt)
+                        self._push_step(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
                     else:
                         self._pull_step()
                     if hook is not None:
@@ -305,6 +323,26 @@ class _Run:
         h = self.cp.asnumpy(self.hist, stream=self.stream).reshape(HIST_CAP, 3).astype(np.int64)
         idx = np.arange(start, stop) % HIST_CAP
         return [tuple(h[i]) for i in idx]
+
+
+def split_segments(seg_row, seg_ptr, chunk):
+    """Split COO-tail segments longer than ``chunk`` into chunks (host arrays).
+
+    Returns ``(rows, ptr)``: a chunk of a split segment has row ``-(row + 1)`` (the kernel then
+    combines it into ``y`` with the monoid's atomic); unsplit segments keep their row.
+    """
+    lens = np.diff(seg_ptr)
+    nch = np.maximum(1, -(-lens // chunk))
+    if (nch == 1).all():
+        return seg_row, seg_ptr
+    seg = np.repeat(np.arange(lens.size), nch)
+    first = np.cumsum(nch) - nch
+    k = np.arange(seg.size) - np.repeat(first, nch)
+    starts = seg_ptr[seg] + k * chunk
+    rows = seg_row[seg].copy()
+    split = nch[seg] > 1
+    rows[split] = -(rows[split] + 1)
+    return rows, np.append(starts, seg_ptr[-1])
 
 
 def _part_names(edges):

@@ -18,7 +18,7 @@ import pytest
 
 import hpgraph as hp
 from hpgraph import program
-from hpgraph.engine import common, gpu
+from hpgraph.engine import codegen, common, gpu
 
 from examples.bfs import BFSDepth
 from examples.out_degree import OutDegree
@@ -26,7 +26,7 @@ from examples.pagerank import PageRank
 from examples.sssp import SSSP
 from examples.widest_path import MinLabelBelow, WidestPath
 
-HALT, EXEC, STEP, CNT, EDG, TCNT, DONE = 0, 1, 2, 3, 5, 7, 8
+HALT, EXEC, STEP, CNT, EDG, TCNT, DONE, HCNT = 0, 1, 2, 3, 5, 7, 8, 9
 
 
 class _Capture:
@@ -160,6 +160,8 @@ class _Kernels:
         bm, props = (bm1 if cur else bm0), self.props(pa)
         for s in range(int(nseg)):
             row = int(seg_row[s])
+            split = row < 0
+            row = -row - 1 if split else row
             acc0 = y[row]
             if self.term(acc0):
                 continue
@@ -168,10 +170,10 @@ class _Kernels:
                 u = int(col[e])
                 if self.bp.gather_from == "all" or self.bit(bm, u):
                     acc = self.add(acc, self.gather(props, u, self.w(val, e), row))
-            y[row] = self.add(acc0, acc)
+            y[row] = self.add(y[row] if split else acc0, acc)   # split: the monoid's atomic
 
     def hp_push(self, a):
-        indptr, indices, vals, q0, q1, y, tbm, tq, st, limit, first, track, *pa = a
+        indptr, indices, vals, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, first, track, *pa = a
         if st[HALT]:
             return
         cur = int(st[EXEC]) & 1
@@ -183,8 +185,12 @@ class _Kernels:
                 st[HALT] = 2
             return
         q, props = (q1 if cur else q0), self.props(pa)
-        for i in range(cnt):
-            u = int(q[i])
+        qh, hcnt = (qh1 if cur else qh0), int(st[HCNT + cur])
+        heavy = [int(qh[h]) for h in range(hcnt)]
+        assert sorted(heavy) == sorted(int(q[i]) for i in range(cnt)
+                                       if deg[int(q[i])] > codegen.HEAVY)
+        light = [int(q[i]) for i in range(cnt) if not (hcnt and deg[int(q[i])] > codegen.HEAVY)]
+        for u in light + heavy:
             for e in range(int(indptr[u]), int(indptr[u + 1])):
                 v = int(indices[e])
                 val = self.gather(props, u, self.w(vals, e), v)
@@ -197,7 +203,7 @@ class _Kernels:
                     st[TCNT] += 1
 
     def _apply(self, a, touched):
-        n, y, bm0, bm1, q0, q1, tbm, tq, deg, st, hist, cap, d, *pa = a
+        n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, cap, d, *pa = a
         if st[HALT]:
             return
         cur = int(st[EXEC]) & 1
@@ -207,6 +213,7 @@ class _Kernels:
             return
         bm_cur, bm_nxt = (bm1, bm0) if cur else (bm0, bm1)
         q_cur, q_nxt = (q1, q0) if cur else (q0, q1)
+        qh_nxt = qh0 if cur else qh1
         props = self.props(pa)
         N = int(st[TCNT]) if touched else int(n)
         ident = self.m.identity
@@ -231,6 +238,9 @@ class _Kernels:
                 q_nxt[int(st[CNT + nxt])] = v
                 st[CNT + nxt] += 1
                 st[EDG + nxt] += np.uint64(deg[v])
+                if deg[v] > codegen.HEAVY:
+                    qh_nxt[int(st[HCNT + nxt])] = v
+                    st[HCNT + nxt] += 1
         for i in range(cnt):
             bm_cur[int(q_cur[i]) >> 5] = 0
         step = int(st[STEP])
@@ -239,6 +249,7 @@ class _Kernels:
         st[STEP] = step + 1
         st[CNT + cur] = 0
         st[EDG + cur] = 0
+        st[HCNT + cur] = 0
         st[TCNT] = 0
         st[DONE] = 0
         st[EXEC] += 1
@@ -271,8 +282,11 @@ def emulated(monkeypatch):
     monkeypatch.setattr(gpu, "_backend", be)
     monkeypatch.setattr(gpu.codegen, "program_source", program_source)
     monkeypatch.setattr(gpu, "HIST_CAP", 64)      # small ring: exercises the wrap-around
+    monkeypatch.setattr(gpu, "CHUNK", 2)          # split COO-tail rows into chunks
+    monkeypatch.setattr(codegen, "HEAVY", 6)      # heavy push rows
 
-    def run(prog, G, direction="auto", push_alpha=16.0, max_iterations=None, **params):
+    def run(prog, G, direction="auto", push_alpha=program.PUSH_ALPHA, max_iterations=None,
+            **params):
         bp = program.bind(prog, G, params, max_iterations)
         return gpu.execute(bp, G, direction=direction, push_alpha=push_alpha,
                            t_start=time.perf_counter())
@@ -298,6 +312,7 @@ def test_emulated_gpu_equals_cpu(emulated, prog, prop, params, direction):
     for directed in (True, False):
         G = _graph(directed=directed)
         assert G.hyb("AT").coo.nnz > 0
+        assert np.diff(G.hyb("AT").coo.row).size and max(np.bincount(G.hyb("AT").coo.row)) > 2
         a = hp.run(prog, G, backend="cpu", direction=direction, **params)
         b = emulated(prog, G, direction=direction, **params)
         np.testing.assert_array_equal(b.properties[prop], a.properties[prop])
@@ -358,3 +373,9 @@ def test_emulated_hook_and_empty(emulated):
     E = hp.Graph.from_edges([], [], num_vertices=5)
     r = emulated(BFSDepth, E, source=2)
     assert r.supersteps == 1 and r.depth[2] == 0
+
+
+def test_split_segments():
+    rows, ptr = gpu.split_segments(np.array([3, 5, 9]), np.array([0, 2, 9, 10]), 3)
+    assert rows.tolist() == [3, -6, -6, -6, 9]
+    assert ptr.tolist() == [0, 2, 5, 8, 9, 10]

@@ -22,6 +22,8 @@ typedef unsigned long long u64;
 #define S_EDG 5    // [5 + parity]: frontier push-edge counts (direction heuristic)
 #define S_TCNT 7   // touched-queue length (push, apply_to="received")
 #define S_DONE 8   // APPLY blocks finished (last-block detection)
+#define S_HCNT 9   // [9 + parity]: heavy frontier vertices (push degree > HP_HEAVY)
+#define HP_HEAVY $HEAVY
 #define HP_GATHER_ALL $GATHER_ALL
 #define HP_HAS_TERMINAL $HAS_TERMINAL
 #define HP_IDEMPOTENT $IDEMPOTENT
@@ -76,18 +78,24 @@ hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, 
             const long long pos = (long long)k * n + v;
             const idx_t u = __ldg(ell_idx + pos);
             if (u < 0) break;                       // padding only follows the row's entries
-#if !HP_GATHER_ALL
-            if (!hp_bit(bm, u)) continue;           // inactive sender
+            const y_t g = hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS);
+#if HP_GATHER_ALL
+            acc = hp_add(acc, g);
+#else
+            // inactive senders contribute the identity; the bit and the sender's properties
+            // are loaded side by side instead of one after the other (latency-bound loop)
+            acc = hp_add(acc, hp_bit(bm, u) ? g : hp_identity());
 #endif
-            acc = hp_add(acc, hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS));
             if (HP_HAS_TERMINAL && hp_is_terminal(acc)) break;   // early exit
         }
         y[v] = acc;
     }
 }
 
-// SPMV, pull: the HYB COO tail (rows longer than K), one warp per row segment; a segmented
-// reduction, so any monoid works without atomics.
+// SPMV, pull: the HYB COO tail (rows longer than K), one warp per row segment: a segmented
+// reduction, so any monoid works without atomics.  Segments longer than a chunk are split at
+// setup when the monoid has an atomic form (seg_row = -(row + 1)); their chunks combine into
+// y with it, so one hub row is not a single warp's critical path.
 extern "C" __global__ void __launch_bounds__(256)
 hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg_ptr, long long nseg,
             const idx_t* __restrict__ col, const w_t* __restrict__ val,
@@ -102,7 +110,9 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (long long s = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; s < nseg; s += nwarps) {
-        const idx_t row = seg_row[s];
+        const idx_t r = seg_row[s];
+        const bool split = r < 0;
+        const idx_t row = split ? -r - 1 : r;
         const y_t acc0 = y[row];
         if (HP_HAS_TERMINAL && hp_is_terminal(acc0)) continue;   // warp-uniform
         y_t acc = hp_identity();
@@ -111,28 +121,35 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
             const long long e = base + lane;
             if (e < end) {
                 const idx_t u = __ldg(col + e);
-#if !HP_GATHER_ALL
-                if (hp_bit(bm, u))
+                const y_t g = hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS);
+#if HP_GATHER_ALL
+                acc = hp_add(acc, g);
+#else
+                acc = hp_add(acc, hp_bit(bm, u) ? g : hp_identity());
 #endif
-                acc = hp_add(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS));
             }
 #if HP_HAS_TERMINAL
             if (__any_sync(HP_FULL, hp_is_terminal(acc))) break;
 #endif
         }
         for (int off = 16; off > 0; off >>= 1) acc = hp_add(acc, hp_shfl_down(acc, off));
-        if (lane == 0) y[row] = hp_add(acc0, acc);
+        if (lane == 0) {
+            if (split) hp_atomic(y + row, acc);
+            else y[row] = hp_add(acc0, acc);
+        }
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // SPMV, push: one warp per frontier vertex scatters along its push-matrix row with the
-// monoid's atomic.  `limit` > 0 (blind batches): a frontier with more push edges than that
-// aborts the batch so the host can switch to pull.  `track`: record receivers in the touched
-// queue (apply_to="received": APPLY then visits only them).
+// monoid's atomic; rows of heavy vertices (push degree > HP_HEAVY, listed by APPLY) are split
+// over every thread of the grid instead.  `limit` > 0 (blind batches): a frontier with more
+// push edges than that aborts the batch so the host can switch to pull.  `track`: record
+// receivers in the touched queue (apply_to="received": APPLY then visits only them).
 extern "C" __global__ void __launch_bounds__(256)
 hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
         const idx_t* __restrict__ q0, const idx_t* __restrict__ q1,
+        const idx_t* __restrict__ qh0, const idx_t* __restrict__ qh1, const long long* __restrict__ deg,
         y_t* __restrict__ y, unsigned* __restrict__ tbm, idx_t* __restrict__ tq,
         u64* __restrict__ st, u64 limit, int first, int track$PROPS_CONST_PARAMS)
 {
@@ -145,29 +162,40 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         return;
     }
     const idx_t* __restrict__ q = cur ? q1 : q0;
+    const idx_t* __restrict__ qh = cur ? qh1 : qh0;
+    const u64 hcnt = st[S_HCNT + cur];
+    auto relax = [&](idx_t u, long long e) {
+        const idx_t v = __ldg(indices + e);
+        const y_t val = hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS);
+#if HP_IDEMPOTENT
+        // idempotent monoid: a value the current y already absorbs changes nothing
+        const y_t old = *((volatile y_t*)(y + v));
+        if (hp_same(hp_add(old, val), old)) return;
+#endif
+        hp_atomic(y + v, val);
+        if (track) {
+            const unsigned bit = 1u << (v & 31);
+            unsigned* wp = tbm + (v >> 5);
+            if (!(*((volatile unsigned*)wp) & bit)) {
+                const unsigned o = atomicOr(wp, bit);
+                if (!(o & bit)) tq[atomicAdd(st + S_TCNT, 1ull)] = v;
+            }
+        }
+    };
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < (long long)cnt; i += nwarps) {
         const idx_t u = q[i];
-        const long long beg = indptr[u], end = indptr[u + 1];
-        for (long long e = beg + lane; e < end; e += 32) {
-            const idx_t v = __ldg(indices + e);
-            const y_t val = hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS);
-#if HP_IDEMPOTENT
-            // idempotent monoid: a value the current y already absorbs changes nothing
-            const y_t old = *((volatile y_t*)(y + v));
-            if (hp_same(hp_add(old, val), old)) continue;
-#endif
-            hp_atomic(y + v, val);
-            if (track) {
-                const unsigned bit = 1u << (v & 31);
-                unsigned* wp = tbm + (v >> 5);
-                if (!(*((volatile unsigned*)wp) & bit)) {
-                    const unsigned o = atomicOr(wp, bit);
-                    if (!(o & bit)) tq[atomicAdd(st + S_TCNT, 1ull)] = v;
-                }
-            }
-        }
+        if (hcnt != 0ull && deg[u] > HP_HEAVY) continue;   // in the heavy list
+        const long long end = indptr[u + 1];
+        for (long long e = indptr[u] + lane; e < end; e += 32) relax(u, e);
+    }
+    const long long gt = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long gs = (long long)gridDim.x * blockDim.x;
+    for (u64 h = 0; h < hcnt; ++h) {
+        const idx_t u = qh[h];
+        const long long end = indptr[u + 1];
+        for (long long e = indptr[u] + gt; e < end; e += gs) relax(u, e);
     }
 }
 
@@ -177,7 +205,7 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
 // count; then clears the consumed frontier's bits and (last block) closes the superstep.
 template <bool TOUCHED>
 __device__ __forceinline__ void hp_apply(long long n, y_t* __restrict__ y,
-        unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, unsigned* __restrict__ tbm,
+        unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1, unsigned* __restrict__ tbm,
         const idx_t* __restrict__ tq, const long long* __restrict__ deg,
         u64* __restrict__ st, u64* __restrict__ hist, long long hist_cap, int dir$PROPS_MUT_PARAMS)
 {
@@ -190,6 +218,7 @@ __device__ __forceinline__ void hp_apply(long long n, y_t* __restrict__ y,
     unsigned* bm_nxt = cur ? bm0 : bm1;
     const idx_t* q_cur = cur ? q1 : q0;
     idx_t* q_nxt = cur ? q0 : q1;
+    idx_t* qh_nxt = cur ? qh0 : qh1;
     const long long N = TOUCHED ? (long long)st[S_TCNT] : n;
     const int lane = threadIdx.x & 31;
     const long long stride = (long long)gridDim.x * blockDim.x;
@@ -211,6 +240,7 @@ $UPDATE_BODY
                     atomicOr(bm_nxt + (v >> 5), 1u << (v & 31));
                     act = true;
                     d = deg[v];
+                    if (d > HP_HEAVY) qh_nxt[atomicAdd(st + S_HCNT + nxt, 1ull)] = v;
                 }
             }
         }
@@ -242,6 +272,7 @@ $UPDATE_BODY
         st[S_STEP] = step + 1ull;
         st[S_CNT + cur] = 0ull;
         st[S_EDG + cur] = 0ull;
+        st[S_HCNT + cur] = 0ull;
         st[S_TCNT] = 0ull;
         st[S_DONE] = 0ull;
         st[S_EXEC] = st[S_EXEC] + 1ull;
@@ -252,16 +283,16 @@ $UPDATE_BODY
 
 extern "C" __global__ void __launch_bounds__(256)
 hp_apply_all(long long n, y_t* __restrict__ y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
-             unsigned* __restrict__ tbm, const idx_t* __restrict__ tq, const long long* __restrict__ deg,
+             idx_t* qh0, idx_t* qh1, unsigned* __restrict__ tbm, const idx_t* __restrict__ tq, const long long* __restrict__ deg,
              u64* __restrict__ st, u64* __restrict__ hist, long long hist_cap, int dir$PROPS_MUT_PARAMS)
 {
-    hp_apply<false>(n, y, bm0, bm1, q0, q1, tbm, tq, deg, st, hist, hist_cap, dir$PROPS_ARGS);
+    hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$PROPS_ARGS);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
 hp_apply_touched(long long n, y_t* __restrict__ y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
-                 unsigned* __restrict__ tbm, const idx_t* __restrict__ tq, const long long* __restrict__ deg,
+                 idx_t* qh0, idx_t* qh1, unsigned* __restrict__ tbm, const idx_t* __restrict__ tq, const long long* __restrict__ deg,
                  u64* __restrict__ st, u64* __restrict__ hist, long long hist_cap, int dir$PROPS_MUT_PARAMS)
 {
-    hp_apply<true>(n, y, bm0, bm1, q0, q1, tbm, tq, deg, st, hist, hist_cap, dir$PROPS_ARGS);
+    hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$PROPS_ARGS);
 }
