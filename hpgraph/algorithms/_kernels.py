@@ -25,14 +25,18 @@ import numpy as np
 from .. import backend as _backend
 from .. import dtypes as _dt
 
-__all__ = ["tc_source", "tc_count", "pagerank_update_source", "pagerank_update", "TC_BLOCK",
-           "TC_SEARCH_RATIO"]
+__all__ = ["tc_source", "tc_count", "heavy_edges", "pagerank_update_source", "pagerank_update",
+           "TC_BLOCK", "TC_SEARCH_RATIO", "TC_HEAVY"]
 
 TC_BLOCK = 256
 #: Binary search (shorter list into the longer) instead of a merge when
 #: ``len(longer) > TC_SEARCH_RATIO * len(shorter)``: a merge costs ``ls + ll`` steps, the
 #: searches ``ls * log2(ll)``; with lists of a few dozen entries the break-even is near 8.
 TC_SEARCH_RATIO = 8
+#: Edges whose two out-lists hold more than this many entries together are intersected by a
+#: whole warp (32 binary searches at a time) instead of one thread, so that a few long lists
+#: do not hold up the warps of the short ones (R-MAT: most lists are short, a few are long).
+TC_HEAVY = 256
 
 _TC_TEMPLATE = r"""
 typedef {IDX} idx_t;
@@ -92,12 +96,13 @@ __device__ __forceinline__ unsigned long long intersect(
     return c;
 }}
 
-// One thread per edge e = (erow[e], indices[e]) of the oriented graph (CSR indptr/indices,
-// rows sorted).  total[0] += triangles closed by the edge; with pv, pv[u], pv[v] and pv[w]
-// get one count per triangle {{u, v, w}} found at this edge.
+// One thread per *light* edge e = (erow[e], indices[e]) of the oriented graph (CSR
+// indptr/indices, rows sorted): edges with |N+(u)| + |N+(v)| > heavy are skipped here (the
+// warp kernel below takes them).  total[0] += triangles closed by the edge; with pv, pv[u],
+// pv[v] and pv[w] get one count per triangle {{u, v, w}} found at this edge.
 extern "C" __global__ void {NAME}(
         const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
-        const idx_t* __restrict__ erow, long long nedges,
+        const idx_t* __restrict__ erow, long long nedges, long long heavy,
         unsigned long long* __restrict__ total, unsigned long long* __restrict__ pv)
 {{
     __shared__ unsigned long long warp_sums[{BLOCK} / 32];
@@ -106,11 +111,14 @@ extern "C" __global__ void {NAME}(
     if (e < nedges) {{
         idx_t u = __ldg(erow + e);
         idx_t v = __ldg(indices + e);
-        c = intersect(indices, __ldg(indptr + u), __ldg(indptr + u + 1),
-                      __ldg(indptr + v), __ldg(indptr + v + 1), pv);
-        if (pv && c) {{
-            atomicAdd(pv + u, c);
-            atomicAdd(pv + v, c);
+        ptr_t a0 = __ldg(indptr + u), a1 = __ldg(indptr + u + 1);
+        ptr_t b0 = __ldg(indptr + v), b1 = __ldg(indptr + v + 1);
+        if ((long long)(a1 - a0) + (long long)(b1 - b0) <= heavy) {{
+            c = intersect(indices, a0, a1, b0, b1, pv);
+            if (pv && c) {{
+                atomicAdd(pv + u, c);
+                atomicAdd(pv + v, c);
+            }}
         }}
     }}
     // block reduction, one atomic per block
@@ -126,7 +134,69 @@ extern "C" __global__ void {NAME}(
         if (lane == 0 && c) atomicAdd(total, c);
     }}
 }}
+
+// One warp per *heavy* edge (ids in heavy_edges): the 32 lanes binary-search the elements
+// of the shorter list in the longer one, 32 at a time.  The loop over edges is warp-uniform,
+// so the shuffles inside it see all 32 lanes.
+extern "C" __global__ void {NAME}_warp(
+        const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
+        const idx_t* __restrict__ erow, const long long* __restrict__ heavy_edges,
+        long long nheavy, unsigned long long* __restrict__ total,
+        unsigned long long* __restrict__ pv)
+{{
+    const int lane = threadIdx.x & 31;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    unsigned long long c = 0ull;
+    for (long long h = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; h < nheavy;
+         h += nwarps) {{
+        long long e = __ldg(heavy_edges + h);
+        idx_t u = __ldg(erow + e);
+        idx_t v = __ldg(indices + e);
+        ptr_t s0 = __ldg(indptr + u), s1 = __ldg(indptr + u + 1);
+        ptr_t l0 = __ldg(indptr + v), l1 = __ldg(indptr + v + 1);
+        if (s1 - s0 > l1 - l0) {{ ptr_t t = s0; s0 = l0; l0 = t; t = s1; s1 = l1; l1 = t; }}
+        unsigned long long ce = 0ull;
+        if (s1 > s0 && l1 > l0) {{
+            for (ptr_t i = s0 + lane; i < s1; i += 32) {{
+                idx_t key = __ldg(indices + i);
+                ptr_t lo = l0, hi = l1;
+                while (lo < hi) {{
+                    ptr_t mid = lo + ((hi - lo) >> 1);
+                    if (__ldg(indices + mid) < key) lo = mid + 1; else hi = mid;
+                }}
+                if (lo < l1 && __ldg(indices + lo) == key) {{
+                    ++ce;
+                    if (pv) atomicAdd(pv + key, 1ull);
+                }}
+            }}
+        }}
+        c += ce;
+        if (pv) {{
+            for (int off = 16; off > 0; off >>= 1)
+                ce += __shfl_down_sync(0xffffffffu, ce, off);
+            if (lane == 0 && ce) {{
+                atomicAdd(pv + u, ce);
+                atomicAdd(pv + v, ce);
+            }}
+        }}
+    }}
+    for (int off = 16; off > 0; off >>= 1)
+        c += __shfl_down_sync(0xffffffffu, c, off);
+    if (lane == 0 && c) atomicAdd(total, c);
+}}
 """
+
+
+_sm_cache: dict = {}
+
+
+def _num_sms() -> int:
+    cp = _backend.cupy()
+    dev = cp.cuda.runtime.getDevice()
+    sms = _sm_cache.get(dev)
+    if sms is None:
+        sms = _sm_cache[dev] = int(cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
+    return sms
 
 
 def _tc_name(idx_dtype, ptr_dtype) -> str:
@@ -142,8 +212,21 @@ def tc_source(idx_dtype=np.int32, ptr_dtype=np.int64):
     return src, name
 
 
-def tc_count(indptr, indices, erow, n: int, per_vertex: bool):
-    """Run the triangle kernel on the device.
+def heavy_edges(indptr, indices, erow, threshold: int):
+    """Ids (int64) of the edges with ``|N+(u)| + |N+(v)| > threshold`` (NumPy or CuPy)."""
+    from .. import backend as be
+
+    xp = be.get_array_module(indices)
+    if indices.shape[0] == 0:
+        return xp.zeros(0, dtype=np.int64)
+    rl = xp.diff(indptr)
+    work = rl[erow] + rl[indices]
+    return xp.flatnonzero(work > threshold).astype(np.int64)
+
+
+def tc_count(indptr, indices, erow, n: int, per_vertex: bool, heavy=None,
+             threshold: int = TC_HEAVY):
+    """Run the triangle kernels on the device.
 
     Parameters
     ----------
@@ -155,6 +238,11 @@ def tc_count(indptr, indices, erow, n: int, per_vertex: bool):
         Number of vertices.
     per_vertex : bool
         Also return per-vertex counts.
+    heavy : cupy int64 array, optional
+        :func:`heavy_edges` for ``threshold`` (computed when not given).
+    threshold : int
+        Edges whose two lists hold more than this many entries together go to the
+        warp-per-edge kernel; the others to the thread-per-edge kernel.
 
     Returns
     -------
@@ -163,14 +251,23 @@ def tc_count(indptr, indices, erow, n: int, per_vertex: bool):
     """
     cp = _backend.cupy()
     src, name = tc_source(indices.dtype, indptr.dtype)
-    kern = _backend.raw_module(src, ("-std=c++17",)).get_function(name)
+    mod = _backend.raw_module(src, ("-std=c++17",))
     nedges = int(indices.shape[0])
     total = cp.zeros(1, dtype=cp.uint64)
     pv = cp.zeros(max(n, 1), dtype=cp.uint64) if per_vertex else None
+    pv_arg = pv if pv is not None else np.uint64(0)
     if nedges:
+        if heavy is None:
+            heavy = heavy_edges(indptr, indices, erow, threshold)
         grid = (nedges + TC_BLOCK - 1) // TC_BLOCK
-        kern((grid,), (TC_BLOCK,), (indptr, indices, erow, np.int64(nedges), total,
-                                   pv if pv is not None else np.uint64(0)))
+        mod.get_function(name)((grid,), (TC_BLOCK,), (indptr, indices, erow, np.int64(nedges),
+                                                     np.int64(threshold), total, pv_arg))
+        nheavy = int(heavy.shape[0])
+        if nheavy:
+            wgrid = max(1, min((nheavy * 32 + TC_BLOCK - 1) // TC_BLOCK, _num_sms() * 32))
+            mod.get_function(name + "_warp")((wgrid,), (TC_BLOCK,),
+                                             (indptr, indices, erow, heavy, np.int64(nheavy),
+                                              total, pv_arg))
     t = int(total.get()[0])
     if pv is not None:
         pv = pv[:n].astype(cp.int64)
@@ -241,17 +338,9 @@ def pagerank_update_source(dtype=np.float64):
     return _PR_TEMPLATE.format(T=_dt.c_type(dtype), NAME=name, BLOCK=PR_BLOCK), name
 
 
-_grid_cache: dict = {}
-
-
 def _pr_grid(n: int) -> int:
     """Blocks for the grid-stride update: enough to fill the device, few atomics."""
-    cp = _backend.cupy()
-    dev = cp.cuda.runtime.getDevice()
-    sms = _grid_cache.get(dev)
-    if sms is None:
-        sms = _grid_cache[dev] = int(cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
-    return max(1, min((n + PR_BLOCK - 1) // PR_BLOCK, sms * 8))
+    return max(1, min((n + PR_BLOCK - 1) // PR_BLOCK, _num_sms() * 8))
 
 
 def pagerank_update(y, x, S, p, dw, acc_prev, acc_next, x_new, w_next, alpha, p_uniform):

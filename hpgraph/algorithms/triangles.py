@@ -10,8 +10,9 @@ The method of the HPGraph paper (section 4.4) and Gunrock (section 6.6):
    closes; the total is their sum.
 
 GPU: one thread per oriented edge intersects the two sorted out-lists (merge, or binary search
-of the shorter list in the longer when their lengths differ a lot), 64-bit counts, one atomic
-per block (:mod:`hpgraph.algorithms._kernels`; a per-edge intersection of two rows is not a
+of the shorter list in the longer when their lengths differ a lot); edges whose lists are long
+together go to a warp-per-edge kernel (32 binary searches at a time); 64-bit counts, one
+atomic per block (:mod:`hpgraph.algorithms._kernels`; a per-edge intersection of two rows is not a
 semiring SpMV, see there).  CPU: the masked sparse product ``(L @ L) * L`` with SciPy on the
 oriented matrix ``L`` (no Python loop over vertices); per-vertex counts from its row sums (the
 triangle's lowest vertex), column sums (highest) and the row sums of ``(L^T @ L) * L``
@@ -141,7 +142,10 @@ def _count(G, side, per_vertex):
     if side == "gpu":
         from . import _kernels
 
-        return _kernels.tc_count(indptr, indices, erow, n, per_vertex)
+        thr = _kernels.TC_HEAVY
+        heavy = _cached(G, f"hpg.tc_heavy[{thr}]",
+                        lambda: _kernels.heavy_edges(indptr, indices, erow, thr))
+        return _kernels.tc_count(indptr, indices, erow, n, per_vertex, heavy=heavy, threshold=thr)
     import scipy.sparse as sp
 
     L = sp.csr_array((np.ones(indices.shape[0], dtype=np.int64), indices, indptr), shape=(n, n))

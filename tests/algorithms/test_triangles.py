@@ -114,3 +114,119 @@ def test_oriented_structure_is_a_dag_with_each_edge_once():
     for v in range(0, G.num_vertices, 17):  # rows sorted, distinct
         row = indices[indptr[v]:indptr[v + 1]]
         assert np.all(np.diff(row) > 0)
+
+
+# -- the GPU kernels' logic, transcribed to Python (CI has no GPU) ------------------------------
+
+
+def _emu_intersect(ind, a0, a1, b0, b1, pv, ratio):
+    """Line-by-line transcription of ``intersect`` in hpgraph/algorithms/_kernels.py."""
+    la, lb = a1 - a0, b1 - b0
+    if la <= 0 or lb <= 0:
+        return 0
+    s0, s1, l0, l1 = a0, a1, b0, b1
+    if la > lb:
+        s0, s1, l0, l1 = b0, b1, a0, a1
+        la, lb = lb, la
+    if ind[s1 - 1] < ind[l0] or ind[l1 - 1] < ind[s0]:
+        return 0
+    c = 0
+    if lb > ratio * la:
+        lo = l0
+        for i in range(s0, s1):
+            key = ind[i]
+            hi = l1
+            while lo < hi:
+                mid = lo + ((hi - lo) >> 1)
+                if ind[mid] < key:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo >= l1:
+                break
+            if ind[lo] == key:
+                c += 1
+                pv[key] += 1
+                lo += 1
+    else:
+        i, j = s0, l0
+        x, y = ind[i], ind[j]
+        while True:
+            if x == y:
+                c += 1
+                pv[x] += 1
+                i += 1
+                if i >= s1:
+                    break
+                j += 1
+                if j >= l1:
+                    break
+                x, y = ind[i], ind[j]
+            elif x < y:
+                i += 1
+                if i >= s1:
+                    break
+                x = ind[i]
+            else:
+                j += 1
+                if j >= l1:
+                    break
+                y = ind[j]
+    return c
+
+
+def _emu_tc(indptr, ind, erow, n, threshold, ratio):
+    """Both kernels: thread per light edge, then warp per heavy edge (lanes in turn)."""
+    pv = np.zeros(n, np.int64)
+    total = 0
+    heavy = _kernels.heavy_edges(indptr, ind, erow, threshold)
+    for e in range(ind.size):                       # thread kernel
+        u, v = int(erow[e]), int(ind[e])
+        a0, a1, b0, b1 = indptr[u], indptr[u + 1], indptr[v], indptr[v + 1]
+        if (a1 - a0) + (b1 - b0) <= threshold:
+            c = _emu_intersect(ind, a0, a1, b0, b1, pv, ratio)
+            pv[u] += c
+            pv[v] += c
+            total += c
+    for e in heavy.tolist():                        # warp kernel
+        u, v = int(erow[e]), int(ind[e])
+        s0, s1, l0, l1 = indptr[u], indptr[u + 1], indptr[v], indptr[v + 1]
+        if s1 - s0 > l1 - l0:
+            s0, l0, s1, l1 = l0, s0, l1, s1
+        ce = 0
+        if s1 > s0 and l1 > l0:
+            for lane in range(32):
+                for i in range(s0 + lane, s1, 32):
+                    key = ind[i]
+                    lo, hi = l0, l1
+                    while lo < hi:
+                        mid = lo + ((hi - lo) >> 1)
+                        if ind[mid] < key:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    if lo < l1 and ind[lo] == key:
+                        ce += 1
+                        pv[key] += 1
+        pv[u] += ce
+        pv[v] += ce
+        total += ce
+    return total, pv
+
+
+@pytest.mark.parametrize("threshold,ratio", [(10**9, 8), (0, 8), (12, 8), (12, 1), (10**9, 10**9)])
+def test_kernel_logic_emulated(threshold, ratio):
+    from hpgraph.algorithms.triangles import _oriented
+
+    rng = np.random.default_rng(threshold % 97 + ratio)
+    s = np.concatenate([rng.integers(0, 60, 500), np.zeros(50, np.int64)])   # a hub
+    d = np.concatenate([rng.integers(0, 60, 500), rng.integers(1, 60, 50)])
+    G = hp.Graph.from_edges(s, d, num_vertices=61, directed=False, backend="cpu")
+    indptr, ind, erow = _oriented(G)
+    total, pv = _emu_tc(indptr, ind, erow, 61, threshold, ratio)
+    H = nx.Graph()
+    H.add_nodes_from(range(61))
+    H.add_edges_from((a, b) for a, b in zip(s.tolist(), d.tolist()) if a != b)
+    ref = nx.triangles(H)
+    assert total == sum(ref.values()) // 3
+    np.testing.assert_array_equal(pv, [ref[i] for i in range(61)])
