@@ -110,9 +110,29 @@ def _out_weights(G, weighted, dtype):
     return G.out_degree.astype(dtype)
 
 
-def _spmv_semiring(G, weighted, dtype):
-    name = "plus_times" if (weighted and G.weighted) else "plus_second"
-    return f"{name}[{np.dtype(dtype).name}]"
+def _operands(G, weighted, dtype):
+    """``(S, AT, semiring)``, cached on the graph: ``S = 1 / out-weight`` (0 where dangling), the
+    SpMV matrix (A^T; pattern-only unless weighted, so the kernel reads no values) and the
+    plus-times / plus-second semiring."""
+    from .. import ops
+    from ..formats import CSR
+    from .triangles import _cached
+
+    use_w = bool(weighted and G.weighted)
+    dtype = np.dtype(dtype)
+
+    def make_S():
+        xp = G.xp
+        W = _out_weights(G, use_w, dtype)
+        return xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)
+
+    S = _cached(G, f"hpg.pagerank.S[{use_w},{dtype.name}]", make_S)
+    AT = G.AT
+    if not use_w and not AT.is_pattern:
+        AT = _cached(G, "hpg.AT_pattern", lambda: CSR(G.AT.indptr, G.AT.indices, None,
+                                                     shape=G.AT.shape))
+    sr = ops.lookup_semiring(f"{'plus_times' if use_w else 'plus_second'}[{dtype.name}]")
+    return S, AT, sr
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,15 +140,10 @@ def _spmv_semiring(G, weighted, dtype):
 
 
 def _networkx(G, side, damping, tol, max_iter, p, x0, dw, weighted, dtype):
-    from .. import ops
     from .. import spmv as _spmv
 
-    xp = G.xp
     n = G.num_vertices
-    W = _out_weights(G, weighted, dtype)
-    S = xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)
-    sr = ops.lookup_semiring(_spmv_semiring(G, weighted, dtype))
-    AT = G.AT
+    S, AT, sr = _operands(G, weighted, dtype)
     thresh = n * tol
     if side == "gpu":
         return _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype)
@@ -253,19 +268,16 @@ def _program(weighted: bool, dtype):
 
 
 def _hpgraph(G, side, damping, tol, max_iter, nstart, weighted, dtype):
-    from .. import ops
     from .. import spmv as _spmv
     from ..program import run
 
     xp = G.xp
     n = G.num_vertices
     use_w = bool(weighted and G.weighted)
-    W = _out_weights(G, weighted, dtype)
-    S = xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)
+    S, AT, sr = _operands(G, weighted, dtype)
     rank0 = xp.ones(n, dtype=dtype) if nstart is None else xp.asarray(nstart, dtype=dtype)
     # residual of the starting ranks: r = (1 - damping) + damping * M rank0 - rank0
-    sr = ops.lookup_semiring(_spmv_semiring(G, weighted, dtype))
-    y0 = _spmv.spmv(G.AT, rank0 * S, sr, backend=side)
+    y0 = _spmv.spmv(AT, rank0 * S, sr, backend=side)
     pend0 = ((1.0 - damping) + damping * y0 - rank0).astype(dtype)
     scale = (damping * S).astype(dtype)
     prog = _program(use_w, dtype)(theta=tol)
