@@ -471,6 +471,7 @@ def _launch_lb(kern, csr, y, out_p, mask_p, xa_p, extra_args, y_dt, items):
 
     def chunk_rows():
         starts = cp.arange(nwarps, dtype=cp.int64) * chunk
+        starts = starts.astype(csr.indptr.dtype, copy=False)
         return (cp.searchsorted(csr.indptr, starts, side="right") - 1).astype(csr.index_dtype)
     crow = _cached(csr, ("chunk_row", chunk), chunk_rows)
     ws = _workspace(csr, ("lb", chunk), nwarps, y_dt)
