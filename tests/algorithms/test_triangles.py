@@ -230,3 +230,18 @@ def test_kernel_logic_emulated(threshold, ratio):
     ref = nx.triangles(H)
     assert total == sum(ref.values()) // 3
     np.testing.assert_array_equal(pv, [ref[i] for i in range(61)])
+
+
+def test_function_names_survive_submodule_imports():
+    """Importing ``hpgraph.algorithms.<module>`` first must not make ``hp.<name>`` the module."""
+    import subprocess
+    import sys
+
+    code = ("import hpgraph.algorithms.triangles, hpgraph.algorithms.pagerank, "
+            "hpgraph.algorithms.hits, hpgraph.algorithms.label_propagation, hpgraph.algorithms.kcore\n"
+            "import hpgraph as hp, types\n"
+            "for f in (hp.triangles, hp.triangle_count, hp.pagerank, hp.hits, hp.label_propagation, "
+            "hp.k_core, hp.algorithms.triangles):\n"
+            "    assert callable(f) and not isinstance(f, types.ModuleType), f\n"
+            "from hpgraph.algorithms.triangles import simple_pairs\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
