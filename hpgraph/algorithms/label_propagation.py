@@ -153,7 +153,7 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
     >>> src, dst = [0, 0, 1, 3, 3, 4], [1, 2, 2, 4, 5, 5]          # two triangles
     >>> G = hp.Graph.from_edges(src, dst, num_vertices=6, directed=False, backend="cpu")
     >>> hp.label_propagation(G, backend="cpu")
-    array([0, 0, 0, 3, 3, 3], dtype=int32)
+    array([1, 1, 1, 3, 3, 3], dtype=int32)
     """
     if mode not in MODES:
         raise InvalidValue(f"mode must be one of {MODES}, got {mode!r}")
