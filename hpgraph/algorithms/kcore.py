@@ -4,9 +4,12 @@ Parallel peeling (as in Gunrock's k-core): with ``k`` the current level, remove 
 remaining vertex of degree ``<= k`` (its core number is ``k``), lower the degrees of its
 remaining neighbours, and repeat; when no remaining vertex has degree ``<= k``, ``k`` jumps to
 the smallest remaining degree.  Each round is one SpMV: ``deg -= A (+.second) removed``, with
-the removed vertices as the active sources (``x_active``, the paper's x_bitmask) and the
-remaining vertices as the row mask -- so the engine's SpMV optimisations apply.  One scalar
-(the smallest remaining degree) is read back per round.
+the removed vertices as the active sources and the remaining vertices as the row mask -- so
+the engine's SpMV optimisations apply.  On the GPU it is the engine's push over the removed
+vertices' rows (:func:`hpgraph.spmv.gpu.push`, atomic adds into the remaining vertices), so a
+round costs the removed vertices' edges and the whole run ``O(m)``; on the CPU it is
+:func:`hpgraph.spmv.spmv` with ``x_active`` (the paper's x_bitmask) and a row mask.  One
+scalar (the smallest remaining degree) and the removed count are read back per round.
 
 Graph semantics:
 
@@ -67,6 +70,14 @@ def k_core(G, *, backend=None, to=None):
         sr = ops.lookup_semiring("plus_times[int32]")
         deg = _spmv.spmv(S, xp.ones(n, dtype=np.int32), sr, backend=side)
     ones = xp.ones(n, dtype=np.int32)
+    push = None
+    if side == "gpu":
+        try:
+            from ..spmv import gpu as _gpu
+
+            push = getattr(_gpu, "push", None)
+        except ImportError:  # pragma: no cover - a build without the GPU SpMV module
+            push = None
     alive = xp.ones(n, dtype=bool)
     big = np.iinfo(np.int32).max
     k = 0
@@ -78,6 +89,11 @@ def k_core(G, *, backend=None, to=None):
         removed = alive & (deg <= k)
         core[removed] = k
         alive &= ~removed
-        dec = _spmv.spmv(S, ones, sr, x_active=removed, row_mask=alive, backend=side)
+        if push is not None:
+            frontier = xp.flatnonzero(removed).astype(S.index_dtype)
+            dec = xp.zeros(n, dtype=np.int32)
+            push(S, frontier, ones, sr, dec, mask=alive)
+        else:
+            dec = _spmv.spmv(S, ones, sr, x_active=removed, row_mask=alive, backend=side)
         deg = deg - dec
     return finish(core, on_dev, to)
