@@ -205,3 +205,22 @@ def test_result_side(refs, backend_name):
     assert hp.backend.is_device_array(r.dist) == (backend_name == "gpu")
     assert isinstance(r.to_host().dist, np.ndarray)
     assert "supersteps" in repr(r)
+
+
+def test_sssp_matches_scipy_csgraph(backend_name, refs):
+    import scipy.sparse.csgraph as csg
+
+    from examples.sssp import SSSP64
+
+    for case in refs.cases:
+        G = refs.build(case, backend_name)
+        if G.num_vertices == 0 or not G.weighted:
+            continue
+        for s in (0, G.num_vertices - 1):
+            r = hp.run(SSSP64, G, source=s, backend=backend_name)
+            ref = csg.dijkstra(G.to_host().to_scipy(), indices=s)
+            np.testing.assert_allclose(refs.host(r.dist), ref, rtol=1e-12)
+            bfs_order = csg.breadth_first_order(G.to_host().to_scipy(), s,
+                                                return_predecessors=False)
+            reached = np.isfinite(refs.host(r.dist))
+            assert set(np.flatnonzero(reached)) == set(bfs_order.tolist())
