@@ -213,7 +213,7 @@ def bench_graph(label, A, reps, copy_bps, results, check=True):
     semirings = [("plus_times", ops.lookup_semiring("plus_times", np.float32)),
                  ("min_plus", ops.lookup_semiring("min_plus", np.float32)),
                  ("udf min_scaled", UDF[np.float32])]
-    variants = ["auto", "hyb", "csr_lb", "csr_vector", "csr_vector:8", "csr_vector:32", "csr_scalar"]
+    variants = ["auto", "hyb", "csr_lb", "csr_lb:4", "csr_lb:16", "csr_vector", "csr_scalar"]
     t0 = time.perf_counter()
     gpu.matrix_stats(A)
     for sname, sr in semirings:

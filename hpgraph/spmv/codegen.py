@@ -396,6 +396,7 @@ def generate(spec: KernelSpec, *, namespace: str | None = None) -> tuple[str, di
         IDENTITY=spec.identity, ADD=spec.add,
         IS_TERMINAL=spec.is_terminal if spec.is_terminal is not None else "false",
         ACCUM_EXPR=spec.accum if spec.accum is not None else "t",
+        EDGE_USES_ROW=_b(re.search(r"\bi\b", spec.edge_value) is not None),
         ATOMIC=_atomic_code(spec) if spec.family == "push" else "",
     )
     parts = [_template("common").substitute(common)]

@@ -8,7 +8,8 @@ Entry points
     distribution (see :func:`choose_format`); ``format=`` forces ``"hyb"``, ``"ell"``,
     ``"csr"`` (auto among CSR kernels), ``"csr_vector"`` (G lanes per row, G from the mean
     degree; ``"csr_vector:8"`` forces G), ``"csr_scalar"`` (one thread per row, the paper's CSR
-    baseline), ``"csr_lb"`` (load-balanced), ``"coo"`` (HYB with K = 0: pure segmented COO);
+    baseline), ``"csr_lb"`` (load-balanced; ``"csr_lb:16"`` sets the entries per lane per warp
+    chunk, default :data:`ITEMS`), ``"coo"`` (HYB with K = 0: pure segmented COO);
     ``"csc"`` runs on the CSR of the same matrix.
 :func:`spmv_expr`
     The same products with any per-edge C expression and extra kernel arguments (the
@@ -212,12 +213,16 @@ def _resolve_format(A, format):
     """(family, matrix in that family's format, group)."""
     f = "auto" if format is None else str(format).lower()
     group = None
-    if f.startswith("csr_vector:"):
+    if f.startswith("csr_vector:") or f.startswith("csr_lb:"):
+        f, _, arg = f.partition(":")
         try:
-            group = int(f.split(":", 1)[1])
+            group = int(arg)
         except ValueError:
-            raise InvalidValue(f"format {format!r}: expected csr_vector:<G>") from None
-        f = "csr_vector"
+            raise InvalidValue(f"format {format!r}: expected csr_vector:<G> or csr_lb:<items>") from None
+        if f == "csr_lb":  # entries per lane per warp chunk
+            if group not in (1, 2, 4, 8, 16, 32):
+                raise InvalidValue(f"format {format!r}: items must be a power of two in 1..32")
+            return "csr_lb", _as_csr(A), group
     if f not in FORMATS:
         raise InvalidValue(f"format must be one of {FORMATS} (or 'csr_vector:<G>'), got {format!r}")
     if f == "auto":
@@ -234,7 +239,7 @@ def _resolve_format(A, format):
             group = _vector_group(matrix_stats(A)["mean"])
         return "csr_vector", csr, group
     if f == "csr_lb":
-        return "csr_lb", _as_csr(A), 1
+        return "csr_lb", _as_csr(A), ITEMS
     if f == "hyb":
         if A.format == "hyb":
             return "hyb", A, 1
@@ -385,6 +390,8 @@ def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement,
     a_dt = None if M.dtype is None else np.dtype(M.dtype)
     idx_dt = np.dtype(M.index_dtype)
     items = ITEMS
+    if family == "csr_lb":
+        items, group = group, 1
     fkey = (key_extra, family, None if a_dt is None else a_dt.str, idx_dt.str, mask_mode, complement,
             xa_mode, None if out is None else res_dt.str, accum, replace, bool(terminal), group, items)
     hit = _FAST.get(fkey)

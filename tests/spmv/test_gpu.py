@@ -19,7 +19,7 @@ pytestmark = pytest.mark.gpu
 ops = pytest.importorskip("hpgraph.ops")
 _builtins = pytest.importorskip("hpgraph.ops._builtins")
 
-FORMATS = ["auto", "hyb", "ell", "csr_vector", "csr_scalar", "csr_lb", "coo"]
+FORMATS = ["auto", "hyb", "ell", "csr_vector", "csr_scalar", "csr_lb", "csr_lb:1", "csr_lb:32", "coo"]
 SEG_FORMATS = ["hyb", "csr_lb"]
 
 
@@ -36,7 +36,9 @@ def _cp():
 def to_dev(a):
     if a is None:
         return None
-    if hasattr(a, "to_device"):
+    if isinstance(a, np.ndarray) or np.isscalar(a):   # (numpy arrays have an array-API to_device)
+        return _cp().asarray(a)
+    if hasattr(a, "format") or hasattr(a, "words"):  # hpgraph matrix / Bitmask
         return a.to_device()
     return _cp().asarray(a)
 

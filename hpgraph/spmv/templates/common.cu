@@ -21,6 +21,9 @@ constexpr bool kAccum = ${ACCUM};
 constexpr bool kReplace = ${REPLACE};
 constexpr bool kTrack = kHasOut;          // track "this row has a value" (only out needs it)
 constexpr bool kTerminal = ${TERMINAL};
+constexpr bool kEdgeUsesRow = ${EDGE_USES_ROW};  // the edge expression reads i (the row)
+// edge values can be formed before rows are known (no row mask, i unused)
+constexpr bool kRowFree = !kEdgeUsesRow && kMask == 0 && !kComplement;
 constexpr int kItems = ${ITEMS};          // entries per lane per warp chunk (segmented kernels)
 constexpr long long kChunk = 32LL * kItems;
 constexpr unsigned kFull = 0xffffffffu;
@@ -117,10 +120,44 @@ __device__ __forceinline__ void hp_seg_commit(long long r, y_t v, bool h, bool i
   }
 }
 
-// Warp-segmented reduction of kItems rounds of 32 consecutive entries (rows non-decreasing
-// across lanes and rounds; row -1 marks lanes past the end).  Segments that end inside the
-// chunk are committed; the last segment is returned in (cr, cv, ch) for the caller, who knows
-// whether it ends with the chunk.
+// One round of 32 consecutive entries of a warp-segmented reduction (rows non-decreasing across
+// lanes; row -1 marks lanes past the end).  (cr, cv, ch) carries the segment of the previous
+// round's last lane in and this round's out; segments that end inside the round are committed.
+template <bool FINAL>
+__device__ __forceinline__ void hp_seg_round(const int lane, const long long warp, idx_t r, y_t v, bool h,
+                                             const idx_t r0, const bool head_partial,
+                                             r_t* __restrict__ y, y_t* __restrict__ t,
+                                             unsigned char* __restrict__ found, const out_t* __restrict__ out,
+                                             const void* __restrict__ mask,
+                                             y_t* __restrict__ head_val, unsigned char* __restrict__ head_has,
+                                             idx_t& cr, y_t& cv, bool& ch) {
+#pragma unroll
+  for (unsigned d = 1; d < 32; d <<= 1) {
+    const y_t ov = hp_shfl_up(v, d);
+    const idx_t orr = hp_shfl_up(r, d);
+    bool oh = false;
+    if constexpr (kTrack) oh = hp_shfl_up(h, d);
+    if (lane >= (int)d && orr == r) { v = hp_add(ov, v); if constexpr (kTrack) h = h || oh; }
+  }
+  const idx_t rfirst = hp_shfl(r, 0);
+  if (cr >= 0) {
+    if (rfirst != cr) {  // the carried segment ended with the previous round
+      if (lane == 0) hp_seg_commit<FINAL>(cr, cv, ch, head_partial && cr == r0, warp, y, t, found, out, mask, head_val, head_has);
+    } else if (r == cr) {
+      v = hp_add(cv, v);
+      h = h || ch;
+    }
+  }
+  const idx_t nr = hp_shfl_down(r, 1);
+  if (lane < 31 && r >= 0 && nr != r)
+    hp_seg_commit<FINAL>(r, v, h, head_partial && r == r0, warp, y, t, found, out, mask, head_val, head_has);
+  cr = hp_shfl(r, 31);
+  cv = hp_shfl(v, 31);
+  if constexpr (kTrack) ch = hp_shfl(h, 31); else ch = false;
+}
+
+// Warp-segmented reduction of kItems rounds of 32 consecutive entries.  The chunk's last
+// segment is returned in (cr, cv, ch) for the caller, who knows whether it ends with the chunk.
 template <bool FINAL>
 __device__ __forceinline__ void hp_seg_reduce(const int lane, const long long warp,
                                               const idx_t (&rows)[kItems], const y_t (&vals)[kItems],
@@ -132,34 +169,9 @@ __device__ __forceinline__ void hp_seg_reduce(const int lane, const long long wa
                                               idx_t& cr, y_t& cv, bool& ch) {
   cr = -1; cv = hp_identity(); ch = false;
 #pragma unroll
-  for (int it = 0; it < kItems; ++it) {
-    idx_t r = rows[it];
-    y_t v = vals[it];
-    bool h = hass[it];
-#pragma unroll
-    for (unsigned d = 1; d < 32; d <<= 1) {
-      const y_t ov = hp_shfl_up(v, d);
-      const idx_t orr = hp_shfl_up(r, d);
-      bool oh = false;
-      if constexpr (kTrack) oh = hp_shfl_up(h, d);
-      if (lane >= (int)d && orr == r) { v = hp_add(ov, v); if constexpr (kTrack) h = h || oh; }
-    }
-    const idx_t rfirst = hp_shfl(r, 0);
-    if (cr >= 0) {
-      if (rfirst != cr) {  // the carried segment ended with the previous round
-        if (lane == 0) hp_seg_commit<FINAL>(cr, cv, ch, head_partial && cr == r0, warp, y, t, found, out, mask, head_val, head_has);
-      } else if (r == cr) {
-        v = hp_add(cv, v);
-        h = h || ch;
-      }
-    }
-    const idx_t nr = hp_shfl_down(r, 1);
-    if (lane < 31 && r >= 0 && nr != r)
-      hp_seg_commit<FINAL>(r, v, h, head_partial && r == r0, warp, y, t, found, out, mask, head_val, head_has);
-    cr = hp_shfl(r, 31);
-    cv = hp_shfl(v, 31);
-    if constexpr (kTrack) ch = hp_shfl(h, 31); else ch = false;
-  }
+  for (int it = 0; it < kItems; ++it)
+    hp_seg_round<FINAL>(lane, warp, rows[it], vals[it], hass[it], r0, head_partial, y, t, found, out, mask,
+                        head_val, head_has, cr, cv, ch);
 }
 
 // The chunk's last segment: committed if the row ends with the chunk, else left as a carry.
