@@ -134,7 +134,10 @@ def program_source(bp, idx_dtype) -> str:
     const_params = "".join(f", const {_dt.c_type(p.dtype)}* __restrict__ P_{p.name}" for p in props)
     mut_params = "".join(f", {_dt.c_type(p.dtype)}* __restrict__ P_{p.name}" for p in props)
     args = "".join(f", P_{p.name}" for p in props)
-    is_term = mon.c_is_terminal("a")
+    # The engine tests "terminal" on the accumulated value.  For ``any`` every value is
+    # terminal, but the value alone cannot say whether anything was found yet (y starts at the
+    # identity), so that test would skip every row: no early exit for ``any`` here.
+    is_term = None if mon.terminal_any else mon.c_is_terminal("a")
     gather_body = k.c_gather_body(u="u", w="w", v="v", ptr="P_")
     upd = k.c_update_body(v="v", y="yv", ptr="P_")
     lines = [upd]

@@ -224,3 +224,34 @@ def test_sssp_matches_scipy_csgraph(backend_name, refs):
                                                 return_predecessors=False)
             reached = np.isfinite(refs.host(r.dist))
             assert set(np.flatnonzero(reached)) == set(bfs_order.tolist())
+
+
+class _ReachAny(hp.VertexProgram):
+    """Reachability with the ``any`` monoid: every value is terminal, so a pull row may stop at
+    its first active sender; a row must not be skipped before anything was found."""
+
+    edges = "in"
+    properties = {"reached": ("int32", 0)}
+    reduce = "any"
+    apply_to = "received"
+
+    def init(self, graph, source=0):
+        r = np.zeros(graph.num_vertices, np.int32)
+        r[source] = 1
+        return {"reached": r}, [source]
+
+    def gather(src, edge, dst):
+        return 1
+
+    def update(v, y):
+        return max(v.reached, y)
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_any_monoid_reachability(case, backend_name, direction, refs):
+    G = refs.build(case, backend_name)
+    if G.num_vertices == 0:
+        return
+    r = hp.run(_ReachAny, G, source=0, backend=backend_name, direction=direction)
+    ref = refs.bfs(G.num_vertices, refs.edge_list(G), 0) >= 0
+    np.testing.assert_array_equal(refs.host(r.reached).astype(bool), ref)
