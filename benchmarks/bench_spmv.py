@@ -213,13 +213,15 @@ def bench_graph(label, A, reps, copy_bps, results, check=True):
     semirings = [("plus_times", ops.lookup_semiring("plus_times", np.float32)),
                  ("min_plus", ops.lookup_semiring("min_plus", np.float32)),
                  ("udf min_scaled", UDF[np.float32])]
-    variants = ["auto", "hyb", "csr_lb", "csr_lb:4", "csr_lb:16", "csr_vector", "csr_scalar"]
+    variants = ["auto", "hyb", "csr_lb", "csr_lb/mb6", "csr_lb:4", "csr_vector", "csr_scalar"]
     t0 = time.perf_counter()
+    saved_minb = gpu.LB_MIN_BLOCKS
     gpu.matrix_stats(A)
     for sname, sr in semirings:
         ref = None
         for v in variants:
-            fmt = None if v == "auto" else v
+            fmt = None if v == "auto" else v.split("/")[0]
+            gpu.LB_MIN_BLOCKS = 6 if v.endswith("/mb6") else saved_minb
             fn = lambda: gpu.spmv(A, x, sr, format=fmt)  # noqa: E731
             try:
                 y = fn()  # compiles + builds derived formats (not timed)
@@ -245,6 +247,7 @@ def bench_graph(label, A, reps, copy_bps, results, check=True):
             r = rec(sname, v, ms, k, hu, ok)
             print(f"  {sname:16s} {v:14s} {ms:8.3f} ms  x{ms / cus_ms:5.2f} of cuSPARSE  "
                   f"{r['gbps']:7.0f} GB/s ({r['copy_frac']:.0%} of copy)  host {hu:6.0f} us  {ok}")
+    gpu.LB_MIN_BLOCKS = saved_minb
     print(f"  (variants took {time.perf_counter() - t0:.1f} s)")
     print(f"  cuSPARSE {cus_ms:.3f} ms ({base['gbps']:.0f} GB/s)")
     del Ac, rows

@@ -103,6 +103,9 @@ class KernelSpec:
         Entries per lane per warp chunk (segmented kernels and push).
     block : int
         Threads per block (``__launch_bounds__``).
+    min_blocks : int
+        Minimum resident blocks per multiprocessor asked of the compiler (0: none); caps the
+        registers per thread.
     """
 
     family: str
@@ -132,6 +135,7 @@ class KernelSpec:
     group: int = 1
     items: int = 8
     block: int = 256
+    min_blocks: int = 0
     tag: str = ""
 
     # -- derived --------------------------------------------------------------------
@@ -167,6 +171,8 @@ class KernelSpec:
             parts.append(f"it{self.items}")
         if self.block != 256:
             parts.append(f"b{self.block}")
+        if self.min_blocks:
+            parts.append(f"mb{self.min_blocks}")
         if self.tag:
             parts.append(sanitize(self.tag))
         return "_".join(parts)
@@ -208,7 +214,7 @@ def make_spec(family: str, *, name: str, edge_value: str, extra_params: str = ""
               in_dtype, index_dtype, a_dtype=None, preamble: str = "", mask: int = MASK_NONE,
               complement: bool = False, x_active: int = MASK_NONE, out_dtype=None, accum=None,
               replace: bool = False, terminal: bool = True, group: int = 1, items: int = 8,
-              block: int = 256, tag: str = "") -> KernelSpec:
+              block: int = 256, min_blocks: int = 0, tag: str = "") -> KernelSpec:
     """A spec from an arbitrary edge expression (the engine's entry point).
 
     Parameters
@@ -273,7 +279,8 @@ def make_spec(family: str, *, name: str, edge_value: str, extra_params: str = ""
         y_dtype=_dtname(monoid.dtype), out_dtype=_dtname(out_dtype), acc_dtype=acc_dt,
         mask=int(mask), complement=bool(complement), x_active=int(x_active), has_out=has_out,
         replace=bool(replace) and has_out, accum=acc_expr, accum_name=acc_name,
-        terminal=bool(terminal), group=int(group), items=int(items), block=int(block), tag=tag)
+        terminal=bool(terminal), group=int(group), items=int(items), block=int(block),
+        min_blocks=int(min_blocks), tag=tag)
 
 
 def _dedupe(parts):
@@ -292,7 +299,7 @@ def x_load_expr(x_dtype, in_dtype, var: str = "x", index: str = "j") -> str:
 def semiring_spec(family: str, sr, *, a_dtype, x_dtype, index_dtype, mask: int = MASK_NONE,
                   complement: bool = False, x_active: int = MASK_NONE, out_dtype=None, accum=None,
                   replace: bool = False, terminal: bool = True, group: int = 1, items: int = 8,
-                  block: int = 256) -> KernelSpec:
+                  block: int = 256, min_blocks: int = 0) -> KernelSpec:
     """A spec for ``y[i] = ADD_j MUL(A[i, j], x[j])`` with the typed semiring ``sr``."""
     in_dt = _dt.lookup_dtype(sr.in_dtype)
     x_dt = _dt.lookup_dtype(x_dtype)
@@ -302,7 +309,7 @@ def semiring_spec(family: str, sr, *, a_dtype, x_dtype, index_dtype, mask: int =
         extra_params=f"const {_dt.c_type(x_dt)}* __restrict__ x", monoid=sr.add, in_dtype=in_dt,
         index_dtype=index_dtype, a_dtype=a_dtype, preamble=sr.c_preamble, mask=mask,
         complement=complement, x_active=x_active, out_dtype=out_dtype, accum=accum, replace=replace,
-        terminal=terminal, group=group, items=items, block=block,
+        terminal=terminal, group=group, items=items, block=block, min_blocks=min_blocks,
         tag="" if x_dt == in_dt else "x" + _dt.short_name(x_dt))
 
 
@@ -397,10 +404,12 @@ def generate(spec: KernelSpec, *, namespace: str | None = None) -> tuple[str, di
         IS_TERMINAL=spec.is_terminal if spec.is_terminal is not None else "false",
         ACCUM_EXPR=spec.accum if spec.accum is not None else "t",
         EDGE_USES_ROW=_b(re.search(r"\bi\b", spec.edge_value) is not None),
+        ANY=_b(spec.terminal_any),
         ATOMIC=_atomic_code(spec) if spec.family == "push" else "",
     )
     parts = [_template("common").substitute(common)]
-    kw = dict(BLOCK=str(spec.block), EXTRA=extra, EDGE_VALUE=spec.edge_value, GROUP=str(spec.group))
+    bounds = f"{spec.block}, {spec.min_blocks}" if spec.min_blocks else str(spec.block)
+    kw = dict(BLOCK=bounds, EXTRA=extra, EDGE_VALUE=spec.edge_value, GROUP=str(spec.group))
     if spec.family == "ell":
         parts.append(_template("ell").substitute(kw, KNAME=names["ell"], FINAL="true"))
     elif spec.family == "hyb":

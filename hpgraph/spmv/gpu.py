@@ -45,6 +45,7 @@ FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar"
 
 BLOCK = 256
 ITEMS = 8            # entries per lane per warp chunk (segmented kernels): 256 per warp
+LB_MIN_BLOCKS = 0    # __launch_bounds__ min blocks for csr_lb (0: let the compiler choose)
 PUSH_ITEMS = 4
 
 # auto-format thresholds (set from measurements on an H200, see benchmarks/README_spmv_notes.md)
@@ -392,13 +393,14 @@ def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement,
     items = ITEMS
     if family == "csr_lb":
         items, group = group, 1
+    minb = LB_MIN_BLOCKS if family == "csr_lb" else 0
     fkey = (key_extra, family, None if a_dt is None else a_dt.str, idx_dt.str, mask_mode, complement,
-            xa_mode, None if out is None else res_dt.str, accum, replace, bool(terminal), group, items)
+            xa_mode, None if out is None else res_dt.str, accum, replace, bool(terminal), group, items, minb)
     hit = _FAST.get(fkey)
     if hit is None:
         spec = build(family, a_dt, idx_dt, mask=mask_mode, complement=complement, x_active=xa_mode,
                      out_dtype=None if out is None else res_dt, accum=accum, replace=replace,
-                     terminal=terminal, group=group, items=items, block=BLOCK)
+                     terminal=terminal, group=group, items=items, block=BLOCK, min_blocks=minb)
         hit = (spec, get_kernels(spec))
         _FAST[fkey] = hit
     spec, kern = hit

@@ -19,7 +19,9 @@ constexpr int kXActive = ${XACTIVE};      // 0: every source active, 1: bitmask 
 constexpr bool kHasOut = ${HAS_OUT};
 constexpr bool kAccum = ${ACCUM};
 constexpr bool kReplace = ${REPLACE};
-constexpr bool kTrack = kHasOut;          // track "this row has a value" (only out needs it)
+constexpr bool kTrack = kHasOut;          // write found[] / apply "no value" (only out needs it)
+constexpr bool kAny = ${ANY};               // the "any" monoid: the identity is not neutral
+constexpr bool kHas = kTrack || kAny;       // carry "has a value" flags through the reductions
 constexpr bool kTerminal = ${TERMINAL};
 constexpr bool kEdgeUsesRow = ${EDGE_USES_ROW};  // the edge expression reads i (the row)
 // edge values can be formed before rows are known (no row mask, i unused)
@@ -54,6 +56,13 @@ template <> __device__ __forceinline__ long long hp_max_of<long long>() { return
 __device__ __forceinline__ y_t hp_identity() { return (y_t)(${IDENTITY}); }
 __device__ __forceinline__ y_t hp_add(y_t a, y_t b) { return (y_t)(${ADD}); }
 __device__ __forceinline__ bool hp_terminal(y_t a) { return ${IS_TERMINAL}; }
+// Combine two partial results that may be empty (ha/hb: they hold a value).  For every monoid
+// but "any" the identity is neutral and this is hp_add; "any" (add = second operand) must not
+// let an empty partial's identity replace a value.
+__device__ __forceinline__ y_t hp_combine(y_t a, bool ha, y_t b, bool hb) {
+  if constexpr (kAny) return hb ? b : a;
+  else return hp_add(a, b);
+}
 __device__ __forceinline__ r_t hp_accum(acc_t o, acc_t t) { return (r_t)(${ACCUM_EXPR}); }
 
 // Row r is computed (structural mask over the output, complement applied).
@@ -111,11 +120,12 @@ __device__ __forceinline__ void hp_seg_commit(long long r, y_t v, bool h, bool i
                                               y_t* __restrict__ head_val, unsigned char* __restrict__ head_has) {
   if (is_head) {
     head_val[warp] = v;
-    if constexpr (kTrack) head_has[warp] = h;
+    if constexpr (kHas) head_has[warp] = h;
   } else if constexpr (FINAL) {
     hp_commit(y, out, r, hp_row_allowed(mask, r), v, h);
   } else {
-    t[r] = hp_add(t[r], v);
+    if constexpr (kAny) { if (h) t[r] = v; }
+    else t[r] = hp_add(t[r], v);
     if constexpr (kTrack) { if (h) found[r] = 1; }
   }
 }
@@ -136,15 +146,15 @@ __device__ __forceinline__ void hp_seg_round(const int lane, const long long war
     const y_t ov = hp_shfl_up(v, d);
     const idx_t orr = hp_shfl_up(r, d);
     bool oh = false;
-    if constexpr (kTrack) oh = hp_shfl_up(h, d);
-    if (lane >= (int)d && orr == r) { v = hp_add(ov, v); if constexpr (kTrack) h = h || oh; }
+    if constexpr (kHas) oh = hp_shfl_up(h, d);
+    if (lane >= (int)d && orr == r) { v = hp_combine(ov, oh, v, h); if constexpr (kHas) h = h || oh; }
   }
   const idx_t rfirst = hp_shfl(r, 0);
   if (cr >= 0) {
     if (rfirst != cr) {  // the carried segment ended with the previous round
       if (lane == 0) hp_seg_commit<FINAL>(cr, cv, ch, head_partial && cr == r0, warp, y, t, found, out, mask, head_val, head_has);
     } else if (r == cr) {
-      v = hp_add(cv, v);
+      v = hp_combine(cv, ch, v, h);
       h = h || ch;
     }
   }
@@ -153,7 +163,7 @@ __device__ __forceinline__ void hp_seg_round(const int lane, const long long war
     hp_seg_commit<FINAL>(r, v, h, head_partial && r == r0, warp, y, t, found, out, mask, head_val, head_has);
   cr = hp_shfl(r, 31);
   cv = hp_shfl(v, 31);
-  if constexpr (kTrack) ch = hp_shfl(h, 31); else ch = false;
+  if constexpr (kHas) ch = hp_shfl(h, 31); else ch = false;
 }
 
 // Warp-segmented reduction of kItems rounds of 32 consecutive entries.  The chunk's last
@@ -189,7 +199,7 @@ __device__ __forceinline__ void hp_seg_finish(const int lane, const long long wa
   if (cr >= 0 && !complete) {
     carry_row[warp] = cr;
     carry_val[warp] = cv;
-    if constexpr (kTrack) carry_has[warp] = ch;
+    if constexpr (kHas) carry_has[warp] = ch;
     return;
   }
   carry_row[warp] = -1;
@@ -243,21 +253,24 @@ __device__ __forceinline__ void hp_carry_body(const long long nwarps,
   if (w > 0 && carry_row[w - 1] == r) return;
   y_t acc = carry_val[w];
   bool h = false;
-  if constexpr (kTrack) h = carry_has[w] != 0;
+  if constexpr (kHas) h = carry_has[w] != 0;
   long long k = w + 1;
   while (k < nwarps && carry_row[k] == r) {
-    acc = hp_add(acc, carry_val[k]);
-    if constexpr (kTrack) h = h || (carry_has[k] != 0);
+    const bool hk = kHas ? (carry_has[k] != 0) : false;
+    acc = hp_combine(acc, h, carry_val[k], hk);
+    h = h || hk;
     ++k;
   }
   if (k < nwarps) {  // always true for a well-formed matrix: the row ends in warp k
-    acc = hp_add(acc, head_val[k]);
-    if constexpr (kTrack) h = h || (head_has[k] != 0);
+    const bool hk = kHas ? (head_has[k] != 0) : false;
+    acc = hp_combine(acc, h, head_val[k], hk);
+    h = h || hk;
   }
   if constexpr (FINAL) {
     hp_commit(y, out, r, hp_row_allowed(mask, r), acc, h);
   } else {
-    t[r] = hp_add(t[r], acc);
+    if constexpr (kAny) { if (h) t[r] = acc; }
+    else t[r] = hp_add(t[r], acc);
     if constexpr (kTrack) { if (h) found[r] = 1; }
   }
 }

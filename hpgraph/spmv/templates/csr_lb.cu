@@ -81,22 +81,27 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${KNAME}(
       if (first >= c1) break;
       const long long last = (first + 31 < c1) ? first + 31 : c1 - 1;
       if (last < cur_end) {  // the whole round is inside row rcur
-        lacc = hp_add(lacc, vs[it]);
+        lacc = hp_combine(lacc, lhas, vs[it], hs[it]);
         lhas = lhas || hs[it];
         pending = true;
         continue;
       }
       if (pending) {  // fold the per-lane partials of row rcur into the carry
 #pragma unroll
-        for (int off = 16; off > 0; off >>= 1) lacc = hp_add(lacc, hp_shfl_xor(lacc, off));
-        const bool anyh = kTrack ? (__any_sync(kFull, lhas) != 0) : false;
+        for (int off = 16; off > 0; off >>= 1) {
+          const y_t o = hp_shfl_xor(lacc, off);
+          const bool oh = kHas ? hp_shfl_xor(lhas, off) : false;
+          lacc = hp_combine(lacc, lhas, o, oh);
+          lhas = lhas || oh;
+        }
+        const bool anyh = lhas;
         if (cr >= 0 && cr != (idx_t)rcur) {  // (cannot happen: the carry is always row rcur)
           if (lane == 0) hp_seg_commit<true>(cr, cv, ch, head_partial && cr == r0, warp, y, (y_t*)nullptr,
                                              (unsigned char*)nullptr, out, mask, head_val, head_has);
           cr = -1;
         }
         if (cr < 0) { cr = (idx_t)rcur; cv = lacc; ch = anyh; }
-        else { cv = hp_add(cv, lacc); ch = ch || anyh; }
+        else { cv = hp_combine(cv, ch, lacc, anyh); ch = ch || anyh; }
         lacc = hp_identity();
         lhas = false;
         pending = false;
@@ -109,15 +114,20 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${KNAME}(
     }
     if (pending) {
 #pragma unroll
-      for (int off = 16; off > 0; off >>= 1) lacc = hp_add(lacc, hp_shfl_xor(lacc, off));
-      const bool anyh = kTrack ? (__any_sync(kFull, lhas) != 0) : false;
+      for (int off = 16; off > 0; off >>= 1) {
+        const y_t o = hp_shfl_xor(lacc, off);
+        const bool oh = kHas ? hp_shfl_xor(lhas, off) : false;
+        lacc = hp_combine(lacc, lhas, o, oh);
+        lhas = lhas || oh;
+      }
+      const bool anyh = lhas;
       if (cr >= 0 && cr != (idx_t)rcur) {
         if (lane == 0) hp_seg_commit<true>(cr, cv, ch, head_partial && cr == r0, warp, y, (y_t*)nullptr,
                                            (unsigned char*)nullptr, out, mask, head_val, head_has);
         cr = -1;
       }
       if (cr < 0) { cr = (idx_t)rcur; cv = lacc; ch = anyh; }
-      else { cv = hp_add(cv, lacc); ch = ch || anyh; }
+      else { cv = hp_combine(cv, ch, lacc, anyh); ch = ch || anyh; }
     }
   } else {
     // Rows first (the edge value or the mask needs them), then the values, then the scan.

@@ -39,11 +39,9 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${KNAME}(
 #pragma unroll
     for (int off = G / 2; off > 0; off >>= 1) {
       const y_t o = hp_shfl_xor(acc, off, G);
-      acc = hp_add(acc, o);
-      if constexpr (kTrack) {
-        const bool oh = hp_shfl_xor(has, off, G);
-        has = has || oh;
-      }
+      const bool oh = kHas ? hp_shfl_xor(has, off, G) : false;
+      acc = hp_combine(acc, has, o, oh);
+      has = has || oh;
     }
     if (valid && sub == 0) hp_commit(y, out, row, allowed, acc, has);
   }
