@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-__all__ = ["bfs_depths", "bfs_levels", "max_level"]
+__all__ = ["bfs_depths", "bfs_levels", "max_level", "ordered_levels"]
 
 
 def max_level(limit) -> float:
@@ -44,7 +44,7 @@ def max_level(limit) -> float:
 def bfs_depths(hg, sources, *, reverse=False, backend=None):
     """Hop depths from ``sources`` (vertex ids) on the engine; -1 where unreachable (numpy)."""
     from .. import backend as _backend
-    from ..algorithms import bfs
+    from ..algorithms.bfs import bfs
 
     G = hg.hp_reverse() if reverse else hg.hp()
     depth = bfs(G, list(sources) if len(sources) != 1 else int(sources[0]), backend=backend).depth
@@ -98,16 +98,51 @@ def bfs_levels(hg, sources, *, reverse=False, limit=None, depth=None, backend=No
         rows = np.repeat(np.arange(hg.n, dtype=np.int64), np.diff(indptr))
     else:
         rows = hg.rows()
+    return ordered_levels(indptr, indices, depth, src, deepest, rows=rows)
+
+
+def ordered_levels(indptr, indices, depth, sources, deepest=math.inf, *, rows=None):
+    """BFS levels in FIFO-queue order over a CSR adjacency (host NumPy), given the depths.
+
+    A FIFO BFS that scans the adjacency lists in stored order discovers level ``d + 1`` in
+    the order of level ``d``'s lists (first occurrence wins).  This rebuilds that order
+    level by level from the depths (computed on the engine).
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        Adjacency lists in the order the reference BFS scans them.
+    depth : numpy.ndarray
+        Hop depth of every vertex from ``sources`` (-1 unreachable).
+    sources : numpy.ndarray of int64
+        Level 0 in order.
+    deepest : number
+        Deepest level to produce.
+    rows : numpy.ndarray, optional
+        Row of every entry (computed when not given).
+
+    Returns
+    -------
+    list of (vertices, parents)
+        int64 arrays per level; level 0 is ``(sources, sources)``.
+    """
+    sources = np.asarray(sources, dtype=np.int64)
+    levels = [(sources, sources)]
+    if sources.size == 0 or deepest < 1:
+        return levels
+    n = indptr.shape[0] - 1
+    if rows is None:
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
     du = depth[rows]
     keep = (du >= 0) & (depth[indices] == du + 1)
     if not math.isinf(deepest):
         keep &= du < deepest
     t_rows = rows[keep]
     t_ind = indices[keep]
-    t_ptr = np.zeros(hg.n + 1, dtype=np.int64)
+    t_ptr = np.zeros(n + 1, dtype=np.int64)
     if t_rows.shape[0]:
-        np.cumsum(np.bincount(t_rows, minlength=hg.n), out=t_ptr[1:])
-    frontier = src
+        np.cumsum(np.bincount(t_rows, minlength=n), out=t_ptr[1:])
+    frontier = sources
     while True:
         cols, owner = _expand(t_ptr, t_ind, frontier)
         if cols.shape[0] == 0:

@@ -75,6 +75,20 @@ def device():
         return None
 
 
+def hp_algorithm(name):
+    """``hpgraph.algorithms.<name>`` (the function), imported from its own module.
+
+    ``from hpgraph.algorithms import pagerank`` can return the *module* of that name once it
+    has been imported by a sibling, so the function is always taken from its module.
+    """
+    import importlib
+
+    from .. import algorithms
+
+    module = importlib.import_module(f"hpgraph.algorithms.{algorithms._WHERE[name]}")
+    return getattr(module, name)
+
+
 def _nx():
     import networkx as nx
 
@@ -320,7 +334,7 @@ def single_target_shortest_path_length(G, target, cutoff=None):
 def _sssp(hg, sid, weight, reverse=False):
     """(distance float64, predecessor) host arrays from the engine's SSSP (cached per source)."""
     from .. import backend as _backend
-    from ..algorithms import sssp
+    sssp = hp_algorithm("sssp")
 
     dev = device()
 
@@ -594,7 +608,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstar
              weight="weight", dangling=None):
     """PageRank (dict of floats)."""
     from .. import backend as _backend
-    from ..algorithms import pagerank as hp_pagerank
+    hp_pagerank = hp_algorithm("pagerank")
     from ..exceptions import ConvergenceError, InvalidValue
 
     nx = _nx()
@@ -632,7 +646,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstar
 def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
     """Hub and authority scores (two dicts of floats)."""
     from .. import backend as _backend
-    from ..algorithms import hits as hp_hits
+    hp_hits = hp_algorithm("hits")
     from ..exceptions import ConvergenceError, InvalidValue
 
     nx = _nx()
@@ -674,7 +688,7 @@ def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
 def triangles(G, nodes=None):
     """Triangles through each node (dict), or through one node (int)."""
     from .. import backend as _backend
-    from ..algorithms import triangles as hp_triangles
+    hp_triangles = hp_algorithm("triangles")
 
     def counts():
         t = hp_triangles(G.hp(), backend=device())
@@ -715,7 +729,7 @@ def _undirected(b):
 def transitivity(G):
     """3 x triangles / connected triples (0 when there are none)."""
     from .. import backend as _backend
-    from ..algorithms import triangles as hp_triangles
+    hp_triangles = hp_algorithm("triangles")
 
     if len(G) == 0:
         return 0
@@ -733,7 +747,7 @@ def transitivity(G):
 
 def _components(hg):
     from .. import backend as _backend
-    from ..algorithms import connected_components as hp_cc
+    hp_cc = hp_algorithm("connected_components")
 
     def make():
         k, labels = hp_cc(hg.hp(), backend=device())
@@ -789,7 +803,7 @@ def node_connected_component(G, n):
 def core_number(G):
     """Core number of each node (dict of ints)."""
     from .. import backend as _backend
-    from ..algorithms import k_core
+    k_core = hp_algorithm("k_core")
 
     if G.self_loops().any():
         raise _nx().NetworkXNotImplemented(
@@ -802,6 +816,10 @@ def core_number(G):
 def _bc_check(b):
     if b.arguments.get("weight") is not None:
         return "weighted betweenness centrality is not implemented (weight must be None)"
+    k = b.arguments.get("k")
+    G = b.arguments.get("G")
+    if k is not None and G is not None and not (isinstance(k, int) and 1 <= k <= len(G)):
+        return "k outside [1, len(G)]: networkx raises its own error"
     return True
 
 
@@ -809,7 +827,7 @@ def _bc_check(b):
 def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
     """Betweenness centrality (dict of floats)."""
     from .. import backend as _backend
-    from ..algorithms import betweenness_centrality as hp_bc
+    hp_bc = hp_algorithm("betweenness_centrality")
 
     if len(G) == 0:
         return {}

@@ -94,7 +94,7 @@ class HpGraph:
 
     def __repr__(self) -> str:
         kind = "directed" if self._directed else "undirected"
-        attrs = ", ".join(self.edge_values) or "none"
+        attrs = ", ".join(map(repr, self.edge_values)) or "none"
         return (f"HpGraph({len(self.nodes)} nodes, {self.number_of_edges()} edges, {kind}, "
                 f"edge attributes: {attrs})")
 

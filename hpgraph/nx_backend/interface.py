@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 
 from .algorithms import REGISTRY
@@ -40,8 +39,9 @@ def algorithm_available(name: str) -> bool:
     ok = _AVAILABLE.get(name)
     if ok is None:
         try:
-            getattr(importlib.import_module("hpgraph.algorithms"), name)
-            ok = True
+            from .algorithms import hp_algorithm
+
+            ok = callable(hp_algorithm(name))
         except Exception:  # missing module, or one that does not import
             ok = False
         _AVAILABLE[name] = ok
