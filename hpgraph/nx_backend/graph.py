@@ -199,16 +199,24 @@ class HpGraph:
     def has_weights(self, weight) -> bool:
         return weight is None or weight in self.edge_values
 
+    def _require(self, weight):
+        if weight is not None and weight not in self.edge_values:
+            raise NotImplementedError(
+                f"this HpGraph was converted without the edge attribute {weight!r}; convert the "
+                f"networkx graph with hpgraph.nx_backend.from_networkx(G, weight={weight!r})")
+
     def weights_integral(self, weight) -> bool:
         """True when the values of ``weight`` are integers (networkx then returns int lengths)."""
         if weight is None:
             return True
+        self._require(weight)
         return self.edge_values[weight].dtype.kind in "iub"
 
     def min_weight(self, weight):
         """Smallest value of ``weight`` (None for no edges; 1 for unweighted)."""
         if weight is None:
             return 1 if self.indices.shape[0] else None
+        self._require(weight)
         v = self.edge_values[weight]
         return v.min().item() if v.shape[0] else None
 
@@ -220,10 +228,7 @@ class HpGraph:
         NotImplementedError
             This HpGraph was converted without that edge attribute.
         """
-        if weight is not None and weight not in self.edge_values:
-            raise NotImplementedError(
-                f"this HpGraph was converted without the edge attribute {weight!r}; convert the "
-                f"networkx graph with hpgraph.nx_backend.from_networkx(G, weight={weight!r})")
+        self._require(weight)
         return self.cached(("hp", weight), lambda: self._build_hp(weight))
 
     def _build_hp(self, weight):
