@@ -333,7 +333,48 @@ def _demo_arguments(p):
     p.add_argument("--edge-factor", type=int, default=16, help="edges per vertex (default 16)")
     p.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
     add_backend_argument(p)
+    p.add_argument("--no-algorithms", action="store_true",
+                   help="only build and summarize the graph (skip BFS, SSSP, PageRank, TC)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+#: what ``hpgraph demo`` runs on its graph
+DEMO_ALGORITHMS = ("bfs", "sssp", "pagerank", "tc")
+
+
+def demo_algorithms(G, be) -> dict:
+    """Run :data:`DEMO_ALGORITHMS` on ``G``: ``{name: {...}}`` with time, GTEPS and a summary line
+    (or ``{"skipped": reason}`` for an algorithm this build lacks).  On the GPU each algorithm
+    runs once untimed first (kernel compilation)."""
+    out = {}
+    for name in DEMO_ALGORITHMS:
+        alg = ALGORITHMS[name]
+        if algorithm_function(name) is None:
+            out[name] = {"skipped": f"hpgraph.algorithms.{alg.function} is not available in this "
+                                    "build"}
+            continue
+        source = default_source(G) if alg.source else None
+        if be == "gpu":
+            run_algorithm(name, G, source, be)
+        t0 = time.perf_counter()
+        res, edges = run_algorithm(name, G, source, be)
+        t = time.perf_counter() - t0
+        out[name] = {"title": alg.title, "source": source, "time": t, "traversed_edges": edges,
+                     "gteps": edges / t / 1e9 if t > 0 else None,
+                     "result": describe_result(name, res)}
+    return out
+
+
+def _format_demo_algorithms(algs) -> str:
+    lines = []
+    for name, r in algs.items():
+        if "skipped" in r:
+            lines.append(f"  {name:<9} skipped: {r['skipped']}")
+            continue
+        src = f" from vertex {r['source']}" if r["source"] is not None else ""
+        g = f"{r['gteps']:.3f} GTEPS" if r["gteps"] is not None else ""
+        lines.append(f"  {name:<9} {_ms(r['time']):>11}  {g:>12}   {r['result']}{src}")
+    return "\n".join(lines)
 
 
 def _demo(args) -> int:
@@ -344,11 +385,16 @@ def _demo(args) -> int:
     info = graph_summary(loaded.graph, timings=loaded.timings,
                          source=f"R-MAT scale {args.scale}, edge factor {args.edge_factor} "
                                 f"(Graph500 a=0.57 b=0.19 c=0.19), undirected, seed {args.seed}")
+    if not args.no_algorithms:
+        info["algorithms"] = demo_algorithms(loaded.graph, be)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK
     print(f"hpgraph {__version__} demo")
     print(format_summary(info))
+    if not args.no_algorithms:
+        print("algorithms   time, GTEPS (traversed edges per second) and result of each run:")
+        print(_format_demo_algorithms(info["algorithms"]))
     if be == "cpu" and args.backend in (None, "auto"):
         why = _backend.gpu_unavailable_reason()
         if why:
@@ -385,9 +431,11 @@ def _info(args) -> int:
 
 
 register_subcommand(
-    "demo", help="build an R-MAT graph and print its summary",
-    description="Build a Graph500 R-MAT graph (scale 16 by default) on the best backend and print "
-                "vertices, edges, degree statistics, the HYB layout and build times.",
+    "demo", help="build an R-MAT graph, summarize it and run BFS, SSSP, PageRank and TC on it",
+    description="Build a Graph500 R-MAT graph (scale 16 by default) on the best backend, print "
+                "vertices, edges, degree statistics, the HYB layout and build times, then run "
+                "BFS, SSSP, PageRank and triangle counting on it and print their results, times "
+                "and GTEPS.",
     add_arguments=_demo_arguments, handler=_demo)
 
 register_subcommand(
@@ -397,6 +445,618 @@ register_subcommand(
     epilog="examples:\n  hpgraph info USA-road-d.NY.gr.gz\n  hpgraph info rmat:20 --plot degrees.png\n"
            "  hpgraph info grid:1024x1024 --backend cpu --json",
     add_arguments=_info_arguments, handler=_info)
+
+
+# ---------------------------------------------------------------------------------------------
+# algorithms for run / bench / demo
+
+
+@dataclass
+class Algorithm:
+    """One algorithm the command line can run (``hpgraph run NAME``)."""
+
+    name: str
+    title: str
+    function: str             # name in hpgraph.algorithms
+    source: bool              # takes --source
+    traversal: bool           # TEPS counts the out-edges of reached vertices (else all edges)
+    reference: str            # what --validate compares with ("" = nothing to compare with)
+
+
+ALGORITHMS = {a.name: a for a in (
+    Algorithm("bfs", "breadth-first search", "bfs", True, True,
+              "scipy.sparse.csgraph.shortest_path(unweighted=True)"),
+    Algorithm("sssp", "single-source shortest paths", "sssp", True, True,
+              "scipy.sparse.csgraph.dijkstra / bellman_ford"),
+    Algorithm("widest", "widest (maximum-bottleneck) paths", "widest_path", True, True, ""),
+    Algorithm("pagerank", "PageRank", "pagerank", False, False,
+              "networkx's PageRank iteration (SciPy sparse)"),
+    Algorithm("hits", "HITS hubs and authorities", "hits", False, False, "networkx.hits"),
+    Algorithm("tc", "triangle counting", "triangle_count", False, False,
+              "SciPy sparse (A @ A) * A on the simple graph"),
+    Algorithm("cc", "connected components", "connected_components", False, False,
+              "scipy.sparse.csgraph.connected_components"),
+    Algorithm("kcore", "k-core decomposition", "k_core", False, False, "networkx.core_number"),
+    Algorithm("bc", "betweenness centrality", "betweenness_centrality", False, False,
+              "networkx.betweenness_centrality"),
+    Algorithm("lp", "label propagation", "label_propagation", False, False, ""),
+)}
+
+#: the algorithms ``hpgraph bench`` runs by default
+BENCH_DEFAULT = ("bfs", "sssp", "pagerank", "tc", "cc")
+
+
+def algorithm_function(name):
+    """The hpgraph function behind ``ALGORITHMS[name]``, or None when this build lacks it."""
+    import importlib
+
+    func = ALGORITHMS[name].function
+    try:
+        from . import algorithms
+
+        module = importlib.import_module(f"hpgraph.algorithms.{algorithms._WHERE[func]}")
+        f = getattr(module, func)
+    except Exception:  # missing or broken module: the algorithm is not available
+        return None
+    return f if callable(f) else None
+
+
+def lookup_algorithm(name) -> Algorithm:
+    """``ALGORITHMS[name]`` or a one-line :class:`CLIError` (with a suggestion)."""
+    import difflib
+
+    key = str(name).lower()
+    if key in ALGORITHMS:
+        return ALGORITHMS[key]
+    close = difflib.get_close_matches(key, list(ALGORITHMS), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    raise CLIError(f"unknown algorithm '{name}'{hint}; choose from: {', '.join(ALGORITHMS)}")
+
+
+def default_source(G) -> int:
+    """The first vertex with an out-edge (0 when there is none)."""
+    import numpy as np
+
+    from . import backend as _backend
+
+    deg = np.asarray(_backend.to_host(G.out_degree))
+    nz = np.flatnonzero(deg)
+    return int(nz[0]) if nz.size else 0
+
+
+def check_source(G, source) -> int:
+    n = G.num_vertices
+    if n == 0:
+        raise CLIError("the graph has no vertices")
+    if not 0 <= source < n:
+        raise CLIError(f"--source {source} is out of range for a graph of {n:,} vertices "
+                       f"(valid: 0..{n - 1})")
+    return source
+
+
+def run_algorithm(name, G, source, be, *, samples=None, seed=42):
+    """Run one algorithm; returns ``(result dict of host arrays / scalars, traversed edges)``."""
+    import numpy as np
+
+    from . import backend as _backend
+
+    f = algorithm_function(name)
+    if f is None:
+        raise CLIError(f"algorithm '{name}' ({ALGORITHMS[name].function}) is not available in "
+                       "this build of hpgraph")
+    h = _backend.to_host
+    if name == "bfs":
+        r = f(G, source, backend=be)
+        out = {"depth": r.depth, "parent": r.parent}
+    elif name == "sssp":
+        r = f(G, source, backend=be)
+        out = {"distance": r.distance, "predecessor": r.predecessor}
+    elif name == "widest":
+        r = f(G, source, backend=be)
+        out = {"width": r.width, "predecessor": r.predecessor}
+    elif name == "pagerank":
+        out = {"rank": f(G, backend=be)}
+    elif name == "hits":
+        hubs, auth = f(G, backend=be)
+        out = {"hubs": hubs, "authorities": auth}
+    elif name == "tc":
+        out = {"triangles": int(f(G, backend=be))}
+    elif name == "cc":
+        k, labels = f(G, backend=be)
+        out = {"labels": labels, "components": int(k)}
+    elif name == "kcore":
+        out = {"core": f(G, backend=be)}
+    elif name == "bc":
+        out = {"centrality": f(G, k=samples, seed=seed, backend=be)}
+    else:
+        out = {"labels": f(G, backend=be)}
+    _sync(be)
+    out = {k: (np.asarray(h(v)) if not isinstance(v, int) else v) for k, v in out.items()}
+    return out, _traversed_edges(name, G, out)
+
+
+def _traversed_edges(name, G, out) -> int:
+    import numpy as np
+
+    from . import backend as _backend
+
+    if not ALGORITHMS[name].traversal:
+        return int(G.num_edges)
+    first = next(iter(out.values()))
+    if name == "bfs":
+        reached = first >= 0
+    elif name == "widest":
+        reached = np.isfinite(first) | (first > 0)
+    else:
+        reached = np.isfinite(first)
+    deg = np.asarray(_backend.to_host(G.out_degree)).astype(np.int64)
+    return int(deg[reached].sum())
+
+
+def describe_result(name, out) -> str:
+    """One line about a result (reached vertices, top score, counts...)."""
+    import numpy as np
+
+    if name == "bfs":
+        d = out["depth"]
+        r = d >= 0
+        return f"reached {int(r.sum()):,} vertices, depth <= {int(d[r].max()) if r.any() else 0}"
+    if name in ("sssp", "widest"):
+        key = "distance" if name == "sssp" else "width"
+        d = out[key]
+        r = np.isfinite(d) if name == "sssp" else (d > -np.inf)
+        fin = d[r & np.isfinite(d)]
+        top = f", max {key} {float(fin.max()):g}" if fin.size else ""
+        return f"reached {int(r.sum()):,} vertices{top}"
+    if name in ("pagerank", "kcore", "bc"):
+        key = {"pagerank": "rank", "kcore": "core", "bc": "centrality"}[name]
+        v = out[key]
+        if v.size == 0:
+            return "empty graph"
+        i = int(np.argmax(v))
+        return f"max {key} {v[i].item():.6g} at vertex {i}"
+    if name == "hits":
+        h, a = out["hubs"], out["authorities"]
+        return (f"top hub {int(np.argmax(h))}, top authority {int(np.argmax(a))}"
+                if h.size else "empty graph")
+    if name == "tc":
+        return f"{out['triangles']:,} triangles"
+    if name == "cc":
+        sizes = np.bincount(out["labels"]) if out["labels"].size else np.zeros(1, np.int64)
+        return f"{out['components']:,} components, largest {int(sizes.max()):,} vertices"
+    labels = out["labels"]
+    return f"{np.unique(labels).size:,} communities"
+
+
+# -- validation against SciPy / networkx -------------------------------------------------------
+
+
+def validate_result(name, G, source, out, *, samples=None, seed=42):
+    """Compare with a SciPy / networkx reference: ``(ok, message)``; ok None = not checked."""
+    import numpy as np
+    import scipy.sparse as sp
+    from scipy.sparse import csgraph as cg
+
+    alg = ALGORITHMS[name]
+    if not alg.reference:
+        return None, "skipped: no reference implementation to compare with"
+    A = G.to_scipy()
+    if name == "bfs":
+        ref = cg.shortest_path(A, method="D", unweighted=True, indices=source,
+                               directed=G.directed)
+        depth = out["depth"].astype(np.float64)
+        got = np.where(depth < 0, np.inf, depth)
+        if not np.array_equal(ref, got):
+            bad = int(np.flatnonzero(ref != got)[0])
+            return False, f"depth of vertex {bad}: {got[bad]:g}, {alg.reference} says {ref[bad]:g}"
+        reached = np.flatnonzero(depth > 0)
+        p = out["parent"][reached].astype(np.int64)
+        if reached.size and (np.any(depth[p] != depth[reached] - 1)
+                             or not _has_entries(A, p, reached).all()):
+            return False, "a BFS parent is not an in-neighbour one level up"
+        return True, f"depths equal to {alg.reference}; parents valid"
+    if name == "sssp":
+        W = A if G.weighted else sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+        neg = W.nnz and W.data.min() < 0
+        f = cg.bellman_ford if neg else cg.dijkstra
+        ref = f(W, directed=G.directed, indices=source)
+        got = out["distance"].astype(np.float64)
+        rtol = 1e-5 if out["distance"].dtype == np.float32 else 1e-9
+        same = (np.isinf(ref) == np.isinf(got)) & \
+            np.isclose(np.where(np.isinf(ref), 0, ref), np.where(np.isinf(got), 0, got), rtol=rtol)
+        if not same.all():
+            bad = int(np.flatnonzero(~same)[0])
+            return False, f"distance of vertex {bad}: {got[bad]:g}, scipy says {ref[bad]:g}"
+        return True, f"distances equal to scipy.sparse.csgraph.{f.__name__} (rtol {rtol:g})"
+    if name == "cc":
+        k, labels = cg.connected_components(A, directed=G.directed, connection="weak")
+        if k != out["components"] or not np.array_equal(labels, out["labels"]):
+            return False, f"{out['components']} components, scipy says {k}"
+        return True, f"labels equal to {alg.reference}"
+    if name == "tc":
+        S = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+        S = ((S + S.T) > 0).astype(np.int64)
+        S.setdiag(0)
+        S.eliminate_zeros()
+        ref = int((S @ S).multiply(S).sum()) // 6
+        if ref != out["triangles"]:
+            return False, f"{out['triangles']:,} triangles, SciPy says {ref:,}"
+        return True, f"count equal to {alg.reference}"
+    if name == "pagerank":
+        ref = _pagerank_reference(A)
+        err = float(np.abs(ref - out["rank"]).max()) if ref.size else 0.0
+        ok = err < 1e-8
+        return ok, f"max |difference| {err:.2e} vs {alg.reference}"
+    import networkx as nx
+
+    H = G.to_networkx()
+    if name == "hits":
+        hubs, auth = nx.hits(H)
+        ref = np.array([auth[v] for v in H])
+        err = float(np.abs(ref - out["authorities"]).max()) if ref.size else 0.0
+        return err < 1e-6, f"max |difference| {err:.2e} vs networkx.hits"
+    if name == "kcore":
+        H.remove_edges_from(list(nx.selfloop_edges(H)))
+        core = nx.core_number(H)
+        ref = np.array([core[v] for v in H])
+        ok = np.array_equal(ref, out["core"])
+        return ok, "core numbers equal to networkx.core_number" if ok else \
+            f"core numbers differ from networkx at {int(np.flatnonzero(ref != out['core'])[0])}"
+    bc = nx.betweenness_centrality(H, k=samples, seed=seed)
+    ref = np.array([bc[v] for v in H])
+    err = float(np.abs(ref - out["centrality"]).max()) if ref.size else 0.0
+    return err < 1e-9, f"max |difference| {err:.2e} vs networkx.betweenness_centrality"
+
+
+def _has_entries(A, rows, cols):
+    """Bool per (row, col): ``A`` stores an entry there (explicit zeros included)."""
+    import numpy as np
+
+    A = A.tocsr()
+    A.sort_indices()
+    n = A.shape[1]
+    keys = np.repeat(np.arange(A.shape[0], dtype=np.int64), np.diff(A.indptr)) * n + A.indices
+    want = rows.astype(np.int64) * n + cols
+    pos = np.searchsorted(keys, want)
+    pos = np.minimum(pos, max(keys.shape[0] - 1, 0))
+    return (keys.shape[0] > 0) & (keys[pos] == want)
+
+
+def _pagerank_reference(A, alpha=0.85, tol=1e-6, max_iter=100):
+    """networkx's ``_pagerank_scipy`` iteration on a SciPy matrix (edge values as weights
+    are ignored: hpgraph's default is unweighted)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    n = A.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    M = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+    S = np.asarray(M.sum(axis=1)).ravel()
+    inv = np.zeros(n)
+    inv[S != 0] = 1.0 / S[S != 0]
+    M = sp.diags_array(inv) @ M
+    x = np.full(n, 1.0 / n)
+    p = np.full(n, 1.0 / n)
+    dangling = np.flatnonzero(S == 0)
+    for _ in range(max_iter):
+        xlast = x
+        x = alpha * (x @ M + x[dangling].sum() * p) + (1 - alpha) * p
+        if np.abs(x - xlast).sum() < n * tol:
+            return x
+    return x
+
+
+# -- output files ------------------------------------------------------------------------------
+
+
+def write_result(path, out) -> None:
+    """Save a result: ``.npy`` (one array, or a structured array of several) or ``.csv``."""
+    import numpy as np
+
+    path = str(path)
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".npy", ".csv"):
+        raise CLIError(f"--output must end in .npy or .csv, got {path!r}")
+    arrays = {k: v for k, v in out.items() if not isinstance(v, int)}
+    scalars = {k: v for k, v in out.items() if isinstance(v, int)}
+    try:
+        if ext == ".npy":
+            if not arrays:
+                np.save(path, np.array(next(iter(scalars.values()))))
+            elif len(arrays) == 1:
+                np.save(path, next(iter(arrays.values())))
+            else:
+                n = len(next(iter(arrays.values())))
+                rec = np.empty(n, dtype=[(k, v.dtype) for k, v in arrays.items()])
+                for k, v in arrays.items():
+                    rec[k] = v
+                np.save(path, rec)
+            return
+        with open(path, "w") as fh:
+            if not arrays:
+                fh.write(",".join(scalars) + "\n" + ",".join(str(v) for v in scalars.values()) + "\n")
+                return
+            names = list(arrays)
+            fh.write("vertex," + ",".join(names) + "\n")
+            cols = [arrays[k].tolist() for k in names]
+            for i, row in enumerate(zip(*cols)):
+                fh.write(f"{i}," + ",".join(_fmt_cell(x) for x in row) + "\n")
+    except OSError as exc:
+        raise CLIError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _fmt_cell(x):
+    if isinstance(x, float):
+        return repr(x) if x == x and abs(x) != float("inf") else ("inf" if x > 0 else "-inf" if x < 0 else "nan")
+    return str(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# run
+
+
+def _run_arguments(p):
+    p.add_argument("algorithm", metavar="ALGO",
+                   help=f"algorithm: {', '.join(f'{a.name} ({a.title})' for a in ALGORITHMS.values())}")
+    add_graph_arguments(p)
+    add_backend_argument(p)
+    p.add_argument("--source", type=int, default=None,
+                   help="source vertex for bfs/sssp/widest (default: the first vertex with an "
+                        "out-edge)")
+    p.add_argument("--trials", type=int, default=3, help="timed runs (default 3)")
+    p.add_argument("--samples", type=int, default=None,
+                   help="bc: sample this many source vertices (default: all)")
+    p.add_argument("--validate", action="store_true",
+                   help="check the result against SciPy / networkx")
+    p.add_argument("--output", metavar="FILE", default=None,
+                   help="save the result of the last trial (.npy or .csv)")
+    p.add_argument("--json", action="store_true", help="print a JSON report")
+
+
+def _positive(value, what):
+    if value < 1:
+        raise CLIError(f"{what} must be at least 1, got {value}")
+
+
+def _run(args) -> int:
+    import statistics
+
+    from . import backend as _backend
+
+    alg = lookup_algorithm(args.algorithm)
+    _positive(args.trials, "--trials")
+    if args.samples is not None:
+        _positive(args.samples, "--samples")
+    if args.output:
+        ext = os.path.splitext(args.output)[1].lower()
+        if ext not in (".npy", ".csv"):
+            raise CLIError(f"--output must end in .npy or .csv, got {args.output!r}")
+        d = os.path.dirname(os.path.abspath(args.output))
+        if not os.path.isdir(d):
+            raise CLIError(f"cannot write {args.output}: directory {d} does not exist")
+    if algorithm_function(alg.name) is None:
+        raise CLIError(f"algorithm '{alg.name}' ({alg.function}) is not available in this build "
+                       "of hpgraph")
+    be = _backend.resolve(args.backend)
+    loaded = load_graph_from_args(args)
+    G = loaded.graph
+    source = None
+    if alg.source:
+        source = check_source(G, default_source(G) if args.source is None else args.source)
+    elif args.source is not None:
+        raise CLIError(f"--source does not apply to {alg.name}")
+    samples = args.samples
+    if samples is not None:
+        if alg.name != "bc":
+            raise CLIError("--samples applies to bc only")
+        samples = min(samples, G.num_vertices) or None
+    times, out, edges = [], None, 0
+    for _ in range(args.trials):
+        t0 = time.perf_counter()
+        out, edges = run_algorithm(alg.name, G, source, be, samples=samples, seed=args.seed)
+        times.append(time.perf_counter() - t0)
+    report = {
+        "algorithm": alg.name, "graph": loaded.source, "backend": be,
+        "device": device_description(be), "vertices": int(G.num_vertices),
+        "edges": int(G.num_edges), "directed": bool(G.directed), "source": source,
+        "load_times": loaded.timings, "trials": times,
+        "traversed_edges": edges,
+        "mteps": [edges / t / 1e6 if t > 0 else None for t in times],
+        "min": min(times), "median": statistics.median(times), "mean": statistics.fmean(times),
+        "result": describe_result(alg.name, out),
+    }
+    if args.validate:
+        ok, msg = validate_result(alg.name, G, source, out, samples=samples, seed=args.seed)
+        report["validation"] = {"ok": ok, "message": msg}
+    if args.output:
+        write_result(args.output, out)
+        report["output"] = args.output
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"algorithm    {alg.name} ({alg.title})" +
+              (f" from vertex {source}" if source is not None else ""))
+        print(f"graph        {loaded.source}: {G.num_vertices:,} vertices, {G.num_edges:,} stored "
+              f"edges, {'directed' if G.directed else 'undirected'}")
+        print(f"backend      {report['device']}")
+        for i, (t, m) in enumerate(zip(times, report["mteps"]), 1):
+            print(f"trial {i:<6} {_ms(t):>12}   {m:12,.1f} MTEPS" if m is not None else
+                  f"trial {i:<6} {_ms(t):>12}")
+        best = edges / report["min"] / 1e6 if report["min"] > 0 else float("inf")
+        print(f"time         min {_ms(report['min'])}  median {_ms(report['median'])}  "
+              f"mean {_ms(report['mean'])}   ({edges:,} edges traversed; best {best:,.1f} MTEPS)")
+        print(f"result       {report['result']}")
+        if args.validate:
+            v = report["validation"]
+            tag = "skipped" if v["ok"] is None else "OK" if v["ok"] else "FAILED"
+            print(f"validate     {tag}: {v['message']}" if tag != "skipped" else
+                  f"validate     {v['message']}")
+        if args.output:
+            print(f"output       {args.output}")
+    if args.validate and report["validation"]["ok"] is False:
+        print(f"{PROG}: validation failed: {report['validation']['message']}", file=sys.stderr)
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+def _ms(t) -> str:
+    return f"{t * 1e3:.3f} ms" if t < 1 else f"{t:.3f} s"
+
+
+# ---------------------------------------------------------------------------------------------
+# bench
+
+
+def _bench_arguments(p):
+    p.add_argument("graphs", metavar="GRAPH", nargs="*",
+                   help="graph files or generator specs (default: rmat:SCALE and "
+                        "grid:SIDExSIDE with the same number of vertices)")
+    p.add_argument("--scale", type=int, default=14,
+                   help="R-MAT scale of the default graphs (default 14)")
+    p.add_argument("--algorithms", default=",".join(BENCH_DEFAULT),
+                   help=f"comma-separated (default {','.join(BENCH_DEFAULT)}; available: "
+                        f"{','.join(ALGORITHMS)})")
+    p.add_argument("--trials", type=int, default=3, help="timed runs per algorithm (default 3)")
+    p.add_argument("--seed", type=int, default=42, help="seed for generator specs (default 42)")
+    add_backend_argument(p)
+    p.add_argument("--json-out", metavar="FILE", default="hpgraph-bench.json",
+                   help="where to write the JSON results (default hpgraph-bench.json)")
+    p.add_argument("--plot", metavar="FILE.png", default="hpgraph-bench.png",
+                   help="bar chart of MTEPS per algorithm and graph (default hpgraph-bench.png; "
+                        "needs matplotlib)")
+    p.add_argument("--no-plot", action="store_true", help="do not draw the chart")
+
+
+def _bench(args) -> int:
+    import statistics
+
+    from . import backend as _backend
+
+    names = [s.strip() for s in args.algorithms.split(",") if s.strip()]
+    if not names:
+        raise CLIError("--algorithms is empty")
+    algs = [lookup_algorithm(s) for s in names]
+    _positive(args.trials, "--trials")
+    if not 1 <= args.scale <= 30:
+        raise CLIError(f"--scale must be in 1..30, got {args.scale}")
+    for path in [args.json_out] + ([] if args.no_plot else [args.plot]):
+        d = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(d):
+            raise CLIError(f"cannot write {path}: directory {d} does not exist")
+    be = _backend.resolve(args.backend)
+    side = 2 ** ((args.scale + 1) // 2)
+    specs = args.graphs or [f"rmat:{args.scale}", f"grid:{side}x{2 ** args.scale // side}"]
+    rows, skipped = [], []
+    for spec in specs:
+        loaded = load_graph(spec, backend=be, seed=args.seed, progress=False)
+        G = loaded.graph
+        for alg in algs:
+            if algorithm_function(alg.name) is None:
+                skipped.append(f"{alg.name}: not available in this build")
+                continue
+            if alg.name == "tc" and G.directed:
+                skipped.append(f"tc on {spec}: directed graph")
+                continue
+            source = default_source(G) if alg.source else None
+            if alg.source and G.num_vertices == 0:
+                continue
+            times = []
+            out, edges = None, 0
+            run_algorithm(alg.name, G, source, be)  # warm-up (kernel compilation, caches)
+            for _ in range(args.trials):
+                t0 = time.perf_counter()
+                out, edges = run_algorithm(alg.name, G, source, be)
+                times.append(time.perf_counter() - t0)
+            med = statistics.median(times)
+            rows.append({"graph": loaded.source, "algorithm": alg.name,
+                         "vertices": int(G.num_vertices), "edges": int(G.num_edges),
+                         "traversed_edges": edges, "times": times, "median": med,
+                         "mteps": edges / med / 1e6 if med > 0 else None,
+                         "result": describe_result(alg.name, out)})
+    report = {"backend": be, "device": device_description(be), "trials": args.trials,
+              "results": rows, "skipped": skipped}
+    try:
+        with open(args.json_out, "w") as fh:
+            json.dump(report, fh, indent=2)
+    except OSError as exc:
+        raise CLIError(f"cannot write {args.json_out}: {exc.strerror or exc}") from None
+    print(f"backend      {report['device']}")
+    head = f"{'graph':<34} {'algorithm':<9} {'vertices':>10} {'edges':>12} {'median':>12} {'MTEPS':>10}"
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        m = f"{r['mteps']:,.1f}" if r["mteps"] is not None else "-"
+        print(f"{r['graph'][:34]:<34} {r['algorithm']:<9} {r['vertices']:>10,} {r['edges']:>12,} "
+              f"{_ms(r['median']):>12} {m:>10}")
+    for s in skipped:
+        print(f"skipped      {s}")
+    print(f"json         {args.json_out}")
+    if not args.no_plot:
+        if _plot_bench(rows, args.plot, report["device"]):
+            print(f"plot         {args.plot}")
+    return EXIT_OK
+
+
+def _plot_bench(rows, path, device) -> bool:
+    """Grouped bars: MTEPS per algorithm, one colour per graph (log scale)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot         skipped: matplotlib is not installed "
+              "(python3 -m pip install matplotlib)")
+        return False
+    import numpy as np
+
+    graphs = list(dict.fromkeys(r["graph"] for r in rows))
+    algs = list(dict.fromkeys(r["algorithm"] for r in rows))
+    width = 0.8 / max(len(graphs), 1)
+    fig, ax = plt.subplots(figsize=(max(6, 1.5 * len(algs) + 2), 4.5), dpi=100)
+    x = np.arange(len(algs))
+    for i, g in enumerate(graphs):
+        vals = [next((r["mteps"] or 0 for r in rows if r["graph"] == g and r["algorithm"] == a), 0)
+                for a in algs]
+        ax.bar(x + (i - (len(graphs) - 1) / 2) * width, vals, width, label=g)
+    ax.set_xticks(x, algs)
+    ax.set_ylabel("MTEPS (million traversed edges / s)")
+    if any((r["mteps"] or 0) > 0 for r in rows):
+        ax.set_yscale("log")
+    ax.set_title(f"hpgraph bench: {device}", fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"cannot write the plot to {path}: {exc}") from None
+    finally:
+        plt.close(fig)
+    return True
+
+
+register_subcommand(
+    "run", help="run one algorithm on a graph file or generated graph, timed",
+    description="Run an algorithm (" + ", ".join(ALGORITHMS) + ") on a graph file or a generator "
+                "spec; print the time of every trial and MTEPS (traversed edges per second: the "
+                "out-edges of the reached vertices for bfs/sssp/widest, every stored edge for the "
+                "others, per run), optionally check the result against SciPy/networkx and save "
+                "it.",
+    epilog="examples:\n  hpgraph run bfs graph.mtx --validate\n"
+           "  hpgraph run sssp USA-road-d.NY.gr.gz --source 0 --trials 5\n"
+           "  hpgraph run pagerank rmat:20 --backend gpu --json\n"
+           "  hpgraph run cc grid:1024x1024 --output labels.npy",
+    add_arguments=_run_arguments, handler=_run)
+
+register_subcommand(
+    "bench", help="benchmark several algorithms on generated or given graphs",
+    description="Time bfs, sssp, pagerank, tc and cc (or --algorithms) on R-MAT and grid graphs "
+                "(or the graphs given), print a table, write JSON and a PNG bar chart.",
+    epilog="examples:\n  hpgraph bench\n  hpgraph bench --scale 18 --backend gpu\n"
+           "  hpgraph bench graph.mtx rmat:16 --algorithms bfs,pagerank --no-plot",
+    add_arguments=_bench_arguments, handler=_bench)
 
 
 # ---------------------------------------------------------------------------------------------
