@@ -134,10 +134,18 @@ def program_source(bp, idx_dtype) -> str:
     const_params = "".join(f", const {_dt.c_type(p.dtype)}* __restrict__ P_{p.name}" for p in props)
     mut_params = "".join(f", {_dt.c_type(p.dtype)}* __restrict__ P_{p.name}" for p in props)
     args = "".join(f", P_{p.name}" for p in props)
-    # The engine tests "terminal" on the accumulated value.  For ``any`` every value is
-    # terminal, but the value alone cannot say whether anything was found yet (y starts at the
-    # identity), so that test would skip every row: no early exit for ``any`` here.
-    is_term = None if mon.terminal_any else mon.c_is_terminal("a")
+    # The kernels combine an inactive sender as the identity and test "terminal" on the
+    # accumulated value.  ``any``'s identity is not neutral under its plain combine, and every
+    # value is terminal, so for ``any`` the engine combines as "keep a unless it is the
+    # identity" (the identity is then neutral; associative; a valid ``any``) and calls a row
+    # finished once it holds a non-identity value.  ``update`` cannot tell a received identity
+    # from nothing on either backend, so CPU and GPU still agree.
+    if mon.terminal_any:
+        is_term = f"((a) != {mon.c_identity})"
+        add_expr = f"(((a) == {mon.c_identity}) ? (b) : (a))"
+    else:
+        is_term = mon.c_is_terminal("a")
+        add_expr = mon.c_add("a", "b")
     gather_body = k.c_gather_body(u="u", w="w", v="v", ptr="P_")
     upd = k.c_update_body(v="v", y="yv", ptr="P_")
     lines = [upd]
@@ -163,7 +171,7 @@ def program_source(bp, idx_dtype) -> str:
         EDGE_LOAD=edge_load,
         PREAMBLE=preamble,
         IDENTITY=mon.c_identity,
-        ADD=mon.c_add("a", "b"),
+        ADD=add_expr,
         IS_TERMINAL="false" if is_term is None else is_term,
         SHFL_DOWN=shfl_down_expr(ydt),
         ATOMIC=atomic_body(mon),

@@ -93,7 +93,9 @@ def test_hits_errors(backend_name):
 def test_hits_float32(backend_name):
     G = hp.generators.rmat(8, seed=3, directed=True, backend="cpu")
     h64, a64 = hp.hits(G, backend=backend_name, tol=1e-6)
-    h32, a32 = hp.hits(G, backend=backend_name, tol=1e-6, dtype=np.float32)
+    # float32 cannot reach an L1 change of 1e-6 over 256 entries once the GPU's summation order
+    # varies between iterations (its rounding floor is about n * eps = 1.5e-5), so ask for 1e-4
+    h32, a32 = hp.hits(G, backend=backend_name, tol=1e-4, dtype=np.float32)
     assert host(h32).dtype == np.float32
-    np.testing.assert_allclose(host(a32), host(a64), atol=1e-5)
-    np.testing.assert_allclose(host(h32), host(h64), atol=1e-5)
+    np.testing.assert_allclose(host(a32), host(a64), atol=1e-4)
+    np.testing.assert_allclose(host(h32), host(h64), atol=1e-4)
