@@ -153,3 +153,34 @@ def test_bfs_result_side_follows_input(cases):
     assert isinstance(hp.bfs(Gd, 0, to="numpy").depth, np.ndarray)
     assert isinstance(hp.bfs(Gh, 0, backend="gpu", to="cupy").depth, cupy.ndarray)
     np.testing.assert_array_equal(cupy.asnumpy(rd.depth), rh.depth)
+
+
+# The GPU runs BFS as a vertex program (hpgraph.algorithms.bfs.bfs_engine); the engine's CPU
+# path runs the same program, so CI checks its logic on every graph case.
+def test_bfs_engine_program_on_cpu(graph_case, cases):
+    from hpgraph.algorithms.bfs import BFSResult, bfs_engine
+
+    case = graph_case
+    if case.n == 0:
+        return
+    G = cases.to_graph(case, "cpu")
+    sources = pick_sources(case, 3)
+    for d in ("auto", "push", "pull"):
+        depth, parent = bfs_engine(G, np.array(sources), direction=d, side="cpu")
+        check_bfs(cases, case, BFSResult(depth, parent), sources)
+
+
+def test_bfs_engine_program_compiles():
+    """NVRTC compiles the BFS program's generated kernels (no GPU needed)."""
+    from hpgraph import backend, program
+    from hpgraph.algorithms.bfs import _BFSKeys
+    from hpgraph.engine import codegen
+
+    pytest.importorskip("cupy_backends.cuda.libs.nvrtc")
+    G = hp.Graph.from_edges([0, 1], [1, 2], num_vertices=3, backend="cpu")
+    n = G.num_vertices
+    bp = program.bind(_BFSKeys, G, dict(key=np.full(n, -1, np.int64), vid=np.arange(n, dtype=np.int64),
+                                        parent=np.full(n, -1, np.int64), active=np.array([0])))
+    ptx = backend.compile_ptx(codegen.program_source(bp, np.dtype(np.int32)), "bfs_keys.cu")
+    for k in codegen.KERNELS:
+        assert k in ptx
