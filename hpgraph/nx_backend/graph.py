@@ -287,21 +287,30 @@ class HpGraph:
 # conversion
 
 
-def _edge_values(adj, attr, default, m):
-    """One numeric array of ``attr`` over all adjacency entries (networkx order)."""
-    get = operator.methodcaller("get", attr, default)
-    vals = list(map(get, itertools.chain.from_iterable(nbrs.values() for nbrs in adj.values())))
-    if len(vals) != m:  # pragma: no cover - a view whose filters changed while we read it
-        raise NotImplementedError("the graph changed while hpgraph was converting it")
+def _edge_dicts(adj):
+    """The edge data dicts of all adjacency entries, in networkx order (a list)."""
+    try:
+        return list(itertools.chain.from_iterable(map(dict.values, adj.values())))
+    except TypeError:  # graph views: FilterAtlas objects instead of dicts
+        return list(itertools.chain.from_iterable(nbrs.values() for nbrs in adj.values()))
+
+
+def _edge_values(dicts, attr, default):
+    """One numeric array of ``attr`` over the edge data dicts (missing: ``default``)."""
+    try:  # fast path: every edge has the attribute
+        vals = list(map(operator.itemgetter(attr), dicts))
+    except (KeyError, TypeError):
+        vals = list(map(operator.methodcaller("get", attr, default), dicts))
     if not vals:
         return np.zeros(0, dtype=np.int64 if isinstance(default, (int, np.integer)) else np.float64)
-    if any(v is None for v in vals):
-        raise NotImplementedError(f"edge attribute {attr!r} is missing on some edges and has no default")
     try:
         arr = np.asarray(vals)
     except (TypeError, ValueError, OverflowError):
         arr = None
     if arr is None or arr.ndim != 1 or arr.dtype.kind not in "biuf":
+        if None in vals:
+            raise NotImplementedError(f"edge attribute {attr!r} is missing on some edges and has "
+                                      "no default")
         raise NotImplementedError(f"hpgraph needs numeric values of the edge attribute {attr!r}")
     if arr.dtype.kind == "b":
         arr = arr.astype(np.int64)
@@ -366,13 +375,23 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     np.cumsum(counts, out=indptr[1:])
     m = int(indptr[-1])
     idt = np.int32 if max(n, m) < 2**31 - 1 else np.int64
-    indices = np.fromiter(map(index.__getitem__, itertools.chain.from_iterable(adj.values())),
-                          dtype=idt, count=m)
+    identity = n == 0 or (type(nodes[0]) is int and nodes[0] == 0 and type(nodes[-1]) is int
+                          and nodes[-1] == n - 1 and all(type(v) is int for v in nodes)
+                          and nodes == list(range(n)))
+    entries = itertools.chain.from_iterable(adj.values())
+    if identity:  # labels are the ids: no dict lookup per entry
+        indices = np.fromiter(entries, dtype=idt, count=m)
+    else:
+        indices = np.fromiter(map(index.__getitem__, entries), dtype=idt, count=m)
     values = {}
     if preserve_edge_attrs and edge_attrs is None:
         edge_attrs = {k: 1 for k in _all_numeric_attrs(adj)}
-    for attr, default in (edge_attrs or {}).items():
-        values[attr] = _edge_values(adj, attr, default, m)
+    if edge_attrs:
+        dicts = _edge_dicts(adj)
+        if len(dicts) != m:  # pragma: no cover - a view whose filters changed while we read it
+            raise NotImplementedError("the graph changed while hpgraph was converting it")
+        for attr, default in edge_attrs.items():
+            values[attr] = _edge_values(dicts, attr, default)
     node_data = None
     if preserve_node_attrs:
         node_data = [dict(d) for d in G._node.values()]
@@ -380,8 +399,10 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
         node_data = [{k: d.get(k, dflt) for k, dflt in node_attrs.items()
                       if k in d or dflt is not None} for d in G._node.values()]
     graph = dict(G.graph) if preserve_graph_attrs else None
-    return HpGraph(nodes, index, indptr, indices, values, G.is_directed(), graph=graph,
-                   node_data=node_data, source=G)
+    H = HpGraph(nodes, index, indptr, indices, values, G.is_directed(), graph=graph,
+                node_data=node_data, source=G)
+    H._identity = identity
+    return H
 
 
 def from_networkx(G, weight="weight", *, default=1, preserve_all_attrs=False):
