@@ -153,9 +153,10 @@ def _check_square(shape):
 
 
 def _rows(xp, indptr, nnz):
-    n = indptr.shape[0] - 1
-    return xp.repeat(xp.arange(n, dtype=xp.int64), xp.diff(indptr).astype(xp.int64)) \
-        if nnz else xp.zeros(0, dtype=xp.int64)
+    """Row of every stored entry (bincount + cumsum: works on NumPy and CuPy alike)."""
+    from .formats._base import expand_indptr
+
+    return expand_indptr(xp, indptr, int(nnz), np.int64)
 
 
 def _side(inp, backend):
