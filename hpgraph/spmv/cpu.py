@@ -148,7 +148,8 @@ class _Plan:
 
     __slots__ = ("nrows", "nnz", "rows", "starts", "lengths", "bounds")
 
-    def __init__(self, indptr: np.ndarray, block: int = BLOCK):
+    def __init__(self, indptr: np.ndarray, block: int | None = None):
+        block = BLOCK if block is None else int(block)
         indptr = np.asarray(indptr)
         self.nrows = len(indptr) - 1
         self.nnz = int(indptr[-1]) if self.nrows >= 0 and len(indptr) else 0
@@ -180,7 +181,8 @@ class _Plan:
 
 
 def _plan_for(indptr: np.ndarray) -> _Plan:
-    return _cached(indptr, ("plan", BLOCK), lambda: _Plan(indptr))
+    block = BLOCK
+    return _cached(indptr, ("plan", block), lambda: _Plan(indptr, block))
 
 
 # ---------------------------------------------------------------------------------------
