@@ -69,11 +69,11 @@ def timed(f, repeat, before=None):
 
 def cases(G, H, s):
     """(name, networkx call, backend call, engine call) for the graph ``G`` (converted: ``H``)."""
-    from hpgraph.algorithms.bfs import bfs
+    from hpgraph.algorithms._bfs import bfs
     from hpgraph.algorithms.components import connected_components
-    from hpgraph.algorithms.pagerank import pagerank
-    from hpgraph.algorithms.sssp import sssp
-    from hpgraph.algorithms.triangles import triangles
+    from hpgraph.algorithms._pagerank import pagerank
+    from hpgraph.algorithms._sssp import sssp
+    from hpgraph.algorithms._triangles import triangles
 
     sid = H.index[s]
     Hw, Hu = H.hp("weight"), H.hp(None)

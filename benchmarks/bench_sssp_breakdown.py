@@ -18,8 +18,8 @@ import time
 import numpy as np
 
 import hpgraph as hp
-from hpgraph.algorithms.bfs import _BFSKeys
-from hpgraph.algorithms.sssp import _bellman_ford_class
+from hpgraph.algorithms._bfs import _BFSKeys
+from hpgraph.algorithms._sssp import _bellman_ford_class
 
 
 def timed(fn, repeat=5):

@@ -237,7 +237,7 @@ def breadth_first_order(csgraph, i_start, directed=True, return_predecessors=Tru
     IndexError
         ``i_start`` out of range.
     """
-    from .algorithms.bfs import bfs
+    from .algorithms._bfs import bfs
     from .nx_backend._order import ordered_levels
 
     inp = _parse(csgraph, directed)
@@ -303,7 +303,7 @@ def _has_negative(inp):
 
 def _check_no_negative_cycle(G, side):
     """Johnson's / Floyd-Warshall's global check: any negative cycle raises."""
-    from .algorithms.sssp import sssp
+    from .algorithms._sssp import sssp
     from .exceptions import NegativeCycleError as HpNegativeCycle
 
     try:
@@ -316,8 +316,8 @@ def _solve(inp, directed, idx, unweighted, side, *, limit=math.inf, min_only=Fal
            with_pred=True):
     """Distances (k, N) float64 and predecessors (k, N) int32 on the host, one run per source
     (or one multi-source run with ``min_only``; then also the source of every vertex)."""
-    from .algorithms.bfs import bfs
-    from .algorithms.sssp import sssp
+    from .algorithms._bfs import bfs
+    from .algorithms._sssp import sssp
     from .exceptions import NegativeCycleError as HpNegativeCycle
 
     n = inp.n

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._common import finish, prepare
-from .triangles import simple_matrix
+from ._triangles import simple_matrix
 
 __all__ = ["k_core"]
 

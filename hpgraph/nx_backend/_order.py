@@ -44,7 +44,7 @@ def max_level(limit) -> float:
 def bfs_depths(hg, sources, *, reverse=False, backend=None):
     """Hop depths from ``sources`` (vertex ids) on the engine; -1 where unreachable (numpy)."""
     from .. import backend as _backend
-    from ..algorithms.bfs import bfs
+    from ..algorithms._bfs import bfs
 
     G = hg.hp_reverse() if reverse else hg.hp()
     depth = bfs(G, list(sources) if len(sources) != 1 else int(sources[0]), backend=backend).depth

@@ -71,7 +71,7 @@ def test_bfs_multi_source(graph_case, backend_name, cases):
 
 
 def test_bfs_switches_direction_on_rmat(cases):
-    from hpgraph.algorithms.bfs import bfs_arrays
+    from hpgraph.algorithms._bfs import bfs_arrays
 
     case = [c for c in cases.graph_cases() if c.name == "rmat-medium-s9-u"][0]
     G = cases.to_graph(case)
@@ -84,7 +84,7 @@ def test_bfs_switches_direction_on_rmat(cases):
 
 
 def test_bfs_grid_stays_top_down_mostly(cases):
-    from hpgraph.algorithms.bfs import bfs_arrays
+    from hpgraph.algorithms._bfs import bfs_arrays
 
     G = hp.generators.grid_2d(40, 40, backend="cpu")
     depth, parent, dirs = bfs_arrays(G, np.array([0]), direction="auto")
@@ -155,10 +155,10 @@ def test_bfs_result_side_follows_input(cases):
     np.testing.assert_array_equal(cupy.asnumpy(rd.depth), rh.depth)
 
 
-# The GPU runs BFS as a vertex program (hpgraph.algorithms.bfs.bfs_engine); the engine's CPU
+# The GPU runs BFS as a vertex program (hpgraph.algorithms._bfs.bfs_engine); the engine's CPU
 # path runs the same program, so CI checks its logic on every graph case.
 def test_bfs_engine_program_on_cpu(graph_case, cases):
-    from hpgraph.algorithms.bfs import BFSResult, bfs_engine
+    from hpgraph.algorithms._bfs import BFSResult, bfs_engine
 
     case = graph_case
     if case.n == 0:
@@ -173,7 +173,7 @@ def test_bfs_engine_program_on_cpu(graph_case, cases):
 def test_bfs_engine_program_compiles():
     """NVRTC compiles the BFS program's generated kernels (no GPU needed)."""
     from hpgraph import backend, program
-    from hpgraph.algorithms.bfs import _BFSKeys
+    from hpgraph.algorithms._bfs import _BFSKeys
     from hpgraph.engine import codegen
 
     pytest.importorskip("cupy_backends.cuda.libs.nvrtc")

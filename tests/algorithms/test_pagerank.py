@@ -166,7 +166,7 @@ def test_pagerank_eq2_definition(backend_name):
 
 def test_pagerank_eq2_converged_vertices_leave_active_set():
     """The residual program's active sets shrink while the answer stays exact."""
-    from hpgraph.algorithms.pagerank import _program
+    from hpgraph.algorithms._pagerank import _program
 
     G = hp.generators.rmat(9, seed=5, directed=True, backend="cpu")
     n = G.num_vertices
@@ -231,7 +231,7 @@ def test_update_kernel_compiles(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_eq2_program_compiles(weighted, dtype, index_dtype):
     from hpgraph import program
-    from hpgraph.algorithms.pagerank import _program
+    from hpgraph.algorithms._pagerank import _program
     from hpgraph.engine import codegen
 
     _nvrtc_or_skip()

@@ -102,7 +102,7 @@ def test_tc_kernel_compiles(idx, ptr):
 
 
 def test_oriented_structure_is_a_dag_with_each_edge_once():
-    from hpgraph.algorithms.triangles import _oriented
+    from hpgraph.algorithms._triangles import _oriented
 
     G = hp.generators.rmat(8, seed=1, backend="cpu")
     indptr, indices, erow = _oriented(G)
@@ -216,7 +216,7 @@ def _emu_tc(indptr, ind, erow, n, threshold, ratio):
 
 @pytest.mark.parametrize("threshold,ratio", [(10**9, 8), (0, 8), (12, 8), (12, 1), (10**9, 10**9)])
 def test_kernel_logic_emulated(threshold, ratio):
-    from hpgraph.algorithms.triangles import _oriented
+    from hpgraph.algorithms._triangles import _oriented
 
     rng = np.random.default_rng(threshold % 97 + ratio)
     s = np.concatenate([rng.integers(0, 60, 500), np.zeros(50, np.int64)])   # a hub
@@ -237,11 +237,11 @@ def test_function_names_survive_submodule_imports():
     import subprocess
     import sys
 
-    code = ("import hpgraph.algorithms.triangles, hpgraph.algorithms.pagerank, "
-            "hpgraph.algorithms.hits, hpgraph.algorithms.label_propagation, hpgraph.algorithms.kcore\n"
+    code = ("import hpgraph.algorithms._triangles, hpgraph.algorithms._pagerank, "
+            "hpgraph.algorithms._hits, hpgraph.algorithms._label_propagation, hpgraph.algorithms.kcore\n"
             "import hpgraph as hp, types\n"
             "for f in (hp.triangles, hp.triangle_count, hp.pagerank, hp.hits, hp.label_propagation, "
             "hp.k_core, hp.algorithms.triangles):\n"
             "    assert callable(f) and not isinstance(f, types.ModuleType), f\n"
-            "from hpgraph.algorithms.triangles import simple_pairs\n")
+            "from hpgraph.algorithms._triangles import simple_pairs\n")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..exceptions import ConvergenceError, InvalidValue
 from ._common import finish, prepare
-from .pagerank import _check_scalar, vertex_vector
+from ._pagerank import _check_scalar, vertex_vector
 
 __all__ = ["hits"]
 

@@ -38,7 +38,7 @@ import numpy as np
 from .. import backend as _backend
 from ..exceptions import InvalidValue
 from ._common import finish, prepare
-from .triangles import simple_matrix, simple_pairs
+from ._triangles import simple_matrix, simple_pairs
 
 __all__ = ["label_propagation", "MODES", "priorities"]
 

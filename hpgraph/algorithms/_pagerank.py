@@ -116,7 +116,7 @@ def _operands(G, weighted, dtype):
     plus-times / plus-second semiring."""
     from .. import ops
     from ..formats import CSR
-    from .triangles import _cached
+    from ._triangles import _cached
 
     use_w = bool(weighted and G.weighted)
     dtype = np.dtype(dtype)

@@ -230,10 +230,10 @@ def tight_bfs_parents(G, sources, side, tight, value, dt):
     """BFS parents over the edges ``u -> v`` with ``tight(value[u], w, value[v])`` (sources: -1).
 
     The filtered adjacency matrix is built with vectorised array operations and traversed by
-    :func:`hpgraph.algorithms.bfs.bfs_arrays` (top-down: tight edges are few).
+    :func:`hpgraph.algorithms._bfs.bfs_arrays` (top-down: tight edges are few).
     """
     from ..formats import CSR
-    from .bfs import bfs_arrays
+    from ._bfs import bfs_arrays
 
     xp = G.xp
     A = G.A
