@@ -25,6 +25,7 @@ import weakref
 import numpy as np
 
 from .. import backend as _backend
+from ..formats import Bitmask
 from ..program import RunResult, SuperstepStats
 from . import codegen, common
 
@@ -155,10 +156,8 @@ class _Run:
             # initial frontier: bitmask, queue, count and push-edge count (parity 0)
             act = np.asarray(bp.init_active, dtype=bool)
             ids = np.flatnonzero(act)
-            words = np.zeros(nw, np.uint32)
-            if ids.size:
-                np.bitwise_or.at(words, ids >> 5, (np.uint32(1) << (ids & 31).astype(np.uint32)))
-            self.bm[0][...] = cp.asarray(words)
+            # packed bits (not ufunc.at over the ids: 9 ms for an all-active start at n = 2M)
+            self.bm[0][...] = cp.asarray(Bitmask.from_bool(act).words)
             if ids.size:
                 self.q[0][: ids.size] = cp.asarray(ids.astype(idt))
             st = np.zeros(16, np.uint64)
