@@ -144,9 +144,13 @@ class _Plan:
         Entries per segment.
     bounds : ndarray of intp
         Block boundaries in segment space, ``bounds[0] == 0``, ``bounds[-1] == nseg``.
+    blocks : list of (s0, s1, p0, p1)
+        Segment range and entry range of each block.
+    local : ndarray of intp
+        Start of each segment relative to the first entry of its block.
     """
 
-    __slots__ = ("nrows", "nnz", "rows", "starts", "lengths", "bounds")
+    __slots__ = ("nrows", "nnz", "rows", "starts", "lengths", "bounds", "blocks", "local")
 
     def __init__(self, indptr: np.ndarray, block: int | None = None):
         block = BLOCK if block is None else int(block)
@@ -170,6 +174,18 @@ class _Plan:
             targets = np.arange(0, self.nnz, block, dtype=np.intp)
             b = np.searchsorted(self.starts, targets, side="left")
             self.bounds = np.unique(np.concatenate([b, [0, nseg]])).astype(np.intp)
+        # per block (s0, s1, p0, p1) as Python ints, and each segment's start relative to its
+        # block: the block loop then runs three NumPy calls and almost no other Python work
+        # (each call hands the GIL over, which is what limits thread scaling)
+        bnd = self.bounds
+        p_lo = self.starts[bnd[:-1]] if nseg else np.zeros(0, np.intp)
+        p_hi = np.append(p_lo[1:], self.nnz) if nseg else np.zeros(0, np.intp)
+        self.blocks = list(zip(bnd[:-1].tolist(), bnd[1:].tolist(), p_lo.tolist(), p_hi.tolist()))
+        if nseg:
+            block_of_seg = np.repeat(np.arange(len(p_lo), dtype=np.intp), np.diff(bnd))
+            self.local = self.starts - p_lo[block_of_seg]
+        else:
+            self.local = np.zeros(0, np.intp)
 
     @property
     def nseg(self) -> int:
@@ -257,23 +273,18 @@ def _identity_array(sr, n: int, dtype) -> np.ndarray:
 # the block kernel
 
 
-def _run_blocks(plan_starts, plan_lengths, bounds, b_lo, b_hi, nnz, indices, values, xin, sr,
-                seg_rows, t_out, mode, mul_ufunc, reduce_ufunc):
-    """Compute ``t_out[s]`` for the segments of blocks ``[b_lo, b_hi)``."""
+def _run_blocks(plan, b_lo, b_hi, indices, values, xin, sr, seg_rows, t_out, mode, mul_ufunc,
+                reduce_ufunc):
+    """Compute ``t_out[s]`` for the segments of ``plan.blocks[b_lo:b_hi]``."""
     in_dt = np.dtype(sr.in_dtype)
     is_index = bool(getattr(sr.mul, "is_index_op", False))
-    nseg = len(plan_starts)
+    any_first = reduce_ufunc is None and getattr(sr.add, "terminal_any", False)
+    plan_local = plan.local
     scratch = None
     with np.errstate(all="ignore"):
-        for b in range(b_lo, b_hi):
-            s0 = int(bounds[b])
-            s1 = int(bounds[b + 1])
-            if s1 <= s0:
-                continue
-            p0 = int(plan_starts[s0])
-            p1 = int(plan_starts[s1]) if s1 < nseg else nnz
+        for s0, s1, p0, p1 in plan.blocks[b_lo:b_hi]:
             m = p1 - p0
-            local = plan_starts[s0:s1] - p0
+            local = plan_local[s0:s1]
             if mode == "one":
                 prod = np.ones(m, dtype=in_dt)
             elif mode == "a" and values is not None:
@@ -304,7 +315,7 @@ def _run_blocks(plan_starts, plan_lengths, bounds, b_lo, b_hi, nnz, indices, val
                         prod = mul_ufunc(a, xg, out=xg)
                     else:
                         if is_index:
-                            i = np.repeat(seg_rows[s0:s1], plan_lengths[s0:s1])
+                            i = np.repeat(seg_rows[s0:s1], plan.lengths[s0:s1])
                             prod = sr.mul.np_call(a, xg, i, cols)
                         else:
                             prod = sr.mul.np_call(a, xg)
@@ -316,7 +327,7 @@ def _run_blocks(plan_starts, plan_lengths, bounds, b_lo, b_hi, nnz, indices, val
                 if prod.dtype != dest.dtype:
                     prod = prod.astype(dest.dtype)
                 reduce_ufunc.reduceat(prod, local, out=dest)
-            elif getattr(sr.add, "terminal_any", False):
+            elif any_first:
                 dest[...] = prod[local]  # any: the first product of each row
             else:
                 dest[...] = sr.add.np_reduce_segments(prod, local, s1 - s0)
@@ -329,28 +340,26 @@ def _reduce_ufunc(add):
     return None
 
 
-def _segments(plan_starts, plan_lengths, bounds, nnz, indices, values, xin, sr, seg_rows, out_dtype,
-              threads: int):
-    """Reduce every segment; returns the array of segment values (dtype ``out_dtype``)."""
-    nseg = len(plan_starts)
+def _segments(plan, indices, values, xin, sr, seg_rows, out_dtype, threads: int):
+    """Reduce every segment of ``plan``; returns the segment values (dtype ``out_dtype``)."""
+    nseg = plan.nseg
     t = np.empty(nseg, dtype=out_dtype)
     if nseg == 0:
         return t
     mode, mul_ufunc = _mul_fast(sr.mul, np.dtype(sr.in_dtype))
     red = _reduce_ufunc(sr.add)
-    nblocks = len(bounds) - 1
-    args = (plan_starts, plan_lengths, bounds)
-    tail = (nnz, indices, values, xin, sr, seg_rows, t, mode, mul_ufunc, red)
-    if threads <= 1 or nblocks < 2 or nnz < PARALLEL_MIN_NNZ:
-        _run_blocks(*args, 0, nblocks, *tail)
+    nblocks = len(plan.blocks)
+    tail = (indices, values, xin, sr, seg_rows, t, mode, mul_ufunc, red)
+    if threads <= 1 or nblocks < 2 or plan.nnz < PARALLEL_MIN_NNZ:
+        _run_blocks(plan, 0, nblocks, *tail)
         return t
-    # split blocks into `threads` groups with about the same number of entries
-    bstart = np.append(plan_starts[bounds[:-1]], nnz)
-    targets = np.linspace(0, nnz, threads + 1)[1:-1]
-    cuts = np.searchsorted(bstart[:-1], targets)
+    # split the blocks into `threads` contiguous groups with about the same number of entries
+    bstart = np.fromiter((blk[2] for blk in plan.blocks), dtype=np.intp, count=nblocks)
+    targets = np.linspace(0, plan.nnz, threads + 1)[1:-1]
+    cuts = np.searchsorted(bstart, targets)
     cuts = np.unique(np.concatenate([[0], cuts, [nblocks]]))
     pool = _get_pool(threads)
-    futures = [pool.submit(_run_blocks, *args, int(lo), int(hi), *tail)
+    futures = [pool.submit(_run_blocks, plan, int(lo), int(hi), *tail)
                for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
     for f in futures:
         f.result()
@@ -464,8 +473,7 @@ def _compute(csr, xin, sr, sel, active, out_dt):
         seg_rows = plan.rows if plan.rows is not None else None
         is_index = bool(getattr(sr.mul, "is_index_op", False))
         rows_for_index = plan.seg_rows() if is_index else None
-        t = _segments(plan.starts, plan.lengths, plan.bounds, nnz, indices, values, xin, sr,
-                      rows_for_index, out_dt, threads)
+        t = _segments(plan, indices, values, xin, sr, rows_for_index, out_dt, threads)
         return seg_rows, t
 
     # ---- a subset of rows and/or of entries
@@ -506,6 +514,6 @@ def _compute(csr, xin, sr, sel, active, out_dt):
     seg_sub_rows = sub_plan.seg_rows()
     real_rows = seg_sub_rows if row_map is None else row_map[seg_sub_rows]
     is_index = bool(getattr(sr.mul, "is_index_op", False))
-    t = _segments(sub_plan.starts, sub_plan.lengths, sub_plan.bounds, sub_plan.nnz, sub_indices,
-                  sub_values, xin, sr, real_rows if is_index else None, out_dt, threads)
+    t = _segments(sub_plan, sub_indices, sub_values, xin, sr, real_rows if is_index else None,
+                  out_dt, threads)
     return real_rows, t
