@@ -1028,3 +1028,25 @@ def default_dtype(semiring, a_dtype=None, x_dtype=None) -> np.dtype:
     if s.is_index:
         return np.dtype(np.int64)
     return _dt.result_type(a_dtype, x_dtype)
+
+
+def namespace_hooks(kind: str):
+    """Module ``__getattr__`` and ``__dir__`` for the lazy ``hp.binary``/``monoid``/``semiring``
+    namespaces: an operator is looked up (and built) on first access, so importing a namespace
+    builds nothing; registered user operators appear there too."""
+    lookup = {"binary": lookup_binary, "monoid": lookup_monoid, "semiring": lookup_semiring}[kind]
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from ..exceptions import HpgraphError
+
+        try:
+            return lookup(name)
+        except HpgraphError:
+            raise AttributeError(f"hpgraph.{kind} has no operator {name!r}") from None
+
+    def __dir__():
+        return builtin_names(kind)
+
+    return __getattr__, __dir__

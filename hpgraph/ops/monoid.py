@@ -4,20 +4,6 @@ Operators are created on first access (module ``__getattr__``); importing this m
 builds nothing.  Registered user operators (``register_new``) appear here too.
 """
 
-from ._core import lookup_monoid as _lookup, builtin_names as _names
+from ._core import namespace_hooks as _hooks
 
-
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from ..exceptions import HpgraphError
-
-    try:
-        op = _lookup(name)
-    except HpgraphError:
-        raise AttributeError(f"hpgraph.monoid has no operator {name!r}") from None
-    return op
-
-
-def __dir__():
-    return _names("monoid")
+__getattr__, __dir__ = _hooks("monoid")
