@@ -34,7 +34,7 @@ def _probe():
     except Exception as exc:
         msg = str(exc)
         if "driver" in msg.lower() and "insufficient" in msg.lower():
-            why = f"the CUDA driver is too old for this CuPy build ({msg})"
+            why = f"no CUDA driver is installed, or it is too old for this CuPy build ({msg})"
         else:
             why = f"no CUDA device is usable ({type(exc).__name__}: {msg})"
         return None, why
