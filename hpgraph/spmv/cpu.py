@@ -14,7 +14,8 @@ Performance notes
   :data:`BLOCK` entries each), so the gathered ``x[j]``, the products and the reduction stay in
   the L2 cache instead of streaming three ``nnz``-long temporaries through memory.
 * NumPy releases the GIL inside ``take``, ufunc loops and ``reduceat``, so the blocks are shared
-  between :func:`num_threads` worker threads (``HPGRAPH_NUM_THREADS`` overrides the count).
+  between :func:`num_threads` threads (``HPGRAPH_NUM_THREADS`` overrides the count), the
+  calling thread included, which take chunks of a few blocks from a shared queue.
 * The segment structure of a matrix (non-empty rows, their starts, block boundaries) depends
   only on ``indptr`` and is cached per ``indptr`` array (matrices are immutable).
 * Row masks select rows before any product is formed; ``x_active`` drops entries whose source
@@ -25,6 +26,7 @@ Performance notes
 from __future__ import annotations
 
 import os
+import queue
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -38,6 +40,9 @@ __all__ = ["spmv", "num_threads", "set_num_threads", "BLOCK"]
 #: Target number of entries per block (row-aligned).  64 Ki entries of float64 (512 KiB of
 #: products) leave room in a 1-2 MiB L2 cache for the column indices and values.
 BLOCK = 1 << 16
+
+#: Blocks per unit of work handed to a thread (dynamic scheduling).
+_CHUNK_BLOCKS = 4
 
 #: Below this many stored entries the product runs on the calling thread only.
 PARALLEL_MIN_NNZ = 1 << 18
@@ -353,16 +358,29 @@ def _segments(plan, indices, values, xin, sr, seg_rows, out_dtype, threads: int)
     if threads <= 1 or nblocks < 2 or plan.nnz < PARALLEL_MIN_NNZ:
         _run_blocks(plan, 0, nblocks, *tail)
         return t
-    # split the blocks into `threads` contiguous groups with about the same number of entries
-    bstart = np.fromiter((blk[2] for blk in plan.blocks), dtype=np.intp, count=nblocks)
-    targets = np.linspace(0, plan.nnz, threads + 1)[1:-1]
-    cuts = np.searchsorted(bstart, targets)
-    cuts = np.unique(np.concatenate([[0], cuts, [nblocks]]))
-    pool = _get_pool(threads)
-    futures = [pool.submit(_run_blocks, plan, int(lo), int(hi), *tail)
-               for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
-    for f in futures:
-        f.result()
+    # Dynamic scheduling: chunks of a few blocks are taken from a shared queue by `threads`
+    # workers, the calling thread being one of them, so a worker slowed down (another process
+    # on its core, a heavy row) does not hold the others up at the end.
+    per = max(1, min(_CHUNK_BLOCKS, nblocks // (4 * threads)))
+    work = queue.SimpleQueue()
+    for lo in range(0, nblocks, per):
+        work.put((lo, min(lo + per, nblocks)))
+
+    def worker():
+        while True:
+            try:
+                lo, hi = work.get_nowait()
+            except queue.Empty:
+                return
+            _run_blocks(plan, lo, hi, *tail)
+
+    pool = _get_pool(threads - 1)
+    futures = [pool.submit(worker) for _ in range(threads - 1)]
+    try:
+        worker()
+    finally:
+        for f in futures:
+            f.result()
     return t
 
 
