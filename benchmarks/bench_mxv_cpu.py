@@ -46,6 +46,21 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+def _code_version() -> str:
+    """Short hash of the last commit touching hpgraph/spmv (``-dirty`` with local changes)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        h = subprocess.run(["git", "log", "-1", "--format=%h", "--", "hpgraph/spmv"], cwd=root,
+                           capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "hpgraph/spmv"], cwd=root,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    return (h or "?") + ("-dirty" if dirty else "")
+
+
 def _time_interleaved(fns, repeat: int, warmup: int) -> list[list[float]]:
     """Times (ms) of each function, run round-robin so that load changes on a shared machine
     hit every contender alike."""
@@ -170,15 +185,45 @@ def main(argv=None) -> int:
     print(versions)
     if not args.no_write:
         RESULTS.mkdir(parents=True, exist_ok=True)
+        # keep a short history: on a shared machine one run can be disturbed by other processes
+        history = []
+        old_json = RESULTS / "mxv_cpu.json"
+        if old_json.exists():
+            try:
+                prev = json.loads(old_json.read_text())
+                if prev.get("scale") == args.scale and prev.get("edge_factor") == args.edge_factor:
+                    history = prev.get("history", [])
+            except (ValueError, OSError):
+                history = []
+        entry = {"when": time.strftime("%Y-%m-%d %H:%M"), "code": _code_version(),
+                 "loadavg_start": round(load0[0], 2),
+                 "loadavg_end": round(load[0], 2),
+                 "ratios": {r[0]: round(r[3], 3) for r in rows if not r[0].startswith("python-graphblas")},
+                 "graphblas_ms": {r[0]: round(r[2], 1) for r in rows if r[0].startswith("python-graphblas")}}
+        history = (history + [entry])[-12:]
+        hist_lines = []
+        if len(history) > 1:
+            keys = [r[0] for r in rows if not r[0].startswith("python-graphblas")]
+            hist_lines = ["## All recorded runs (ratio to python-graphblas, same threads)", "",
+                          "`code`: last commit touching `hpgraph/spmv/` when the run was made.", "",
+                          "| run | code | load (start/end) | " + " | ".join(keys) + " |",
+                          "|---|---|---|" + "---:|" * len(keys)]
+            for h in history:
+                cells = [f"{h['ratios'][k]:.2f}x" if k in h.get("ratios", {}) else "" for k in keys]
+                hist_lines.append(f"| {h['when']} | {h.get('code', '?')} | "
+                                  f"{h['loadavg_start']:.2f} / {h['loadavg_end']:.2f} | "
+                                  + " | ".join(cells) + " |")
+            hist_lines.append("")
         md = ["# CPU mxv: hpgraph vs python-graphblas vs SciPy", "",
-              "Produced by `python benchmarks/bench_mxv_cpu.py`.", "", head, "", table, "",
-              versions, "", f"Graph generation took {t_gen:.1f} s (not timed above).", ""]
+              "Produced by `python benchmarks/bench_mxv_cpu.py`.", "", "## Latest run", "", head, "",
+              table, "", versions, "", f"Graph generation took {t_gen:.1f} s (not timed above).", "",
+              *hist_lines]
         (RESULTS / "mxv_cpu.md").write_text("\n".join(md))
         meta = {"scale": args.scale, "edge_factor": args.edge_factor, "seed": args.seed, "n": n,
                 "nnz": nnz, "empty_rows": empty_rows, "cores": cores,
                 "hpgraph_threads": spmv_cpu.num_threads(), "repeat": args.repeat,
                 "loadavg_start": load0[0], "loadavg_end": load[0],
-                "warmup": args.warmup, "versions": versions, "results": raw}
+                "warmup": args.warmup, "versions": versions, "results": raw, "history": history}
         (RESULTS / "mxv_cpu.json").write_text(json.dumps(meta, indent=1))
     return 0
 
