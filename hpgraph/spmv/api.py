@@ -412,8 +412,7 @@ def _run(A, x, semiring, *, row_mask, complement, x_active, out, replace, accum,
     replace = bool(replace)
 
     x_side = _array_side(x)
-    probe = [x, out, _matrix_probe(A),
-             None if row_mask is None else (row_mask.words if _is_bitmask(row_mask) else row_mask)]
+    probe = [x, out, _matrix_probe(A)] + [m.words if _is_bitmask(m) else m for m in (row_mask, x_active)]
     side = _backend.resolve(backend, *probe)
     if flip:
         sr = flip_semiring(sr)
