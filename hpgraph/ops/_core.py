@@ -18,6 +18,7 @@ import hashlib
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
@@ -80,6 +81,21 @@ class TypedBinaryOp:
     _c: Callable = field(repr=False)
     _np: Callable | None = field(repr=False)
     parent: Any = field(default=None, repr=False)
+
+    @cached_property
+    def ufunc(self):
+        """The NumPy ufunc computing this built-in op on ``in_dtype`` operands into
+        ``in_dtype`` (usable in place, ``out=``), or None (user ops, index ops, ops whose
+        result type differs or whose NumPy form is not a single ufunc)."""
+        parent = self.parent
+        if (self.is_index_op or not getattr(parent, "is_builtin", False)
+                or self.out_dtype != self.in_dtype):
+            return None
+        spec = _b.BINARY.get(parent.name)
+        if spec is None or spec[0] != "same":
+            return None
+        f = _b.kind_lookup(spec[2], self.in_dtype)
+        return f if isinstance(f, np.ufunc) and f.nin == 2 and f.nout == 1 else None
 
     def c_expr(self, x: str, y: str, i: str = "i", j: str = "j") -> str:
         """C expression of ``op(x, y)``, of type ``c_type(out_dtype)``.

@@ -257,15 +257,8 @@ def _mul_fast(mul, in_dtype):
         return "a", None
     if name == "pair":
         return "one", None
-    from ..ops import _builtins
-
-    spec = _builtins.BINARY.get(name)
-    if spec is None or spec[0] != "same":
-        return None, None
-    f = _builtins.kind_lookup(spec[2], in_dtype)
-    if isinstance(f, np.ufunc) and f.nin == 2 and f.nout == 1:
-        return "ufunc", f
-    return None, None
+    f = mul.ufunc
+    return ("ufunc", f) if f is not None else (None, None)
 
 
 def _identity_array(sr, n: int, dtype) -> np.ndarray:
