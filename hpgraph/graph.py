@@ -380,7 +380,13 @@ class Graph:
         key = ("graph", side)
         g = self._cache.get(key)
         if g is None:
-            A = self._A.to_device() if side == "gpu" else self._A.to_host()
+            if side == "gpu":
+                with backend.out_of_memory_guard(
+                        f"copying a graph of {self.num_vertices:,} vertices and "
+                        f"{self.num_edges:,} edges to the GPU"):
+                    A = self._A.to_device()
+            else:
+                A = self._A.to_host()
             g = Graph._new(A, self._directed, self._node_labels)
             g._cache[("graph", self.side)] = self  # the way back is free
             self._cache[key] = g

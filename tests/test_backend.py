@@ -83,3 +83,33 @@ def test_compile_error_carries_source_and_log():
     out = io.StringIO()
     e.dump(out)
     assert "undefined_name" in out.getvalue()
+
+
+class _FakeOOM(Exception):
+    pass
+
+
+class _FakeCupy:
+    """Just enough of cupy for out_of_memory_guard: the OOM class and memGetInfo."""
+
+    class cuda:
+        class memory:
+            OutOfMemoryError = _FakeOOM
+
+        class runtime:
+            @staticmethod
+            def memGetInfo():
+                return (1 * 2**30, 80 * 2**30)
+
+
+def test_out_of_memory_is_explained(monkeypatch):
+    from hpgraph.exceptions import DeviceOutOfMemory
+
+    monkeypatch.setattr(backend, "has_gpu", lambda: True)
+    monkeypatch.setattr(backend, "cupy", lambda: _FakeCupy)
+    with pytest.raises(DeviceOutOfMemory) as err:
+        with backend.out_of_memory_guard("copying a graph to the GPU"):
+            raise _FakeOOM("Out of memory allocating 4,294,967,296 bytes")
+    msg = str(err.value)
+    assert "copying a graph to the GPU" in msg and "1.00 GiB free of 80.00 GiB" in msg
+    assert "backend='cpu'" in msg and isinstance(err.value, MemoryError)

@@ -142,10 +142,14 @@ def _count(G, side, per_vertex):
     if side == "gpu":
         from . import _kernels
 
+        from .. import backend as _backend
+
         thr = _kernels.TC_HEAVY
-        heavy = _cached(G, f"hpg.tc_heavy[{thr}]",
-                        lambda: _kernels.heavy_edges(indptr, indices, erow, thr))
-        return _kernels.tc_count(indptr, indices, erow, n, per_vertex, heavy=heavy, threshold=thr)
+        with _backend.out_of_memory_guard(f"counting triangles on {n:,} vertices"):
+            heavy = _cached(G, f"hpg.tc_heavy[{thr}]",
+                            lambda: _kernels.heavy_edges(indptr, indices, erow, thr))
+            return _kernels.tc_count(indptr, indices, erow, n, per_vertex, heavy=heavy,
+                                     threshold=thr)
     import scipy.sparse as sp
 
     L = sp.csr_array((np.ones(indices.shape[0], dtype=np.int64), indices, indptr), shape=(n, n))

@@ -362,7 +362,8 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
     run = _Run(bp, graph, direction, push_alpha)
     run.stream.synchronize()
     setup = time.perf_counter() - t_start
-    records, converged, elapsed, syncs = run.loop()
+    with _backend.out_of_memory_guard(f"running vertex program {bp.name}"):
+        records, converged, elapsed, syncs = run.loop()
     run.stream.synchronize()
     return RunResult(
         properties=run.props, supersteps=len(records), active=[int(r[0]) for r in records],
