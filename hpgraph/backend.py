@@ -127,6 +127,20 @@ def asarray(a, backend: str, dtype=None):
     return np.asarray(a, dtype=dtype)
 
 
+_SM_COUNT: dict = {}
+
+
+def num_sms() -> int:
+    """Streaming multiprocessors of the current device (cached per device); grids are sized
+    from it."""
+    cp = cupy()
+    dev = cp.cuda.runtime.getDevice()
+    n = _SM_COUNT.get(dev)
+    if n is None:
+        n = _SM_COUNT[dev] = int(cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
+    return n
+
+
 def synchronize() -> None:
     """Wait for the current device's work to finish (no-op without a GPU)."""
     if has_gpu():

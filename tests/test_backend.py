@@ -113,3 +113,25 @@ def test_out_of_memory_is_explained(monkeypatch):
     msg = str(err.value)
     assert "copying a graph to the GPU" in msg and "1.00 GiB free of 80.00 GiB" in msg
     assert "backend='cpu'" in msg and isinstance(err.value, MemoryError)
+
+
+def test_num_sms_is_read_once_per_device(monkeypatch):
+    calls = []
+
+    class runtime:
+        @staticmethod
+        def getDevice():
+            return 0
+
+        @staticmethod
+        def getDeviceProperties(dev):
+            calls.append(dev)
+            return {"multiProcessorCount": 132}
+
+    class FakeCupy:
+        cuda = type("cuda", (), {"runtime": runtime})
+
+    monkeypatch.setattr(backend, "cupy", lambda: FakeCupy)
+    monkeypatch.setattr(backend, "_SM_COUNT", {})
+    assert backend.num_sms() == 132 and backend.num_sms() == 132
+    assert calls == [0]

@@ -187,16 +187,6 @@ extern "C" __global__ void {NAME}_warp(
 """
 
 
-_sm_cache: dict = {}
-
-
-def _num_sms() -> int:
-    cp = _backend.cupy()
-    dev = cp.cuda.runtime.getDevice()
-    sms = _sm_cache.get(dev)
-    if sms is None:
-        sms = _sm_cache[dev] = int(cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
-    return sms
 
 
 def _tc_name(idx_dtype, ptr_dtype) -> str:
@@ -264,7 +254,7 @@ def tc_count(indptr, indices, erow, n: int, per_vertex: bool, heavy=None,
                                                      np.int64(threshold), total, pv_arg))
         nheavy = int(heavy.shape[0])
         if nheavy:
-            wgrid = max(1, min((nheavy * 32 + TC_BLOCK - 1) // TC_BLOCK, _num_sms() * 32))
+            wgrid = max(1, min((nheavy * 32 + TC_BLOCK - 1) // TC_BLOCK, _backend.num_sms() * 32))
             mod.get_function(name + "_warp")((wgrid,), (TC_BLOCK,),
                                              (indptr, indices, erow, heavy, np.int64(nheavy),
                                               total, pv_arg))
@@ -340,7 +330,7 @@ def pagerank_update_source(dtype=np.float64):
 
 def _pr_grid(n: int) -> int:
     """Blocks for the grid-stride update: enough to fill the device, few atomics."""
-    return max(1, min((n + PR_BLOCK - 1) // PR_BLOCK, _num_sms() * 8))
+    return max(1, min((n + PR_BLOCK - 1) // PR_BLOCK, _backend.num_sms() * 8))
 
 
 def pagerank_update(y, x, S, p, dw, acc_prev, acc_next, x_new, w_next, alpha, p_uniform):

@@ -178,7 +178,7 @@ class _Run:
         return (max(1, min(cap, -(-items // per_block))),)
 
     def _pull_step(self):
-        n, k, bp = self.n, self.k, self.bp
+        n, k = self.n, self.k
         for p in self.parts:
             if p.K > 0:
                 k["hp_pull_ell"](self._grid(n, BLOCK, self.n_sm * 32), (BLOCK,),
@@ -252,7 +252,6 @@ class _Run:
     # ---- the loop ------------------------------------------------------------------------
     def loop(self):
         bp = self.bp
-        cp = self.cp
         max_it = bp.max_iterations
         hook = bp.converged_hook
         blind_ok = hook is None

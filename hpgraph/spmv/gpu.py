@@ -32,7 +32,6 @@ import weakref
 import numpy as np
 
 from .. import backend
-from .. import dtypes as _dt
 from ..exceptions import CompileError, DimensionMismatch, DomainMismatch, InvalidValue
 from . import codegen
 from .codegen import MASK_BITS, MASK_BOOL, MASK_NONE
@@ -60,7 +59,6 @@ _KERNELS: dict = {}           # KernelSpec -> {role: RawKernel}
 _FAST: dict = {}              # cheap tuple key -> (spec, kernels)
 _DERIVED = weakref.WeakKeyDictionary()   # matrix -> dict of derived objects
 _DUMMY: dict = {}             # device id -> 1-word array used for unused pointer arguments
-_SM: dict = {}
 
 
 def clear_caches():
@@ -112,13 +110,6 @@ def _dummy():
     return d
 
 
-def _num_sms() -> int:
-    cp = backend.cupy()
-    dev = cp.cuda.runtime.getDevice()
-    n = _SM.get(dev)
-    if n is None:
-        n = _SM[dev] = int(cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
-    return n
 
 
 def _grid(nthreads: int, block: int = BLOCK, cap: int | None = None) -> int:
@@ -446,7 +437,7 @@ def _launch_vector(kernel, csr, G, y, out_p, mask_p, xa_p, extra_args):
     it = np.dtype(csr.index_dtype).type
     d = _dummy()
     threads = -(-n // (32 // G)) * 32
-    grid = _grid(threads, BLOCK, cap=_num_sms() * 64)
+    grid = _grid(threads, BLOCK, cap=backend.num_sms() * 64)
     kernel((grid,), (BLOCK,), (it(n), csr.indptr, csr.indices, _vals(csr, d), y, out_p, mask_p, xa_p)
            + extra_args)
 
@@ -476,7 +467,7 @@ def _launch_lb(kern, csr, y, out_p, mask_p, xa_p, extra_args, y_dt, items):
     d = _dummy()
     chunk = 32 * items
     nwarps = -(-nnz // chunk)
-    kern["empty"]((_grid(n, BLOCK, cap=_num_sms() * 32),), (BLOCK,), (it(n), csr.indptr, y, out_p, mask_p))
+    kern["empty"]((_grid(n, BLOCK, cap=backend.num_sms() * 32),), (BLOCK,), (it(n), csr.indptr, y, out_p, mask_p))
     if nnz == 0:
         return
 
@@ -521,7 +512,7 @@ def _launch_hyb(kern, hyb, y, out, out_p, mask_p, xa_p, extra_args, y_dt, spec):
                        ws["head_has"], t, found))
     if general:
         it = np.dtype(hyb.index_dtype).type
-        kern["epilogue"]((_grid(n, BLOCK, cap=_num_sms() * 32),), (BLOCK,), (it(n), t, found, y, out_p, mask_p))
+        kern["epilogue"]((_grid(n, BLOCK, cap=backend.num_sms() * 32),), (BLOCK,), (it(n), t, found, y, out_p, mask_p))
 
 
 # ---------------------------------------------------------------------------------------
@@ -594,7 +585,7 @@ def push(A_out, frontier, x, sr, y, touched=None, *, mask=None, complement=False
     fptr = cp.empty(nf + 1, dtype=cp.int64)
     fptr[0] = 0
     cp.cumsum(deg, out=fptr[1:])
-    grid = _num_sms() * 8
+    grid = backend.num_sms() * 8
     kern["push"]((grid,), (BLOCK,),
                  (np.int64(nf), f, fptr, csr.indptr, csr.indices, _vals(csr, d), y,
                   d if words is None else words, np.int32(0 if words is None else 1),
