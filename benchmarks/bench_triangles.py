@@ -21,27 +21,15 @@ import argparse
 import itertools
 import json
 import os
-import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
 
 import hpgraph as hp  # noqa: E402
 from hpgraph.algorithms import _kernels  # noqa: E402
-
-
-def _median_ms(fn, repeat):
-    cp = hp.backend.cupy()
-    out = fn()
-    times = []
-    for _ in range(repeat):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        out = fn()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return statistics.median(times), out
+from bench_algorithms import time_gpu  # noqa: E402  (CUDA events, median after warm-up)
 
 
 def main(argv=None):
@@ -62,7 +50,7 @@ def main(argv=None):
                 (int(x) for x in args.heavy.split(",")), (int(x) for x in args.ratio.split(",")),
                 (int(x) for x in args.block.split(","))):
             _kernels.TC_HEAVY, _kernels.TC_SEARCH_RATIO, _kernels.TC_BLOCK = heavy, ratio, block
-            ms, t = _median_ms(lambda: hp.triangle_count(G), args.repeat)
+            ms, t = time_gpu(lambda: hp.triangle_count(G), args.repeat)
             if ref is None:
                 ref = t
             ok = t == ref
