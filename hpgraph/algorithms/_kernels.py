@@ -28,15 +28,19 @@ from .. import dtypes as _dt
 __all__ = ["tc_source", "tc_count", "heavy_edges", "pagerank_update_source", "pagerank_update",
            "TC_BLOCK", "TC_SEARCH_RATIO", "TC_HEAVY"]
 
-TC_BLOCK = 256
+#: Tuned with ``benchmarks/bench_triangles.py`` on an H200 (R-MAT 21 and 22, undirected; see
+#: ``benchmarks/README.md``): 128 threads per block beat 256 by 1-3 % at the best settings.
+TC_BLOCK = 128
 #: Binary search (shorter list into the longer) instead of a merge when
 #: ``len(longer) > TC_SEARCH_RATIO * len(shorter)``: a merge costs ``ls + ll`` steps, the
-#: searches ``ls * log2(ll)``; with lists of a few dozen entries the break-even is near 8.
-TC_SEARCH_RATIO = 8
+#: searches ``ls * log2(ll)``.  Measured: 8 -> 16 saves 3 % on R-MAT 21/22, 32 is within 1 %.
+TC_SEARCH_RATIO = 16
 #: Edges whose two out-lists hold more than this many entries together are intersected by a
 #: whole warp (32 binary searches at a time) instead of one thread, so that a few long lists
-#: do not hold up the warps of the short ones (R-MAT: most lists are short, a few are long).
-TC_HEAVY = 256
+#: do not hold up the warps of the short ones.  Measured on R-MAT 21: 256 -> 59.6 ms,
+#: 512 -> 60.7, 2048 -> 45.3 ms, and flat above (degree ordering keeps out-lists short, so
+#: sending mid-size lists to the warp kernel costs more than the imbalance it removes).
+TC_HEAVY = 2048
 
 _TC_TEMPLATE = r"""
 typedef {IDX} idx_t;

@@ -245,3 +245,21 @@ def test_function_names_survive_submodule_imports():
             "    assert callable(f) and not isinstance(f, types.ModuleType), f\n"
             "from hpgraph.algorithms._triangles import simple_pairs\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("heavy,ratio", [(0, 16), (8, 1), (64, 10**9), (2048, 16)])
+def test_triangle_kernels_every_split(heavy, ratio, backend_name, monkeypatch):
+    """Both GPU kernels (thread per light edge, warp per heavy edge) and both intersection
+    strategies give the trace count, whatever the tuning constants send where."""
+    monkeypatch.setattr(_kernels, "TC_HEAVY", heavy)
+    monkeypatch.setattr(_kernels, "TC_SEARCH_RATIO", ratio)
+    G = hp.generators.rmat(10, edge_factor=16, seed=3, backend="cpu")
+    A = G.to_scipy().astype(np.int64)
+    A.setdiag(0)
+    A.eliminate_zeros()
+    A.data[:] = 1
+    C = (A @ A).multiply(A)
+    Gd = G.to_device() if backend_name == "gpu" else G
+    assert hp.triangle_count(Gd, backend=backend_name) == int(C.sum()) // 6
+    np.testing.assert_array_equal(host(hp.triangles(Gd, backend=backend_name)),
+                                  np.asarray(C.sum(axis=1)).ravel() // 2)
