@@ -39,7 +39,7 @@ __all__ = ["mxv", "vxm", "spmv", "FORMATS"]
 
 #: Accepted values of ``format=`` (the kernel layout on the GPU, see :mod:`hpgraph.spmv.gpu`;
 #: the CPU always runs CSR).  ``"csr_vector:<G>"`` forces the vector kernel's group size G.
-FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb")
+FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb", "csr_mp")
 
 
 # ---------------------------------------------------------------------------------------
@@ -139,11 +139,12 @@ def _check_format(format):
     if format is None:
         return None
     f = format.strip().lower() if isinstance(format, str) else None
-    if f is not None and f.startswith("csr_vector:") and f.split(":", 1)[1].isdigit() \
-            and int(f.split(":", 1)[1]) > 0:
+    if f is not None and f.split(":", 1)[0] in ("csr_vector", "csr_lb", "csr_mp") and ":" in f \
+            and f.split(":", 1)[1].isdigit() and int(f.split(":", 1)[1]) > 0:
         return f
     if f not in FORMATS:
-        raise InvalidValue(f"format must be one of {FORMATS}, 'csr_vector:<G>' or None, got {format!r}")
+        raise InvalidValue(f"format must be one of {FORMATS}, 'csr_vector:<G>', 'csr_lb:<items>', "
+                           f"'csr_mp:<items>' or None, got {format!r}")
     return None if f == "auto" else f
 
 
@@ -473,7 +474,8 @@ def mxv(A, x, semiring, *, mask=None, complement=False, replace=False, accum=Non
     format : str, optional
         Kernel layout on the GPU: ``"auto"`` / None (chosen from the row-length distribution),
         ``"hyb"``, ``"ell"``, ``"coo"``, ``"csr"``, ``"csc"``, ``"csr_vector"``,
-        ``"csr_vector:<G>"``, ``"csr_scalar"``, ``"csr_lb"``; ignored by the CPU path.
+        ``"csr_vector:<G>"``, ``"csr_scalar"``, ``"csr_lb"``, ``"csr_mp"``; ignored by the CPU
+        path.
 
     Returns
     -------

@@ -24,6 +24,9 @@ Kernel families (one generated module each):
 ``csr_vector``  ``<name>``: G lanes per row (``group``), G = 1 is the scalar CSR kernel.
 ``csr_lb``      ``<name>_empty``, ``<name>`` (load-balanced: equal entry chunks per warp,
                 warp-segmented reduction), ``<name>_carry``.
+``csr_mp``      ``<name>_search`` (merge-path tile starts, once per matrix), ``<name>``
+                (merge path staged through shared memory: each block takes an equal share of
+                rows + entries), ``<name>_carry`` (rows crossing tiles).
 ``push``        ``<name>``: edge-balanced expansion of a sparse frontier over out-edges,
                 combined into ``y`` with the monoid's atomic (native or CAS loop).
 
@@ -49,7 +52,7 @@ from ..exceptions import DomainMismatch, InvalidValue
 __all__ = ["KernelSpec", "make_spec", "semiring_spec", "generate", "kernel_names", "FAMILIES",
            "sanitize", "semiring_label", "batch_source"]
 
-FAMILIES = ("ell", "hyb", "csr_vector", "csr_lb", "push")
+FAMILIES = ("ell", "hyb", "csr_vector", "csr_lb", "csr_mp", "push")
 
 #: mask / x_active encodings
 MASK_NONE, MASK_BITS, MASK_BOOL = 0, 1, 2
@@ -106,6 +109,12 @@ class KernelSpec:
     min_blocks : int
         Minimum resident blocks per multiprocessor asked of the compiler (0: none); caps the
         registers per thread.
+    stream : int
+        How the segmented CSR kernels (``csr_lb``, ``csr_mp``) load column indices and values,
+        which are read exactly once: 0 ``__ldg`` (read-only path, cached in L1), 1 ``__ldcs``
+        (evict-first in L1 and L2), 2 ``ld.global.nc.L1::no_allocate`` with an L2 evict-first
+        policy, 3 ``ld.global.nc.L1::no_allocate`` alone.  1-3 aim to leave L1/L2 to the x
+        gathers; 1- and 2-byte types always use ``__ldg``.
     """
 
     family: str
@@ -136,6 +145,7 @@ class KernelSpec:
     items: int = 8
     block: int = 256
     min_blocks: int = 0
+    stream: int = 0
     tag: str = ""
 
     # -- derived --------------------------------------------------------------------
@@ -167,12 +177,14 @@ class KernelSpec:
                 parts.append("rep")
         if not self.terminal and (self.is_terminal is not None):
             parts.append("noterm")
-        if self.items != 8 and self.family in ("hyb", "csr_lb", "push"):
+        if self.items != 8 and self.family in ("hyb", "csr_lb", "csr_mp", "push"):
             parts.append(f"it{self.items}")
         if self.block != 256:
             parts.append(f"b{self.block}")
         if self.min_blocks:
             parts.append(f"mb{self.min_blocks}")
+        if self.stream:
+            parts.append(f"s{self.stream}")
         if self.tag:
             parts.append(sanitize(self.tag))
         return "_".join(parts)
@@ -214,7 +226,7 @@ def make_spec(family: str, *, name: str, edge_value: str, extra_params: str = ""
               in_dtype, index_dtype, a_dtype=None, preamble: str = "", mask: int = MASK_NONE,
               complement: bool = False, x_active: int = MASK_NONE, out_dtype=None, accum=None,
               replace: bool = False, terminal: bool = True, group: int = 1, items: int = 8,
-              block: int = 256, min_blocks: int = 0, tag: str = "") -> KernelSpec:
+              block: int = 256, min_blocks: int = 0, stream: int = 0, tag: str = "") -> KernelSpec:
     """A spec from an arbitrary edge expression (the engine's entry point).
 
     Parameters
@@ -252,6 +264,10 @@ def make_spec(family: str, *, name: str, edge_value: str, extra_params: str = ""
         raise InvalidValue(f"group must be a power of two in 1..32, got {group}")
     if items < 1 or items > 32:
         raise InvalidValue(f"items must be in 1..32, got {items}")
+    if stream not in (0, 1, 2, 3):
+        raise InvalidValue(f"stream must be 0, 1, 2 or 3, got {stream}")
+    if block < 32 or block > 1024 or block % 32:
+        raise InvalidValue(f"block must be a multiple of 32 in 32..1024, got {block}")
     has_out = out_dtype is not None
     if accum is not None and not has_out:
         accum = None  # accum only applies with out (INTERNALS.md)
@@ -280,7 +296,7 @@ def make_spec(family: str, *, name: str, edge_value: str, extra_params: str = ""
         mask=int(mask), complement=bool(complement), x_active=int(x_active), has_out=has_out,
         replace=bool(replace) and has_out, accum=acc_expr, accum_name=acc_name,
         terminal=bool(terminal), group=int(group), items=int(items), block=int(block),
-        min_blocks=int(min_blocks), tag=tag)
+        min_blocks=int(min_blocks), stream=int(stream), tag=tag)
 
 
 def _dedupe(parts):
@@ -299,7 +315,7 @@ def x_load_expr(x_dtype, in_dtype, var: str = "x", index: str = "j") -> str:
 def semiring_spec(family: str, sr, *, a_dtype, x_dtype, index_dtype, mask: int = MASK_NONE,
                   complement: bool = False, x_active: int = MASK_NONE, out_dtype=None, accum=None,
                   replace: bool = False, terminal: bool = True, group: int = 1, items: int = 8,
-                  block: int = 256, min_blocks: int = 0) -> KernelSpec:
+                  block: int = 256, min_blocks: int = 0, stream: int = 0) -> KernelSpec:
     """A spec for ``y[i] = ADD_j MUL(A[i, j], x[j])`` with the typed semiring ``sr``."""
     in_dt = _dt.lookup_dtype(sr.in_dtype)
     x_dt = _dt.lookup_dtype(x_dtype)
@@ -310,7 +326,7 @@ def semiring_spec(family: str, sr, *, a_dtype, x_dtype, index_dtype, mask: int =
         index_dtype=index_dtype, a_dtype=a_dtype, preamble=sr.c_preamble, mask=mask,
         complement=complement, x_active=x_active, out_dtype=out_dtype, accum=accum, replace=replace,
         terminal=terminal, group=group, items=items, block=block, min_blocks=min_blocks,
-        tag="" if x_dt == in_dt else "x" + _dt.short_name(x_dt))
+        stream=stream, tag="" if x_dt == in_dt else "x" + _dt.short_name(x_dt))
 
 
 # ---------------------------------------------------------------------------------------
@@ -372,6 +388,8 @@ def kernel_names(spec: KernelSpec) -> dict:
         return {"vector": base}
     if spec.family == "csr_lb":
         return {"empty": base + "_empty", "lb": base, "carry": base + "_carry"}
+    if spec.family == "csr_mp":
+        return {"search": base + "_search", "mp": base, "carry": base + "_carry"}
     if spec.family == "push":
         return {"push": base}
     raise InvalidValue(spec.family)
@@ -404,12 +422,13 @@ def generate(spec: KernelSpec, *, namespace: str | None = None) -> tuple[str, di
         IS_TERMINAL=spec.is_terminal if spec.is_terminal is not None else "false",
         ACCUM_EXPR=spec.accum if spec.accum is not None else "t",
         EDGE_USES_ROW=_b(re.search(r"\bi\b", spec.edge_value) is not None),
-        ANY=_b(spec.terminal_any),
+        ANY=_b(spec.terminal_any), STREAM=str(spec.stream),
         ATOMIC=_atomic_code(spec) if spec.family == "push" else "",
     )
     parts = [_template("common").substitute(common)]
     bounds = f"{spec.block}, {spec.min_blocks}" if spec.min_blocks else str(spec.block)
-    kw = dict(BLOCK=bounds, EXTRA=extra, EDGE_VALUE=spec.edge_value, GROUP=str(spec.group))
+    kw = dict(BLOCK=bounds, EXTRA=extra, EDGE_VALUE=spec.edge_value, GROUP=str(spec.group),
+              BLOCK_THREADS=str(spec.block))
     if spec.family == "ell":
         parts.append(_template("ell").substitute(kw, KNAME=names["ell"], FINAL="true"))
     elif spec.family == "hyb":
@@ -420,10 +439,35 @@ def generate(spec: KernelSpec, *, namespace: str | None = None) -> tuple[str, di
         parts.append(_template("csr_vector").substitute(kw, KNAME=names["vector"]))
     elif spec.family == "csr_lb":
         parts.append(_template("csr_lb").substitute(kw, KNAME=base))
+    elif spec.family == "csr_mp":
+        parts.append(_template("csr_mp").substitute(kw, KNAME=base))
     elif spec.family == "push":
         parts.append(_template("push").substitute(kw, KNAME=names["push"]))
     parts.append(f"}}  // namespace {ns}\n")
     return "\n".join(parts), names
+
+
+def row_free(spec: KernelSpec) -> bool:
+    """Edge values can be formed before rows are known (the kernels' ``kRowFree``)."""
+    uses_row = re.search(r"\bi\b", spec.edge_value) is not None
+    return not uses_row and spec.mask == MASK_NONE and not spec.complement
+
+
+def mp_shared_bytes(spec: KernelSpec) -> int:
+    """Static shared memory of the ``csr_mp`` main kernel (must stay under 48 KiB)."""
+    tile = spec.block * spec.items
+    ysz = np.dtype(spec.y_dtype).itemsize
+    isz = np.dtype(spec.index_dtype).itemsize
+    insz = np.dtype(spec.in_dtype).itemsize
+    has = spec.has_out or spec.terminal_any
+    n = (tile + 1) * 4 + tile * ysz + (tile if has else 1)       # row ends, row values (+ flags)
+    if row_free(spec):
+        n += tile * ysz + (tile if has else 1)                     # staged edge values (+ flags)
+    else:
+        n += tile * isz + (insz if spec.a_dtype is None else tile * insz)  # staged cols, values
+    warps = spec.block // 32
+    n += warps * (4 + ysz + 1) + spec.block * ysz + (spec.block if has else 1)
+    return n + 64  # alignment padding
 
 
 def _b(v) -> str:

@@ -9,8 +9,9 @@ Entry points
     ``"csr"`` (auto among CSR kernels), ``"csr_vector"`` (G lanes per row, G from the mean
     degree; ``"csr_vector:8"`` forces G), ``"csr_scalar"`` (one thread per row, the paper's CSR
     baseline), ``"csr_lb"`` (load-balanced; ``"csr_lb:16"`` sets the entries per lane per warp
-    chunk, default :data:`ITEMS`), ``"coo"`` (HYB with K = 0: pure segmented COO);
-    ``"csc"`` runs on the CSR of the same matrix.
+    chunk, default :data:`ITEMS`), ``"csr_mp"`` (merge path staged through shared memory;
+    ``"csr_mp:4"`` sets the merge items per thread, default :data:`MP_ITEMS`), ``"coo"`` (HYB
+    with K = 0: pure segmented COO); ``"csc"`` runs on the CSR of the same matrix.
 :func:`spmv_expr`
     The same products with any per-edge C expression and extra kernel arguments (the
     vertex-program engine's entry): ``y[i] = ADD_j EDGE(i, j, A[i, j], extra...)``.
@@ -40,12 +41,18 @@ __all__ = ["spmv", "spmv_expr", "push", "get_kernels", "choose_format", "matrix_
            "FORMATS", "clear_caches"]
 
 #: accepted ``format=`` values
-FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb")
+FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb", "csr_mp")
 
 BLOCK = 256
 ITEMS = 8            # entries per lane per warp chunk (segmented kernels): 256 per warp
 LB_MIN_BLOCKS = 0    # __launch_bounds__ min blocks for csr_lb (0: let the compiler choose)
 PUSH_ITEMS = 4
+MP_BLOCK = 256       # csr_mp threads per block ...
+MP_ITEMS = 8         # ... and merge items per thread: a tile is MP_BLOCK * MP_ITEMS items
+MP_SHARED_MAX = 46 * 1024   # csr_mp halves its items per thread until its tile fits this
+STREAM = 0           # how csr_lb / csr_mp load cols and values (KernelSpec.stream)
+#: the CSR kernel ``format="csr"`` and auto (on skewed graphs) run
+AUTO_CSR = "csr_lb"
 
 # auto-format thresholds (from measurements on an H200, benchmarks/README_spmv_notes.md): on the
 # 2048^2 grid HYB (= pure ELL) runs at 0.49x cuSPARSE's time and beats every CSR kernel; on R-MAT
@@ -197,34 +204,37 @@ def choose_format(A) -> str:
         return A.format
     st = matrix_stats(A)
     if st["nnz"] == 0:
-        return "csr_lb"
+        return AUTO_CSR
     if st["coo_share"] <= AUTO_ELL_MAX_COO_SHARE and st["ell_fill"] >= AUTO_ELL_MIN_FILL:
         return "hyb"
-    return "csr_lb"
+    return AUTO_CSR
 
 
 def _resolve_format(A, format):
     """(family, matrix in that family's format, group)."""
     f = "auto" if format is None else str(format).lower()
     group = None
-    if f.startswith("csr_vector:") or f.startswith("csr_lb:"):
+    if f.startswith("csr_vector:") or f.startswith("csr_lb:") or f.startswith("csr_mp:"):
         f, _, arg = f.partition(":")
         try:
             group = int(arg)
         except ValueError:
-            raise InvalidValue(f"format {format!r}: expected csr_vector:<G> or csr_lb:<items>") from None
+            raise InvalidValue(f"format {format!r}: expected csr_vector:<G>, csr_lb:<items> or "
+                               "csr_mp:<items>") from None
         if f == "csr_lb":  # entries per lane per warp chunk
             if group not in (1, 2, 4, 8, 16, 32):
                 raise InvalidValue(f"format {format!r}: items must be a power of two in 1..32")
             return "csr_lb", _as_csr(A), group
+        if f == "csr_mp":  # merge items per thread
+            if not 1 <= group <= 32:
+                raise InvalidValue(f"format {format!r}: items must be in 1..32")
+            return "csr_mp", _as_csr(A), group
     if f not in FORMATS:
         raise InvalidValue(f"format must be one of {FORMATS} (or 'csr_vector:<G>'), got {format!r}")
     if f == "auto":
         f = choose_format(A)
-    elif f == "csr":
-        f = "csr_lb"
-    elif f == "csc":
-        f = "csr_lb"
+    elif f in ("csr", "csc"):
+        f = AUTO_CSR
     if f == "csr_scalar":
         return "csr_vector", _as_csr(A), 1
     if f == "csr_vector":
@@ -234,6 +244,8 @@ def _resolve_format(A, format):
         return "csr_vector", csr, group
     if f == "csr_lb":
         return "csr_lb", _as_csr(A), ITEMS
+    if f == "csr_mp":
+        return "csr_mp", _as_csr(A), MP_ITEMS
     if f == "hyb":
         if A.format == "hyb":
             return "hyb", A, 1
@@ -372,6 +384,14 @@ def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement,
     family, M, group = _resolve_format(A, format)
     mask_mode, mask = _mask_arg(row_mask, nrows, "row_mask")
     xa_mode, xa = _mask_arg(x_active, ncols, "x_active")
+    # csr_mp gathers x while staging only when edge values do not depend on the row (no mask,
+    # no complement, no "i" in the edge expression); otherwise its gathers wait on the
+    # sequential merge walk, so an automatic choice (format None / "auto" / "csr" / "csc")
+    # falls back to csr_lb there (the row check is made once per kernel key below).  An
+    # explicit "csr_mp" always runs csr_mp.
+    chosen = format is None or str(format).lower() in ("auto", "csr", "csc")
+    if family == "csr_mp" and chosen and (mask_mode != MASK_NONE or complement):
+        family, group = "csr_lb", ITEMS
     if out is not None:
         out = _vec(out, nrows, "out")
         res_dt = out.dtype
@@ -384,19 +404,36 @@ def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement,
     a_dt = None if M.dtype is None else np.dtype(M.dtype)
     idx_dt = np.dtype(M.index_dtype)
     items = ITEMS
-    if family == "csr_lb":
+    block = BLOCK
+    stream = 0
+    if family in ("csr_lb", "csr_mp"):
         items, group = group, 1
+        stream = STREAM
+    if family == "csr_mp":
+        block = MP_BLOCK
     minb = LB_MIN_BLOCKS if family == "csr_lb" else 0
     fkey = (key_extra, family, None if a_dt is None else a_dt.str, idx_dt.str, mask_mode, complement,
-            xa_mode, None if out is None else res_dt.str, accum, replace, bool(terminal), group, items, minb)
+            xa_mode, None if out is None else res_dt.str, accum, replace, bool(terminal), group, items, minb,
+            block, stream, chosen)
     hit = _FAST.get(fkey)
     if hit is None:
-        spec = build(family, a_dt, idx_dt, mask=mask_mode, complement=complement, x_active=xa_mode,
-                     out_dtype=None if out is None else res_dt, accum=accum, replace=replace,
-                     terminal=terminal, group=group, items=items, block=BLOCK, min_blocks=minb)
+        if family == "csr_mp" and chosen:
+            probe = build(family, a_dt, idx_dt, mask=mask_mode, complement=complement, x_active=xa_mode)
+            if not codegen.row_free(probe):  # the edge expression reads the row
+                family, items, block, minb = "csr_lb", ITEMS, BLOCK, LB_MIN_BLOCKS
+        while True:
+            spec = build(family, a_dt, idx_dt, mask=mask_mode, complement=complement, x_active=xa_mode,
+                         out_dtype=None if out is None else res_dt, accum=accum, replace=replace,
+                         terminal=terminal, group=group, items=items, block=block, min_blocks=minb,
+                         stream=stream)
+            # csr_mp's tile lives in static shared memory (48 KiB at most): 8-byte types halve it
+            if family != "csr_mp" or items == 1 or codegen.mp_shared_bytes(spec) <= MP_SHARED_MAX:
+                break
+            items //= 2
         hit = (spec, get_kernels(spec))
         _FAST[fkey] = hit
     spec, kern = hit
+    family = spec.family
 
     y = cp.empty(nrows, dtype=res_dt)
     if nrows == 0:
@@ -411,6 +448,8 @@ def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement,
         _launch_vector(kern["vector"], M, group, y, out_p, mask_p, xa_p, extra_args)
     elif family == "csr_lb":
         _launch_lb(kern, M, y, out_p, mask_p, xa_p, extra_args, y_dt, spec.items)
+    elif family == "csr_mp":
+        _launch_mp(kern, M, y, out_p, mask_p, xa_p, extra_args, y_dt, spec)
     else:
         _launch_hyb(kern, M, y, out, out_p, mask_p, xa_p, extra_args, y_dt, spec)
     return y
@@ -484,6 +523,38 @@ def _launch_lb(kern, csr, y, out_p, mask_p, xa_p, extra_args, y_dt, items):
     if nwarps > 1:
         kern["carry"]((_grid(nwarps, BLOCK),), (BLOCK,),
                       (np.int64(nwarps), ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"],
+                       ws["head_has"], y, out_p, mask_p))
+
+
+def _launch_mp(kern, csr, y, out_p, mask_p, xa_p, extra_args, y_dt, spec):
+    """Merge-path CSR: tile starts (cached per matrix and tile size), tiles, carries.
+
+    Two launches per product (tiles, then the carry pass when there is more than one tile);
+    empty rows are merge items of the tiles, so no prefill pass is needed.
+    """
+    cp = backend.cupy()
+    n = csr.shape[0]
+    nnz = int(csr.nnz)
+    it = np.dtype(csr.index_dtype).type
+    d = _dummy()
+    blk = int(spec.block)
+    tile = blk * int(spec.items)
+    ntiles = -(-(n + nnz) // tile)
+
+    def tile_rows():
+        tr = cp.empty(ntiles + 1, dtype=csr.index_dtype)
+        kern["search"]((_grid(ntiles + 1, blk),), (blk,), (it(n), np.int64(nnz), csr.indptr, np.int64(ntiles), tr))
+        return tr
+    tr = _cached(csr, ("mp_tiles", tile), tile_rows)
+    ws = _workspace(csr, ("mp", tile), ntiles, y_dt)
+    cols = csr.indices if nnz else d
+    kern["mp"]((ntiles,), (blk,),
+               (it(n), np.int64(nnz), csr.indptr, cols, d if nnz == 0 else _vals(csr, d), tr, y, out_p, mask_p,
+                xa_p, ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"], ws["head_has"])
+               + extra_args)
+    if ntiles > 1:
+        kern["carry"]((_grid(ntiles, blk),), (blk,),
+                      (np.int64(ntiles), ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"],
                        ws["head_has"], y, out_p, mask_p))
 
 

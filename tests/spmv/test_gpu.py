@@ -19,8 +19,9 @@ pytestmark = pytest.mark.gpu
 ops = pytest.importorskip("hpgraph.ops")
 _builtins = pytest.importorskip("hpgraph.ops._builtins")
 
-FORMATS = ["auto", "hyb", "ell", "csr_vector", "csr_scalar", "csr_lb", "csr_lb:1", "csr_lb:32", "coo"]
-SEG_FORMATS = ["hyb", "csr_lb"]
+FORMATS = ["auto", "hyb", "ell", "csr_vector", "csr_scalar", "csr_lb", "csr_lb:1", "csr_lb:32", "coo",
+           "csr_mp", "csr_mp:1", "csr_mp:3"]
+SEG_FORMATS = ["hyb", "csr_lb", "csr_mp"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -195,6 +196,62 @@ def test_every_dtype(mats, name, dtype):
     fmt = SEG_FORMATS[dtypes.ALL_DTYPES.index(np.dtype(dtype)) % 2]
     _check(A, _x(rng, A.ncols, np.dtype(dtype)), sr, fmt)
     _check(A, _x(rng, A.ncols, np.dtype(dtype)), sr, "csr_vector")
+    _check(A, _x(rng, A.ncols, np.dtype(dtype)), sr, "csr_mp")   # 8-byte types: smaller tiles
+
+
+@pytest.mark.parametrize("knobs", [dict(STREAM=1), dict(STREAM=2), dict(STREAM=3), dict(MP_BLOCK=64),
+                                   dict(MP_BLOCK=128, STREAM=2), dict(MP_BLOCK=512)])
+def test_segmented_knobs(mats, knobs, monkeypatch):
+    """Load hints (csr_lb and csr_mp) and csr_mp block sizes give the same results."""
+    from hpgraph.spmv import gpu
+
+    for k, v in knobs.items():
+        monkeypatch.setattr(gpu, k, v)
+    rng = np.random.default_rng(13)
+    for name in ("min_plus", "any_secondi", "plus_times"):
+        sr = _natural_semiring(name)
+        for mat in ("skew", "k0", "i64", "pattern"):
+            A = mats[mat]
+            for fmt in ("csr_lb", "csr_mp", "csr_mp:2"):
+                _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt)
+        A = mats["skew"]
+        kw = _materialise(A, sr, dict(out=True, row_mask="bits", x_active="bits"), rng)
+        _check(A, _x(rng, A.ncols, sr.in_dtype), sr, "csr_mp", **kw)
+
+
+def test_auto_csr_mp_falls_back_for_row_dependent_products(mats, monkeypatch):
+    """With csr_mp as the automatic CSR kernel, masked products and edge expressions that read
+    the row run csr_lb (documented rule in gpu._run); all give the CPU's results."""
+    from hpgraph.spmv import gpu
+
+    monkeypatch.setattr(gpu, "AUTO_CSR", "csr_mp")
+    gpu.clear_caches()
+    rng = np.random.default_rng(15)
+    A = mats["skew"]
+    assert gpu.choose_format(to_dev(A)) == "csr_mp"
+    for name, dt in (("min_plus", np.float32), ("min_firsti", np.int32), ("any_secondi", np.int32)):
+        sr = ops.lookup_semiring(name, dt)
+        for case in (dict(), dict(row_mask="bits"), dict(complement=True), dict(out=True, x_active="bits")):
+            kw = _materialise(A, sr, case, rng)
+            _check(A, _x(rng, A.ncols, sr.in_dtype), sr, "auto", **kw)
+            _check(A, _x(rng, A.ncols, sr.in_dtype), sr, "csr", **kw)
+    fams = {spec.family for spec, _ in gpu._FAST.values()}
+    assert fams == {"csr_mp", "csr_lb"}, fams
+    gpu.clear_caches()
+
+
+@pytest.mark.parametrize("lens", [[0, 0, 0, 0, 0], [5000], [0], [0, 7000, 0, 0, 1, 0], [1] * 3000,
+                                  [2047, 1, 0, 2048, 4095, 0, 0]])
+@pytest.mark.parametrize("fmt", ["csr_lb", "csr_mp", "csr_mp:1"])
+def test_segmented_edge_shapes(lens, fmt):
+    """No entries, one huge row, rows ending on tile boundaries (csr_mp's tile is 2048 items)."""
+    rng = np.random.default_rng(14)
+    A = _csr(lens, max(max(lens), 1) + 3, rng)
+    for name in ("min_plus", "any_secondi", "lor_land"):
+        sr = _natural_semiring(name)
+        _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt)
+        kw = _materialise(A, sr, dict(out=True, x_active="bool"), rng)
+        _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, **kw)
 
 
 def test_hyb_parts_are_exercised(mats):
@@ -250,7 +307,7 @@ def _materialise(A, sr, case, rng):
 
 
 @pytest.mark.parametrize("case", range(len(_flag_cases())))
-@pytest.mark.parametrize("fmt", ["ell", "hyb", "csr_vector", "csr_lb"])
+@pytest.mark.parametrize("fmt", ["ell", "hyb", "csr_vector", "csr_lb", "csr_mp", "csr_mp:2"])
 def test_mask_out_accum_replace_xactive(mats, case, fmt):
     rng = np.random.default_rng(10 + case)
     A = mats["grid" if fmt == "ell" else "skew"]
@@ -260,7 +317,7 @@ def test_mask_out_accum_replace_xactive(mats, case, fmt):
         _check(A, _x(rng, A.ncols, np.float32), sr, fmt, **kw)
 
 
-@pytest.mark.parametrize("fmt", ["hyb", "csr_vector", "csr_lb", "coo"])
+@pytest.mark.parametrize("fmt", ["hyb", "csr_vector", "csr_lb", "coo", "csr_mp"])
 def test_int64_indices(mats, fmt):
     A = mats["i64"]
     assert np.dtype(A.index_dtype) == np.int64
@@ -283,7 +340,7 @@ def test_terminal_early_exit_same_result(mats):
         if dt == np.float32:
             x[rng.integers(0, A.ncols, 50)] = -np.inf   # min reaches its terminal
         ref = cpu_spmv(A, x, sr)
-        for fmt in ("csr_vector", "csr_scalar", "hyb", "ell"):
+        for fmt in ("csr_vector", "csr_scalar", "hyb", "ell", "csr_mp"):
             if fmt == "ell":
                 continue
             for term in (True, False):
@@ -314,7 +371,7 @@ def _user_semirings():
     ]
 
 
-@pytest.mark.parametrize("fmt", ["hyb", "csr_lb", "csr_vector", "ell"])
+@pytest.mark.parametrize("fmt", ["hyb", "csr_lb", "csr_vector", "ell", "csr_mp"])
 def test_user_defined_semirings(mats, fmt):
     rng = np.random.default_rng(7)
     A = mats["grid" if fmt == "ell" else "skew"]
@@ -333,7 +390,7 @@ def test_spmv_expr_matches_semiring(mats):
     x = _x(rng, A.ncols, np.float32)
     sr = ops.lookup_semiring("min_plus", np.float32)
     ref = cpu_spmv(A, x, sr)
-    for fmt in ("hyb", "csr_lb", "csr_vector"):
+    for fmt in ("hyb", "csr_lb", "csr_vector", "csr_mp"):
         got = gpu.spmv_expr(to_dev(A), edge_value="a + hp_ld(dist + j) * scale", monoid=sr.add,
                             in_dtype=np.float32, name="gather_test",
                             extra_params="const float* __restrict__ dist, const float scale",

@@ -27,11 +27,51 @@ constexpr bool kEdgeUsesRow = ${EDGE_USES_ROW};  // the edge expression reads i 
 // edge values can be formed before rows are known (no row mask, i unused)
 constexpr bool kRowFree = !kEdgeUsesRow && kMask == 0 && !kComplement;
 constexpr int kItems = ${ITEMS};          // entries per lane per warp chunk (segmented kernels)
+constexpr int kStream = ${STREAM};        // how csr_lb / csr_mp load cols and values (KernelSpec.stream)
 constexpr long long kChunk = 32LL * kItems;
 constexpr unsigned kFull = 0xffffffffu;
 
 template <typename T> __device__ __forceinline__ T hp_ld(const T* p) { return __ldg(p); }
 template <> __device__ __forceinline__ bool hp_ld<bool>(const bool* p) { return *p; }
+
+// Loads of column indices and values, which are read exactly once: with kStream != 0 they are
+// kept out of L1 (and marked evict-first in L2) so that the caches hold x, which is gathered.
+template <typename T> __device__ __forceinline__ T hp_lds(const T* p) {
+  if constexpr (kStream == 0 || !(sizeof(T) == 4 || sizeof(T) == 8)) {
+    return hp_ld(p);
+  } else if constexpr (kStream == 1) {
+    T v;
+    if constexpr (sizeof(T) == 4) { const unsigned u = __ldcs((const unsigned*)p); memcpy(&v, &u, 4); }
+    else { const unsigned long long u = __ldcs((const unsigned long long*)p); memcpy(&v, &u, 8); }
+    return v;
+  } else if constexpr (kStream == 2) {
+    unsigned long long pol;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    T v;
+    if constexpr (sizeof(T) == 4) {
+      unsigned u;
+      asm("ld.global.nc.L1::no_allocate.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(pol));
+      memcpy(&v, &u, 4);
+    } else {
+      unsigned long long u;
+      asm("ld.global.nc.L1::no_allocate.L2::cache_hint.b64 %0, [%1], %2;" : "=l"(u) : "l"(p), "l"(pol));
+      memcpy(&v, &u, 8);
+    }
+    return v;
+  } else {
+    T v;
+    if constexpr (sizeof(T) == 4) {
+      unsigned u;
+      asm("ld.global.nc.L1::no_allocate.b32 %0, [%1];" : "=r"(u) : "l"(p));
+      memcpy(&v, &u, 4);
+    } else {
+      unsigned long long u;
+      asm("ld.global.nc.L1::no_allocate.b64 %0, [%1];" : "=l"(u) : "l"(p));
+      memcpy(&v, &u, 8);
+    }
+    return v;
+  }
+}
 
 template <typename T> __device__ __forceinline__ T hp_shfl(T v, int src, int width = 32) {
   if constexpr (sizeof(T) < 4) return (T)__shfl_sync(kFull, (int)v, src, width);

@@ -33,9 +33,9 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${KNAME}(
   for (int it = 0; it < kItems; ++it) {
     const long long e = c0 + it * 32 + lane;
     if (e < c1) {
-      cj[it] = hp_ld(cols + e);
+      cj[it] = hp_lds(cols + e);
       if constexpr (kPattern) av[it] = (in_t)1;
-      else av[it] = (in_t)hp_ld(vals + e);
+      else av[it] = (in_t)hp_lds(vals + e);
     } else {
       cj[it] = 0;
       av[it] = (in_t)0;
