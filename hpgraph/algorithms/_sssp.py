@@ -1,16 +1,36 @@
-"""Single-source shortest paths: Bellman-Ford with active sets, as a vertex program.
+"""Single-source shortest paths: near-far buckets or Bellman-Ford with active sets.
 
-The paper's Algorithm 1: every vertex gathers ``dist[u] + w(u, v)`` over its in-edges from the
+Two methods (``method=`` of :func:`sssp`):
+
+* ``"near-far"`` (Davidson et al., IPDPS 2014; :mod:`._sssp_nearfar`): a near queue of the
+  vertices below a moving threshold is relaxed by push with ``atomicMin``; improvements beyond
+  the threshold wait in a far pile that is split by the next threshold (``+ delta``) when the
+  near queue empties.  Work stays close to Dijkstra's on high-diameter graphs, where
+  Bellman-Ford keeps re-relaxing a wide band of vertices: on the 2048 x 2048 grid with weights
+  1..64, Bellman-Ford runs 4,317 supersteps with up to 246k active vertices.  Needs
+  non-negative weights.  On the GPU it is a specialised kernel (one launch per step, device-side
+  control, CUDA-graph batches; see that module for why the engine cannot express it); on the
+  CPU a vectorised NumPy loop.
+* ``"bellman-ford"``: the engine vertex program below; any weights, detects negative cycles.
+
+The rule of ``method="auto"``: Bellman-Ford when a stored weight is negative; otherwise
+:data:`AUTO_RULE` by backend.  On the CPU (2 cores) near-far won on every graph measured: grid
+512 x 512 weights 1..64 119 vs 1,043 ms, unweighted 60 vs 186 ms, R-MAT 17 189 vs 260 ms,
+Erdos-Renyi 200k / 1M 121 vs 203 ms.
+
+Bellman-Ford is the paper's Algorithm 1: every vertex gathers ``dist[u] + w(u, v)`` over its in-edges from the
 *active* senders (those whose distance dropped in the previous superstep), reduces with ``min``
 and keeps the smaller distance; a vertex whose distance drops is active in the next superstep.
 :func:`hpgraph.run` picks push (sparse frontier, atomic min) or pull (HYB SpMV with the
 x_bitmask) per superstep, so small frontiers cost little.
 
 Predecessors are recovered after the distances, from the *tight* edges
-(``dist[u] + w == dist[v]``): first one engine superstep keeps, for every vertex, a tight
-in-neighbour with a strictly smaller distance (enough whenever weights are positive); when some
-reachable vertex has none (zero or negative weights, where tight edges can form cycles) a BFS
-over the tight edges from the sources gives a shortest-path tree instead.
+(``dist[u] + w == dist[v]``): first one pass over the stored edges keeps, for every vertex, the
+largest tight in-neighbour with a strictly smaller distance (one CUDA kernel on the GPU,
+:func:`._sssp_nearfar.tight_parents`; enough whenever weights are positive); when some
+reachable vertex has none (zero or negative weights, where tight edges can form cycles, or a
+weight too small to change a large distance in floating point) a BFS over the tight edges from
+the sources gives a shortest-path tree instead.
 
 Negative weights are allowed; a negative cycle reachable from a source raises
 :class:`~hpgraph.exceptions.NegativeCycleError` (detected as "still improving after ``n``
@@ -21,13 +41,23 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import math
+from numbers import Real
+
 import numpy as np
 
-from ..exceptions import InvalidGraph, NegativeCycleError
+from ..exceptions import InvalidGraph, InvalidValue, NegativeCycleError
 from ..program import VertexProgram
 from ._common import check_sources, finish, prepare
 
-__all__ = ["sssp", "SSSPResult", "distance_dtype"]
+__all__ = ["sssp", "SSSPResult", "distance_dtype", "METHODS", "choose_method"]
+
+#: Accepted values of ``sssp(method=...)``.
+METHODS = ("auto", "bellman-ford", "near-far")
+
+#: What ``method="auto"`` runs, by backend, when no stored weight is negative (negative
+#: weights always take Bellman-Ford).  Measured: see the module docstring.
+AUTO_RULE = {"gpu": "near-far", "cpu": "near-far"}
 
 
 class SSSPResult(NamedTuple):
@@ -83,35 +113,7 @@ def _bellman_ford_class(dtype):
     return BellmanFord
 
 
-def _tight_pred_class(dtype, idt):
-    class TightPredecessor(VertexProgram):
-        """One superstep: pred[v] = a tight in-neighbour u with dist[u] < dist[v], else -1."""
-
-        edges = "in"
-        properties = {"dist": (dtype, np.inf), "vid": (idt, 0), "pred": (idt, -1)}
-        reduce = "max"
-        edge_dtype = dtype
-        y_dtype = idt
-        gather_from = "all"
-        apply_to = "all"
-        max_iterations = 1
-
-        def init(self, graph, dist=None, vid=None):
-            return {"dist": dist, "vid": vid}, "all"
-
-        def gather(src, edge, dst):
-            return src.vid if (src.dist + edge == dst.dist) and (src.dist < dst.dist) else -1
-
-        def update(v, y):
-            return {"pred": max(y, -1)}
-
-    TightPredecessor.__name__ = TightPredecessor.__qualname__ = \
-        f"TightPredecessor_{np.dtype(dtype).name}_{np.dtype(idt).name}"
-    return TightPredecessor
-
-
 _BF = {}
-_TP = {}
 
 
 def _program(table, factory, *key):
@@ -121,7 +123,7 @@ def _program(table, factory, *key):
     return cls
 
 
-def sssp(G, source, *, predecessors=True, backend=None, to=None):
+def sssp(G, source, *, predecessors=True, method="auto", delta=None, backend=None, to=None):
     """Shortest path lengths (and a shortest-path tree) from ``source``.
 
     Parameters
@@ -132,8 +134,16 @@ def sssp(G, source, *, predecessors=True, backend=None, to=None):
     source : int or sequence of int
         Source vertex (several sources: distance to the nearest one).
     predecessors : bool, default True
-        Also compute the shortest-path tree (one more superstep, sometimes a BFS over the tight
-        edges); False leaves ``predecessor`` None.
+        Also compute the shortest-path tree (one more pass over the edges, sometimes a BFS over
+        the tight edges); False leaves ``predecessor`` None.
+    method : {"auto", "bellman-ford", "near-far"}
+        ``"near-far"``: bucketed push relaxations (non-negative weights only); ``"bellman-ford"``:
+        the engine's active-set Bellman-Ford (any weights, negative cycles detected);
+        ``"auto"``: Bellman-Ford if any stored weight is negative, else :data:`AUTO_RULE`
+        (near-far).  All give the same distances (up to float rounding order).
+    delta : float, optional
+        Near-far bucket width (> 0; ``inf`` puts every improvement in the near queue).  Default:
+        Davidson's ``32 * mean weight / mean out-degree``.  Ignored by Bellman-Ford.
     backend : {None, "auto", "cpu", "gpu"}
     to : {None, "numpy", "cupy"}
         Where the result arrays live (default: the side of the input graph).
@@ -148,16 +158,50 @@ def sssp(G, source, *, predecessors=True, backend=None, to=None):
     ------
     IndexOutOfBound
         A source outside ``[0, n)``.
+    InvalidValue
+        ``method`` not in :data:`METHODS`, ``delta`` not a positive number, or
+        ``method="near-far"`` on a graph with a negative weight.
     InvalidGraph
         NaN edge weights.
     NegativeCycleError
         A negative-weight cycle is reachable from a source.
     """
+    check_method(method, delta)
     G, side, on_dev = prepare(G, backend)
     sources = check_sources(G, source)
     check_weights(G, "sssp")
-    dist, pred = _sssp_arrays(G, sources, side, predecessors)
+    dist, pred = _sssp_arrays(G, sources, side, predecessors, method=method, delta=delta)
     return SSSPResult(finish(dist, on_dev, to), finish(pred, on_dev, to))
+
+
+def check_method(method, delta):
+    """Validate ``method`` and ``delta`` (InvalidValue)."""
+    if not isinstance(method, str) or method not in METHODS:
+        raise InvalidValue(f"sssp: method must be one of {', '.join(map(repr, METHODS))}, "
+                           f"got {method!r}")
+    if delta is not None:
+        ok = isinstance(delta, Real) and not isinstance(delta, bool) and float(delta) > 0
+        if not ok or math.isnan(float(delta)):
+            raise InvalidValue(f"sssp: delta (near-far bucket width) must be a number > 0 "
+                               f"(or inf), got {delta!r}")
+
+
+def choose_method(G, side, method="auto"):
+    """The method :func:`sssp` runs: ``"bellman-ford"`` or ``"near-far"`` (see :data:`AUTO_RULE`).
+
+    Raises InvalidValue for ``"near-far"`` on a graph with a negative stored weight.
+    """
+    from ._sssp_nearfar import weight_stats
+
+    if method == "bellman-ford":
+        return method
+    negative, _ = weight_stats(G)
+    if method == "near-far":
+        if negative:
+            raise InvalidValue("sssp: method='near-far' needs non-negative weights and this graph "
+                               "has a negative one; use method='bellman-ford' (or 'auto')")
+        return method
+    return "bellman-ford" if negative else AUTO_RULE[side]
 
 
 def check_weights(G, who):
@@ -180,13 +224,36 @@ def _index_dtype(n):
     return np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
 
 
-def _sssp_arrays(G, sources, side, predecessors=True):
+def _sssp_arrays(G, sources, side, predecessors=True, method="auto", delta=None, info=None):
+    """``(dist, pred or None)`` on ``side``; ``info`` (a dict) receives the method and, for
+    near-far, its step counts."""
+    n = int(G.num_vertices)
+    dt = distance_dtype(G)
+    idt = _index_dtype(n)
+    how = choose_method(G, side, method)
+    if info is not None:
+        info["method"] = how
+    if how == "near-far":
+        from . import _sssp_nearfar as nf
+
+        d = nf.default_delta(G) if delta is None else float(delta)
+        if side == "gpu":
+            dist, stats = nf.near_far_gpu(G, sources, dt, d)
+        else:
+            dist, stats = nf.near_far_cpu(G, sources, dt, d)
+        if info is not None:
+            info.update(stats)
+    else:
+        dist = _bellman_ford(G, sources, side, dt)
+    pred = tight_predecessors(G, dist, sources, side, dt, idt) if predecessors else None
+    return dist, pred
+
+
+def _bellman_ford(G, sources, side, dt):
     from ..program import run
 
     xp = G.xp
     n = int(G.num_vertices)
-    dt = distance_dtype(G)
-    idt = _index_dtype(n)
     dist0 = xp.full(n, np.inf, dtype=dt)
     src = xp.asarray(np.unique(sources))
     dist0[src] = 0
@@ -196,9 +263,7 @@ def _sssp_arrays(G, sources, side, predecessors=True):
         raise NegativeCycleError(
             f"sssp: a negative-weight cycle is reachable from source {_fmt_sources(sources)} "
             f"(distances still decrease after {n} supersteps); shortest paths are undefined")
-    dist = res.dist
-    pred = tight_predecessors(G, dist, sources, side, dt, idt) if predecessors else None
-    return dist, pred
+    return res.dist
 
 
 def _fmt_sources(sources):
@@ -207,15 +272,11 @@ def _fmt_sources(sources):
 
 
 def tight_predecessors(G, dist, sources, side, dt, idt):
-    """Shortest-path tree from distances: one engine superstep, a tight-edge BFS if needed."""
-    from ..program import run
+    """Shortest-path tree from distances: one pass over the edges, a tight-edge BFS if needed."""
+    from ._sssp_nearfar import tight_parents
 
     xp = G.xp
-    n = int(G.num_vertices)
-    vid = xp.arange(n, dtype=idt)
-    prog = _program(_TP, _tight_pred_class, dt, idt)
-    res = run(prog, G, backend=side, dist=dist, vid=vid)
-    pred = res.pred
+    pred = tight_parents(G, dist, idt)
     src = xp.asarray(np.unique(sources))
     pred[src] = -1
     reach = xp.isfinite(dist)

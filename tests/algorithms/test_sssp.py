@@ -52,31 +52,38 @@ def check_sssp(cases, case, res, sources, method="D"):
     assert np.all((cur[others] >= 0) & np.isin(cur[others], src)), "predecessors form a cycle"
 
 
-def test_sssp_matches_scipy(graph_case, backend_name, cases):
+METHODS = ["auto", "bellman-ford", "near-far"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_sssp_matches_scipy(graph_case, backend_name, cases, method):
     case = graph_case
     G = cases.to_graph(case, backend_name)
     if case.n == 0:
         with pytest.raises(IndexOutOfBound):
-            hp.sssp(G, 0, backend=backend_name)
+            hp.sssp(G, 0, method=method, backend=backend_name)
         return
     rng = np.random.default_rng(case.n + 1)
     for s in {0, int(rng.integers(0, case.n))}:
-        check_sssp(cases, case, hp.sssp(G, s, backend=backend_name), [s])
+        check_sssp(cases, case, hp.sssp(G, s, method=method, backend=backend_name), [s])
 
 
 @pytest.mark.cases(min_n=3)
-def test_sssp_multi_source(graph_case, backend_name, cases):
+@pytest.mark.parametrize("method", METHODS)
+def test_sssp_multi_source(graph_case, backend_name, cases, method):
     case = graph_case
     G = cases.to_graph(case, backend_name)
     srcs = [0, case.n // 2, case.n - 1]
-    check_sssp(cases, case, hp.sssp(G, srcs, backend=backend_name), srcs)
+    check_sssp(cases, case, hp.sssp(G, srcs, method=method, backend=backend_name), srcs)
 
 
-def test_sssp_negative_weights(backend_name, cases):
+@pytest.mark.parametrize("method", ["auto", "bellman-ford"])
+def test_sssp_negative_weights(backend_name, cases, method):
     for case in cases.negative_weight_cases():
         G = cases.to_graph(case, backend_name)
         for s in (0, case.n - 1):
-            check_sssp(cases, case, hp.sssp(G, s, backend=backend_name), [s], method="BF")
+            check_sssp(cases, case, hp.sssp(G, s, method=method, backend=backend_name), [s],
+                       method="BF")
 
 
 def test_sssp_negative_cycle(backend_name, cases):
@@ -114,20 +121,22 @@ def test_sssp_bad_source():
         hp.sssp(G, -3, backend="cpu")
 
 
-def test_sssp_zero_weight_cycle_gives_tree(backend_name):
+@pytest.mark.parametrize("method", METHODS)
+def test_sssp_zero_weight_cycle_gives_tree(backend_name, method):
     # u <-> v with weight 0, both at distance 1 from 0: predecessors must not point at each other
     G = hp.Graph.from_edges([0, 0, 1, 2, 2], [1, 2, 2, 1, 3], weights=[1.0, 1.0, 0.0, 0.0, 0.0],
                             num_vertices=4, directed=True)
-    res = hp.sssp(G, 0, backend=backend_name, to="numpy")
+    res = hp.sssp(G, 0, method=method, backend=backend_name, to="numpy")
     np.testing.assert_array_equal(res.distance, [0, 1, 1, 1])
     assert res.predecessor[0] == -1
     assert res.predecessor[1] == 0 and res.predecessor[2] == 0
     assert res.predecessor[3] == 2
 
 
-def test_sssp_unweighted_is_hops(backend_name):
+@pytest.mark.parametrize("method", METHODS)
+def test_sssp_unweighted_is_hops(backend_name, method):
     G = hp.generators.grid_2d(6, 7, backend="cpu")
-    res = hp.sssp(G, 0, backend=backend_name, to="numpy")
+    res = hp.sssp(G, 0, method=method, backend=backend_name, to="numpy")
     assert res.distance.dtype == np.float32
     i, j = np.divmod(np.arange(42), 7)
     np.testing.assert_array_equal(res.distance, i + j)

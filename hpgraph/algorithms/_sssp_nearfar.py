@@ -1,0 +1,739 @@
+"""Near-far SSSP (Davidson, Baxter, Garland and Owens, IPDPS 2014) and one-pass predecessors.
+
+**Why a specialised kernel.**  Near-far is a bucketed label-correcting algorithm: vertices are
+relaxed only while their distance is below a moving threshold (the *near* queue); improvements
+beyond it wait in a *far pile* that is split by the next threshold when the near queue runs
+dry.  The engine's superstep is "every active vertex gathers/pushes once, then APPLY"; it has
+no notion of a second, deferred frontier nor of a threshold that moves on the device, and an
+emulation by vertex programs would pay an APPLY over all vertices plus a host decision per
+phase.  On a high-diameter graph (the 2048 x 2048 weighted grid: thousands of supersteps) the
+cost per superstep is everything, so the whole step -- relax the near queue *or* split the far
+pile, then close the step -- is one kernel launch whose last block decides on the device what
+the next launch does.  Batches of launches are replayed as CUDA graphs, with one small host
+read per batch (the engine's blind-batch pattern).
+
+**Algorithm (one launch = one step).**  Device state ``st`` holds the queue parities, counts,
+the threshold ``thr`` and ``delta``:
+
+* *relax* (near queue non-empty): every queued vertex ``u`` pushes ``dist[u] + w`` to its
+  out-neighbours with ``atomicMin`` on the distance's bit pattern (non-negative IEEE floats
+  order like their bits as integers).  An improved ``v`` goes to the next near queue when its
+  new distance is ``< thr``, else to the far pile.  Per-vertex stamps (iteration number for the
+  near queue, phase number for the far pile) keep every vertex at most once in each queue, so
+  capacity ``n`` is enough.  Queue appends are warp-aggregated (one ``atomicAdd`` per warp).
+  Light vertices are relaxed by ``GROUP`` lanes each (``GROUP`` from the average degree);
+  vertices of degree above ``HEAVY`` go to a separate queue relaxed by a whole block.
+* *split* (near queue empty): ``nb = thr + delta``; far entries with ``dist < thr`` were
+  already relaxed in an earlier phase (every improvement below ``thr`` was queued as near) and
+  are dropped, those below ``nb`` become the near queue, the rest stay in the pile.  If nothing
+  became near, ``thr`` jumps to the smallest remaining far distance, so an empty band costs
+  one launch, not one per ``delta``.
+* the last block to finish (``__threadfence`` + ticket) closes the step: swaps parities,
+  resets the consumed counts, advances ``thr``, and raises ``halt`` when both queues are empty.
+
+``delta`` defaults to Davidson's ``32 * mean weight / mean degree`` (a warp's worth of edges
+per bucket); ``delta = inf`` turns near-far into a queue-driven Bellman-Ford (every
+improvement is near).  Near-far needs non-negative weights; :func:`hpgraph.sssp` keeps
+Bellman-Ford for negative ones.
+
+**Predecessors** (:func:`tight_parents`): one pass over the stored edges keeps, for every
+vertex ``v``, the largest ``u`` with ``dist[u] < dist[v]`` and ``dist[u] + w(u, v) ==
+dist[v]`` (``atomicMax``; on the CPU ``np.maximum.at`` over the tight edges, the same result).
+The pass is edge-balanced (each warp takes a fixed run of stored entries and finds its rows by
+binary search), so a hub row does not serialise one warp.
+
+The CUDA sources are plain strings (:func:`nearfar_source`, :func:`pred_source`), compiled by
+:func:`hpgraph.backend.raw_module` on the GPU and by :func:`hpgraph.backend.compile_ptx` in the
+CPU test suite.  Importing this module imports neither cupy nor a compiler.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import dtypes as _dt
+
+__all__ = ["nearfar_source", "pred_source", "default_delta", "weight_stats", "near_far_cpu",
+           "near_far_gpu", "tight_parents", "group_size", "heavy_threshold",
+           "BLOCK", "STEP_BLOCKS_PER_SM", "BATCHES", "GRAPH_MIN", "PRED_ITEMS"]
+
+#: Threads per block of every kernel here.
+BLOCK = 256
+#: Blocks per SM of the step kernel (a fixed grid: the launch is replayed in CUDA graphs, and
+#: the queue loops are grid-stride).  More blocks hide more latency on big frontiers; fewer
+#: make the per-step close (one ticket per block) cheaper on small ones.
+STEP_BLOCKS_PER_SM = 4
+#: Steps between two host reads of the device state; the last size repeats.  Batches of at
+#: least GRAPH_MIN steps are replayed as CUDA graphs (captured once per cached plan).
+BATCHES = (4, 8, 16, 32, 64, 128, 256)
+GRAPH_MIN = 16
+#: Stored entries per lane of the predecessor pass (a warp takes ``32 * PRED_ITEMS``).
+PRED_ITEMS = 8
+#: Davidson's bucket width factor: delta = WARP * mean weight / mean degree.
+WARP = 32
+
+# state slots (uint64 each); keep in sync with the enum in _NF_SOURCE
+S_HALT, S_PAR, S_FP, S_IT, S_PHASE, S_DONE = 0, 1, 2, 3, 4, 5
+S_NEAR, S_HEAVYQ, S_FAR = 6, 8, 10
+S_FMIN, S_THR, S_DELTA, S_NRELAX, S_NSPLIT, S_MAXQ = 12, 13, 14, 15, 16, 17
+S_WORDS = 32
+
+_NF_SOURCE = r"""
+typedef @DIST@ dist_t;
+typedef @BITS@ bits_t;
+typedef @IDX@ idx_t;
+typedef @PTR@ ptr_t;
+typedef @WT@ w_t;
+#define GROUP @GROUP@
+#define HEAVY @HEAVY@
+#define HAS_HEAVY @HAS_HEAVY@
+#define WEIGHTED @WEIGHTED@
+#define BLOCK @BLOCK@
+#define FULL 0xffffffffu
+
+enum { S_HALT = 0, S_PAR = 1, S_FP = 2, S_IT = 3, S_PHASE = 4, S_DONE = 5, S_NEAR = 6,
+       S_HEAVYQ = 8, S_FAR = 10, S_FMIN = 12, S_THR = 13, S_DELTA = 14, S_NRELAX = 15,
+       S_NSPLIT = 16, S_MAXQ = 17 };
+
+// Non-negative IEEE floats order like their bit patterns read as signed integers, so
+// atomicMin on the bits is a float min (distances here are never -0.0: 0 + w >= +0).
+__device__ __forceinline__ int to_bits(float d) { return __float_as_int(d); }
+__device__ __forceinline__ long long to_bits(double d) { return __double_as_longlong(d); }
+__device__ __forceinline__ float from_bits(int b) { return __int_as_float(b); }
+__device__ __forceinline__ double from_bits(long long b) { return __longlong_as_double(b); }
+
+// Append v to q for every lane with `want` (all 32 lanes of the warp must call this: the
+// loops around it are warp-uniform); one atomicAdd per warp.
+__device__ __forceinline__ void append(bool want, idx_t v, idx_t* __restrict__ q,
+                                       unsigned long long* cnt)
+{
+    const unsigned m = __ballot_sync(FULL, want);
+    if (m == 0u) return;
+    const int lane = threadIdx.x & 31;
+    const int leader = __ffs(m) - 1;
+    unsigned long long base = 0ull;
+    if (lane == leader) base = atomicAdd(cnt, (unsigned long long)__popc(m));
+    base = __shfl_sync(FULL, base, leader);
+    if (want) q[base + __popc(m & ((1u << lane) - 1u))] = v;
+}
+
+__device__ __forceinline__ bool is_heavy(const ptr_t* __restrict__ indptr, idx_t v)
+{
+#if HAS_HEAVY
+    return (long long)(__ldg(indptr + v + 1) - __ldg(indptr + v)) > (long long)HEAVY;
+#else
+    return false;
+#endif
+}
+
+struct Ctx {
+    const ptr_t* indptr; const idx_t* indices; const w_t* w; dist_t* dist;
+    idx_t* qout; idx_t* hout; idx_t* fout;
+    unsigned long long* cq; unsigned long long* ch; unsigned long long* cf;
+    int* nstamp; int* fstamp; int it1; int phase; double thr;
+};
+
+// Relax stored entry e (when `valid`) from a vertex at distance du; queue the improved target.
+__device__ __forceinline__ void relax(const Ctx& c, bool valid, long long e, dist_t du)
+{
+    bool near = false, far = false, heavy = false;
+    idx_t v = 0;
+    if (valid) {
+        v = __ldg(c.indices + e);
+#if WEIGHTED
+        const dist_t nd = du + (dist_t)__ldg(c.w + e);
+#else
+        const dist_t nd = du + (dist_t)1;
+#endif
+        if (nd < __ldcg(c.dist + v)) {
+            const bits_t nb = to_bits(nd);
+            const bits_t old = atomicMin((bits_t*)(c.dist + v), nb);
+            if (nb < old) {
+                if ((double)nd < c.thr) {
+                    if (atomicExch(c.nstamp + v, c.it1) != c.it1) {
+                        near = true;
+                        heavy = is_heavy(c.indptr, v);
+                    }
+                } else if (atomicExch(c.fstamp + v, c.phase) != c.phase) {
+                    far = true;
+                }
+            }
+        }
+    }
+    append(near && !heavy, v, c.qout, c.cq);
+#if HAS_HEAVY
+    append(near && heavy, v, c.hout, c.ch);
+#endif
+    append(far, v, c.fout, c.cf);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
+        const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
+        const w_t* __restrict__ w, dist_t* dist,
+        idx_t* q0, idx_t* q1, idx_t* h0, idx_t* h1, idx_t* f0, idx_t* f1,
+        int* nstamp, int* fstamp, unsigned long long* st)
+{
+    if (((volatile unsigned long long*)st)[S_HALT]) return;
+    const int par = (int)st[S_PAR], fp = (int)st[S_FP];
+    const int it = (int)st[S_IT], phase = (int)st[S_PHASE];
+    const unsigned long long nl = st[S_NEAR + par], nh = st[S_HEAVYQ + par], nf = st[S_FAR + fp];
+    const double thr = __longlong_as_double((long long)st[S_THR]);
+    const double delta = __longlong_as_double((long long)st[S_DELTA]);
+    const int lane = threadIdx.x & 31;
+    const long long gtid = (long long)blockIdx.x * BLOCK + threadIdx.x;
+    const long long nthreads = (long long)gridDim.x * BLOCK;
+    const bool relax_mode = (nl + nh) > 0ull;
+    double nbound = thr;
+
+    Ctx c;
+    c.indptr = indptr; c.indices = indices; c.w = w; c.dist = dist;
+    c.nstamp = nstamp; c.fstamp = fstamp; c.it1 = it + 1; c.thr = thr;
+    c.qout = par ? q0 : q1; c.hout = par ? h0 : h1;
+    c.cq = st + S_NEAR + (par ^ 1); c.ch = st + S_HEAVYQ + (par ^ 1);
+
+    if (relax_mode) {
+        c.fout = fp ? f1 : f0; c.cf = st + S_FAR + fp; c.phase = phase;
+        const idx_t* qin = par ? q1 : q0;
+        const idx_t* hin = par ? h1 : h0;
+        // light vertices: GROUP lanes each, warp-uniform loops (appends need all 32 lanes)
+        const int sub = lane / GROUP, gl = lane % GROUP;
+        const long long per_warp = 32 / GROUP;
+        const long long nwarps = nthreads >> 5;
+        for (long long base = (gtid >> 5) * per_warp; base < (long long)nl; base += nwarps * per_warp) {
+            const long long i = base + sub;
+            long long s = 0, t = 0;
+            dist_t du = (dist_t)0;
+            if (i < (long long)nl) {
+                const idx_t u = qin[i];
+                s = (long long)__ldg(indptr + u);
+                t = (long long)__ldg(indptr + u + 1);
+                du = __ldcg(dist + u);
+            }
+            long long trips = (t - s + GROUP - 1) / GROUP;
+            for (int off = 16; off > 0; off >>= 1)
+                trips = max(trips, __shfl_xor_sync(FULL, trips, off));
+            for (long long k = 0; k < trips; ++k) {
+                const long long e = s + gl + k * GROUP;
+                relax(c, e < t, e, du);
+            }
+        }
+        // heavy vertices: one block each (block-uniform loops)
+        for (long long h = blockIdx.x; h < (long long)nh; h += gridDim.x) {
+            const idx_t u = hin[h];
+            const long long s = (long long)__ldg(indptr + u), t = (long long)__ldg(indptr + u + 1);
+            const dist_t du = __ldcg(dist + u);
+            for (long long e0 = s; e0 < t; e0 += BLOCK)
+                relax(c, e0 + threadIdx.x < t, e0 + threadIdx.x, du);
+        }
+    } else {
+        // split the far pile by the next threshold
+        nbound = thr + delta;
+        if (!(nbound > thr)) nbound = __longlong_as_double(0x7ff0000000000000ll);  // +inf
+        const idx_t* fin = fp ? f1 : f0;
+        c.fout = fp ? f0 : f1; c.cf = st + S_FAR + (fp ^ 1); c.phase = phase + 1;
+        unsigned long long fmin = ~0ull;
+        for (long long base = gtid & ~31ll; base < (long long)nf; base += nthreads) {
+            const long long i = base + lane;
+            bool near = false, keep = false, heavy = false;
+            idx_t v = 0;
+            if (i < (long long)nf) {
+                v = fin[i];
+                const dist_t d = __ldcg(dist + v);
+                const double dd = (double)d;
+                if (dd >= thr) {
+                    if (dd < nbound) {
+                        if (atomicExch(nstamp + v, c.it1) != c.it1) {
+                            near = true;
+                            heavy = is_heavy(indptr, v);
+                        }
+                    } else if (atomicExch(fstamp + v, c.phase) != c.phase) {
+                        keep = true;
+                        fmin = min(fmin, (unsigned long long)to_bits(d));
+                    }
+                }
+            }
+            append(near && !heavy, v, c.qout, c.cq);
+#if HAS_HEAVY
+            append(near && heavy, v, c.hout, c.ch);
+#endif
+            append(keep, v, c.fout, c.cf);
+        }
+        for (int off = 16; off > 0; off >>= 1)
+            fmin = min(fmin, __shfl_xor_sync(FULL, fmin, off));
+        if (lane == 0 && fmin != ~0ull) atomicMin(st + S_FMIN, fmin);
+    }
+
+    // the last block to finish closes the step
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned long long ticket = atomicAdd(st + S_DONE, 1ull);
+        if (ticket == (unsigned long long)gridDim.x - 1ull) {
+            __threadfence();
+            volatile unsigned long long* vs = st;
+            const int nxt = par ^ 1;
+            const unsigned long long next = vs[S_NEAR + nxt] + vs[S_HEAVYQ + nxt];
+            vs[S_NEAR + par] = 0ull;
+            vs[S_HEAVYQ + par] = 0ull;
+            vs[S_PAR] = (unsigned long long)nxt;
+            unsigned long long far_left;
+            if (relax_mode) {
+                far_left = vs[S_FAR + fp];
+                vs[S_NRELAX] = vs[S_NRELAX] + 1ull;
+            } else {
+                vs[S_FAR + fp] = 0ull;
+                vs[S_FP] = (unsigned long long)(fp ^ 1);
+                vs[S_PHASE] = (unsigned long long)(phase + 1);
+                far_left = vs[S_FAR + (fp ^ 1)];
+                double nt = nbound;
+                if (next == 0ull && far_left > 0ull) {
+                    // nothing fell in [thr, nb): jump to the nearest far distance
+                    const double fm = (double)from_bits((bits_t)vs[S_FMIN]);
+                    if (fm > nt) nt = fm;
+                }
+                vs[S_THR] = (unsigned long long)__double_as_longlong(nt);
+                vs[S_FMIN] = ~0ull;
+                vs[S_NSPLIT] = vs[S_NSPLIT] + 1ull;
+            }
+            if (next > vs[S_MAXQ]) vs[S_MAXQ] = next;
+            vs[S_IT] = (unsigned long long)(it + 1);
+            if (next == 0ull && far_left == 0ull) vs[S_HALT] = 1ull;
+            vs[S_DONE] = 0ull;
+        }
+    }
+}
+"""
+
+_PRED_SOURCE = r"""
+typedef @DIST@ dist_t;
+typedef @IDX@ idx_t;
+typedef @PIDX@ pidx_t;
+typedef @PTR@ ptr_t;
+typedef @WT@ w_t;
+#define WEIGHTED @WEIGHTED@
+#define ITEMS @ITEMS@
+
+// largest r in [lo, hi) with indptr[r] <= e (indptr[lo] <= e < indptr[hi] on entry)
+__device__ __forceinline__ long long row_of(const ptr_t* __restrict__ indptr, long long e,
+                                            long long lo, long long hi)
+{
+    while (hi - lo > 1) {
+        const long long mid = lo + ((hi - lo) >> 1);
+        if ((long long)__ldg(indptr + mid) <= e) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// pred[v] = max over stored entries u -> v with dist[u] < dist[v] == dist[u] + w (dist finite).
+// Each warp takes 32 * ITEMS consecutive entries, lane l the entries l, l + 32, ...; a lane
+// finds its row by binary search once, then walks forward (a few steps, else search again).
+extern "C" __global__ void @NAME@(const ptr_t* __restrict__ indptr,
+        const idx_t* __restrict__ indices, const w_t* __restrict__ w,
+        const dist_t* __restrict__ dist, pidx_t* pred, long long n, long long nnz)
+{
+    const long long gtid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const int lane = threadIdx.x & 31;
+    const long long c0 = (gtid >> 5) * (32ll * ITEMS);
+    const long long c1 = min(c0 + 32ll * ITEMS, nnz);
+    long long e = c0 + lane;
+    if (e >= c1) return;
+    long long r = row_of(indptr, e, 0, n);
+    long long rend = (long long)__ldg(indptr + r + 1);
+    dist_t du = dist[r];
+    for (; e < c1; e += 32) {
+        if (e >= rend) {
+            int k = 0;
+            do { ++r; rend = (long long)__ldg(indptr + r + 1); } while (e >= rend && ++k < 4);
+            if (e >= rend) {
+                r = row_of(indptr, e, r, n);
+                rend = (long long)__ldg(indptr + r + 1);
+            }
+            du = dist[r];
+        }
+        const idx_t v = __ldg(indices + e);
+        const dist_t dv = dist[v];
+#if WEIGHTED
+        const dist_t nd = du + (dist_t)__ldg(w + e);
+#else
+        const dist_t nd = du + (dist_t)1;
+#endif
+        if (du < dv && nd == dv && !isinf(dv))
+            atomicMax(pred + v, (pidx_t)r);
+    }
+}
+"""
+
+
+def _fill(template, **kw):
+    src = template
+    for k, v in kw.items():
+        src = src.replace(f"@{k}@", str(v))
+    assert "@" not in src.replace("@@", ""), "unfilled template slot"
+    return src
+
+
+def group_size(avg_degree: float) -> int:
+    """Lanes per light vertex: the power of two >= the mean degree, clamped to 4..32."""
+    g = 4
+    while g < 32 and g < avg_degree:
+        g *= 2
+    return g
+
+
+def heavy_threshold(group: int) -> int:
+    """Degree above which a vertex is relaxed by a whole block (at most 64 trips per group)."""
+    return min(1024, 64 * group)
+
+
+def _kernel_tag(*dts):
+    return "_".join(_dt.short_name(d) if d is not None else "pat" for d in dts)
+
+
+def _w_ctype(w_dtype, dist_dtype):
+    """C type the kernels read weights as (bool as its byte: ``__ldg`` has no bool overload)."""
+    if w_dtype is None:
+        return _dt.c_type(dist_dtype)
+    if np.dtype(w_dtype) == np.dtype(np.bool_):
+        return "unsigned char"
+    return _dt.c_type(w_dtype)
+
+
+def nearfar_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None, group=4,
+                   heavy=None, has_heavy=True):
+    """``(source, kernel name)`` of the near-far step kernel.
+
+    ``w_dtype`` None means unweighted (every weight 1).  ``heavy`` defaults to
+    :func:`heavy_threshold` of ``group``; ``has_heavy=False`` compiles the block-per-vertex
+    queue out (no vertex has more than ``heavy`` out-edges).
+    """
+    dist_dtype = np.dtype(dist_dtype)
+    if dist_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"near-far distances are float32 or float64, not {dist_dtype}")
+    if group not in (1, 2, 4, 8, 16, 32):
+        raise ValueError(f"group must be a power of two <= 32, got {group}")
+    heavy = heavy_threshold(group) if heavy is None else int(heavy)
+    name = (f"hpg_nearfar_{_kernel_tag(dist_dtype, idx_dtype, ptr_dtype, w_dtype)}"
+            f"_g{group}{'_h' + str(heavy) if has_heavy else ''}")
+    src = _fill(_NF_SOURCE, DIST=_dt.c_type(dist_dtype),
+                BITS="int" if dist_dtype.itemsize == 4 else "long long",
+                IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype),
+                WT=_w_ctype(w_dtype, dist_dtype), GROUP=group, HEAVY=heavy, HAS_HEAVY=int(bool(has_heavy)),
+                WEIGHTED=int(w_dtype is not None), BLOCK=BLOCK, NAME=name)
+    return src, name
+
+
+def pred_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None,
+                pred_dtype=None):
+    """``(source, kernel name)`` of the one-pass tight-edge predecessor kernel (``idx_dtype``:
+    the matrix's column indices; ``pred_dtype``: the output's, default ``idx_dtype``)."""
+    pred_dtype = idx_dtype if pred_dtype is None else pred_dtype
+    name = f"hpg_tight_pred_{_kernel_tag(dist_dtype, idx_dtype, ptr_dtype, w_dtype, pred_dtype)}"
+    src = _fill(_PRED_SOURCE, DIST=_dt.c_type(dist_dtype), IDX=_dt.c_type(idx_dtype),
+                PIDX=_dt.c_type(pred_dtype), PTR=_dt.c_type(ptr_dtype),
+                WT=_w_ctype(w_dtype, dist_dtype),
+                WEIGHTED=int(w_dtype is not None), ITEMS=PRED_ITEMS, NAME=name)
+    return src, name
+
+
+# ---------------------------------------------------------------------------------------------
+# per-graph facts (cached while the matrix lives)
+
+_stats_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _weights_of(G):
+    A = G.A
+    vals = getattr(A, "values", None)
+    if vals is None or not G.weighted:
+        return None
+    return vals
+
+
+def weight_stats(G):
+    """``(has_negative, mean weight)`` of the stored entries (cached per matrix; unweighted:
+    ``(False, 1.0)``; empty: ``(False, 0.0)``)."""
+    A = G.A
+    try:
+        hit = _stats_cache.get(A)
+    except TypeError:
+        hit = None
+    if hit is not None:
+        return hit
+    vals = _weights_of(G)
+    if A.nnz == 0:
+        out = (False, 0.0)
+    elif vals is None:
+        out = (False, 1.0)
+    else:
+        xp = G.xp
+        k = np.dtype(vals.dtype).kind
+        neg = bool((vals < 0).any()) if k in "if" else False
+        out = (neg, float(xp.mean(vals, dtype=np.float64)))
+    try:
+        _stats_cache[A] = out
+    except TypeError:
+        pass
+    return out
+
+
+def default_delta(G) -> float:
+    """Davidson's bucket width ``32 * mean weight / mean out-degree`` (``inf`` when that is
+    not a positive finite number, e.g. all weights 0: near-far is then a queue Bellman-Ford)."""
+    n = int(G.num_vertices)
+    nnz = int(G.A.nnz)
+    if n == 0 or nnz == 0:
+        return math.inf
+    _, mean_w = weight_stats(G)
+    d = WARP * mean_w / (nnz / n)
+    return d if (math.isfinite(d) and d > 0) else math.inf
+
+
+# ---------------------------------------------------------------------------------------------
+# CPU near-far (NumPy, vectorised per step): same buckets, Jacobi-style relaxations
+
+
+def near_far_cpu(G, sources, dist_dtype, delta):
+    """Near-far on the host.  Returns ``(dist, info)`` with ``info`` counting the steps."""
+    A = G.A
+    n = int(G.num_vertices)
+    indptr = np.asarray(A.indptr, dtype=np.int64)
+    indices = np.asarray(A.indices)
+    vals = _weights_of(G)
+    w = None if vals is None else np.asarray(vals).astype(dist_dtype, copy=False)
+    dist = np.full(n, np.inf, dtype=dist_dtype)
+    near = np.unique(np.asarray(sources, dtype=np.int64))
+    dist[near] = 0
+    far = np.zeros(0, np.int64)
+    thr = float(delta)
+    relax_steps = splits = 0
+    while True:
+        while near.size:
+            relax_steps += 1
+            starts = indptr[near]
+            lens = indptr[near + 1] - starts
+            tot = int(lens.sum())
+            if tot == 0:
+                break
+            offs = np.cumsum(lens) - lens
+            eid = np.repeat(starts - offs, lens) + np.arange(tot)
+            u = np.repeat(near, lens)
+            v = indices[eid].astype(np.int64, copy=False)
+            nd = dist[u] + (w[eid] if w is not None else dist_dtype.type(1))
+            better = nd < dist[v]
+            v, nd = v[better], nd[better]
+            if v.size == 0:
+                break
+            np.minimum.at(dist, v, nd)
+            v = np.unique(v)
+            dv = dist[v].astype(np.float64)
+            near = v[dv < thr]
+            far = np.concatenate([far, v[dv >= thr]])
+        near = np.zeros(0, np.int64)
+        if far.size == 0:
+            break
+        splits += 1
+        far = np.unique(far)
+        df = dist[far].astype(np.float64)
+        keep = df >= thr                      # below thr: relaxed in an earlier phase
+        far, df = far[keep], df[keep]
+        nb = thr + delta
+        if not nb > thr:
+            nb = math.inf
+        sel = df < nb
+        near, far = far[sel], far[~sel]
+        thr = nb
+        if near.size == 0 and far.size:
+            thr = max(nb, float(df[~sel].min()))
+    return dist, {"relax_steps": relax_steps, "splits": splits, "delta": float(delta)}
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU near-far
+
+
+class _Plan:
+    """Everything one (graph, distance dtype) needs on the device, kept between calls: the
+    compiled step kernel, the buffers (distances, two near, two heavy, two far queues, stamps,
+    state) and the captured CUDA graphs, whose kernel arguments are these buffers.  Iteration
+    and phase counters keep increasing across calls, so the stamps never need clearing."""
+
+    def __init__(self, G, dist_dtype):
+        cp = _backend.cupy()
+        self.cp = cp
+        A = G.A
+        n = self.n = int(G.num_vertices)
+        self.dt = np.dtype(dist_dtype)
+        self.idt = np.dtype(A.indices.dtype)
+        vals = _weights_of(G)
+        self.wdt = None if vals is None else np.dtype(vals.dtype)
+        # the matrix's arrays, not the matrix: the plan cache is keyed weakly by the matrix
+        self.indptr, self.indices, self.w = A.indptr, A.indices, vals
+        nnz = int(A.nnz)
+        self.group = group_size(nnz / max(n, 1))
+        self.heavy = heavy_threshold(self.group)
+        rl = A.row_lengths() if hasattr(A, "row_lengths") else cp.diff(A.indptr)
+        maxdeg = int(rl.max()) if n else 0
+        self.has_heavy = maxdeg > self.heavy
+        src, name = nearfar_source(self.dt, self.idt, A.indptr.dtype, self.wdt, self.group,
+                                   self.heavy, self.has_heavy)
+        self.source = src
+        self.stream = cp.cuda.Stream(non_blocking=True)
+        self.blocks = max(1, _backend.num_sms() * STEP_BLOCKS_PER_SM)
+        with _backend.out_of_memory_guard("preparing near-far SSSP buffers"), self.stream:
+            self.kernel = _backend.raw_module(src, ("-std=c++17",)).get_function(name)
+            cap = max(n, 1)
+            self.dist = cp.empty(cap, self.dt)
+            self.q = [cp.empty(cap, self.idt), cp.empty(cap, self.idt)]
+            # sources always start in the heavy queue (one block each: a hub source is not
+            # left to a single lane group), so it exists even when no vertex is heavy
+            self.h = [cp.empty(cap, self.idt), cp.empty(cap, self.idt)]
+            self.f = [cp.empty(cap, self.idt), cp.empty(cap, self.idt)]
+            self.nstamp = cp.zeros(cap, cp.int32)
+            self.fstamp = cp.zeros(cap, cp.int32)
+            self.st = cp.zeros(S_WORDS, cp.uint64)
+            self.null_w = cp.zeros(1, self.dt)
+        self.stream.synchronize()
+        self.it = 1
+        self.phase = 1
+        self.graphs = {}
+        self.graphs_ok = True
+        self.lock = threading.Lock()
+
+    def _args(self):
+        return (self.indptr, self.indices, self.null_w if self.w is None else self.w,
+                self.dist, self.q[0], self.q[1], self.h[0], self.h[1], self.f[0], self.f[1],
+                self.nstamp, self.fstamp, self.st)
+
+    def _launch(self, k):
+        args = self._args()
+        for _ in range(k):
+            self.kernel((self.blocks,), (BLOCK,), args)
+
+    def _batch(self, k):
+        if k >= GRAPH_MIN and self.graphs_ok:
+            g = self.graphs.get(k)
+            if g is None:
+                g = self._capture(k)
+            if g is not None:
+                g.launch(stream=self.stream)
+                return
+        self._launch(k)
+
+    def _capture(self, k):
+        s = self.stream
+        try:
+            s.begin_capture()
+            try:
+                self._launch(k)
+            finally:
+                g = s.end_capture()
+            g.upload(s)
+        except Exception:  # capture unsupported here: plain launches keep working
+            self.graphs_ok = False
+            return None
+        self.graphs[k] = g
+        return g
+
+    def run(self, sources, delta):
+        cp = self.cp
+        srcs = np.unique(np.asarray(sources, dtype=np.int64))
+        with self.lock, self.stream:
+            if self.it > (1 << 30):  # stamps are int32: start over long before they wrap
+                self.nstamp.fill(0)
+                self.fstamp.fill(0)
+                self.it = self.phase = 1
+            self.dist.fill(np.inf)
+            dsrc = cp.asarray(srcs.astype(self.idt))
+            self.dist[dsrc] = 0
+            self.h[0][: srcs.size] = dsrc
+            st = np.zeros(S_WORDS, np.uint64)
+            st[S_IT] = self.it
+            st[S_PHASE] = self.phase
+            st[S_HEAVYQ] = srcs.size
+            st[S_FMIN] = np.uint64(0xFFFFFFFFFFFFFFFF)
+            st[S_THR] = np.array([delta], np.float64).view(np.uint64)[0]
+            st[S_DELTA] = st[S_THR]
+            self.st.set(st, stream=self.stream)
+            bi, syncs, launched = 0, 0, 0
+            while True:
+                k = BATCHES[min(bi, len(BATCHES) - 1)]
+                self._batch(k)
+                launched += k
+                bi += 1
+                host = self.st.get(stream=self.stream)
+                syncs += 1
+                if host[S_HALT]:
+                    break
+            # the last step may have stamped with S_IT / S_PHASE themselves: start past them
+            self.it = int(host[S_IT]) + 1
+            self.phase = int(host[S_PHASE]) + 1
+            out = self.dist[: self.n].copy()
+            self.stream.synchronize()
+        info = {"relax_steps": int(host[S_NRELAX]), "splits": int(host[S_NSPLIT]),
+                "max_queue": int(host[S_MAXQ]), "launches": launched, "syncs": syncs,
+                "delta": float(delta), "group": self.group,
+                "heavy": self.heavy if self.has_heavy else None}
+        return out, info
+
+
+_plans: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _plan(G, dist_dtype):
+    key = (np.dtype(dist_dtype).str, STEP_BLOCKS_PER_SM)
+    try:
+        slot = _plans.setdefault(G.A, {})
+    except TypeError:
+        return _Plan(G, dist_dtype)
+    p = slot.get(key)
+    if p is None:
+        p = slot[key] = _Plan(G, dist_dtype)
+    return p
+
+
+def near_far_gpu(G, sources, dist_dtype, delta):
+    """Near-far on the device graph ``G``.  Returns ``(dist, info)`` (dist: a new cupy array)."""
+    return _plan(G, dist_dtype).run(sources, delta)
+
+
+# ---------------------------------------------------------------------------------------------
+# predecessors: one pass over the stored edges
+
+
+def tight_parents(G, dist, idt):
+    """``pred[v]`` = the largest ``u`` with ``dist[u] < dist[v] == dist[u] + w(u, v)`` (finite),
+    else -1; one pass over the stored entries (NumPy or one CUDA kernel)."""
+    A = G.A
+    n = int(G.num_vertices)
+    dt = np.dtype(dist.dtype)
+    vals = _weights_of(G)
+    nnz = int(A.nnz)
+    if not _backend.is_device_array(dist):
+        pred = np.full(n, -1, dtype=idt)
+        if nnz == 0:
+            return pred
+        rows = np.asarray(A.row_ids())
+        cols = np.asarray(A.indices)
+        du, dv = dist[rows], dist[cols]
+        w = np.asarray(vals).astype(dt, copy=False) if vals is not None else dt.type(1)
+        with np.errstate(invalid="ignore", over="ignore"):
+            keep = (du < dv) & (du + w == dv) & np.isfinite(dv)
+        np.maximum.at(pred, cols[keep], rows[keep].astype(idt))
+        return pred
+    cp = _backend.cupy()
+    pred = cp.full(n, -1, dtype=idt)
+    if nnz == 0:
+        return pred
+    wdt = None if vals is None else np.dtype(vals.dtype)
+    src, name = pred_source(dt, A.indices.dtype, A.indptr.dtype, wdt, idt)
+    kern = _backend.raw_module(src, ("-std=c++17",)).get_function(name)
+    warps = -(-nnz // (32 * PRED_ITEMS))
+    grid = -(-warps * 32 // BLOCK)
+    kern((grid,), (BLOCK,), (A.indptr, A.indices, cp.zeros(1, dt) if vals is None else vals,
+                             dist, pred, np.int64(n), np.int64(nnz)))
+    return pred
