@@ -95,22 +95,33 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${KNAME}(
         m_av[m_it] = (in_t)0;
       }
     }
+    // All kItems gathers of x are formed in registers before any is stored, so that they are
+    // in flight together (measured: when the compiler interleaved gather and store, e.g. for
+    // plus_times, the kernel ran 1.5-2.2x slower on R-MAT).
+    y_t m_vs[kItems];
+    bool m_hs[kItems];
+#pragma unroll
+    for (int m_it = 0; m_it < kItems; ++m_it) {
+      const int m_k = m_it * kBlock + m_tid;
+      const idx_t i = (idx_t)m_r0;  // unused (kEdgeUsesRow is false)
+      const idx_t j = m_cj[m_it];
+      y_t m_v = hp_identity();
+      bool m_h = false;
+      if (m_k < m_ne && hp_src_active(xact, j)) {
+        const in_t a = m_av[m_it];
+        m_v = (y_t)(${EDGE_VALUE});
+        m_h = true;
+      }
+      (void)i;
+      m_vs[m_it] = m_v;
+      m_hs[m_it] = m_h;
+    }
 #pragma unroll
     for (int m_it = 0; m_it < kItems; ++m_it) {
       const int m_k = m_it * kBlock + m_tid;
       if (m_k < m_ne) {
-        const idx_t i = (idx_t)m_r0;  // unused (kEdgeUsesRow is false)
-        const idx_t j = m_cj[m_it];
-        y_t m_v = hp_identity();
-        bool m_h = false;
-        if (hp_src_active(xact, j)) {
-          const in_t a = m_av[m_it];
-          m_v = (y_t)(${EDGE_VALUE});
-          m_h = true;
-        }
-        (void)i;
-        s_val[m_k] = m_v;
-        if constexpr (kHas) s_vh[m_k] = m_h;
+        s_val[m_k] = m_vs[m_it];
+        if constexpr (kHas) s_vh[m_k] = m_hs[m_it];
       }
     }
   } else {
