@@ -50,8 +50,13 @@ PUSH_ITEMS = 4
 MP_BLOCK = 256       # csr_mp threads per block ...
 MP_ITEMS = 8         # ... and merge items per thread: a tile is MP_BLOCK * MP_ITEMS items
 MP_SHARED_MAX = 46 * 1024   # csr_mp halves its items per thread until its tile fits this
-STREAM = 0           # how csr_lb / csr_mp load cols and values (KernelSpec.stream)
-#: the CSR kernel ``format="csr"`` and auto (on skewed graphs) run
+STREAM = 0           # how csr_lb / csr_mp load cols and values (KernelSpec.stream); 1-3
+                     # measured 1.5% faster on R-MAT 22 min_plus only, so not yet the default
+#: the CSR kernel ``format="csr"`` and auto (on skewed graphs) run.  H200, R-MAT 22, session 3:
+#: csr_mp 0.993 ms vs csr_lb 1.001 (min_plus), but csr_mp's plus_times ran 1.69 ms before the
+#: gather-ordering fix, which has not been re-measured: csr_lb stays the default until it is
+#: (benchmarks/README_spmv_notes.md, items 7-10).  With "csr_mp" here, products whose edge value
+#: needs the row (row mask, complement, "i" in the expression) still run csr_lb (see _run).
 AUTO_CSR = "csr_lb"
 
 # auto-format thresholds (from measurements on an H200, benchmarks/README_spmv_notes.md): on the
@@ -192,7 +197,7 @@ def _vector_group(mean: float) -> int:
 
 
 def choose_format(A) -> str:
-    """The kernel family ``format=None`` runs for ``A``: ``"hyb"``, ``"ell"`` or ``"csr_lb"``.
+    """The kernel family ``format=None`` runs for ``A``: ``"hyb"``, ``"ell"`` or :data:`AUTO_CSR`.
 
     A HYB or ELL matrix runs as it is.  Otherwise, from the row-length distribution: when the
     paper's K leaves at most :data:`AUTO_ELL_MAX_COO_SHARE` of the entries to the COO part and
