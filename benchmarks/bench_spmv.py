@@ -16,6 +16,7 @@ the device-to-device copy rate measured first (bytes read + written).
 Usage::
 
     python3 benchmarks/bench_spmv.py --out DIR [--scales 20,22,23] [--grid 2048] [--reps 25]
+                                   [--tune 'grid,R-MAT 22']
 
 Writes DIR/spmv.json, DIR/spmv.md and benchmarks/results/spmv.md.
 """
@@ -173,13 +174,13 @@ def grid_csr(side):
 #: run for every semiring (suffixes: "/s<n>" load hint gpu.STREAM, "/b<n>" gpu.MP_BLOCK,
 #: "/mb<n>" gpu.LB_MIN_BLOCKS)
 VARIANTS = ["auto", "hyb", "csr_lb", "csr_mp", "csr_vector", "csr_scalar"]
-#: run for min_plus only: load hints and tile shapes
+#: run for min_plus and the UDF semiring (graphs named by --tune): load hints and tile shapes
 TUNING = ["csr_lb/s1", "csr_lb/s2", "csr_lb/s3", "csr_lb:4",
           "csr_mp/s1", "csr_mp/s2", "csr_mp/s3", "csr_mp:4", "csr_mp:6",
           "csr_mp/b128", "csr_mp:16/b128", "csr_mp:12/b128", "csr_mp/b512", "csr_mp:16/b128/s2"]
 
 
-def bench_graph(label, A, reps, copy_bps, results, check=True):
+def bench_graph(label, A, reps, copy_bps, results, check=True, tune=True):
     n, nnz = A.nrows, A.nnz
     st = gpu.matrix_stats(A)
     print(f"\n== {label}: {n:,} rows, {nnz:,} entries, mean {st['mean']:.1f}, max {st['max']:,}, "
@@ -229,8 +230,9 @@ def bench_graph(label, A, reps, copy_bps, results, check=True):
     gpu.matrix_stats(A)
     for sname, sr in semirings:
         ref = None
-        # every semiring: the main kernels; min_plus also the tuning knobs (load hints, tiles)
-        variants = VARIANTS + (TUNING if sname == "min_plus" else [])
+        # every semiring: the main kernels; min_plus and the UDF also the tuning knobs (load
+        # hints, tile shapes) unless --tune leaves this graph out
+        variants = VARIANTS + (TUNING if tune and sname != "plus_times" else [])
         for v in variants:
             fmt, *knobs = v.split("/")
             fmt = None if fmt == "auto" else fmt
@@ -315,6 +317,9 @@ def main():
     ap.add_argument("--grid", type=int, default=2048)
     ap.add_argument("--reps", type=int, default=25)
     ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--tune", default="all",
+                    help="graphs that also run the TUNING variants: 'all', 'none' or a comma list of "
+                         "label fragments, e.g. 'grid,R-MAT 22'")
     args = ap.parse_args()
 
     dev = cp.cuda.Device()
@@ -334,7 +339,9 @@ def main():
             A, how = grid_csr(-s)
         cp.cuda.Device().synchronize()
         print(f"\n{label}: built by {how} in {time.perf_counter() - t:.1f} s")
-        st = bench_graph(label, A, args.reps, bps, results, check=not args.no_check)
+        tune = args.tune == "all" or (args.tune != "none" and
+                                      any(f.strip() and f.strip() in label for f in args.tune.split(",")))
+        st = bench_graph(label, A, args.reps, bps, results, check=not args.no_check, tune=tune)
         graphs.append(dict(label=label, nrows=A.nrows, nnz=A.nnz, mean=st["mean"], max=st["max"],
                            K=st["K"], coo_share=st["coo_share"], auto=gpu.choose_format(A), built_by=how))
         del A
