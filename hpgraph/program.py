@@ -35,7 +35,9 @@ from __future__ import annotations
 import inspect
 import keyword
 import math
+import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +123,14 @@ class VertexProgram:
         Compiled.  The new property values (a dict ``{name: value}`` naming a subset of the
         properties, or a bare value when there is one property).  A vertex whose properties
         changed is active in the next superstep.
+    mask(v) -> bool, optional
+        Compiled.  May ``v`` receive in this superstep?  Evaluated on the properties as they
+        are at the superstep's start.  Where it is false, ``v`` receives nothing (``y`` is the
+        identity, as if no sender were active): a pull superstep skips ``v``'s whole row and a
+        push superstep skips the atomic (and the gather) into ``v``.  A pure optimisation
+        hint for programs whose ``update`` ignores such vertices anyway -- BFS's
+        ``def mask(v): return v.depth < 0`` makes pull supersteps skip visited vertices --,
+        but the semantics are exact on both backends either way.
     init(self, graph, **params) -> props | (props, active)
         Plain Python (PREPROCESS), called once per run with the parameters given to
         :func:`run`.  ``props`` maps property names to arrays of length ``n`` (NumPy or CuPy;
@@ -132,7 +142,7 @@ class VertexProgram:
         Plain Python, called after every superstep with a :class:`SuperstepStats`; returning
         True stops the run (``converged=True``).
 
-    ``gather`` and ``update`` may be written with or without a leading ``self``; with it,
+    ``gather``, ``update`` and ``mask`` may be written with or without a leading ``self``; with it,
     ``self.<name>`` reads a scalar attribute of the program instance (set in ``__init__`` or
     ``init``), compiled in as a constant.  Callbacks use hpgraph's callback subset: arithmetic,
     comparisons, ``and``/``or``/``not``, ``a if c else b``, ``min``/``max``/``abs``, ``math.*``,
@@ -236,7 +246,7 @@ def _callback(cls, name):
     return raw, takes_self
 
 
-_ARITY = {"gather": ("src", "edge", "dst"), "update": ("v", "y")}
+_ARITY = {"gather": ("src", "edge", "dst"), "update": ("v", "y"), "mask": ("v",)}
 
 
 def _check_callback(cls, name, complete):
@@ -301,6 +311,7 @@ def _check_attributes(cls, complete: bool):
                                  "'plus', ...), an hp.Monoid, or a (function, identity) pair")
     for cb in ("gather", "update"):
         _check_callback(cls, cb, complete)
+    _check_callback(cls, "mask", False)        # optional
     conv = inspect.getattr_static(cls, "converged", None)
     if conv is not None and not callable(conv) and not isinstance(conv, (staticmethod,
                                                                          classmethod)):
@@ -309,9 +320,65 @@ def _check_attributes(cls, complete: bool):
         # syntax now (UnsupportedSyntax quoting the line), types later (they need the graph)
         from .engine import udf as _udf
 
-        for cb in ("gather", "update"):
+        for cb in ("gather", "update", "mask"):
             fn, _ = _callback(cls, cb)
-            _udf.check_syntax(fn)
+            if fn is not None:
+                _udf.check_syntax(fn)
+
+
+# Per-class results of the structural checks, reused while the class's attributes are
+# unchanged: ``bind`` runs on every ``run`` call, and the checks (``inspect.signature`` of
+# every callback, dtype lookups) cost ~0.1 ms -- a fifth of a small GPU run.
+_SIG_ATTRS = ("edges", "properties", "reduce", "y_dtype", "edge_dtype", "apply_to",
+              "gather_from", "max_iterations", "tolerance", "gather", "update", "mask",
+              "converged", "init")
+_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CHECKED_LOCK = threading.Lock()
+
+
+def _class_signature(cls):
+    """A hashable snapshot of what the checks read (None when something is unhashable)."""
+    vals = []
+    for a in _SIG_ATTRS:
+        v = getattr(cls, a, None)
+        if isinstance(v, dict):
+            v = ("<dict>", tuple(v.items()))
+        vals.append(v)
+    sig = tuple(vals)
+    try:
+        hash(sig)
+    except TypeError:
+        return None
+    return sig
+
+
+@dataclass(frozen=True)
+class _CheckedClass:
+    signature: tuple
+    specs: tuple
+    monoid: Any
+    callbacks: dict          # name -> (function, takes_self) or (None, False)
+    init_params: tuple       # (accepts **kw, names init accepts)
+
+
+def _checked(cls) -> _CheckedClass:
+    """Validate ``cls`` completely (cached per class while its attributes are unchanged)."""
+    sig = _class_signature(cls)
+    with _CHECKED_LOCK:
+        hit = _CHECKED.get(cls)
+    if hit is not None and sig is not None and hit.signature == sig:
+        return hit
+    _check_attributes(cls, complete=True)
+    init = inspect.signature(cls.init)
+    params = list(init.parameters.values())
+    accepts_kw = any(q.kind == q.VAR_KEYWORD for q in params)
+    out = _CheckedClass(sig, _prop_specs(cls), _resolve_monoid(cls),
+                        {cb: _callback(cls, cb) for cb in ("gather", "update", "mask")},
+                        (accepts_kw, tuple(q.name for q in params)))
+    if sig is not None:
+        with _CHECKED_LOCK:
+            _CHECKED[cls] = out
+    return out
 
 
 def _check_tol(name, v):
@@ -467,17 +534,35 @@ class BoundProgram:
     max_iterations: int | None
     converged_hook: Any         # bound method or None
     kernels: Any                # engine.udf.CompiledCallbacks
-    init_props: dict            # name -> host or device array (length n)
-    init_active: Any            # numpy bool array (host) -- small enough, converted per engine
+    init_props: dict            # name -> host or device array (length n), or a NumPy scalar
+                                # of the property's dtype (every vertex; engines fill on
+                                # their side -- no host array of n values)
+    init_active: Any            # None (every vertex) or sorted distinct int64 vertex ids
+                                # (NumPy, or CuPy when init gave a device bool array/Bitmask)
+    code_key: tuple = ()        # hashable: equal keys give the same generated GPU code
+
+    def active_bool(self, n):
+        """The initial active set as a host bool array (the CPU engine's form)."""
+        from . import backend as _be
+
+        if self.init_active is None:
+            return np.ones(n, dtype=bool)
+        b = np.zeros(n, dtype=bool)
+        b[np.asarray(_be.to_host(self.init_active))] = True
+        return b
 
 
-def _init_outputs(prog, cls, graph, params, specs, n):
-    sig = inspect.signature(prog.init)
-    accepts_kw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+def _init_outputs(prog, cls, graph, params, specs, n, init_params=None):
+    if init_params is None or getattr(prog.init, "__func__", None) is not cls.init:
+        sig = inspect.signature(prog.init)
+        accepts_kw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+        names = tuple(sig.parameters)
+    else:  # the class's init, signature known (unbound there: drop self)
+        accepts_kw, names = init_params[0], init_params[1][1:]
     if not accepts_kw:
-        unknown = [k for k in params if k not in sig.parameters]
+        unknown = [k for k in params if k not in names]
         if unknown:
-            known = [k for k in list(sig.parameters)[1:]]
+            known = list(names[1:])
             raise InvalidValue(f"run() got parameter(s) {', '.join(map(repr, unknown))} that "
                                f"{cls.__name__}.init does not accept (it accepts: "
                                f"{', '.join(known) or 'nothing'})")
@@ -502,25 +587,37 @@ def _init_outputs(prog, cls, graph, params, specs, n):
                                  f"{sorted(names)}")
     arrays = {}
     for p in specs:
+        # scalars stay scalars (cast exactly as np.full would): the engine fills its own
+        # buffer on its side -- a host array of n values would be uploaded on every GPU run
         if p.name not in props or props[p.name] is None:
-            arrays[p.name] = np.full(n, p.default, dtype=p.dtype)
+            arrays[p.name] = np.full(1, p.default, dtype=p.dtype)[0]
             continue
         v = props[p.name]
         if np.ndim(v) == 0 and not _backend.is_device_array(v):
-            arrays[p.name] = np.full(n, v, dtype=p.dtype)
+            arrays[p.name] = np.full(1, v, dtype=p.dtype)[0]
             continue
         if tuple(getattr(v, "shape", (len(v),))) != (n,):
             raise InvalidProgram(f"{cls.__name__}.init: property {p.name!r} has shape "
                                  f"{getattr(v, 'shape', None)}, expected ({n},)")
         arrays[p.name] = v  # converted (and copied) by the engine; never written in place
-    return arrays, _active_to_bool(active, n, cls)
+    return arrays, _active_ids(active, n, cls)
 
 
-def _active_to_bool(active, n, cls):
+def _active_ids(active, n, cls):
+    """None (every vertex) or sorted distinct int64 ids; device bool arrays / Bitmasks stay
+    on the device (one flatnonzero there instead of a host round trip of n bools)."""
     if active is None or (isinstance(active, str) and active == "all"):
-        return np.ones(n, dtype=bool)
+        return None
     if hasattr(active, "to_bool") and hasattr(active, "words"):  # Bitmask
-        return np.asarray(_backend.to_host(active.to_bool()), dtype=bool)
+        if len(active) != n:
+            raise InvalidProgram(f"{cls.__name__}.init: active Bitmask has {len(active)} "
+                                 f"vertices, expected {n}")
+        return active.to_indices().astype(np.int64)
+    if _backend.is_device_array(active) and active.dtype == bool:
+        if active.shape != (n,):
+            raise InvalidProgram(f"{cls.__name__}.init: active bool array has shape "
+                                 f"{active.shape}, expected ({n},)")
+        return _backend.cupy().flatnonzero(active).astype(np.int64)
     a = _backend.to_host(active)
     if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
         a = np.array([a])
@@ -529,7 +626,7 @@ def _active_to_bool(active, n, cls):
         if a.shape != (n,):
             raise InvalidProgram(f"{cls.__name__}.init: active bool array has shape {a.shape}, "
                                  f"expected ({n},)")
-        return a.copy()
+        return np.flatnonzero(a).astype(np.int64)
     if a.size and a.dtype.kind not in "iu":
         raise InvalidProgram(f"{cls.__name__}.init: active must be vertex ids, a bool array, a "
                              f"Bitmask, None or 'all'; got dtype {a.dtype}")
@@ -537,9 +634,9 @@ def _active_to_bool(active, n, cls):
     if a.size and (a.min() < 0 or a.max() >= n):
         bad = a[(a < 0) | (a >= n)][0]
         raise IndexOutOfBound(f"{cls.__name__}.init: active vertex {bad} is outside [0, {n})")
-    b = np.zeros(n, dtype=bool)
-    b[a] = True
-    return b
+    if a.size > 1:
+        a = np.unique(a)
+    return a
 
 
 def bind(program, graph, params, max_iterations=None) -> BoundProgram:
@@ -550,13 +647,13 @@ def bind(program, graph, params, max_iterations=None) -> BoundProgram:
     if not issubclass(cls, VertexProgram):
         raise InvalidProgram(f"run() expects a VertexProgram subclass or instance, got "
                              f"{cls.__name__}")
-    _check_attributes(cls, complete=True)
+    chk = _checked(cls)
     prog = program() if isinstance(program, type) else program
-    specs = _prop_specs(cls)
+    specs = chk.specs
     n = int(graph.num_vertices)
-    monoid_untyped = _resolve_monoid(cls)
+    monoid_untyped = chk.monoid
 
-    props0, active0 = _init_outputs(prog, cls, graph, params, specs, n)
+    props0, active0 = _init_outputs(prog, cls, graph, params, specs, n, chk.init_params)
 
     weighted = bool(getattr(graph, "weighted", False))
     if cls.edge_dtype is not None:
@@ -566,13 +663,14 @@ def bind(program, graph, params, max_iterations=None) -> BoundProgram:
     else:
         edge_dt = np.dtype(np.int32)
 
-    gather_fn, gather_self = _callback(cls, "gather")
-    update_fn, update_self = _callback(cls, "update")
+    gather_fn, gather_self = chk.callbacks["gather"]
+    update_fn, update_self = chk.callbacks["update"]
+    mask_fn, mask_self = chk.callbacks["mask"]
     kernels = _udf.compile_callbacks(
         cls.__name__, prog, specs, edge_dt,
         gather_fn, gather_self, update_fn, update_self,
         y_dtype=None if cls.y_dtype is None else _dt.lookup_dtype(cls.y_dtype),
-        monoid=monoid_untyped)
+        monoid=monoid_untyped, mask_fn=mask_fn, mask_self=mask_self)
 
     tol = cls.tolerance
     tolerances = {}
@@ -593,11 +691,14 @@ def bind(program, graph, params, max_iterations=None) -> BoundProgram:
             raise InvalidValue(f"max_iterations must be a non-negative int or None, got "
                                f"{max_iterations!r}")
         max_iterations = int(max_iterations)
+    code_key = (cls.__name__, kernels.key, cls.edges, weighted, cls.apply_to, cls.gather_from,
+                tuple(sorted(tolerances.items())))
     return BoundProgram(
         name=cls.__name__, instance=prog, edges=cls.edges, props=specs, monoid=kernels.monoid,
         y_dtype=kernels.y_dtype, edge_dtype=edge_dt, weighted=weighted, apply_to=cls.apply_to,
         gather_from=cls.gather_from, tolerances=tolerances, max_iterations=max_iterations,
-        converged_hook=conv, kernels=kernels, init_props=props0, init_active=active0)
+        converged_hook=conv, kernels=kernels, init_props=props0, init_active=active0,
+        code_key=code_key)
 
 
 # ---------------------------------------------------------------------------------------------

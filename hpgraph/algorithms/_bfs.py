@@ -25,6 +25,7 @@ size and edge counts together).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -111,16 +112,61 @@ def bfs(G, source, *, direction="auto", backend=None, to=None):
 # Why: a Python-driven level loop costs a few host round trips per level, which dominates on
 # high-diameter graphs (4,095 levels on a 2048 x 2048 grid: seconds).  The engine runs tiny
 # supersteps blind on the device (CUDA graphs, one host read per batch) and picks push or pull
-# per superstep itself.  One int64 property carries ``depth * 2**32 + id`` so that a gathered
-# edge reads one word, and ``min`` over ``key[u] + 2**32`` picks the smallest depth and then the
-# smallest id: the parents are deterministic.
+# per superstep itself (on the device, within a batch).
+#
+# The program reduces with ``any``: the engine stops a pulled row at its first active
+# in-neighbour, and every active sender of a superstep sits on the same BFS level (a vertex
+# changes once, when reached), so any of them is a valid parent.  ``mask`` keeps visited
+# vertices out of every superstep: a pull skips their rows entirely (bottom-up BFS scans only
+# unvisited vertices, and each only until its first frontier neighbour), a push skips the
+# atomic into them.  The gathered value packs the sender's level and id into one int64,
+# ``(depth[u] + 1) * 2**32 + u`` (never 0, ``any``'s identity), so one word carries both.
 
 _KEY_SHIFT = 4294967296  # 2**32: vertex ids below it fit in the low half of the key
 _KEY_NONE = np.iinfo(np.int64).max
 
+#: The engine's direction constant for BFS (``hp.run(push_alpha=)``): a masked ``any`` pull
+#: superstep costs far less than the ``pull_edges + n`` the generic rule assumes.
+PUSH_ALPHA_ENGINE = 4.0
+
+
+def _bfs_any_class(idt):
+    class BFSAny(VertexProgram):
+        """depth[v] (-1 until reached), parent[v] (a frontier in-neighbour), vid[v] = v."""
+
+        edges = "in"
+        properties = {"depth": ("int32", -1), "parent": (idt, -1), "vid": (idt, 0)}
+        reduce = "any"
+        y_dtype = "int64"
+        apply_to = "received"  # update(v, 0) leaves v unchanged
+
+        def init(self, graph, depth=None, parent=None, vid=None, active=None):
+            return {"depth": depth, "parent": parent, "vid": vid}, active
+
+        def mask(v):
+            return v.depth < 0
+
+        def gather(src, edge, dst):
+            return np.int64(src.depth + 1) * 4294967296 + src.vid
+
+        def update(v, y):
+            fresh = v.depth < 0 and y != 0
+            return {"depth": y // 4294967296 if fresh else v.depth,
+                    "parent": y % 4294967296 if fresh else v.parent}
+
+    BFSAny.__name__ = BFSAny.__qualname__ = f"BFSAny_{np.dtype(idt).name}"
+    return BFSAny
+
+
+_BFS_ANY = {np.dtype(t): _bfs_any_class(np.dtype(t)) for t in (np.int32, np.int64)}
+
 
 class _BFSKeys(VertexProgram):
-    """key[v] = depth[v] * 2**32 + v once reached (-1 before); parent[v] = the in-neighbour."""
+    """The previous GPU BFS program (kept for benchmarks/bench_sssp_breakdown.py): ``min`` over
+    ``key = depth * 2**32 + id`` (smallest-id parents, deterministic), no mask: pull supersteps
+    scan whole rows, visited ones included.
+
+    key[v] = depth[v] * 2**32 + v once reached (-1 before); parent[v] = the in-neighbour."""
 
     edges = "in"
     properties = {"key": ("int64", -1), "vid": ("int64", 0), "parent": ("int64", -1)}
@@ -140,24 +186,40 @@ class _BFSKeys(VertexProgram):
                 "parent": y % 4294967296 if fresh else v.parent}
 
 
-def bfs_engine(G, sources, *, direction="auto", side="gpu"):
-    """BFS through :func:`hpgraph.run` (see :class:`_BFSKeys`); returns ``(depth, parent)``."""
+_VIDS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _vertex_ids(G, idt):
+    """``arange(n)`` of dtype ``idt`` on G's side, kept per graph (the engine only reads it)."""
+    xp = G.xp
+    try:
+        slot = _VIDS.setdefault(G, {})
+    except TypeError:
+        return xp.arange(G.num_vertices, dtype=idt)
+    key = np.dtype(idt).str
+    if key not in slot:
+        slot[key] = xp.arange(G.num_vertices, dtype=idt)
+    return slot[key]
+
+
+def bfs_engine(G, sources, *, direction="auto", side="gpu", push_alpha=None):
+    """BFS through :func:`hpgraph.run` (the ``BFSAny`` program above); returns
+    ``(depth, parent)`` (int32, and int32 or int64 by the number of vertices)."""
     from ..program import run
 
     xp = G.xp
     n = int(G.num_vertices)
     idt = np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
     src = np.unique(sources)
-    vid = xp.arange(n, dtype=np.int64)
-    key = xp.full(n, -1, dtype=np.int64)
-    parent = xp.full(n, -1, dtype=np.int64)
-    key[xp.asarray(src)] = xp.asarray(src)          # depth 0
-    parent[xp.asarray(src)] = xp.asarray(src)
-    res = run(_BFSKeys, G, backend=side, direction=direction, key=key, vid=vid, parent=parent,
-              active=src)
-    key = res.key
-    depth = xp.where(key >= 0, key // _KEY_SHIFT, -1).astype(np.int32)
-    return depth, res.parent.astype(idt)
+    s = xp.asarray(src.astype(idt))
+    depth = xp.full(n, -1, dtype=np.int32)
+    parent = xp.full(n, -1, dtype=idt)
+    depth[s] = 0
+    parent[s] = s
+    res = run(_BFS_ANY[idt], G, backend=side, direction=direction,
+              push_alpha=PUSH_ALPHA_ENGINE if push_alpha is None else push_alpha,
+              depth=depth, parent=parent, vid=_vertex_ids(G, idt), active=src)
+    return res.depth, res.parent
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ from .. import dtypes as _dt
 
 _TEMPLATE_DIR = Path(__file__).with_name("templates")
 
-KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_touched")
+KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_touched",
+           "hp_apply_auto", "hp_init_frontier")
 
 #: Push rows longer than this (heavy frontier vertices) are split over the whole grid.
 HEAVY = 1024
@@ -156,6 +157,7 @@ def program_source(bp, idx_dtype) -> str:
             lines.append(f"P_{p.name}[v] = n_{p.name};")
     update_body = "\n".join("                " + ln for blk in lines for ln in blk.splitlines())
     edge_load = "((w_t)__ldg((vals) + (pos)))" if bp.weighted else "((w_t)1)"
+    mask_body = k.c_mask_body(v="v", ptr="P_")
     preamble = "\n".join(x for x in (mon.c_preamble, k.c_preamble) if x)
     subst = dict(
         PROGRAM=bp.name,
@@ -167,6 +169,9 @@ def program_source(bp, idx_dtype) -> str:
         HAS_TERMINAL=int(is_term is not None),
         IDEMPOTENT=int(bool(mon.idempotent)),
         RECEIVED_ONLY=int(bp.apply_to == "received"),
+        HAS_MASK=int(k.mask is not None),
+        ANY=int(bool(mon.terminal_any)),
+        MASK_BODY=mask_body,
         HEAVY=HEAVY,
         EDGE_LOAD=edge_load,
         PREAMBLE=preamble,

@@ -8,6 +8,9 @@ monoid's ``np_reduce_segments``.  Both directions present the values of each rec
 same canonical order (the pull matrix's row order: by sender, "in" part before "out" part), so
 push and pull give bit-identical results here, floating-point sums included.
 
+A program's ``mask(v)`` (evaluated on the properties at the superstep's start) drops the
+candidate edges into rejected receivers before ``gather``, in both directions.
+
 APPLY evaluates ``update`` on all vertices (or those that received something, under
 ``apply_to="received"``) and marks changed vertices active for the next superstep.
 """
@@ -75,9 +78,8 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
              for pull, push in common.matrices(graph, bp.edges)]
     nnz_pull = sum(p.nnz for p in parts)
     degree = sum(p.q_degree for p in parts) if parts else np.zeros(n, np.int64)
-    props = {p.name: np.array(common.host(bp.init_props[p.name]), dtype=p.dtype, copy=True)
-             for p in bp.props}
-    active = bp.init_active.copy()
+    props = {p.name: _initial(bp.init_props[p.name], p.dtype, n) for p in bp.props}
+    active = bp.active_bool(n)
     mon = bp.monoid
     ydt = bp.y_dtype
     identity = mon.identity
@@ -114,6 +116,11 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
             else:
                 chunks.append(p.pull_edges(None if bp.gather_from == "all" else active))
         dst, src, w = _concat(chunks, one)
+        recv = k.mask_np(props) if k.mask is not None else None
+        if recv is not None and dst.size:
+            keep = recv[dst]
+            dst, src = dst[keep], src[keep]
+            w = w[keep] if w.ndim else w
         if len(chunks) > 1 or use_push:
             # pull rows are already grouped (and ordered by sender) within a part; push rows
             # come sender by sender: a stable sort by receiver restores the canonical order.
@@ -157,6 +164,13 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
     return RunResult(properties=props, supersteps=step, active=stats_active,
                      directions=stats_dir, frontier_edges=stats_edges, converged=converged,
                      time=elapsed, setup_time=setup_time, backend="cpu", syncs=0)
+
+
+def _initial(value, dtype, n):
+    """A fresh host array for one property (a scalar fills every vertex)."""
+    if np.ndim(value) == 0 and not hasattr(value, "__cuda_array_interface__"):
+        return np.full(n, value, dtype=dtype)
+    return np.array(common.host(value), dtype=dtype, copy=True)
 
 
 def _concat(chunks, one):

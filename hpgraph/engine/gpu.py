@@ -1,26 +1,47 @@
 """The superstep loop on the GPU.
 
-Per run: one generated CUDA module (:mod:`.codegen`), every buffer allocated once (properties
-as structure of arrays, ``y``, two bitmasks and two frontier queues -- the paper's x_bitmask
-and active_bitmask, swapped by parity --, the touched queue, a 16-word device state and a
-history ring), and a fixed launch sequence per superstep:
+Per (device graph, program code) a *run state* (:class:`_State`): one generated CUDA module
+(:mod:`.codegen`), every buffer (``y``, two bitmasks and two frontier queues -- the paper's
+x_bitmask and active_bitmask, swapped by parity --, the touched queue, a 16-word device state
+followed by a history ring, the properties as structure of arrays), the stream and the CUDA
+graphs captured for blind batches.  States are kept between calls (a few per graph, LRU, the
+graph weakly referenced), so a repeated ``hp.run`` allocates nothing: it copies or fills the
+initial properties, zeroes the 16 state words, and one kernel (``hp_init_frontier``) writes
+the initial frontier -- queue, bitmask, size, push-edge count, heavy list -- on the device.
+Invariants that make that enough: between supersteps ``y`` is the identity and the touched
+bitmask is zero (APPLY restores both), and the bitmasks are zero after a run that ended with an
+empty frontier (other runs mark the state for a bitmask reset).
+
+A fixed launch sequence per superstep:
 
 * pull: ``hp_pull_ell`` (+ ``hp_pull_coo`` for the HYB tail) per gather side, ``hp_apply_all``;
-* push: ``hp_push`` per gather side, ``hp_apply_touched`` (or ``hp_apply_all``).
+* push: ``hp_push`` per gather side, ``hp_apply_touched`` (or ``hp_apply_all``);
+* mixed (direction ``"auto"``): both, each kernel running only if the device-side direction
+  rule (the host's :func:`.common.choose_push`, as a precomputed edge limit) picks it, then
+  ``hp_apply_auto``.
 
 Kernels find the current parity and frontier size in the device state, and the last block of
-APPLY closes the superstep, so the host never has to look between supersteps.  It looks only
-to choose the direction: after a pull superstep (large frontier: the superstep itself is
-expensive), or after a *blind batch* of push supersteps -- 1, 2, 4, 8 launched directly, then
-16 and 64 replayed as CUDA graphs -- which ends early on the device when the frontier empties
-or outgrows the push threshold.  One small counter read per batch is the only host sync.
+APPLY closes the superstep, so the host never has to look between supersteps.  It looks once
+per *blind batch*: a run starts with a mixed batch of :data:`MIXED` supersteps (no read
+before it: the device knows the initial frontier), and while the frontier is small the host
+launches push-only batches -- 1, 2, 4, 8 launched directly, then 16 and 64 replayed as CUDA
+graphs -- which end early on the device when the frontier empties or outgrows the push
+threshold; after such an abort a mixed batch follows.  Each read brings the state words and
+the first :data:`HIST_HEAD` history records in one small copy.  On a reused state every batch
+is replayed from a CUDA graph.
+
+Results: properties are handed over to the caller (the state allocates fresh ones next call)
+unless CUDA graphs hold their addresses; then the caller gets copies.  Nothing returned aliases
+a buffer that a later call writes.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 import weakref
+from collections import OrderedDict
 
 import numpy as np
 
@@ -31,9 +52,18 @@ from . import codegen, common
 
 #: Blind batch sizes (push supersteps between two host syncs); the last one repeats.
 BATCHES = (1, 2, 4, 8, 16, 64)
-#: Batches at least this long are replayed as CUDA graphs (captured once per run).
+#: Supersteps of a mixed batch (device-side direction choice); after it the host looks.
+MIXED = 8
+#: Batches at least this long are replayed as CUDA graphs (captured once per run state); on
+#: a reused state every batch of two or more supersteps is.
 GRAPH_MIN = 16
+#: CUDA graphs kept per run state (keyed by batch kind, length, limit and property addresses).
+MAX_GRAPHS = 32
+#: Run states kept per device graph (least recently used first out).
+MAX_STATES = 4
 HIST_CAP = 1 << 14
+#: History records read along with the state words at every host read.
+HIST_HEAD = 64
 BLOCK = 256
 #: HYB COO-tail segments longer than this are split into chunks (one warp each) when the
 #: monoid has an atomic form, so a hub row is not one warp's critical path.
@@ -42,6 +72,17 @@ CHUNK = 1024
 S_HALT, S_EXEC, S_STEP, S_CNT, S_EDG, S_TCNT, S_DONE, S_HCNT = 0, 1, 2, 3, 5, 7, 8, 9
 
 _matrix_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: device Graph -> OrderedDict(state key -> _State); weak, so a dead graph frees its states
+_states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_source_cache: dict = {}
+_lock = threading.Lock()
+
+
+def clear_cache():
+    """Drop every kept run state (their device buffers return to CuPy's pool) and source."""
+    with _lock:
+        _states.clear()
+        _source_cache.clear()
 
 
 def _cached(owner, key, make):
@@ -102,36 +143,36 @@ class _Part:
         self.n = n
 
 
-class _Run:
-    def __init__(self, bp, graph, direction, push_alpha):
-        cp = _backend.cupy()
-        self.cp = cp
-        self.bp = bp
-        n = self.n = int(graph.num_vertices)
-        idt = np.dtype(graph.A.index_dtype)
-        self.idt = idt
-        wdt = np.dtype(bp.edge_dtype)
-        self.stream = cp.cuda.Stream(non_blocking=True)
-        dev = cp.cuda.Device()
-        self.n_sm = int(dev.attributes["MultiProcessorCount"])
-        src = codegen.program_source(bp, idt)
-        self.source = src
-        with _backend.out_of_memory_guard(f"preparing vertex program {bp.name}"):
-            mod = _backend.raw_module(src, ("-std=c++17",))
-            self.k = {name: mod.get_function(name) for name in codegen.KERNELS}
-            self._setup(cp, graph, idt, wdt)
-        self.direction = direction
-        self.alpha = push_alpha
-        self.can_push = bp.monoid.atomic is not None and bp.gather_from == "active"
-        thr = (self.nnz_pull + n) / push_alpha
-        self.limit = np.uint64(max(1, math.ceil(thr) - 1)) if direction == "auto" else np.uint64(0)
-        self.graphs = {}
-        self.graphs_ok = True
+def _ptr(a):
+    d = a.data
+    return d.ptr if hasattr(d, "ptr") else a.__array_interface__["data"][0]
 
-    # ---- buffers ---------------------------------------------------------------------------
-    def _setup(self, cp, graph, idt, wdt):
-        bp = self.bp
-        n = self.n
+
+def _source(bp, idt):
+    key = (bp.code_key, np.dtype(idt).str, codegen.HEAVY)
+    with _lock:
+        src = _source_cache.get(key)
+    if src is None:
+        src = codegen.program_source(bp, idt)
+        with _lock:
+            if len(_source_cache) > 256:
+                _source_cache.clear()
+            _source_cache[key] = src
+    return src
+
+
+class _State:
+    """Everything a run of one program on one device graph can reuse on the next call."""
+
+    def __init__(self, cp, bp, graph, src, idt, wdt):
+        self.cp = cp
+        n = self.n = int(graph.num_vertices)
+        self.idt = idt
+        self.stream = cp.cuda.Stream(non_blocking=True)
+        self.n_sm = int(_backend.num_sms())
+        self.source = src
+        mod = _backend.raw_module(src, ("-std=c++17",))
+        self.k = {name: mod.get_function(name) for name in codegen.KERNELS}
         with self.stream:
             split = bp.monoid.atomic is not None
             self.parts = [_Part(cp, graph, a, b, wdt, bp.weighted, idt, split)
@@ -141,9 +182,6 @@ class _Run:
             for p in self.parts:
                 deg += p.degree.astype(cp.int64)
             self.deg = deg
-            self.props = {}
-            for p in bp.props:
-                self.props[p.name] = cp.array(bp.init_props[p.name], dtype=p.dtype, copy=True)
             self.y = cp.full(n, bp.monoid.identity, dtype=bp.y_dtype)
             nw = max(1, (n + 31) // 32)
             self.bm = [cp.zeros(nw, cp.uint32), cp.zeros(nw, cp.uint32)]
@@ -151,119 +189,208 @@ class _Run:
             self.qh = [cp.zeros(max(n, 1), idt), cp.zeros(max(n, 1), idt)]
             self.tbm = cp.zeros(nw, cp.uint32)
             self.tq = cp.zeros(max(n, 1), idt)
-            self.hist = cp.zeros(HIST_CAP * 3, cp.uint64)
+            # state words then the history ring: one allocation, so one copy reads both
+            self.sh = cp.zeros(16 + HIST_CAP * 3, cp.uint64)
+            self.st = self.sh[:16]
+            self.hist = self.sh[16:]
             self.dummy_w = cp.zeros(1, wdt)
-            # initial frontier: bitmask, queue, count and push-edge count (parity 0)
-            act = np.asarray(bp.init_active, dtype=bool)
-            ids = np.flatnonzero(act)
-            # packed bits (not ufunc.at over the ids: 9 ms for an all-active start at n = 2M)
-            self.bm[0][...] = cp.asarray(Bitmask.from_bool(act).words)
-            if ids.size:
-                self.q[0][: ids.size] = cp.asarray(ids.astype(idt))
-            st = np.zeros(16, np.uint64)
-            st[S_CNT] = ids.size
-            if ids.size:
-                d0 = np.asarray(_backend.to_host(deg[cp.asarray(ids)]), dtype=np.int64)
-                st[S_EDG] = int(d0.sum())
-                heavy = ids[d0 > codegen.HEAVY]
-                st[S_HCNT] = heavy.size
-                if heavy.size:
-                    self.qh[0][: heavy.size] = cp.asarray(heavy.astype(idt))
-            st[S_HALT] = 0 if ids.size else 1
-            self.st = cp.asarray(st)
-            self.prop_args = tuple(self.props[p.name] for p in bp.props)
+            self.dummy_ids = cp.zeros(1, idt)
+        self.props = None          # {name: array} owned by the state, or None (handed over)
+        self.graphs = {}
+        self.graphs_ok = True
+        self.clean = True          # bitmasks are zero
+        self.calls = 0
+
+
+class _Run:
+    """One call: the per-call settings over a :class:`_State`."""
+
+    def __init__(self, state, bp, direction, push_alpha):
+        self.s = state
+        self.cp = state.cp
+        self.bp = bp
+        self.n = state.n
+        self.direction = direction
+        self.alpha = push_alpha
+        self.can_push = bp.monoid.atomic is not None and bp.gather_from == "active"
+        self.limit = np.uint64(push_limit(state.nnz_pull, state.n, push_alpha))
+        self.props = None
+        self.prop_args = ()
+        self.ptrs = ()
+
+    # ---- per-call setup ----------------------------------------------------------------
+    def start(self):
+        """Initial properties (caller's stream), then frontier and state words (run stream)."""
+        s, cp, bp, n = self.s, self.cp, self.bp, self.n
+        caller = cp.cuda.get_current_stream()
+        # The properties are prepared on the caller's stream: the init arrays were written
+        # there, and results handed over must belong to the stream that will free them.
+        if s.props is None:
+            s.props = {p.name: cp.empty(n, p.dtype) for p in bp.props}
+        for p in bp.props:
+            _fill(cp, s.props[p.name], bp.init_props[p.name])
+        self.props = s.props
+        self.prop_args = tuple(s.props[p.name] for p in bp.props)
+        self.ptrs = tuple(_ptr(a) for a in self.prop_args)
+        s.stream.wait_event(caller.record())
+        with s.stream:
+            if not s.clean:
+                s.bm[0].fill(0)
+                s.bm[1].fill(0)
+            s.clean = False
+            s.st.fill(0)
+            ids = bp.init_active
+            if ids is None:
+                nids, every, arr = n, 1, s.dummy_ids
+            else:
+                nids, every = int(ids.shape[0]), 0
+                arr = cp.asarray(ids).astype(self.s.idt, copy=False) if nids else s.dummy_ids
+            s.k["hp_init_frontier"](self._grid(max(nids, 1), BLOCK, s.n_sm * 8), (BLOCK,),
+                                    (arr, np.int64(nids), np.int32(every), s.deg, s.bm[0],
+                                     s.q[0], s.qh[0], s.st))
+
+    def finish(self, clean):
+        """The properties for the caller (never a buffer a later call writes)."""
+        s, cp = self.s, self.cp
+        cp.cuda.get_current_stream().wait_event(s.stream.record())
+        if s.graphs:
+            # captured graphs hold these addresses: keep the buffers, hand out copies
+            out = {k: v.copy() for k, v in s.props.items()}
+        else:
+            out = s.props
+            s.props = None
+        s.clean = clean
+        return out
 
     # ---- launches ---------------------------------------------------------------------------
     def _grid(self, items, per_block, cap):
         return (max(1, min(cap, -(-items // per_block))),)
 
-    def _pull_step(self):
-        n, k = self.n, self.k
-        for p in self.parts:
+    def _pull(self, mode):
+        s, n, k = self.s, self.n, self.s.k
+        for p in s.parts:
             if p.K > 0:
-                k["hp_pull_ell"](self._grid(n, BLOCK, self.n_sm * 32), (BLOCK,),
-                                 (p.ell_idx, self.dummy_w if p.ell_val is None else p.ell_val,
-                                  np.int64(n), np.int32(p.K), self.bm[0], self.bm[1], self.y,
-                                  self.st) + self.prop_args)
+                k["hp_pull_ell"](self._grid(n, BLOCK, s.n_sm * 32), (BLOCK,),
+                                 (p.ell_idx, s.dummy_w if p.ell_val is None else p.ell_val,
+                                  np.int64(n), np.int32(p.K), s.bm[0], s.bm[1], s.y,
+                                  s.st, self.limit, np.int32(mode)) + self.prop_args)
             if p.tail is not None:
                 seg_row, seg_ptr, nseg, col, val = p.tail
-                k["hp_pull_coo"](self._grid(nseg, BLOCK // 32, self.n_sm * 32), (BLOCK,),
+                k["hp_pull_coo"](self._grid(nseg, BLOCK // 32, s.n_sm * 32), (BLOCK,),
                                  (seg_row, seg_ptr, np.int64(nseg), col,
-                                  self.dummy_w if val is None else val, self.bm[0], self.bm[1],
-                                  self.y, self.st) + self.prop_args)
-        self._apply(touched=False, dir_code=1)
+                                  s.dummy_w if val is None else val, s.bm[0], s.bm[1],
+                                  s.y, s.st, self.limit, np.int32(mode)) + self.prop_args)
 
-    def _push_step(self, limit, count_hint=None, heavy=0):
+    def _push(self, mode, count_hint=None, heavy=0):
+        s = self.s
         track = self.bp.apply_to == "received"
         if count_hint is None:
-            grid = (2 * self.n_sm,)
+            grid = (2 * s.n_sm,)
         else:
             # heavy rows are split over the whole grid: make it wide enough for them
-            grid = self._grid(count_hint, BLOCK // 32, self.n_sm * 16)
+            grid = self._grid(count_hint, BLOCK // 32, s.n_sm * 16)
             if heavy:
-                grid = (max(grid[0], 2 * self.n_sm),)
-        for i, p in enumerate(self.parts):
-            self.k["hp_push"](grid, (BLOCK,),
-                              (p.indptr, p.indices, self.dummy_w if p.vals is None else p.vals,
-                               self.q[0], self.q[1], self.qh[0], self.qh[1], self.deg, self.y,
-                               self.tbm, self.tq, self.st, np.uint64(limit), np.int32(i == 0),
-                               np.int32(track)) + self.prop_args)
-        self._apply(touched=track, dir_code=0)
+                grid = (max(grid[0], 2 * s.n_sm),)
+        for i, p in enumerate(s.parts):
+            s.k["hp_push"](grid, (BLOCK,),
+                           (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,
+                            s.q[0], s.q[1], s.qh[0], s.qh[1], s.deg, s.y,
+                            s.tbm, s.tq, s.st, self.limit, np.int32(mode), np.int32(i == 0),
+                            np.int32(track)) + self.prop_args)
+
+    def _apply_args(self):
+        s = self.s
+        return (np.int64(self.n), s.y, s.bm[0], s.bm[1], s.q[0], s.q[1], s.qh[0], s.qh[1],
+                s.tbm, s.tq, s.deg, s.st, s.hist, np.int64(HIST_CAP))
 
     def _apply(self, touched, dir_code):
+        s = self.s
         name = "hp_apply_touched" if touched else "hp_apply_all"
-        grid = (self.n_sm,) if touched else self._grid(self.n, BLOCK, self.n_sm * 8)
-        self.k[name](grid, (BLOCK,),
-                     (np.int64(self.n), self.y, self.bm[0], self.bm[1], self.q[0], self.q[1],
-                      self.qh[0], self.qh[1], self.tbm, self.tq, self.deg, self.st, self.hist, np.int64(HIST_CAP),
-                      np.int32(dir_code)) + self.prop_args)
+        grid = (s.n_sm,) if touched else self._grid(self.n, BLOCK, s.n_sm * 8)
+        s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),) + self.prop_args)
 
-    def _batch(self, k, limit):
-        """``k`` blind push supersteps (a CUDA graph when long enough)."""
-        if k >= GRAPH_MIN and self.graphs_ok:
-            g = self.graphs.get(k)
+    def _step(self, kind, count_hint=None, heavy=0):
+        """One superstep of ``kind``: "push", "pull" or "mixed" (device-side choice)."""
+        if kind == "push":
+            # under direction="auto" a blind push aborts when the frontier outgrew the limit
+            self._push(2 if self.direction == "auto" else 0, count_hint, heavy)
+            self._apply(touched=self.bp.apply_to == "received", dir_code=0)
+        elif kind == "pull":
+            self._pull(0)
+            self._apply(touched=False, dir_code=1)
+        else:
+            self._push(1)
+            self._pull(1)
+            s = self.s
+            s.k["hp_apply_auto"](self._grid(self.n, BLOCK, s.n_sm * 8), (BLOCK,),
+                                 self._apply_args() + (self.limit,) + self.prop_args)
+
+    def _batch(self, kind, k):
+        """``k`` blind supersteps of ``kind`` (replayed from a CUDA graph when worth it)."""
+        s = self.s
+        if s.graphs_ok and (k >= GRAPH_MIN or (k > 1 and s.calls > 1)):
+            key = (kind, k, int(self.limit), self.direction, self.ptrs)
+            g = s.graphs.get(key)
             if g is None:
-                g = self._capture(k, limit)
+                g = self._capture(kind, k, key)
             if g is not None:
-                g.launch(stream=self.stream)
+                g.launch(stream=s.stream)
                 return
         for _ in range(k):
-            self._push_step(limit)
+            self._step(kind)
 
-    def _capture(self, k, limit):
-        s = self.stream
+    def _capture(self, kind, k, key):
+        s = self.s
+        st = s.stream
         try:
-            s.begin_capture()
+            st.begin_capture()
             try:
                 for _ in range(k):
-                    self._push_step(limit)
+                    self._step(kind)
             finally:
-                g = s.end_capture()
-            g.upload(s)
+                g = st.end_capture()
+            g.upload(st)
         except Exception:  # capture unsupported here: plain launches keep working
-            self.graphs_ok = False
+            s.graphs_ok = False
             return None
-        self.graphs[k] = g
+        if len(s.graphs) >= MAX_GRAPHS:
+            s.graphs.clear()
+        s.graphs[key] = g
         return g
 
     def read_state(self):
-        return self.cp.asnumpy(self.st, stream=self.stream).astype(np.int64)
+        """State words and the first HIST_HEAD history records (one small copy)."""
+        h = self.cp.asnumpy(self.s.sh[:16 + HIST_HEAD * 3], stream=self.s.stream)
+        h = h.astype(np.int64)
+        return h[:16], h[16:]
 
     # ---- the loop ------------------------------------------------------------------------
-    def loop(self):
+    def loop(self, t_start):
         bp = self.bp
         max_it = bp.max_iterations
         hook = bp.converged_hook
-        blind_ok = hook is None
+        blind = hook is None
+        mixed = self.direction == "auto" and self.can_push
         syncs = 0
         hist_read = 0
         records = []
         converged = True
-        bi = 0
-        with self.stream:
-            st = self.read_state()
-            syncs += 1
+        bi = pi = 0
+        with self.s.stream:
+            setup = time.perf_counter() - t_start
             t0 = time.perf_counter()
+            if blind and (max_it is None or max_it > 0):
+                # the first batch needs no read: the device knows the initial frontier
+                if mixed:
+                    self._batch("mixed", MIXED if max_it is None else min(MIXED, max_it))
+                elif self.direction == "push":
+                    self._step("push")
+                    bi = 1
+                else:
+                    self._step("pull")
+                    pi = 1
+            st, head = self.read_state()
+            syncs += 1
             while True:
                 cur = int(st[S_EXEC]) & 1
                 cnt, edg, step = int(st[S_CNT + cur]), int(st[S_EDG + cur]), int(st[S_STEP])
@@ -272,55 +399,133 @@ class _Run:
                 if max_it is not None and step >= max_it:
                     converged = False
                     break
-                if step + BATCHES[-1] - hist_read > HIST_CAP:
-                    records.extend(self._history(hist_read, step))
+                if step + max(BATCHES[-1], MIXED) - hist_read > HIST_CAP:
+                    records.extend(self._history(hist_read, step, None))
                     hist_read = step
                 if st[S_HALT] != 0:
-                    self.st[S_HALT:S_HALT + 1] = 0
+                    self.s.st[S_HALT:S_HALT + 1] = 0
                 if self.direction == "auto":
-                    push = self.can_push and common.choose_push(edg, self.nnz_pull, self.n,
+                    push = self.can_push and common.choose_push(edg, self.s.nnz_pull, self.n,
                                                                 self.alpha)
                 else:
                     push = self.direction == "push"
-                if push and blind_ok:
-                    k = BATCHES[min(bi, len(BATCHES) - 1)]
-                    if max_it is not None:
-                        k = min(k, max_it - step)
-                    if k == 1:
-                        self._push_step(self.limit, count_hint=cnt,
-                                        heavy=int(st[S_HCNT + cur]))
-                    else:
-                        self._batch(k, self.limit)
-                    bi += 1
-                else:
-                    bi = 0
-                    prev = {kk: v.copy() for kk, v in self.props.items()} if hook else None
+                left = None if max_it is None else max_it - step
+                if blind:
                     if push:
-                        self._push_step(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
+                        k = BATCHES[min(bi, len(BATCHES) - 1)]
+                        k = k if left is None else min(k, left)
+                        if k == 1:
+                            self._step("push", count_hint=cnt, heavy=int(st[S_HCNT + cur]))
+                        else:
+                            self._batch("push", k)
+                        bi += 1
+                    elif mixed:
+                        self._batch("mixed", MIXED if left is None else min(MIXED, left))
+                        bi = 0
                     else:
-                        self._pull_step()
-                    if hook is not None:
-                        st = self.read_state()
-                        syncs += 1
-                        nxt = int(st[S_EXEC]) & 1
-                        stats = SuperstepStats(step, cnt, int(st[S_CNT + nxt]),
-                                               "push" if push else "pull", dict(self.props), prev)
-                        if hook(stats):
-                            break
-                        continue
-                st = self.read_state()
+                        k = BATCHES[min(pi, len(BATCHES) - 1)]
+                        self._batch("pull", k if left is None else min(k, left))
+                        pi += 1
+                else:
+                    prev = {kk: v.copy() for kk, v in self.props.items()}
+                    if push:
+                        self._push(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
+                        self._apply(touched=bp.apply_to == "received", dir_code=0)
+                    else:
+                        self._pull(0)
+                        self._apply(touched=False, dir_code=1)
+                    st, head = self.read_state()
+                    syncs += 1
+                    nxt = int(st[S_EXEC]) & 1
+                    stats = SuperstepStats(step, cnt, int(st[S_CNT + nxt]),
+                                           "push" if push else "pull", dict(self.props), prev)
+                    if hook(stats):
+                        break
+                    continue
+                st, head = self.read_state()
                 syncs += 1
             elapsed = time.perf_counter() - t0
             step = int(st[S_STEP])
-            records.extend(self._history(hist_read, step))
-        return records, converged, elapsed, syncs
+            records.extend(self._history(hist_read, step, head))
+            clean = int(st[S_CNT + (int(st[S_EXEC]) & 1)]) == 0
+        return records, converged, setup, elapsed, syncs, clean
 
-    def _history(self, start, stop):
+    def _history(self, start, stop, head):
         if stop <= start:
             return []
-        h = self.cp.asnumpy(self.hist, stream=self.stream).reshape(HIST_CAP, 3).astype(np.int64)
+        if start == 0 and stop <= HIST_HEAD and head is not None:
+            h = head.reshape(HIST_HEAD, 3)
+            return [tuple(h[i]) for i in range(stop)]
+        a, b = start % HIST_CAP, (stop - 1) % HIST_CAP + 1
+        if a < b:   # one piece of the ring
+            h = self.cp.asnumpy(self.s.hist[a * 3:b * 3], stream=self.s.stream)
+            h = h.reshape(-1, 3).astype(np.int64)
+            return [tuple(r) for r in h]
+        h = self.cp.asnumpy(self.s.hist, stream=self.s.stream).reshape(HIST_CAP, 3)
+        h = h.astype(np.int64)
         idx = np.arange(start, stop) % HIST_CAP
         return [tuple(h[i]) for i in idx]
+
+
+def push_limit(nnz_pull, n, alpha):
+    """The largest frontier edge count for which :func:`.common.choose_push` says push (the
+    device-side form of the direction rule; exact, not a float approximation)."""
+    c = max(0, math.ceil((nnz_pull + n) / alpha) - 1)
+    while c > 0 and not common.choose_push(c, nnz_pull, n, alpha):
+        c -= 1
+    while common.choose_push(c + 1, nnz_pull, n, alpha):
+        c += 1
+    return c
+
+
+def _fill(cp, buf, value):
+    """Write a property's initial value into ``buf`` on the current stream (no host array of
+    n values is ever built for a scalar; device arrays are copied device to device)."""
+    if np.ndim(value) == 0 and not _backend.is_device_array(value):
+        buf.fill(value)
+    elif _backend.is_device_array(value):
+        if value.dtype == buf.dtype and value.flags.c_contiguous:
+            buf.data.copy_from_device_async(value.data, buf.nbytes)
+        else:
+            cp.copyto(buf, value, casting="unsafe")
+    else:
+        buf.set(np.ascontiguousarray(np.asarray(value).astype(buf.dtype, copy=False)))
+
+
+def _state_key(bp, idt, wdt, n):
+    return (bp.code_key, np.dtype(idt).str, np.dtype(wdt).str, n)
+
+
+def _acquire(cp, bp, graph, idt, wdt):
+    """A kept state for (graph, program code) -- taken out while in use, so two threads never
+    share one -- or a new one."""
+    key = _state_key(bp, idt, wdt, int(graph.num_vertices))
+    state = None
+    with _lock:
+        try:
+            per = _states.get(graph)
+        except TypeError:  # not weak-referenceable: nothing is kept
+            per = None
+        if per is not None:
+            state = per.pop(key, None)
+    if state is None:
+        state = _State(cp, bp, graph, _source(bp, idt), idt, wdt)
+    state.calls += 1
+    return key, state
+
+
+def _release(graph, key, state):
+    with _lock:
+        try:
+            per = _states.get(graph)
+            if per is None:
+                per = _states[graph] = OrderedDict()
+        except TypeError:
+            return
+        per[key] = state
+        per.move_to_end(key)
+        while len(per) > MAX_STATES:
+            per.popitem(last=False)
 
 
 def split_segments(seg_row, seg_ptr, chunk):
@@ -352,21 +557,40 @@ def _part_names(edges):
 
 
 def execute(bp, graph, *, direction, push_alpha, t_start):
-    """Run bound program ``bp`` on device graph ``graph``; returns a :class:`RunResult`."""
+    """Run bound program ``bp`` on device graph ``graph``; returns a :class:`RunResult`.
+
+    ``setup_time`` is host time until the first superstep is launched (device-side setup --
+    property copies, the initial frontier -- overlaps it and counts in ``time``).
+    """
     cp = _backend.cupy()
     n = int(graph.num_vertices)
     if n == 0:
         props = {p.name: cp.zeros(0, p.dtype) for p in bp.props}
         return RunResult(props, 0, [], [], [], True, 0.0, time.perf_counter() - t_start, "gpu", 0)
-    run = _Run(bp, graph, direction, push_alpha)
-    run.stream.synchronize()
-    setup = time.perf_counter() - t_start
-    with _backend.out_of_memory_guard(f"running vertex program {bp.name}"):
-        records, converged, elapsed, syncs = run.loop()
-    run.stream.synchronize()
+    idt = np.dtype(graph.A.index_dtype)
+    wdt = np.dtype(bp.edge_dtype)
+    with _backend.out_of_memory_guard(f"preparing vertex program {bp.name}"):
+        key, state = _acquire(cp, bp, graph, idt, wdt)
+    reused = state.calls > 1
+    run = _Run(state, bp, direction, push_alpha)
+    try:
+        with _backend.out_of_memory_guard(f"running vertex program {bp.name}"):
+            run.start()
+            records, converged, setup, elapsed, syncs, clean = run.loop(t_start)
+            props = run.finish(clean)
+    except BaseException:
+        # the state is dropped (not kept for the next call); let queued work finish first
+        try:
+            state.stream.synchronize()
+        except Exception:
+            pass
+        raise
+    _release(graph, key, state)
     return RunResult(
-        properties=run.props, supersteps=len(records), active=[int(r[0]) for r in records],
+        properties=props, supersteps=len(records), active=[int(r[0]) for r in records],
         directions=["pull" if r[2] else "push" for r in records],
         frontier_edges=[int(r[1]) for r in records], converged=converged, time=elapsed,
         setup_time=setup, backend="gpu", syncs=syncs,
-        extra={"graphs": sorted(run.graphs), "blind_batches": BATCHES})
+        extra={"graphs": sorted({g[1] for g in state.graphs if g[0] == "push"}),
+               "mixed_graphs": sorted({g[1] for g in state.graphs if g[0] != "push"}),
+               "blind_batches": BATCHES, "mixed_batch": MIXED, "reused_state": reused})

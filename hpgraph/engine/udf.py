@@ -2,7 +2,8 @@
 
 ``gather(src, edge, dst)`` is compiled with ``src``/``dst`` as property views (every declared
 property, typed), ``edge`` as a scalar of the edge dtype; ``update(v, y)`` with ``v`` a view
-and ``y`` of ``y_dtype``, its outputs cast to the properties' dtypes.  A leading ``self`` is a
+and ``y`` of ``y_dtype``, its outputs cast to the properties' dtypes; the optional
+``mask(v)`` with ``v`` a view, its result converted to bool.  A leading ``self`` is a
 third kind of view whose "properties" are the numeric attributes of the program instance,
 compiled in as constants (Python ``float`` -> float64, ``int`` -> int64, ``bool`` -> bool, NumPy
 scalars keep their dtype); changing one recompiles (the value is part of the cache key).
@@ -67,6 +68,17 @@ class CompiledCallbacks:
     edge_dtype: np.dtype
     update_outputs: tuple        # property names update writes
     single_output: bool          # update returned a bare value
+    mask: Any = None             # compiler.CompiledFunction of mask(v), or None
+    mask_args: tuple = ()        # per Python parameter: "self" | "v"
+
+    @property
+    def key(self) -> tuple:
+        """Hashable: equal keys give identical generated code (compiled functions are cached
+        by source, captured values and dtypes)."""
+        return (self.gather.cache_key, self.update.cache_key,
+                None if self.mask is None else self.mask.cache_key,
+                tuple(sorted(self.consts.items())), self.monoid.key, self.y_dtype.str,
+                self.edge_dtype.str, tuple((p.name, p.dtype.str) for p in self.props))
 
     # ---- NumPy ----------------------------------------------------------------------------
     def gather_np(self, props, src, w, dst):
@@ -103,6 +115,21 @@ class CompiledCallbacks:
         shape = np.shape(y)
         return {k: np.array(np.broadcast_to(v, shape), dtype=self._pdt(k)) for k, v in out.items()}
 
+    def mask_np(self, props):
+        """``mask(v)`` for every vertex (bool array), or None when the program has no mask."""
+        cf = self.mask
+        if cf is None:
+            return None
+        n = len(next(iter(props.values())))
+        args = []
+        for role, pyname in zip(self.mask_args, cf.arg_names):
+            if role == "self":
+                args.append({k: self.consts[k][1] for k in cf.views[pyname]})
+            else:
+                args.append({k: props[k] for k in cf.views[pyname]})
+        out = cf.np_call(*args)
+        return np.array(np.broadcast_to(out, (n,)), dtype=bool)
+
     def _pdt(self, name):
         for p in self.props:
             if p.name == name:
@@ -112,7 +139,8 @@ class CompiledCallbacks:
     # ---- CUDA C -------------------------------------------------------------------------
     @property
     def c_preamble(self) -> str:
-        return self.gather.c_preamble + self.update.c_preamble
+        return self.gather.c_preamble + self.update.c_preamble + \
+            ("" if self.mask is None else self.mask.c_preamble)
 
     def _const_exprs(self, cf, pyname):
         return {k: _dt.c_literal(self.consts[k][1], self.consts[k][0]) for k in cf.views[pyname]}
@@ -130,6 +158,20 @@ class CompiledCallbacks:
                 idx = u if role == "src" else v
                 exprs.append({k: _load(ptr + k, idx, self._pdt(k)) for k in cf.views[pyname]})
         return f"    return (y_t)({cf.c_call(*exprs)});"
+
+    def c_mask_body(self, v="v", ptr="P_") -> str:
+        """Body of ``bool hp_mask(idx_t v, <property pointers>)`` (``return true;`` without a
+        mask)."""
+        cf = self.mask
+        if cf is None:
+            return "    return true;"
+        exprs = []
+        for role, pyname in zip(self.mask_args, cf.arg_names):
+            if role == "self":
+                exprs.append(self._const_exprs(cf, pyname))
+            else:
+                exprs.append({k: _load(ptr + k, v, self._pdt(k)) for k in cf.views[pyname]})
+        return f"    return (bool)({cf.c_call(*exprs)});"
 
     def c_update_body(self, v="v", y="yv", ptr="P_") -> str:
         """Statements defining ``o_<p>`` (old value) and ``n_<p>`` (new) for every output."""
@@ -166,21 +208,24 @@ def _load(ptr, idx, dt):
 
 
 def _roles(fn, takes_self, roles):
-    import inspect
-
-    params = list(inspect.signature(fn).parameters)
+    # plain positional parameters (checked by program._check_callback): read off the code
+    # object rather than through inspect.signature, which costs ~10 us a call
+    code = fn.__code__
+    params = list(code.co_varnames[:code.co_argcount])
     out = (["self"] if takes_self else []) + list(roles)
     assert len(out) == len(params)
     return tuple(out), params
 
 
 def compile_callbacks(prog_name, instance, props, edge_dtype, gather_fn, gather_self,
-                      update_fn, update_self, *, y_dtype=None, monoid=None) -> CompiledCallbacks:
-    """Type and compile ``gather``/``update`` of a program (raises on malformed callbacks)."""
+                      update_fn, update_self, *, y_dtype=None, monoid=None, mask_fn=None,
+                      mask_self=False) -> CompiledCallbacks:
+    """Type and compile ``gather``/``update`` (and ``mask``) of a program (raises on malformed
+    callbacks)."""
     from ..compiler import compile_function
 
     ptypes = {p.name: p.dtype for p in props}
-    consts = _self_constants(instance) if (gather_self or update_self) else {}
+    consts = _self_constants(instance) if (gather_self or update_self or mask_self) else {}
     const_types = {k: t for k, (t, _) in consts.items()}
 
     g_roles, g_params = _roles(gather_fn, gather_self, ("src", "edge", "dst"))
@@ -241,7 +286,18 @@ def compile_callbacks(prog_name, instance, props, edge_dtype, gather_fn, gather_
         u = compile_function(update_fn, arg_types=arg_types, views=views,
                              result_dtype={k: ptypes[k] for k in outputs})
         single = False
+    mask = None
+    m_roles = ()
+    if mask_fn is not None:
+        m_roles, m_params = _roles(mask_fn, mask_self, ("v",))
+        views = {pn: (const_types if role == "self" else ptypes)
+                 for role, pn in zip(m_roles, m_params)}
+        probe = compile_function(mask_fn, arg_types={}, views=views)
+        if probe.outputs is not None:
+            raise InvalidProgram(f"{prog_name}.mask must return one bool (may v receive?), "
+                                 f"not a dict")
+        mask = compile_function(mask_fn, arg_types={}, views=views, result_dtype=np.bool_)
     return CompiledCallbacks(gather=g, update=u, gather_args=g_roles, update_args=u_roles,
                              consts=consts, props=tuple(props), monoid=typed, y_dtype=ydt,
                              edge_dtype=np.dtype(edge_dtype), update_outputs=outputs,
-                             single_output=single)
+                             single_output=single, mask=mask, mask_args=m_roles)

@@ -171,9 +171,9 @@ def test_bfs_engine_program_on_cpu(graph_case, cases):
 
 
 def test_bfs_engine_program_compiles():
-    """NVRTC compiles the BFS program's generated kernels (no GPU needed)."""
+    """NVRTC compiles the BFS programs' generated kernels (no GPU needed)."""
     from hpgraph import backend, program
-    from hpgraph.algorithms._bfs import _BFSKeys
+    from hpgraph.algorithms._bfs import _BFS_ANY, _BFSKeys
     from hpgraph.engine import codegen
 
     pytest.importorskip("cupy_backends.cuda.libs.nvrtc")
@@ -184,3 +184,75 @@ def test_bfs_engine_program_compiles():
     ptx = backend.compile_ptx(codegen.program_source(bp, np.dtype(np.int32)), "bfs_keys.cu")
     for k in codegen.KERNELS:
         assert k in ptx
+    for idt, prog in _BFS_ANY.items():
+        bp = program.bind(prog, G, dict(active=np.array([0])))
+        src = codegen.program_source(bp, idt)
+        assert "#define HP_ANY 1" in src and "#define HP_HAS_MASK 1" in src
+        ptx = backend.compile_ptx(src, "bfs_any.cu")
+        for k in codegen.KERNELS:
+            assert k in ptx
+
+
+def _random_graph(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    m = int(rng.integers(0, 6 * n + 1))
+    s, d = rng.integers(0, n, m), rng.integers(0, n, m)
+    k = min(m, 5)
+    s[:k] = d[:k]                                  # self-loops
+    if m > 20:
+        s[10:15], d[10:15] = s[15:20], d[15:20]    # duplicate edges
+    directed = bool(rng.integers(0, 2))
+    extra = int(rng.integers(0, 4))                # isolated vertices
+    return n + extra, s, d, directed
+
+
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+def test_bfs_random_graphs_depths_and_parents(backend_name, direction):
+    """Many random graphs: depths equal scipy.sparse.csgraph; parents are valid (at depth - 1,
+    along an existing edge) -- the GPU program may pick any frontier in-neighbour."""
+    import scipy.sparse as sp
+
+    for seed in range(40):
+        n, s, d, directed = _random_graph(seed)
+        G = hp.Graph.from_edges(s, d, num_vertices=n, directed=directed)
+        A = sp.coo_matrix((np.ones(s.size), (s, d)), shape=(n, n)).tocsr()
+        if not directed:
+            A = (A + A.T).tocsr()
+        srcs = sorted(set(np.random.default_rng(seed).integers(0, n, 1 + seed % 3).tolist()))
+        Gb = G.to_device() if backend_name == "gpu" else G
+        results = [hp.bfs(Gb, srcs, direction=direction, backend=backend_name)]
+        if backend_name == "cpu":   # the engine program (the GPU path) on the CPU engine
+            from hpgraph.algorithms._bfs import BFSResult, bfs_engine
+
+            results.append(BFSResult(*bfs_engine(G, np.array(srcs), direction=direction,
+                                                 side="cpu")))
+        ref = csg.shortest_path(A, directed=True, unweighted=True, indices=srcs)
+        ref = np.atleast_2d(ref).min(axis=0)
+        ref = np.where(np.isinf(ref), -1, ref).astype(np.int64)
+        r, c = A.nonzero()
+        edge_keys = r.astype(np.int64) * n + c
+        for res in results:
+            depth = np.asarray(hp.backend.to_host(res.depth))
+            parent = np.asarray(hp.backend.to_host(res.parent)).astype(np.int64)
+            assert depth.dtype == np.int32
+            np.testing.assert_array_equal(depth, ref)
+            np.testing.assert_array_equal(parent[srcs], srcs)
+            assert np.array_equal(parent == -1, depth == -1)
+            v = np.flatnonzero(depth > 0)
+            np.testing.assert_array_equal(depth[parent[v]], depth[v] - 1)
+            assert np.isin(parent[v] * n + v, edge_keys).all(), "parent -> v is not an edge"
+
+
+@pytest.mark.gpu
+def test_bfs_gpu_repeated_calls_fresh_results():
+    """The engine keeps run buffers per graph: results of earlier calls stay intact."""
+    import cupy
+
+    G = hp.generators.rmat(12, seed=3, backend="gpu")
+    r = [hp.bfs(G, s) for s in (0, 1, 0, 5)]
+    h = [cupy.asnumpy(x.depth) for x in r]
+    np.testing.assert_array_equal(h[0], h[2])
+    for x, hx in zip(r, h):
+        np.testing.assert_array_equal(cupy.asnumpy(x.depth), hx)
+    assert r[0].depth.data.ptr != r[2].depth.data.ptr

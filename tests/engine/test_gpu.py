@@ -137,3 +137,49 @@ def test_int64_indices_gpu():
                             index_dtype="int64")
     a, b = _both(SSSP, G, source=0)
     np.testing.assert_array_equal(_host(b.dist), a.dist)
+
+
+def test_state_reuse_gpu_equals_cpu_and_results_never_alias():
+    from hpgraph.engine import gpu
+
+    G = _skewed(5000, 60000, seed=11, directed=False)
+    Gd = G.to_device()
+    kept = []
+    for i, src in enumerate((0, 17, 0, 99, 17, 3)):
+        b = hp.run(SSSP, Gd, source=src, backend="gpu")
+        a = hp.run(SSSP, G, source=src, backend="cpu")
+        np.testing.assert_array_equal(_host(b.dist), a.dist)
+        assert b.extra["reused_state"] == (i > 0)
+        kept.append((_host(b.dist).copy(), b.dist))
+    for snap, arr in kept:                     # later calls never wrote earlier results
+        np.testing.assert_array_equal(_host(arr), snap)
+    # stopped early (bitmasks left dirty), then complete runs on the same state
+    for max_it in (1, 3, None):
+        b = hp.run(SSSP, Gd, source=5, backend="gpu", max_iterations=max_it)
+        a = hp.run(SSSP, G, source=5, backend="cpu", max_iterations=max_it)
+        np.testing.assert_array_equal(_host(b.dist), a.dist)
+        assert (b.supersteps, b.active, b.converged) == (a.supersteps, a.active, a.converged)
+    assert len(gpu._states[Gd]) == 1
+
+
+def test_reused_state_replays_mixed_batches_as_graphs():
+    G = _skewed(20000, 200000, seed=5, directed=False)
+    Gd = G.to_device()
+    a = hp.run(BFSDepth, G, source=0, backend="cpu")
+    outs = [hp.run(BFSDepth, Gd, source=0, backend="gpu") for _ in range(3)]
+    for b in outs:
+        np.testing.assert_array_equal(_host(b.depth), a.depth)
+        assert b.active == a.active and b.directions == a.directions
+    assert outs[-1].extra["mixed_graphs"]          # captured on reuse, replayed after
+    assert outs[0].depth is not outs[1].depth
+
+
+def test_caller_stream_sees_results():
+    import cupy
+
+    G = _skewed(3000, 30000, seed=2).to_device()
+    a = hp.run(SSSP, G.to_host(), source=0, backend="cpu")
+    with cupy.cuda.Stream(non_blocking=True):
+        b = hp.run(SSSP, G, source=0, backend="gpu")
+        got = cupy.asnumpy(b.dist)                 # on the caller's (non-default) stream
+    np.testing.assert_array_equal(got, a.dist)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import types
+import weakref
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from hpgraph.engine import codegen, common, gpu
 from examples.bfs import BFSDepth
 from examples.out_degree import OutDegree
 from examples.pagerank import PageRank
-from examples.sssp import SSSP
+from examples.sssp import SSSP, SSSP64
 from examples.widest_path import MinLabelBelow, WidestPath
 
 HALT, EXEC, STEP, CNT, EDG, TCNT, DONE, HCNT = 0, 1, 2, 3, 5, 7, 8, 9
@@ -49,6 +50,12 @@ class _Stream:
     def __init__(self, non_blocking=False):
         pass
 
+    def record(self):
+        return object()
+
+    def wait_event(self, event):
+        pass
+
     def __enter__(self):
         return self
 
@@ -66,15 +73,26 @@ class _Stream:
         return _Graph(calls)
 
 
+class _Array(np.ndarray):
+    """What the engine's property buffers need beyond NumPy: CuPy's ``set`` (upload)."""
+
+    def set(self, arr, stream=None):
+        self[...] = arr
+
+
 class _FakeCupy:
     """NumPy standing in for CuPy (only what engine/gpu.py uses)."""
 
     cuda = types.SimpleNamespace(
-        Stream=_Stream,
+        Stream=_Stream, get_current_stream=lambda: _Stream(),
         Device=lambda *a: types.SimpleNamespace(attributes={"MultiProcessorCount": 4}))
 
     def __getattr__(self, name):
         return getattr(np, name)
+
+    @staticmethod
+    def empty(n, dtype):
+        return np.empty(n, dtype).view(_Array)
 
     @staticmethod
     def asnumpy(a, stream=None):
@@ -91,14 +109,16 @@ class _Kernels:
 
     # helpers
     def add(self, a, b):
+        if self.m.terminal_any:   # the kernels' ``any``: keep a unless it is the identity
+            return b if self.same(a, self.m.identity) else a
         return self.m.np_add(np.array([a], self.m.dtype), np.array([b], self.m.dtype))[0]
 
     def same(self, a, b):
         return np.array(a, self.m.dtype).tobytes() == np.array(b, self.m.dtype).tobytes()
 
     def term(self, a):
-        if self.m.terminal_any:
-            return True
+        if self.m.terminal_any:   # finished once it holds a value
+            return not self.same(a, self.m.identity)
         return self.m.terminal is not None and a == self.m.terminal
 
     def props(self, arrays):
@@ -126,15 +146,28 @@ class _Kernels:
         return call
 
     # kernels
+    def mask(self, props):
+        m = self.k.mask_np(props)
+        return None if m is None else m.copy()
+
+    @staticmethod
+    def pushes(st, cur, limit):
+        return int(st[EDG + cur]) <= int(limit)
+
     def hp_pull_ell(self, a):
-        ell_idx, ell_val, n, K, bm0, bm1, y, st, *pa = a
+        ell_idx, ell_val, n, K, bm0, bm1, y, st, limit, mode, *pa = a
         if st[HALT]:
             return
         cur = int(st[EXEC]) & 1
         if st[CNT + cur] == 0:
             return
+        if mode == 1 and self.pushes(st, cur, limit):
+            return
         bm, props = (bm1 if cur else bm0), self.props(pa)
+        recv = self.mask(props)
         for v in range(int(n)):
+            if recv is not None and not recv[v]:
+                continue
             acc = y[v]
             if self.term(acc):
                 continue
@@ -151,17 +184,22 @@ class _Kernels:
             y[v] = acc
 
     def hp_pull_coo(self, a):
-        seg_row, seg_ptr, nseg, col, val, bm0, bm1, y, st, *pa = a
+        seg_row, seg_ptr, nseg, col, val, bm0, bm1, y, st, limit, mode, *pa = a
         if st[HALT]:
             return
         cur = int(st[EXEC]) & 1
         if st[CNT + cur] == 0:
             return
+        if mode == 1 and self.pushes(st, cur, limit):
+            return
         bm, props = (bm1 if cur else bm0), self.props(pa)
+        recv = self.mask(props)
         for s in range(int(nseg)):
             row = int(seg_row[s])
             split = row < 0
             row = -row - 1 if split else row
+            if recv is not None and not recv[row]:
+                continue
             acc0 = y[row]
             if self.term(acc0):
                 continue
@@ -173,18 +211,20 @@ class _Kernels:
             y[row] = self.add(y[row] if split else acc0, acc)   # split: the monoid's atomic
 
     def hp_push(self, a):
-        indptr, indices, vals, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, first, track, *pa = a
+        (indptr, indices, vals, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, mode, first, track,
+         *pa) = a
         if st[HALT]:
             return
         cur = int(st[EXEC]) & 1
         cnt = int(st[CNT + cur])
         if cnt == 0:
             return
-        if int(limit) != 0 and int(st[EDG + cur]) > int(limit):
-            if first:
+        if mode != 0 and not self.pushes(st, cur, limit):
+            if mode == 2 and first:
                 st[HALT] = 2
             return
         q, props = (q1 if cur else q0), self.props(pa)
+        recv = self.mask(props)
         qh, hcnt = (qh1 if cur else qh0), int(st[HCNT + cur])
         heavy = [int(qh[h]) for h in range(hcnt)]
         assert sorted(heavy) == sorted(int(q[i]) for i in range(cnt)
@@ -193,6 +233,8 @@ class _Kernels:
         for u in light + heavy:
             for e in range(int(indptr[u]), int(indptr[u + 1])):
                 v = int(indices[e])
+                if recv is not None and not recv[v]:
+                    continue
                 val = self.gather(props, u, self.w(vals, e), v)
                 if self.m.idempotent and self.same(self.add(y[v], val), y[v]):
                     continue
@@ -262,6 +304,33 @@ class _Kernels:
     def hp_apply_touched(self, a):
         self._apply(a, True)
 
+    def hp_apply_auto(self, a):
+        *head, limit = a[:15]
+        st = head[11]
+        if st[HALT]:
+            return
+        cur = int(st[EXEC]) & 1
+        if st[CNT + cur] == 0:
+            return
+        if self.pushes(st, cur, limit):
+            self._apply(tuple(head) + (0,) + tuple(a[15:]), self.bp.apply_to == "received")
+        else:
+            self._apply(tuple(head) + (1,) + tuple(a[15:]), False)
+
+    def hp_init_frontier(self, a):
+        ids, nids, every, deg, bm0, q0, qh0, st = a
+        assert not st.any() and not bm0.any()     # the host zeroed both
+        st[CNT] = nids
+        st[HALT] = 1 if nids == 0 else 0
+        for i in range(int(nids)):
+            v = i if every else int(ids[i])
+            q0[i] = v
+            bm0[v >> 5] |= np.uint32(1 << (v & 31))
+            st[EDG] += np.uint64(deg[v])
+            if deg[v] > codegen.HEAVY:
+                qh0[int(st[HCNT])] = v
+                st[HCNT] += 1
+
 
 @pytest.fixture
 def emulated(monkeypatch):
@@ -269,17 +338,23 @@ def emulated(monkeypatch):
     state = {}
 
     def program_source(bp, idt):
-        state["bp"] = bp
-        return "// emulated"
+        # one "source" per program code, as the real generator (the engine caches sources)
+        src = f"// emulated {len(state)}"
+        state[src] = bp
+        return src
 
     def raw_module(src, options=()):
-        kern = _Kernels(state["bp"])
+        kern = _Kernels(state[src])
         return types.SimpleNamespace(get_function=kern.launch)
 
     be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module,
                                out_of_memory_guard=hp.backend.out_of_memory_guard,
-                               to_host=lambda a: a)
+                               to_host=lambda a: a, num_sms=lambda: 4,
+                               is_device_array=lambda a: False)
     monkeypatch.setattr(gpu, "_backend", be)
+    # run states and sources made here must never meet a real GPU run (and vice versa)
+    monkeypatch.setattr(gpu, "_states", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(gpu, "_source_cache", {})
     monkeypatch.setattr(gpu.codegen, "program_source", program_source)
     monkeypatch.setattr(gpu, "HIST_CAP", 64)      # small ring: exercises the wrap-around
     monkeypatch.setattr(gpu, "CHUNK", 2)          # split COO-tail rows into chunks
@@ -379,3 +454,165 @@ def test_split_segments():
     rows, ptr = gpu.split_segments(np.array([3, 5, 9]), np.array([0, 2, 9, 10]), 3)
     assert rows.tolist() == [3, -6, -6, -6, 9]
     assert ptr.tolist() == [0, 2, 5, 8, 9, 10]
+
+
+# ---- mask(v), run-state reuse, initial frontier forms -----------------------------------
+
+
+class _MaskedCount(hp.VertexProgram):
+    properties = {"x": "int64", "c": "int64"}
+    reduce = "plus"
+    edge_dtype = "int64"
+    max_iterations = 5
+
+    def init(self, graph, x0=None):
+        return {"x": x0}, np.arange(0, graph.num_vertices, 3)
+
+    def mask(v):
+        return v.x % 3 != 1
+
+    def gather(src, edge, dst):
+        return src.x + edge + 1
+
+    def update(v, y):
+        return {"x": (v.x + y) % 7, "c": v.c + y}
+
+
+class _MaskedSSSP(SSSP):
+    def mask(v):
+        return v.dist > 2
+
+
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+def test_emulated_mask(emulated, direction):
+    for directed in (True, False):
+        G = _graph(11, directed=directed)
+        x0 = np.random.default_rng(1).integers(0, 7, G.num_vertices)
+        for prog, prop, params in ((_MaskedCount, "c", {"x0": x0}),
+                                   (_MaskedSSSP, "dist", {"source": 0})):
+            a = hp.run(prog, G, backend="cpu", direction=direction, **params)
+            b = emulated(prog, G, direction=direction, **params)
+            np.testing.assert_array_equal(b.properties[prop], a.properties[prop])
+            assert (b.active, b.directions) == (a.active, a.directions)
+
+
+def test_emulated_state_reuse_and_results_never_alias(emulated):
+    G = _graph(4)
+    runs = [(SSSP, "dist", {"source": 0}), (SSSP, "dist", {"source": 5}),
+            (BFSDepth, "depth", {"source": 3}), (SSSP64, "dist", {"source": 1}),
+            (SSSP, "dist", {"source": 0})]
+    kept = []
+    for prog, prop, params in runs:
+        b = emulated(prog, G, **params)
+        a = hp.run(prog, G, backend="cpu", **params)
+        np.testing.assert_array_equal(b.properties[prop], a.properties[prop])
+        kept.append((b.properties[prop].copy(), b.properties[prop]))
+    # a different program, dtype or graph never reuses a state; the same one does
+    assert len(gpu._states[G]) == 3
+    b = emulated(SSSP, G, source=2)
+    assert b.extra["reused_state"]
+    # earlier results were not overwritten by later calls, nor are they kept buffers
+    for snapshot, arr in kept:
+        np.testing.assert_array_equal(arr, snapshot)
+    for st in gpu._states[G].values():
+        for buf in (st.props or {}).values():
+            assert all(buf is not arr for _, arr in kept)
+
+
+def test_emulated_reuse_after_partial_runs(emulated):
+    G = _graph(6, directed=False)
+    for max_it in (1, 2, 0, None, 3, None):
+        a = hp.run(SSSP, G, backend="cpu", source=0, max_iterations=max_it)
+        b = emulated(SSSP, G, source=0, max_iterations=max_it)
+        np.testing.assert_array_equal(b.dist, a.dist)
+        assert (b.supersteps, b.converged, b.active) == (a.supersteps, a.converged, a.active)
+
+
+def test_emulated_reuse_with_cuda_graphs_copies_out(emulated):
+    n = 200
+    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
+                            num_vertices=n, directed=False)
+    r1 = emulated(BFSDepth, G, source=0)
+    assert r1.extra["graphs"]                     # blind batches were captured
+    r2 = emulated(BFSDepth, G, source=n - 1)
+    assert r2.extra["reused_state"]
+    np.testing.assert_array_equal(r1.depth, np.arange(n))
+    np.testing.assert_array_equal(r2.depth, np.arange(n)[::-1])
+    (st,) = gpu._states[G].values()
+    assert st.props is not None and st.props["depth"] is not r2.depth
+    r3 = emulated(BFSDepth, G, source=n // 2)
+    np.testing.assert_array_equal(r3.depth, np.abs(np.arange(n) - n // 2))
+    np.testing.assert_array_equal(r2.depth, np.arange(n)[::-1])
+
+
+def test_emulated_states_do_not_keep_graphs_alive(emulated):
+    import gc
+
+    G = _graph(8)
+    emulated(SSSP, G, source=0)
+    assert len(gpu._states) == 1
+    ref = weakref.ref(G)
+    del G
+    gc.collect()
+    assert ref() is None and len(gpu._states) == 0
+
+
+def test_emulated_initial_frontier_forms(emulated):
+    class Label(MinLabelBelow):
+        def init(self, graph, ranks=None, active=None):
+            return {"label": ranks, "rank": ranks}, active
+
+    G = _graph(9)
+    n = G.num_vertices
+    ranks = np.random.default_rng(3).permutation(n).astype(np.int64)
+    pick = np.zeros(n, bool)
+    pick[::4] = True
+    for active in (None, "all", [5, 5, 1, 2], np.array([7]), pick,
+                   hp.formats.Bitmask.from_bool(pick), []):
+        a = hp.run(Label, G, backend="cpu", ranks=ranks, active=active)
+        b = emulated(Label, G, ranks=ranks, active=active)
+        np.testing.assert_array_equal(b.label, a.label)
+        assert b.active == a.active
+    # a scalar property value and a host array of another dtype are both cast like NumPy
+    a = hp.run(Label, G, backend="cpu", ranks=7)
+    b = emulated(Label, G, ranks=7)
+    np.testing.assert_array_equal(b.label, a.label)
+    b = emulated(Label, G, ranks=ranks.astype(np.float64))
+    np.testing.assert_array_equal(b.label, hp.run(Label, G, backend="cpu", ranks=ranks).label)
+
+
+def test_push_limit_is_the_host_rule():
+    for nnz, n, alpha in [(100, 10, 4.0), (0, 1, 4.0), (7, 3, 1e9), (10**9, 10**6, 3.3),
+                          (5, 5, 0.7)]:
+        c = gpu.push_limit(nnz, n, alpha)
+        assert common.choose_push(c, nnz, n, alpha)
+        assert not common.choose_push(c + 1, nnz, n, alpha)
+
+
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+def test_emulated_bfs_any_program(emulated, direction):
+    """hp.bfs's GPU program (``any`` + mask) through the emulated kernels: depths as the CPU
+    engine's, parents valid (any frontier in-neighbour may be picked)."""
+    from hpgraph.algorithms._bfs import _BFS_ANY
+
+    prog = _BFS_ANY[np.dtype(np.int32)]
+    for seed, directed in ((0, True), (1, False), (2, True)):
+        G = _graph(seed, directed=directed, weighted=False)
+        n = G.num_vertices
+        src = np.array([0, 7])
+        depth = np.full(n, -1, np.int32)
+        parent = np.full(n, -1, np.int32)
+        depth[src], parent[src] = 0, src
+        kw = dict(depth=depth, parent=parent, vid=np.arange(n, dtype=np.int32), active=src)
+        a = hp.run(prog, G, backend="cpu", direction=direction, **kw)
+        b = emulated(prog, G, direction=direction, **kw)
+        np.testing.assert_array_equal(b.depth, a.depth)
+        assert b.active == a.active
+        v = np.flatnonzero(b.depth > 0)
+        p = b.parent[v].astype(np.int64)
+        np.testing.assert_array_equal(b.depth[p], b.depth[v] - 1)
+        A = G.A
+        ip, ix = np.asarray(A.indptr), np.asarray(A.indices)
+        for pu, vv in zip(p, v):
+            assert vv in ix[ip[pu]:ip[pu + 1]]
+

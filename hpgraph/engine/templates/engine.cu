@@ -3,11 +3,16 @@
 // One module per (program, dtypes, graph index type).  Kernels, per superstep:
 //   pull:  hp_pull_ell (+ hp_pull_coo for the HYB tail) per gather side, then hp_apply_all
 //   push:  hp_push per gather side, then hp_apply_touched (apply_to="received") or hp_apply_all
+//   mixed: hp_push, hp_pull_ell, hp_pull_coo (mode 1: each runs only if the device-side
+//          direction rule picks it) then hp_apply_auto
 // Every kernel reads the superstep's parity and the frontier size from the device state
 // `st`, so a fixed launch sequence can be replayed blind (as a CUDA graph) for several
-// supersteps: once the frontier is empty (or a push frontier outgrows `limit`) everything
-// returns at once.  The last block of the APPLY kernel closes the superstep (history record,
-// counter resets, parity flip), so no extra launch and no host round trip is needed.
+// supersteps: once the frontier is empty (or, in a push-only batch, the frontier outgrows
+// `limit`) everything returns at once.  The direction rule is Beamer's generalised one,
+// precomputed by the host as `limit`: push iff the frontier's push-edge count <= limit.  The
+// last block of the APPLY kernel closes the superstep (history record, counter resets, parity
+// flip), so no extra launch and no host round trip is needed.  hp_init_frontier writes the
+// initial frontier (queue, bitmask, counters) from a vertex list, on the device.
 
 typedef $IDX_T idx_t;
 typedef $Y_T y_t;
@@ -28,6 +33,8 @@ typedef unsigned long long u64;
 #define HP_HAS_TERMINAL $HAS_TERMINAL
 #define HP_IDEMPOTENT $IDEMPOTENT
 #define HP_RECEIVED_ONLY $RECEIVED_ONLY
+#define HP_HAS_MASK $HAS_MASK      // the program defines mask(v): receivers it rejects get nothing
+#define HP_ANY $ANY                // the `any` monoid: load a sender only once its bit is set
 #define HP_EDGE(vals, pos) $EDGE_LOAD
 
 $PREAMBLE
@@ -58,32 +65,48 @@ __device__ __forceinline__ y_t hp_gather(idx_t u, w_t w, idx_t v$PROPS_CONST_PAR
 $GATHER_BODY
 }
 
+// mask(v): may v receive in this superstep?  (properties as of the superstep's start: they
+// are written only by APPLY, after every SPMV kernel of the superstep)
+__device__ __forceinline__ bool hp_mask(idx_t v$PROPS_CONST_PARAMS) {
+$MASK_BODY
+}
+
+// Direction predicates of mode-1 (mixed) launches: push iff the frontier's edges <= limit.
+__device__ __forceinline__ bool hp_pushes(const u64* st, int cur, u64 limit) {
+    return st[S_EDG + cur] <= limit;
+}
+
 // ---------------------------------------------------------------------------------------
 // SPMV, pull: one thread per row of the ELL part (column-major, coalesced).
 extern "C" __global__ void __launch_bounds__(256)
 hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, long long n, int K,
             const unsigned* __restrict__ bm0, const unsigned* __restrict__ bm1,
-            y_t* __restrict__ y, const u64* __restrict__ st$PROPS_CONST_PARAMS)
+            y_t* __restrict__ y, const u64* __restrict__ st, u64 limit, int mode$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
     if (st[S_CNT + cur] == 0ull) return;
+    if (mode == 1 && hp_pushes(st, cur, limit)) return;   // mixed: this superstep pushes
     const unsigned* __restrict__ bm = cur ? bm1 : bm0;
     (void)bm;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        if (HP_HAS_MASK && !hp_mask((idx_t)v$PROPS_ARGS)) continue;   // y[v] stays the identity
         y_t acc = y[v];
         if (HP_HAS_TERMINAL && hp_is_terminal(acc)) continue;
         for (int k = 0; k < K; ++k) {
             const long long pos = (long long)k * n + v;
             const idx_t u = __ldg(ell_idx + pos);
             if (u < 0) break;                       // padding only follows the row's entries
-            const y_t g = hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS);
 #if HP_GATHER_ALL
-            acc = hp_add(acc, g);
+            acc = hp_add(acc, hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS));
+#elif HP_ANY
+            // `any` stops at the first active sender: most entries are only a bit test
+            if (hp_bit(bm, u)) acc = hp_add(acc, hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS));
 #else
             // inactive senders contribute the identity; the bit and the sender's properties
             // are loaded side by side instead of one after the other (latency-bound loop)
+            const y_t g = hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS);
             acc = hp_add(acc, hp_bit(bm, u) ? g : hp_identity());
 #endif
             if (HP_HAS_TERMINAL && hp_is_terminal(acc)) break;   // early exit
@@ -100,11 +123,12 @@ extern "C" __global__ void __launch_bounds__(256)
 hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg_ptr, long long nseg,
             const idx_t* __restrict__ col, const w_t* __restrict__ val,
             const unsigned* __restrict__ bm0, const unsigned* __restrict__ bm1,
-            y_t* __restrict__ y, const u64* __restrict__ st$PROPS_CONST_PARAMS)
+            y_t* __restrict__ y, const u64* __restrict__ st, u64 limit, int mode$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
     if (st[S_CNT + cur] == 0ull) return;
+    if (mode == 1 && hp_pushes(st, cur, limit)) return;   // mixed: this superstep pushes
     const unsigned* __restrict__ bm = cur ? bm1 : bm0;
     (void)bm;
     const int lane = threadIdx.x & 31;
@@ -113,6 +137,7 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
         const idx_t r = seg_row[s];
         const bool split = r < 0;
         const idx_t row = split ? -r - 1 : r;
+        if (HP_HAS_MASK && !hp_mask(row$PROPS_ARGS)) continue;       // warp-uniform
         const y_t acc0 = y[row];
         if (HP_HAS_TERMINAL && hp_is_terminal(acc0)) continue;   // warp-uniform
         y_t acc = hp_identity();
@@ -121,10 +146,12 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
             const long long e = base + lane;
             if (e < end) {
                 const idx_t u = __ldg(col + e);
-                const y_t g = hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS);
 #if HP_GATHER_ALL
-                acc = hp_add(acc, g);
+                acc = hp_add(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS));
+#elif HP_ANY
+                if (hp_bit(bm, u)) acc = hp_add(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS));
 #else
+                const y_t g = hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS);
                 acc = hp_add(acc, hp_bit(bm, u) ? g : hp_identity());
 #endif
             }
@@ -143,22 +170,24 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
 // ---------------------------------------------------------------------------------------
 // SPMV, push: one warp per frontier vertex scatters along its push-matrix row with the
 // monoid's atomic; rows of heavy vertices (push degree > HP_HEAVY, listed by APPLY) are split
-// over every thread of the grid instead.  `limit` > 0 (blind batches): a frontier with more
-// push edges than that aborts the batch so the host can switch to pull.  `track`: record
-// receivers in the touched queue (apply_to="received": APPLY then visits only them).
+// over every thread of the grid instead.  `mode` 0: always run; 1 (mixed batches): run only
+// if the frontier has at most `limit` push edges (else the pull kernels run); 2 (blind push
+// batches): a frontier with more push edges than `limit` aborts the batch so the host can
+// switch to pull.  `track`: record receivers in the touched queue (apply_to="received": APPLY
+// then visits only them).  Receivers that mask(v) rejects are skipped before any load.
 extern "C" __global__ void __launch_bounds__(256)
 hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
         const idx_t* __restrict__ q0, const idx_t* __restrict__ q1,
         const idx_t* __restrict__ qh0, const idx_t* __restrict__ qh1, const long long* __restrict__ deg,
         y_t* __restrict__ y, unsigned* __restrict__ tbm, idx_t* __restrict__ tq,
-        u64* __restrict__ st, u64 limit, int first, int track$PROPS_CONST_PARAMS)
+        u64* __restrict__ st, u64 limit, int mode, int first, int track$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
     const u64 cnt = st[S_CNT + cur];
     if (cnt == 0ull) return;
-    if (limit != 0ull && st[S_EDG + cur] > limit) {
-        if (first && blockIdx.x == 0 && threadIdx.x == 0) st[S_HALT] = 2ull;
+    if (mode != 0 && !hp_pushes(st, cur, limit)) {
+        if (mode == 2 && first && blockIdx.x == 0 && threadIdx.x == 0) st[S_HALT] = 2ull;
         return;
     }
     const idx_t* __restrict__ q = cur ? q1 : q0;
@@ -166,6 +195,7 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
     const u64 hcnt = st[S_HCNT + cur];
     auto relax = [&](idx_t u, long long e) {
         const idx_t v = __ldg(indices + e);
+        if (HP_HAS_MASK && !hp_mask(v$PROPS_ARGS)) return;
         const y_t val = hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS);
 #if HP_IDEMPOTENT
         // idempotent monoid: a value the current y already absorbs changes nothing
@@ -295,4 +325,50 @@ hp_apply_touched(long long n, y_t* __restrict__ y, unsigned* bm0, unsigned* bm1,
                  u64* __restrict__ st, u64* __restrict__ hist, long long hist_cap, int dir$PROPS_MUT_PARAMS)
 {
     hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$PROPS_ARGS);
+}
+
+// Mixed batches: APPLY after whichever SPMV the direction rule ran (same predicate).
+extern "C" __global__ void __launch_bounds__(256)
+hp_apply_auto(long long n, y_t* __restrict__ y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+              idx_t* qh0, idx_t* qh1, unsigned* __restrict__ tbm, const idx_t* __restrict__ tq, const long long* __restrict__ deg,
+              u64* __restrict__ st, u64* __restrict__ hist, long long hist_cap, u64 limit$PROPS_MUT_PARAMS)
+{
+    if (st[S_HALT]) return;
+    const int cur = (int)(st[S_EXEC] & 1ull);
+    if (st[S_CNT + cur] == 0ull) return;
+    if (hp_pushes(st, cur, limit)) {    // grid-uniform: every block takes the same branch
+        if (HP_RECEIVED_ONLY) hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$PROPS_ARGS);
+        else hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$PROPS_ARGS);
+    } else {
+        hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 1$PROPS_ARGS);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The initial frontier (parity 0), on the device: queue, bitmask, size, push-edge count and
+// heavy list from `nids` distinct vertex ids (`all`: every vertex, in order; `ids` unused).
+// The host zeroes `st` and both bitmasks are zero; nothing is read back.
+extern "C" __global__ void __launch_bounds__(256)
+hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const long long* __restrict__ deg,
+                 unsigned* bm0, idx_t* q0, idx_t* qh0, u64* __restrict__ st)
+{
+    const int lane = threadIdx.x & 31;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        st[S_CNT] = (u64)nids;
+        st[S_HALT] = nids == 0 ? 1ull : 0ull;
+    }
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < nids; base += stride) {
+        const long long i = base + threadIdx.x;
+        long long d = 0;
+        if (i < nids) {
+            const idx_t v = all ? (idx_t)i : ids[i];
+            q0[i] = v;
+            atomicOr(bm0 + (v >> 5), 1u << (v & 31));
+            d = deg[v];
+            if (d > HP_HEAVY) qh0[atomicAdd(st + S_HCNT, 1ull)] = v;
+        }
+        for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
+        if (lane == 0 && d) atomicAdd(st + S_EDG, (u64)d);
+    }
 }
