@@ -3,7 +3,8 @@ Bellman-Ford, with and without predecessors, and the plain-CuPy Bellman-Ford bas
 
 Graphs: the ones of ``bench_algorithms.py`` (imported, not copied): R-MAT 21 undirected and
 the 2048 x 2048 grid, integer weights 1..64 (float64 distances), seed 1; R-MAT source = the
-vertex of highest degree, grid source = 0 (a corner).  Also the unweighted grid (``--unweighted``).
+vertex of highest degree, grid source = 0 (a corner).  Also the unweighted grid (``--unweighted``)
+and an Erdos-Renyi graph of a given mean degree (``--er DEG,...``, source 0).
 
 Timing: CUDA events around the whole ``hp.sssp`` call (graph already on the device), one
 warm-up call (compilation, per-graph plan and CUDA-graph capture), median of ``--repeat``.
@@ -13,7 +14,7 @@ Usage::
 
     python benchmarks/bench_sssp.py [--out DIR] [--repeat 5] [--quick]
         [--graphs rmat21,grid] [--deltas 0.25,0.5,1,2,4,inf] [--blocks 2,4,8]
-        [--baseline-repeat 1] [--no-baseline] [--unweighted]
+        [--baseline-repeat 1] [--no-baseline] [--unweighted] [--er DEG,...]
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ def main(argv=None):
     ap.add_argument("--baseline-repeat", type=int, default=1)
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--unweighted", action="store_true", help="also the unweighted grid")
+    ap.add_argument("--er", default="", metavar="DEG[,DEG...]",
+                    help="also Erdos-Renyi graphs, 2^21 vertices (2^10 --quick), these mean degrees")
     args = ap.parse_args(argv)
     cp = hp.backend.cupy()
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
@@ -77,6 +80,11 @@ def main(argv=None):
         side = 64 if args.quick else 2048
         specs.append(("grid_unweighted", f"grid {side}x{side} unweighted",
                       hp.generators.grid_2d(side, side, backend="gpu"), 0))
+    for deg in [float(x) for x in args.er.split(",") if x]:
+        n_er = 1 << (10 if args.quick else 21)
+        specs.append((f"er{deg:g}", f"Erdos-Renyi n={n_er:,} mean degree {deg:g}",
+                      hp.generators.erdos_renyi(n_er, m=int(n_er * deg / 2), seed=1,
+                                                weights=(1, 64), backend="gpu"), 0))
     rows = []
 
     def row(graph, what, ms, times=None, **kw):
@@ -131,9 +139,12 @@ def main(argv=None):
         keep = nf.STEP_BLOCKS_PER_SM
         for b in [int(x) for x in args.blocks.split(",") if x]:
             nf.STEP_BLOCKS_PER_SM = b
-            ms, ts, _ = time_gpu(lambda: hp.sssp(G, src, method="near-far", predecessors=False,
-                                                 backend="gpu"), args.repeat)
-            row(gname, f"near-far default delta, {b} blocks/SM", ms, ts)
+            ms, ts, res = time_gpu(lambda: hp.sssp(G, src, method="near-far", predecessors=False,
+                                                   backend="gpu"), args.repeat)
+            ok = bool((cp.where(cp.isinf(ref_d), cp.isinf(res.distance),
+                                res.distance == ref_d)).all())
+            row(gname, f"near-far default delta, {b} blocks/SM", ms, ts,
+                check="ok" if ok else "DIFF")
         nf.STEP_BLOCKS_PER_SM = keep
         # plain CuPy warp-per-row Bellman-Ford
         if not args.no_baseline and not gname.endswith("unweighted"):

@@ -235,22 +235,29 @@ def test_near_far_rejects_negative_weights_auto_falls_back(backend_name, cases):
 
 
 def test_auto_rule(backend_name):
-    from hpgraph.algorithms._sssp import AUTO_RULE, choose_method
+    from hpgraph.algorithms._sssp import AUTO_GPU_MAX_DEGREE, choose_method
 
-    G = hp.generators.grid_2d(5, 5, weights=(1, 9), seed=1, backend=backend_name)
-    assert choose_method(G, backend_name) == AUTO_RULE[backend_name]
-    assert choose_method(G, backend_name, "bellman-ford") == "bellman-ford"
-    assert choose_method(G, backend_name, "near-far") == "near-far"
+    grid = hp.generators.grid_2d(5, 5, weights=(1, 9), seed=1, backend=backend_name)
+    dense = hp.generators.erdos_renyi(40, m=int(40 * (AUTO_GPU_MAX_DEGREE + 2) / 2), seed=1,
+                                      weights=(1, 9), backend=backend_name)
+    assert dense.num_edges / dense.num_vertices > AUTO_GPU_MAX_DEGREE
+    assert choose_method(grid, backend_name) == "near-far"
+    # the GPU keeps Bellman-Ford on dense (low-diameter) graphs; the CPU always takes near-far
+    want = "near-far" if backend_name == "cpu" else "bellman-ford"
+    assert choose_method(dense, backend_name) == want
+    for G in (grid, dense):
+        assert choose_method(G, backend_name, "bellman-ford") == "bellman-ford"
+        assert choose_method(G, backend_name, "near-far") == "near-far"
 
 
 def test_default_delta():
     G = hp.generators.grid_2d(10, 10, weights=(4, 4), seed=1, backend="cpu")
     deg = G.num_edges / G.num_vertices
-    assert nf.default_delta(G) == pytest.approx(32 * 4 / deg)
+    assert nf.default_delta(G) == pytest.approx(nf.DELTA_FACTOR * 4 / deg)
     Z = hp.Graph.from_edges([0, 1], [1, 2], weights=[0.0, 0.0], num_vertices=3)
     assert nf.default_delta(Z) == math.inf
     U = hp.generators.grid_2d(4, 4, backend="cpu")
-    assert nf.default_delta(U) == pytest.approx(32 / (U.num_edges / U.num_vertices))
+    assert nf.default_delta(U) == pytest.approx(nf.DELTA_FACTOR / (U.num_edges / U.num_vertices))
 
 
 def test_group_and_heavy_rules():
