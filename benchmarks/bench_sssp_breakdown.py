@@ -1,96 +1,241 @@
 """Where the time of hp.sssp / hp.bfs goes on the GPU: whole call vs engine setup vs loop.
 
 Runs the Bellman-Ford and BFS vertex programs through ``hp.run`` on R-MAT 21 (undirected,
-weights 1..64) and the 2048 x 2048 grid (weights 1..64), float32 and float64 distances, and
-prints, per case: median wall time of the whole call, ``RunResult.setup_time`` and ``.time``
-(the superstep loop), supersteps, push/pull counts and host syncs.
+weights 1..64) and the 2048 x 2048 grid (weights 1..64), and prints, per case: median wall
+time of the whole call (host clock, device synchronised), the device span of the call (CUDA
+events on the caller's stream, which waits for the engine's stream), ``RunResult.setup_time``
+(host time until the first superstep is launched), ``.time`` (the superstep loop, device work
+of the setup included), supersteps, push/pull counts and host syncs.
 
-Usage: python benchmarks/bench_sssp_breakdown.py [--out DIR]
+Also, for BFS: the program variants (``min`` over packed keys without a mask -- the previous
+GPU program --, ``any`` without a mask, ``any`` + ``mask``: what ``hp.bfs`` runs), a sweep of
+the direction constant ``push_alpha``, a first call on a fresh graph object (no kept run
+state) against warm calls, and a cProfile of one warm ``hp.bfs`` call (host overheads).
+
+Usage: python benchmarks/bench_sssp_breakdown.py [--out DIR] [--repeat 5] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
+import pstats
 import statistics
+import sys
 import time
+import traceback
 
 import numpy as np
 
 import hpgraph as hp
-from hpgraph.algorithms._bfs import _BFSKeys
+from hpgraph.algorithms._bfs import _BFS_ANY, _BFSKeys
 from hpgraph.algorithms._sssp import _bellman_ford_class
 
 
 def timed(fn, repeat=5):
+    """(median wall ms, median device-span ms, last result) after one warm-up call."""
     cp = hp.backend.cupy()
     fn()
     cp.cuda.Device().synchronize()
-    walls, res = [], None
+    walls, spans, res = [], [], None
     for _ in range(repeat):
+        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
         t = time.perf_counter()
+        e0.record()
         res = fn()
-        cp.cuda.Device().synchronize()
+        e1.record()
+        e1.synchronize()
         walls.append(time.perf_counter() - t)
-    return statistics.median(walls) * 1e3, res
+        spans.append(cp.cuda.get_elapsed_time(e0, e1) * 1e-3)
+    return statistics.median(walls) * 1e3, statistics.median(spans) * 1e3, res
+
+
+def row(graph, program, ms, span, r=None, **extra):
+    out = dict(graph=graph, program=program, wall_ms=ms, span_ms=span)
+    if r is not None:
+        out.update(setup_ms=r.setup_time * 1e3, loop_ms=r.time * 1e3, supersteps=r.supersteps,
+                   push=r.directions.count("push"), pull=r.directions.count("pull"),
+                   syncs=r.syncs, max_active=max(r.active) if r.active else 0,
+                   dirs="".join("P" if d == "push" else "L" for d in r.directions))
+    out.update(extra)
+    return out
+
+
+def bfs_variants():
+    any32 = _BFS_ANY[np.dtype(np.int32)]
+
+    class BFSAnyNoMask(any32):
+        mask = None
+
+    return {"min keys, no mask (previous)": _BFSKeys, "any, no mask": BFSAnyNoMask,
+            "any + mask (hp.bfs)": any32}
+
+
+def bfs_kwargs(cp, prog, n, src):
+    if prog is _BFSKeys:
+        key = cp.full(n, -1, dtype=np.int64)
+        key[src] = src
+        par = cp.full(n, -1, dtype=np.int64)
+        par[src] = src
+        return dict(key=key, vid=cp.arange(n, dtype=np.int64), parent=par,
+                    active=np.array([src]))
+    depth = cp.full(n, -1, dtype=np.int32)
+    depth[src] = 0
+    par = cp.full(n, -1, dtype=np.int32)
+    par[src] = src
+    return dict(depth=depth, parent=par, vid=cp.arange(n, dtype=np.int32),
+                active=np.array([src]))
+
+
+def check_bfs(G, src, res):
+    """"ok" when depths equal the SpMV level loop's and every parent is valid (on the device)."""
+    from hpgraph.algorithms._bfs import bfs_arrays
+
+    cp = hp.backend.cupy()
+    ref, _, _ = bfs_arrays(G, np.array([src]), side="gpu")
+    depth, parent = res.depth, res.parent.astype(cp.int64)
+    if not bool((depth == ref).all()):
+        return f"DEPTH MISMATCH ({int((depth != ref).sum())} vertices)"
+    n = G.num_vertices
+    v = cp.flatnonzero(depth > 0)
+    p = parent[v]
+    if bool((p < 0).any()) or not bool((depth[p] == depth[v] - 1).all()):
+        return "PARENT DEPTH WRONG"
+    if int(parent[src]) != src or not bool(((parent == -1) == (depth == -1)).all()):
+        return "PARENT/UNREACHED WRONG"
+    A = G.A
+    keys = A.row_ids().astype(cp.int64) * n + A.indices.astype(cp.int64)   # sorted
+    want = p * n + v
+    pos = cp.minimum(cp.searchsorted(keys, want), keys.size - 1)
+    if not bool((keys[pos] == want).all()):
+        return "PARENT NOT AN EDGE"
+    return "ok"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="R-MAT 16 and a 256 x 256 grid")
+    ap.add_argument("--skip-sssp", action="store_true", help="BFS only")
     args = ap.parse_args()
     cp = hp.backend.cupy()
+    scale, side = (16, 256) if args.quick else (21, 2048)
     graphs = {
-        "rmat21": hp.generators.rmat(21, seed=1, weights=(1, 64), backend="gpu"),
-        "grid2048": hp.generators.grid_2d(2048, 2048, weights=(1, 64), seed=1, backend="gpu"),
+        f"rmat{scale}": lambda: hp.generators.rmat(scale, seed=1, weights=(1, 64), backend="gpu"),
+        f"grid{side}": lambda: hp.generators.grid_2d(side, side, weights=(1, 64), seed=1,
+                                                      backend="gpu"),
     }
     rows = []
-    for gname, G in graphs.items():
+    notes = {}
+
+    def attempt(label, fn):
+        try:
+            fn()
+        except Exception:  # one failing case must not lose the others' numbers
+            traceback.print_exc()
+            rows.append(dict(graph=label, program="FAILED", error=traceback.format_exc(-1)))
+
+    for gname, make in graphs.items():
+        G = make()
         n = G.num_vertices
         src = int(cp.argmax(G.out_degree)) if gname.startswith("rmat") else 0
-        for dt in (np.float32, np.float64):
-            prog = _bellman_ford_class(np.dtype(dt))
-            dist0 = cp.full(n, np.inf, dtype=dt)
-            dist0[src] = 0
+        rm = gname.startswith("rmat")
 
-            def call():
-                return hp.run(prog, G, backend="gpu", max_iterations=n, dist0=dist0,
-                              active=np.array([src]))
-            ms, r = timed(call, args.repeat)
-            rows.append(dict(graph=gname, program=f"BellmanFord[{np.dtype(dt).name}]", wall_ms=ms,
-                             setup_ms=r.setup_time * 1e3, loop_ms=r.time * 1e3,
-                             supersteps=r.supersteps, push=r.directions.count("push"),
-                             pull=r.directions.count("pull"), syncs=r.syncs,
-                             max_active=max(r.active) if r.active else 0))
-        ms, res = timed(lambda: hp.sssp(G, src, predecessors=False, backend="gpu"), args.repeat)
-        rows.append(dict(graph=gname, program="hp.sssp (no predecessors)", wall_ms=ms))
-        ms, res = timed(lambda: hp.sssp(G, src, backend="gpu"), args.repeat)
-        rows.append(dict(graph=gname, program="hp.sssp (with predecessors)", wall_ms=ms))
-        key = cp.full(n, -1, dtype=np.int64)
-        key[src] = src
-        par = cp.full(n, -1, dtype=np.int64)
-        par[src] = src
-        vid = cp.arange(n, dtype=np.int64)
-        ms, r = timed(lambda: hp.run(_BFSKeys, G, backend="gpu", key=key, vid=vid, parent=par,
-                                     active=np.array([src])), args.repeat)
-        rows.append(dict(graph=gname, program="BFS keys program", wall_ms=ms, setup_ms=r.setup_time * 1e3,
-                         loop_ms=r.time * 1e3, supersteps=r.supersteps,
-                         push=r.directions.count("push"), pull=r.directions.count("pull"),
-                         syncs=r.syncs, max_active=max(r.active) if r.active else 0))
-        ms, res = timed(lambda: hp.bfs(G, src, backend="gpu"), args.repeat)
-        rows.append(dict(graph=gname, program="hp.bfs", wall_ms=ms))
-    cols = ["graph", "program", "wall_ms", "setup_ms", "loop_ms", "supersteps", "push", "pull",
-            "syncs", "max_active"]
-    print("| " + " | ".join(cols) + " |")
-    print("|" + "---|" * len(cols))
+        # -- hp.bfs: the headline, and its first call on a fresh graph object ---------------
+        def headline():
+            G2 = make()           # a new graph: no kept run state, kernels already compiled
+            cp.cuda.Device().synchronize()
+            t = time.perf_counter()
+            hp.bfs(G2, src, backend="gpu")
+            cp.cuda.Device().synchronize()
+            first = (time.perf_counter() - t) * 1e3
+            del G2
+            ms, span, res = timed(lambda: hp.bfs(G, src, backend="gpu"), args.repeat)
+            rows.append(row(gname, "hp.bfs", ms, span, first_call_ms=first,
+                            check=check_bfs(G, src, res)))
+        attempt(gname, headline)
+
+        # -- BFS program variants and the direction constant ---------------------------------
+        def variants():
+            for label, prog in bfs_variants().items():
+                kw = bfs_kwargs(cp, prog, n, src)
+                ms, span, r = timed(lambda: hp.run(prog, G, backend="gpu", **kw), args.repeat)
+                rows.append(row(gname, f"BFS program: {label}", ms, span, r))
+        attempt(gname, variants)
+
+        def sweep():
+            for alpha in (1.0, 2.0, 4.0, 8.0, 16.0, 64.0):
+                ms, span, _ = timed(lambda: _bfs_alpha(G, src, alpha), args.repeat)
+                prog = _BFS_ANY[np.dtype(np.int32)]
+                kw = bfs_kwargs(cp, prog, n, src)
+                r = hp.run(prog, G, backend="gpu", push_alpha=alpha, **kw)
+                rows.append(row(gname, f"hp.bfs push_alpha={alpha:g}", ms, span, r))
+        attempt(gname, sweep)
+
+        if rm:
+            def profile():
+                for _ in range(3):
+                    hp.bfs(G, src, backend="gpu")
+                cp.cuda.Device().synchronize()
+                pr = cProfile.Profile()
+                pr.enable()
+                for _ in range(20):
+                    hp.bfs(G, src, backend="gpu")
+                cp.cuda.Device().synchronize()
+                pr.disable()
+                s = io.StringIO()
+                pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(25)
+                notes[f"{gname} hp.bfs cProfile (20 calls, by tottime)"] = s.getvalue()
+                print(s.getvalue())
+            attempt(gname, profile)
+
+        if args.skip_sssp:
+            continue
+
+        # -- SSSP -------------------------------------------------------------------------
+        def sssp():
+            for dt in (np.float32, np.float64):
+                prog = _bellman_ford_class(np.dtype(dt))
+                dist0 = cp.full(n, np.inf, dtype=dt)
+                dist0[src] = 0
+
+                def call():
+                    return hp.run(prog, G, backend="gpu", max_iterations=n, dist0=dist0,
+                                  active=np.array([src]))
+                ms, span, r = timed(call, args.repeat)
+                rows.append(row(gname, f"BellmanFord[{np.dtype(dt).name}]", ms, span, r))
+            ms, span, _ = timed(lambda: hp.sssp(G, src, predecessors=False, backend="gpu"),
+                                args.repeat)
+            rows.append(row(gname, "hp.sssp (no predecessors)", ms, span))
+            ms, span, _ = timed(lambda: hp.sssp(G, src, backend="gpu"), args.repeat)
+            rows.append(row(gname, "hp.sssp (with predecessors)", ms, span))
+        attempt(gname, sssp)
+
+    cols = ["graph", "program", "wall_ms", "span_ms", "first_call_ms", "setup_ms", "loop_ms",
+            "supersteps", "push", "pull", "syncs", "max_active", "dirs", "check"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
-        print("| " + " | ".join(f"{r[c]:.2f}" if isinstance(r.get(c), float) else str(r.get(c, ""))
-                                for c in cols) + " |")
+        lines.append("| " + " | ".join(f"{r[c]:.3f}" if isinstance(r.get(c), float)
+                                       else str(r.get(c, "")) for c in cols) + " |")
+    print("\n".join(lines))
     if args.out:
         with open(f"{args.out}/sssp_breakdown.json", "w") as f:
-            json.dump(rows, f, indent=1)
+            json.dump({"rows": rows, "notes": notes}, f, indent=1)
+        with open(f"{args.out}/sssp_breakdown.md", "w") as f:
+            f.write("\n".join(lines) + "\n")
+            for k, v in notes.items():
+                f.write(f"\n## {k}\n\n```\n{v}\n```\n")
+
+
+def _bfs_alpha(G, src, alpha):
+    from hpgraph.algorithms._bfs import bfs_engine
+    from hpgraph.algorithms._common import check_sources
+
+    return bfs_engine(G, check_sources(G, src), side="gpu", push_alpha=alpha)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -200,3 +200,90 @@ def test_init_input_not_modified(G):
 
     r = hp.run(P, G, backend="cpu")
     assert np.isinf(dist0[1:]).all() and r.dist[1] == 1
+
+
+# ---- what bind() may cache between calls, and what it must not -------------------------------
+
+STEP = 1.0
+
+
+class _UsesGlobal(hp.VertexProgram):
+    properties = {"dist": ("float64", np.inf)}
+    reduce = "min"
+    apply_to = "received"
+
+    def init(self, graph):
+        d = np.full(graph.num_vertices, np.inf)
+        d[0] = 0
+        return {"dist": d}, [0]
+
+    def gather(src, edge, dst):
+        return src.dist + STEP
+
+    def update(v, y):
+        return min(v.dist, y)
+
+
+def test_changed_global_recompiles(G):
+    global STEP
+    try:
+        STEP = 1.0
+        a = hp.run(_UsesGlobal, G, backend="cpu").dist
+        STEP = 2.5
+        b = hp.run(_UsesGlobal, G, backend="cpu").dist
+    finally:
+        STEP = 1.0
+    np.testing.assert_array_equal(b[:3], 2.5 * a[:3])
+
+
+def test_changed_class_attributes_are_rechecked(G):
+    class P(Good):
+        pass
+
+    assert hp.run(P, G, backend="cpu").converged
+    P.reduce = None                         # after a cached successful bind
+    with pytest.raises(InvalidProgram, match="no reduce"):
+        hp.run(P, G, backend="cpu")
+    P.reduce = "max"
+    P.properties = {"dist": ("float32", 0.0)}
+    r = hp.run(P, G, backend="cpu")
+    assert r.dist.dtype == np.float32
+
+
+def test_changed_self_constant_recompiles(G):
+    class Shift(Good):
+        step = 1.0
+
+        def gather(self, src, edge, dst):
+            return src.dist + self.step
+
+        def init(self, graph):
+            d = np.full(graph.num_vertices, np.inf, np.float32)
+            d[0] = 0
+            return {"dist": d}, [0]
+
+    a = hp.run(Shift(), G, backend="cpu").dist
+    p = Shift()
+    p.step = 3.0
+    b = hp.run(p, G, backend="cpu").dist
+    np.testing.assert_array_equal(b[:3], 3 * a[:3])
+
+
+def test_defaults_and_scalar_properties_are_not_host_arrays(G):
+    from hpgraph import program
+
+    class P(Good):
+        properties = {"dist": ("float32", np.inf), "k": ("int32", 7)}
+
+        def init(self, graph):
+            return {"dist": 0.5}, [1, 1, 0]
+
+        def update(v, y):
+            return {"dist": min(v.dist, y)}
+
+    bp = program.bind(P, G, {})
+    assert np.ndim(bp.init_props["dist"]) == 0 and bp.init_props["dist"].dtype == np.float32
+    assert bp.init_props["k"] == 7 and bp.init_props["k"].dtype == np.int32
+    assert bp.init_active.tolist() == [0, 1]          # distinct, sorted ids
+    r = hp.run(P, G, backend="cpu")
+    assert r.k.tolist() == [7] * 4 and r.dist.dtype == np.float32

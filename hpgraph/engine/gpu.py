@@ -46,7 +46,6 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import backend as _backend
-from ..formats import Bitmask
 from ..program import RunResult, SuperstepStats
 from . import codegen, common
 

@@ -217,15 +217,62 @@ def _roles(fn, takes_self, roles):
     return tuple(out), params
 
 
+_MEMO: dict = {}
+
+
+def _captures(fn):
+    """The compiler's cache-key part for ``fn``'s captured globals/closure values (read now)."""
+    from ..compiler import analyze_function
+    from ..compiler._translate import captures_key, read_captures
+
+    return captures_key(read_captures(analyze_function(fn)))
+
+
 def compile_callbacks(prog_name, instance, props, edge_dtype, gather_fn, gather_self,
                       update_fn, update_self, *, y_dtype=None, monoid=None, mask_fn=None,
                       mask_self=False) -> CompiledCallbacks:
     """Type and compile ``gather``/``update`` (and ``mask``) of a program (raises on malformed
-    callbacks)."""
+    callbacks).
+
+    Memoised on everything the compilation reads -- the functions, the ``self`` constants,
+    the dtypes, the monoid and the current values of captured names (the same key parts as
+    :func:`hpgraph.compiler.compile_function`'s cache) --, because ``hp.run`` binds the
+    program on every call and the five typed compilations' cache lookups cost ~0.1 ms.
+    """
+    consts = _self_constants(instance) if (gather_self or update_self or mask_self) else {}
+    try:
+        key = (prog_name, gather_fn, bool(gather_self), update_fn, bool(update_self), mask_fn,
+               bool(mask_self),
+               tuple(sorted((k, t.str, v) for k, (t, v) in consts.items())),
+               tuple((p.name, np.dtype(p.dtype).str) for p in props), np.dtype(edge_dtype).str,
+               None if y_dtype is None else np.dtype(y_dtype).str, monoid,
+               _captures(gather_fn), _captures(update_fn),
+               None if mask_fn is None else _captures(mask_fn))
+        hash(key)
+    except TypeError:           # an unhashable part: compile without the memo
+        key = None
+    except HpgraphError:        # let the compilation below raise it, quoting the line
+        key = None
+    if key is not None:
+        hit = _MEMO.get(key)
+        if hit is not None:
+            return hit
+    out = _compile_callbacks(prog_name, instance, props, edge_dtype, gather_fn, gather_self,
+                             update_fn, update_self, y_dtype=y_dtype, monoid=monoid,
+                             mask_fn=mask_fn, mask_self=mask_self, consts=consts)
+    if key is not None:
+        if len(_MEMO) > 512:
+            _MEMO.clear()
+        _MEMO[key] = out
+    return out
+
+
+def _compile_callbacks(prog_name, instance, props, edge_dtype, gather_fn, gather_self,
+                       update_fn, update_self, *, y_dtype=None, monoid=None, mask_fn=None,
+                       mask_self=False, consts=None) -> CompiledCallbacks:
     from ..compiler import compile_function
 
     ptypes = {p.name: p.dtype for p in props}
-    consts = _self_constants(instance) if (gather_self or update_self or mask_self) else {}
     const_types = {k: t for k, (t, _) in consts.items()}
 
     g_roles, g_params = _roles(gather_fn, gather_self, ("src", "edge", "dst"))
