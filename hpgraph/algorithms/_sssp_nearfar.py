@@ -32,8 +32,8 @@ the threshold ``thr`` and ``delta``:
   resets the consumed counts, advances ``thr``, and raises ``halt`` when both queues are empty.
 
 ``delta`` defaults to ``DELTA_FACTOR * mean weight / mean degree`` (Davidson's rule, with 128
-instead of the warp width 32: measured faster); ``delta = inf`` turns near-far into a queue-driven Bellman-Ford (every
-improvement is near).  Near-far needs non-negative weights; :func:`hpgraph.sssp` keeps
+instead of the warp width 32: measured faster); ``delta = inf`` turns near-far into a
+queue-driven Bellman-Ford (every improvement is near).  Near-far needs non-negative weights; :func:`hpgraph.sssp` keeps
 Bellman-Ford for negative ones.
 
 **Predecessors** (:func:`tight_parents`): one pass over the stored edges keeps, for every
@@ -66,9 +66,9 @@ __all__ = ["nearfar_source", "pred_source", "default_delta", "weight_stats", "ne
 BLOCK = 256
 #: Blocks per SM of the step kernel (a fixed grid: the launch is replayed in CUDA graphs, and
 #: the queue loops are grid-stride).  More blocks hide more latency on big frontiers; fewer
-#: make the per-step close (one ticket per block) cheaper on small ones.  H200, default delta:
-#: grid 2048^2 weights 1..64 41.2 / 46.9 / 53.3 ms at 2 / 4 / 8 blocks per SM (unweighted 29.7
-#: / 33.4 / 39.7), R-MAT 21 8.1 / 7.2 / 7.1 ms: the high-diameter graphs near-far is for win.
+#: make the per-step close (one ticket per block) cheaper on small ones.  H200, default delta,
+#: 1 / 2 / 4 blocks per SM: grid 2048^2 weights 1..64 33.8 / 35.2 / 37.7 ms, Erdos-Renyi 2M
+#: degree 8 8.9 / 8.5 / 8.3 ms, R-MAT 21 10.1 / 6.7 / 5.8 ms (where auto runs Bellman-Ford).
 STEP_BLOCKS_PER_SM = 2
 #: Steps between two host reads of the device state; the last size repeats.  Batches of at
 #: least GRAPH_MIN steps are replayed as CUDA graphs (captured once per cached plan).
@@ -77,9 +77,10 @@ GRAPH_MIN = 16
 #: Stored entries per lane of the predecessor pass (a warp takes ``32 * PRED_ITEMS``).
 PRED_ITEMS = 8
 #: Bucket width factor: delta = DELTA_FACTOR * mean weight / mean degree.  Davidson et al.
-#: use the warp width (32); on the H200 four times that was faster on both graphs measured
-#: (grid 2048^2 weights 1..64: 47.1 ms at 32, 41.7 at 64, 38.4 at 128; R-MAT 21: 7.2 / 6.1 /
-#: 5.9 ms), because a wider bucket means fewer far-pile splits and fewer steps.
+#: use the warp width (32); wider buckets mean fewer far-pile splits and fewer steps.  H200,
+#: grid 2048^2 weights 1..64, factor 32 / 64 / 128 / 256 / 512 / inf: 47.1 / 39.3 / 35.7 /
+#: 34.8 / 37.3 / 111 ms (inf is a queue Bellman-Ford: 246k-vertex frontiers); R-MAT 21 and
+#: Erdos-Renyi graphs hardly care (within 0.5 ms from 64 up).
 DELTA_FACTOR = 128
 
 # state slots (uint64 each); keep in sync with the enum in _NF_SOURCE
