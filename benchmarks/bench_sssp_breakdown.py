@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import pstats
@@ -58,9 +59,14 @@ def row(graph, program, ms, span, r=None, **extra):
         out.update(setup_ms=r.setup_time * 1e3, loop_ms=r.time * 1e3, supersteps=r.supersteps,
                    push=r.directions.count("push"), pull=r.directions.count("pull"),
                    syncs=r.syncs, max_active=max(r.active) if r.active else 0,
-                   dirs="".join("P" if d == "push" else "L" for d in r.directions))
+                   dirs=_dirs(r.directions))
     out.update(extra)
     return out
+
+
+def _dirs(directions):
+    d = "".join("P" if x == "push" else "L" for x in directions)
+    return d if len(d) <= 24 else f"{d[:16]}...({len(d)})"
 
 
 def bfs_variants():
@@ -117,7 +123,7 @@ def check_bfs(G, src, res):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None)
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="R-MAT 16 and a 256 x 256 grid")
     ap.add_argument("--skip-sssp", action="store_true", help="BFS only")
     args = ap.parse_args()
@@ -144,20 +150,6 @@ def main():
         src = int(cp.argmax(G.out_degree)) if gname.startswith("rmat") else 0
         rm = gname.startswith("rmat")
 
-        # -- hp.bfs: the headline, and its first call on a fresh graph object ---------------
-        def headline():
-            G2 = make()           # a new graph: no kept run state, kernels already compiled
-            cp.cuda.Device().synchronize()
-            t = time.perf_counter()
-            hp.bfs(G2, src, backend="gpu")
-            cp.cuda.Device().synchronize()
-            first = (time.perf_counter() - t) * 1e3
-            del G2
-            ms, span, res = timed(lambda: hp.bfs(G, src, backend="gpu"), args.repeat)
-            rows.append(row(gname, "hp.bfs", ms, span, first_call_ms=first,
-                            check=check_bfs(G, src, res)))
-        attempt(gname, headline)
-
         # -- BFS program variants and the direction constant ---------------------------------
         def variants():
             for label, prog in bfs_variants().items():
@@ -174,6 +166,46 @@ def main():
                 r = hp.run(prog, G, backend="gpu", push_alpha=alpha, **kw)
                 rows.append(row(gname, f"hp.bfs push_alpha={alpha:g}", ms, span, r))
         attempt(gname, sweep)
+
+        if rm:
+            def probe():
+                # supersteps 1..k of the hp.bfs program: the device span's growth with k is
+                # the cost of superstep k (k = 0: setup, one read, result hand-back)
+                prog = _BFS_ANY[np.dtype(np.int32)]
+                kw = bfs_kwargs(cp, prog, n, src)
+                for k in range(0, 8):
+                    ms, span, r = timed(lambda: hp.run(prog, G, backend="gpu", max_iterations=k,
+                                                       **kw), args.repeat)
+                    rows.append(row(gname, f"BFS program, max_iterations={k}", ms, span, r,
+                                    last_active=r.active[-1] if r.active else 0,
+                                    last_edges=r.frontier_edges[-1] if r.active else 0))
+            attempt(gname, probe)
+
+        # -- hp.bfs: the headline, and its first call on a fresh graph object ---------------
+        def headline():
+            G2 = make()           # a new graph: no kept run state, kernels already compiled
+            cp.cuda.Device().synchronize()
+            t = time.perf_counter()
+            hp.bfs(G2, src, backend="gpu")
+            cp.cuda.Device().synchronize()
+            first = (time.perf_counter() - t) * 1e3
+            del G2
+            gc.collect()
+            ms, span, res = timed(lambda: hp.bfs(G, src, backend="gpu"), args.repeat)
+            rows.append(row(gname, "hp.bfs", ms, span, first_call_ms=first,
+                            check=check_bfs(G, src, res)))
+            ms, span, _ = timed(lambda: _bfs_alpha(G, src, None), args.repeat)
+            rows.append(row(gname, "bfs_engine (hp.bfs minus argument handling)", ms, span))
+
+            def wrapper_arrays():   # what bfs_engine builds before hp.run
+                d = cp.full(n, -1, dtype=np.int32)
+                p = cp.full(n, -1, dtype=np.int32)
+                d[src] = 0
+                p[src] = src
+                return d, p
+            ms, span, _ = timed(wrapper_arrays, args.repeat)
+            rows.append(row(gname, "bfs_engine's initial arrays alone", ms, span))
+        attempt(gname, headline)
 
         if rm:
             def profile():
@@ -215,7 +247,8 @@ def main():
         attempt(gname, sssp)
 
     cols = ["graph", "program", "wall_ms", "span_ms", "first_call_ms", "setup_ms", "loop_ms",
-            "supersteps", "push", "pull", "syncs", "max_active", "dirs", "check"]
+            "supersteps", "push", "pull", "syncs", "max_active", "last_active", "last_edges",
+            "dirs", "check"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         lines.append("| " + " | ".join(f"{r[c]:.3f}" if isinstance(r.get(c), float)

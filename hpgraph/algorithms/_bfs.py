@@ -211,11 +211,16 @@ def bfs_engine(G, sources, *, direction="auto", side="gpu", push_alpha=None):
     n = int(G.num_vertices)
     idt = np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
     src = np.unique(sources)
-    s = xp.asarray(src.astype(idt))
     depth = xp.full(n, -1, dtype=np.int32)
     parent = xp.full(n, -1, dtype=idt)
-    depth[s] = 0
-    parent[s] = s
+    if src.size == 1:   # a scalar store: no index array to upload, no scatter kernel
+        s = int(src[0])
+        depth[s] = 0
+        parent[s] = s
+    else:
+        s = xp.asarray(src.astype(idt))
+        depth[s] = 0
+        parent[s] = s
     res = run(_BFS_ANY[idt], G, backend=side, direction=direction,
               push_alpha=PUSH_ALPHA_ENGINE if push_alpha is None else push_alpha,
               depth=depth, parent=parent, vid=_vertex_ids(G, idt), active=src)
