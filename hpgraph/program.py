@@ -469,7 +469,9 @@ class RunResult:
     time : float
         Wall seconds of the superstep loop (PREPROCESS and compilation excluded).
     setup_time : float
-        Wall seconds of PREPROCESS (init, compilation, buffer allocation, transfers).
+        Wall seconds of PREPROCESS (init, compilation, buffer allocation, transfers).  On the
+        GPU: host time until the first superstep is launched (device-side setup work overlaps
+        and counts in ``time``).
     backend : str
         ``"cpu"`` or ``"gpu"``.
     syncs : int

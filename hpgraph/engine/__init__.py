@@ -7,8 +7,10 @@
 * :mod:`.codegen` + ``templates/`` -- the generated CUDA module of one program: pull kernels
   over HYB (ELL + COO tail) with the x_bitmask and early exit, a push kernel over the frontier
   queue with monoid atomics, and one fused APPLY kernel.
-* :mod:`.gpu` -- buffers allocated once per run, a fixed launch sequence per superstep, blind
-  batches of supersteps replayed as CUDA graphs, one small counter read per batch.
+* :mod:`.gpu` -- run states (module, buffers, stream, CUDA graphs) kept per (device graph,
+  program code) and reused by the next call, a fixed launch sequence per superstep, blind
+  batches of supersteps (direction chosen on the device) replayed as CUDA graphs, one small
+  counter read per batch.
 
 Importing this package imports neither cupy nor the compiler.
 """
