@@ -16,7 +16,12 @@ the device-to-device copy rate measured first (bytes read + written).
 Usage::
 
     python3 benchmarks/bench_spmv.py --out DIR [--scales 20,22,23] [--grid 2048] [--reps 25]
-                                   [--tune 'grid,R-MAT 22']
+                                   [--tune 'grid,R-MAT 22'] [--tune-set all|relabel]
+
+Column relabeling (``format="<csr kernel>+relabel"``): on the graphs named by ``--tune`` the
+relabeled kernels run for every semiring (their time includes the per-product gather of x),
+next to cuSPARSE on the relabeled matrix (gather included) and the one-time cost of building
+the relabeling (``gpu.column_relabel``: column counts, sort, cols2).
 
 Writes DIR/spmv.json, DIR/spmv.md and benchmarks/results/spmv.md.
 """
@@ -178,9 +183,50 @@ VARIANTS = ["auto", "hyb", "csr_lb", "csr_mp", "csr_vector", "csr_scalar"]
 TUNING = ["csr_lb/s1", "csr_lb/s2", "csr_lb/s3", "csr_lb:4",
           "csr_mp/s1", "csr_mp/s2", "csr_mp/s3", "csr_mp:4", "csr_mp:6",
           "csr_mp/b128", "csr_mp:16/b128", "csr_mp:12/b128", "csr_mp/b512", "csr_mp:16/b128/s2"]
+#: run for every semiring on the --tune graphs: column relabeling (hub columns first in x), with
+#: the plain kernels under the same load hint next to them
+RELABEL = ["csr_lb+relabel", "csr_mp+relabel", "csr_lb/s1", "csr_lb+relabel/s1", "csr_mp/s1",
+           "csr_mp+relabel/s1", "csr_mp+relabel/s3"]
 
 
-def bench_graph(label, A, reps, copy_bps, results, check=True, tune=True):
+def bench_relabel_costs(A, x, reps, rec, cus_ms, y_cusparse, check):
+    """One-time cost of the relabeling, the per-product gather alone, and cuSPARSE on the
+    relabeled matrix (gather included: what cuSPARSE would gain from the same renumbering)."""
+    import cupyx.scipy.sparse as cps
+
+    # wall time (the build synchronises once, to size the sort keys), after one warm-up build
+    ts = []
+    for _ in range(6):
+        cp.cuda.Device().synchronize()
+        t = time.perf_counter()
+        gpu.column_relabel(A, cached=False)
+        cp.cuda.Device().synchronize()
+        ts.append((time.perf_counter() - t) * 1e3)
+    ms = float(np.median(ts[1:]))
+    rec("-", "relabel build (one-time)", ms, len(ts) - 1, note="wall ms: column counts + sort + cols2")
+    print(f"  relabel build (one-time, gpu.column_relabel) {ms:8.3f} ms wall (first build {ts[0]:.1f} ms)")
+    R = gpu.column_relabel(A)
+    ms, k = time_device(lambda: gpu.gather(x, R.perm), reps)
+    rec("-", "relabel gather x2 = x[perm]", ms, k)
+    print(f"  per-product gather x2 = x[perm]              {ms:8.3f} ms")
+    try:
+        Ar = cps.csr_matrix((R.values, R.indices, R.indptr), shape=A.shape)
+        fn = lambda: Ar @ gpu.gather(x, R.perm)  # noqa: E731
+        y = fn()
+        ok = ""
+        if check:
+            err = float(cp.abs(y - y_cusparse).max() / (cp.abs(y_cusparse).max() + 1e-30))
+            ok = "ok" if err < 1e-4 else f"MISMATCH rel {err:.2e}"
+        ms, k = time_device(fn, reps)
+        r = rec("plus_times", "cuSPARSE relabeled (+gather)", ms, k, time_host(fn, 10), ok)
+        print(f"  {'plus_times':16s} {'cuSPARSE relabeled':16s} {ms:8.3f} ms  x{ms / cus_ms:5.2f} of cuSPARSE  "
+              f"{r['gbps']:7.0f} GB/s  {ok}")
+        del Ar
+    except Exception as exc:
+        print(f"  cuSPARSE relabeled FAILED: {type(exc).__name__}: {str(exc)[:300]}")
+
+
+def bench_graph(label, A, reps, copy_bps, results, check=True, tune=True, tune_set="all"):
     n, nnz = A.nrows, A.nnz
     st = gpu.matrix_stats(A)
     print(f"\n== {label}: {n:,} rows, {nnz:,} entries, mean {st['mean']:.1f}, max {st['max']:,}, "
@@ -222,6 +268,9 @@ def bench_graph(label, A, reps, copy_bps, results, check=True, tune=True):
     ms, k = time_device(minimum_at, max(5, reps // 2))
     rec("min_plus", "cupy minimum.at", ms, k)
 
+    if tune:
+        bench_relabel_costs(A, x, reps, rec, cus_ms, y_cusparse, check)
+
     semirings = [("plus_times", ops.lookup_semiring("plus_times", np.float32)),
                  ("min_plus", ops.lookup_semiring("min_plus", np.float32)),
                  ("udf min_scaled", UDF[np.float32])]
@@ -232,7 +281,11 @@ def bench_graph(label, A, reps, copy_bps, results, check=True, tune=True):
         ref = None
         # every semiring: the main kernels; min_plus and the UDF also the tuning knobs (load
         # hints, tile shapes) unless --tune leaves this graph out
-        variants = VARIANTS + (TUNING if tune and sname != "plus_times" else [])
+        variants = list(VARIANTS)
+        if tune:
+            if tune_set == "all" and sname != "plus_times":
+                variants += TUNING
+            variants += [v for v in RELABEL if v not in variants]
         for v in variants:
             fmt, *knobs = v.split("/")
             fmt = None if fmt == "auto" else fmt
@@ -267,7 +320,7 @@ def bench_graph(label, A, reps, copy_bps, results, check=True, tune=True):
             ms, k = time_device(fn, reps)
             hu = time_host(fn, 10)
             r = rec(sname, v, ms, k, hu, ok)
-            print(f"  {sname:16s} {v:16s} {ms:8.3f} ms  x{ms / cus_ms:5.2f} of cuSPARSE  "
+            print(f"  {sname:16s} {v:18s} {ms:8.3f} ms  x{ms / cus_ms:5.2f} of cuSPARSE  "
                   f"{r['gbps']:7.0f} GB/s ({r['copy_frac']:.0%} of copy; streamed {r['stream_gbps']:5.0f})  "
                   f"host {hu:6.0f} us  {ok}")
     gpu.LB_MIN_BLOCKS, gpu.STREAM, gpu.MP_BLOCK = saved
@@ -318,8 +371,11 @@ def main():
     ap.add_argument("--reps", type=int, default=25)
     ap.add_argument("--no-check", action="store_true")
     ap.add_argument("--tune", default="all",
-                    help="graphs that also run the TUNING variants: 'all', 'none' or a comma list of "
-                         "label fragments, e.g. 'grid,R-MAT 22'")
+                    help="graphs that also run the TUNING and RELABEL variants: 'all', 'none' or a comma "
+                         "list of label fragments, e.g. 'grid,R-MAT 22'")
+    ap.add_argument("--tune-set", default="all", choices=("all", "relabel"),
+                    help="on the --tune graphs: 'all' = load hints, tile shapes and column relabeling; "
+                         "'relabel' = column relabeling only (with the plain kernels it compares to)")
     args = ap.parse_args()
 
     dev = cp.cuda.Device()
@@ -341,7 +397,8 @@ def main():
         print(f"\n{label}: built by {how} in {time.perf_counter() - t:.1f} s")
         tune = args.tune == "all" or (args.tune != "none" and
                                       any(f.strip() and f.strip() in label for f in args.tune.split(",")))
-        st = bench_graph(label, A, args.reps, bps, results, check=not args.no_check, tune=tune)
+        st = bench_graph(label, A, args.reps, bps, results, check=not args.no_check, tune=tune,
+                         tune_set=args.tune_set)
         graphs.append(dict(label=label, nrows=A.nrows, nnz=A.nnz, mean=st["mean"], max=st["max"],
                            K=st["K"], coo_share=st["coo_share"], auto=gpu.choose_format(A), built_by=how))
         del A
@@ -372,8 +429,8 @@ def main():
         row = [f"{g['label']:>14s} cuSPARSE {cus['ms']:.3f}"]
         for r in results:
             if r["graph"] == g["label"] and (r["variant"] in ("auto", "hyb", "csr_lb", "csr_mp", "csr_scalar")
-                                             or r["semiring"] == "min_plus") \
-                    and r["semiring"] in ("min_plus", "udf min_scaled", "plus_times") \
+                                             or r["semiring"] == "min_plus" or "relabel" in r["variant"]) \
+                    and r["semiring"] in ("min_plus", "udf min_scaled", "plus_times", "-") \
                     and not r["variant"].startswith("cupy"):
                 row.append(f"{r['semiring'][:8]}/{r['variant']} {r['ms']:.3f} ({r['ms'] / cus['ms']:.2f})"
                            + ("" if r["note"] in ("ok", "") else " " + r["note"]))

@@ -40,6 +40,10 @@ __all__ = ["mxv", "vxm", "spmv", "FORMATS"]
 #: Accepted values of ``format=`` (the kernel layout on the GPU, see :mod:`hpgraph.spmv.gpu`;
 #: the CPU always runs CSR).  ``"csr_vector:<G>"`` forces the vector kernel's group size G.
 FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb", "csr_mp")
+#: Formats that take the ``"+relabel"`` suffix (``"csr_mp+relabel"``, ``"csr_lb:4+relabel"``): the GPU
+#: runs the kernel with the columns renumbered by descending count, for cache locality of ``x``
+#: (:mod:`hpgraph.spmv.gpu`, "Column relabeling"; results are the same).
+RELABEL_BASES = ("csr", "csc", "csr_lb", "csr_mp", "csr_vector", "csr_scalar")
 
 
 # ---------------------------------------------------------------------------------------
@@ -139,12 +143,16 @@ def _check_format(format):
     if format is None:
         return None
     f = format.strip().lower() if isinstance(format, str) else None
-    if f is not None and f.split(":", 1)[0] in ("csr_vector", "csr_lb", "csr_mp") and ":" in f \
-            and f.split(":", 1)[1].isdigit() and int(f.split(":", 1)[1]) > 0:
-        return f
-    if f not in FORMATS:
+    base, plus, suffix = (None, "", "") if f is None else f.partition("+")
+    ok = base in FORMATS or (base is not None and base.split(":", 1)[0] in ("csr_vector", "csr_lb", "csr_mp")
+                             and ":" in base and base.split(":", 1)[1].isdigit()
+                             and int(base.split(":", 1)[1]) > 0)
+    if plus and not (suffix == "relabel" and base.split(":", 1)[0] in RELABEL_BASES):
+        ok = False
+    if not ok:
         raise InvalidValue(f"format must be one of {FORMATS}, 'csr_vector:<G>', 'csr_lb:<items>', "
-                           f"'csr_mp:<items>' or None, got {format!r}")
+                           f"'csr_mp:<items>', a CSR kernel ({', '.join(RELABEL_BASES)}) followed "
+                           f"by '+relabel', or None, got {format!r}")
     return None if f == "auto" else f
 
 
@@ -474,8 +482,9 @@ def mxv(A, x, semiring, *, mask=None, complement=False, replace=False, accum=Non
     format : str, optional
         Kernel layout on the GPU: ``"auto"`` / None (chosen from the row-length distribution),
         ``"hyb"``, ``"ell"``, ``"coo"``, ``"csr"``, ``"csc"``, ``"csr_vector"``,
-        ``"csr_vector:<G>"``, ``"csr_scalar"``, ``"csr_lb"``, ``"csr_mp"``; ignored by the CPU
-        path.
+        ``"csr_vector:<G>"``, ``"csr_scalar"``, ``"csr_lb"``, ``"csr_mp"``, or a CSR kernel
+        followed by ``"+relabel"`` (``"csr_mp+relabel"``: columns renumbered by descending
+        count for cache locality; same results); ignored by the CPU path.
 
     Returns
     -------

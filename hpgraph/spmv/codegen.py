@@ -50,7 +50,7 @@ from .. import dtypes as _dt
 from ..exceptions import DomainMismatch, InvalidValue
 
 __all__ = ["KernelSpec", "make_spec", "semiring_spec", "generate", "kernel_names", "FAMILIES",
-           "sanitize", "semiring_label", "batch_source"]
+           "sanitize", "semiring_label", "batch_source", "gather_source", "reads_column"]
 
 FAMILIES = ("ell", "hyb", "csr_vector", "csr_lb", "csr_mp", "push")
 
@@ -472,6 +472,47 @@ def mp_shared_bytes(spec: KernelSpec) -> int:
 
 def _b(v) -> str:
     return "true" if v else "false"
+
+
+# ---------------------------------------------------------------------------------------
+# column relabeling (format "<csr kernel>+relabel")
+
+_WORD = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+_COL_PROBE = "hp_column_index_probe"
+
+
+def gather_source(itemsize: int, index_dtype) -> tuple[str, str]:
+    """CUDA source and kernel name of ``x2[k] = x[perm[k]]`` for values of ``itemsize`` bytes.
+
+    The relabeled products gather the operand vector into the new column numbering with it;
+    values move as unsigned words of their width (one kernel per width and index type).
+
+    Raises
+    ------
+    DomainMismatch
+        ``itemsize`` not 1, 2, 4 or 8, or an index dtype other than int32 / int64.
+    """
+    w = _WORD.get(int(itemsize))
+    if w is None:
+        raise DomainMismatch(f"gather: values of {itemsize} bytes are not supported (1, 2, 4 or 8)")
+    idx = _dt.lookup_dtype(index_dtype)
+    if idx not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise DomainMismatch(f"index dtype must be int32 or int64, got {idx.name}")
+    name = f"hpgraph_gather_w{int(itemsize)}_{_dt.short_name(idx)}"
+    src = _template("gather").substitute(KNAME=name, W_T=w, IDX_T=_dt.c_type(idx))
+    return src, name
+
+
+def reads_column(mul) -> bool:
+    """Whether the multiply ``mul`` (TypedBinaryOp) reads the column index ``j`` itself.
+
+    The semiring kernels evaluate ``mul.c_expr("a", <x[j]>, "i", "j")``; when ``j`` reaches
+    the expression only through the ``x[j]`` load, renumbering the columns (and ``x`` with
+    them) leaves every edge value unchanged.  Index ops that read ``j`` (``secondi``, the
+    ``*_secondi`` / ``*_firstj`` semirings) and user ops whose C form names its ``j`` argument
+    answer True (conservatively: any mention counts).
+    """
+    return re.search(rf"\b{_COL_PROBE}\b", mul.c_expr("a", "b", "i", _COL_PROBE)) is not None
 
 
 def batch_source(specs) -> tuple[str, list]:

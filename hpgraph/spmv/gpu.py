@@ -11,7 +11,10 @@ Entry points
     baseline), ``"csr_lb"`` (load-balanced; ``"csr_lb:16"`` sets the entries per lane per warp
     chunk, default :data:`ITEMS`), ``"csr_mp"`` (merge path staged through shared memory;
     ``"csr_mp:4"`` sets the merge items per thread, default :data:`MP_ITEMS`), ``"coo"`` (HYB
-    with K = 0: pure segmented COO); ``"csc"`` runs on the CSR of the same matrix.
+    with K = 0: pure segmented COO); ``"csc"`` runs on the CSR of the same matrix.  A CSR
+    kernel's name followed by ``"+relabel"`` (``"csr_mp+relabel"``, ``"csr_lb:4+relabel"``,
+    ``"csr+relabel"``) runs it with the columns renumbered by descending column count (see
+    "Column relabeling" below).
 :func:`spmv_expr`
     The same products with any per-edge C expression and extra kernel arguments (the
     vertex-program engine's entry): ``y[i] = ADD_j EDGE(i, j, A[i, j], extra...)``.
@@ -21,8 +24,31 @@ Entry points
     Compile (once) and return the kernels of a :class:`~hpgraph.spmv.codegen.KernelSpec`.
 
 Derived matrices (the HYB/ELL/CSR of a given matrix, degree statistics, chunk tables, scratch
-buffers) are cached per matrix object (formats are immutable), so repeated calls neither
-rebuild nor allocate beyond the result.
+buffers, the column relabeling) are cached per matrix object (formats are immutable), so
+repeated calls neither rebuild nor allocate beyond the result.
+
+Column relabeling
+-----------------
+On power-law graphs every CSR kernel is bound by the random gathers of ``x`` (each a 32-byte
+L2 sector), and the hub columns, which take most of those gathers, are spread over all of ``x``
+(one hot value per 128-byte line).  :func:`column_relabel` (once per matrix, cached) computes
+``perm``, the column ids by descending count (ties by id), its inverse ``rank`` and
+``cols2 = rank[cols]`` with every row's entries kept in their order.  A relabeled product
+gathers ``x2 = x[perm]`` (one small kernel, ``ncols`` reads) and runs the unchanged CSR kernel
+on ``(indptr, cols2, values, x2)``: the hub columns' values sit together at the front of
+``x2``, so they share cache lines and stay in L1.  Rows are untouched (masks, complement, out,
+accum, replace apply as before) and every row is reduced in the same order, so results are
+bit-identical to the plain kernel's.
+
+When it applies: a CSR kernel (``csr_lb``, ``csr_mp``, ``csr_vector``, ``csr_scalar``), a
+semiring product (:func:`spmv`) whose multiply reads the column only through ``x[j]`` (not
+``secondi`` / ``firstj`` / user index ops reading ``j``: :func:`codegen.reads_column`), and no
+``x_active`` (it is indexed by the original column).  Otherwise -- and always for
+:func:`spmv_expr`, whose expression may index any array by ``j`` -- the plain kernel runs, even
+when ``"+relabel"`` was asked for.  An automatic choice (format None / ``"auto"`` / ``"csr"`` /
+``"csc"``) relabels only with :data:`AUTO_RELABEL` on and at least :data:`RELABEL_MIN_NNZ`
+entries.  :data:`TRACE` (a callable, tests and benchmarks) receives each product's kernel
+family and relabel decision.
 """
 
 from __future__ import annotations
@@ -38,7 +64,7 @@ from . import codegen
 from .codegen import MASK_BITS, MASK_BOOL, MASK_NONE
 
 __all__ = ["spmv", "spmv_expr", "push", "get_kernels", "choose_format", "matrix_stats",
-           "FORMATS", "clear_caches"]
+           "FORMATS", "clear_caches", "column_relabel", "ColumnRelabel", "gather", "RELABEL_BASES"]
 
 #: accepted ``format=`` values
 FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb", "csr_mp")
@@ -58,6 +84,17 @@ STREAM = 0           # how csr_lb / csr_mp load cols and values (KernelSpec.stre
 #: (benchmarks/README_spmv_notes.md, items 7-10).  With "csr_mp" here, products whose edge value
 #: needs the row (row mask, complement, "i" in the expression) still run csr_lb (see _run).
 AUTO_CSR = "csr_lb"
+#: formats that take the ``"+relabel"`` suffix (CSR kernels; see "Column relabeling" above)
+RELABEL_BASES = ("csr", "csc", "csr_lb", "csr_mp", "csr_vector", "csr_scalar")
+#: an automatic choice (format None / "auto" / "csr" / "csc") relabels the columns of CSR
+#: products with at least RELABEL_MIN_NNZ entries.  Off until measured on the device
+#: (benchmarks/README_spmv_notes.md, item 11): the per-product gather of x costs ~ncols reads
+#: and cols2 doubles the column-index memory of the matrix.
+AUTO_RELABEL = False
+RELABEL_MIN_NNZ = 1 << 22
+#: None, or a callable receiving ``dict(family=, relabel=, reason=)`` after each product is
+#: dispatched (tests assert which kernel ran; reason says why relabeling was or was not used)
+TRACE = None
 
 # auto-format thresholds (from measurements on an H200, benchmarks/README_spmv_notes.md): on the
 # 2048^2 grid HYB (= pure ELL) runs at 0.49x cuSPARSE's time and beats every CSR kernel; on R-MAT
@@ -71,6 +108,8 @@ _KERNELS: dict = {}           # KernelSpec -> {role: RawKernel}
 _FAST: dict = {}              # cheap tuple key -> (spec, kernels)
 _DERIVED = weakref.WeakKeyDictionary()   # matrix -> dict of derived objects
 _DUMMY: dict = {}             # device id -> 1-word array used for unused pointer arguments
+_GATHER: dict = {}            # (itemsize, index dtype) -> RawKernel of x2 = x[perm]
+_COLUMN_FREE: dict = {}       # semiring key -> its multiply does not read j (relabel allowed)
 
 
 def clear_caches():
@@ -79,6 +118,8 @@ def clear_caches():
         _KERNELS.clear()
         _FAST.clear()
         _DERIVED.clear()
+        _GATHER.clear()
+        _COLUMN_FREE.clear()
 
 
 # ---------------------------------------------------------------------------------------
@@ -268,6 +309,168 @@ def _resolve_format(A, format):
     raise InvalidValue(f"unknown format {format!r}")  # pragma: no cover
 
 
+def _split_relabel(format):
+    """``(base format, relabel asked)``: ``"csr_mp:4+relabel"`` -> ``("csr_mp:4", True)``."""
+    if format is None:
+        return None, False
+    f = str(format).strip().lower()
+    base, plus, suffix = f.partition("+")
+    if not plus:
+        return f, False
+    if suffix != "relabel" or base.split(":", 1)[0] not in RELABEL_BASES:
+        raise InvalidValue(f"format {format!r}: only a CSR kernel ({', '.join(RELABEL_BASES)}, "
+                           "with an optional ':<n>') takes a suffix, and it is '+relabel' (an "
+                           "automatic choice relabels with gpu.AUTO_RELABEL)")
+    return base, True
+
+
+# ---------------------------------------------------------------------------------------
+# column relabeling (see the module docstring)
+
+
+class ColumnRelabel:
+    """The CSR of a matrix with its columns renumbered by descending column count.
+
+    Attributes
+    ----------
+    perm : cupy.ndarray (index dtype, length ncols)
+        ``perm[new] = old``: column ids by descending count (number of stored entries in the
+        column), ties by id.  A product gathers ``x2 = x[perm]``.
+    rank : cupy.ndarray (index dtype, length ncols)
+        Inverse of ``perm``: ``rank[old] = new``.
+    indptr, values : the source CSR's arrays (shared, not copied)
+    indices : cupy.ndarray
+        ``rank[cols]``, each row's entries in their original order (so not sorted by the new
+        id): every kernel reduces each row in the same order as on the source matrix.
+    shape, nnz, dtype, index_dtype : as the source CSR's
+    """
+
+    def __init__(self, perm, rank, indptr, indices, values, shape, dtype, index_dtype):
+        self.perm, self.rank = perm, rank
+        self.indptr, self.indices, self.values = indptr, indices, values
+        self.shape = (int(shape[0]), int(shape[1]))
+        self.nrows, self.ncols = self.shape
+        self.nnz = int(indices.size)
+        self.dtype, self.index_dtype = dtype, np.dtype(index_dtype)
+
+    def __repr__(self):
+        return f"ColumnRelabel(shape={self.shape}, nnz={self.nnz}, index_dtype={self.index_dtype})"
+
+
+def column_relabel(A, *, cached: bool = True) -> ColumnRelabel:
+    """The column relabeling of ``A`` (its CSR), built on the device once and cached.
+
+    Parameters
+    ----------
+    A : hpgraph sparse matrix with cupy arrays
+    cached : bool
+        False builds a new one and leaves the cache alone (the benchmark times the build).
+
+    Notes
+    -----
+    Cost: a column count (``bincount`` over the ``nnz`` column ids), one sort of ``ncols``
+    64-bit keys ``(max count - count) * ncols + id`` (unique, so the order of ties is fixed
+    without relying on a stable sort; their low part is ``perm``), a scatter for ``rank`` and a
+    gather of ``nnz`` column ids; memory: one more column-index array (``nnz`` ids) and two of
+    ``ncols``.
+    """
+    csr = _as_csr(A)
+    if cached:
+        return _cached(csr, "relabel", lambda: _build_relabel(csr))
+    return _build_relabel(csr)
+
+
+_KEY_LIMIT = 2 ** 63   # sort keys (max count - count) * ncols + id must stay below this
+
+
+def _build_relabel(csr) -> ColumnRelabel:
+    cp = backend.cupy()
+    idx_dt = np.dtype(csr.index_dtype)
+    n = int(csr.shape[1])
+    nnz = int(csr.nnz)
+    if nnz:
+        counts = cp.bincount(csr.indices, minlength=n).astype(cp.int64)
+        top = int(counts.max())
+    else:
+        counts = cp.zeros(n, cp.int64)
+        top = 0
+    if (top + 1) * n >= _KEY_LIMIT:
+        # keys would overflow: rank the distinct counts first (there are fewer than
+        # sqrt(2 * nnz) + 1 of them), which keeps the order and the tie rule
+        distinct, inv = cp.unique(counts, return_inverse=True)
+        counts = inv.ravel().astype(cp.int64)
+        top = int(distinct.size) - 1
+        if (top + 1) * n >= _KEY_LIMIT:
+            raise NotImplementedError(f"column relabeling of a matrix with {n} columns and "
+                                      f"{top + 1} distinct column counts (sort keys overflow)")
+    keys = (top - counts) * n + cp.arange(n, dtype=cp.int64)
+    perm = (cp.sort(keys) % n).astype(idx_dt) if n else cp.zeros(0, idx_dt)
+    rank = cp.empty(n, dtype=idx_dt)
+    rank[perm] = cp.arange(n, dtype=idx_dt)
+    cols2 = rank[csr.indices] if nnz else csr.indices.copy()
+    return ColumnRelabel(perm, rank, csr.indptr, cols2, csr.values, csr.shape, csr.dtype, idx_dt)
+
+
+def _gather_kernel(itemsize: int, idx_dt):
+    key = (int(itemsize), np.dtype(idx_dt).str)
+    k = _GATHER.get(key)
+    if k is None:
+        with _lock:
+            k = _GATHER.get(key)
+            if k is None:
+                src, name = codegen.gather_source(itemsize, idx_dt)
+                try:
+                    k = backend.raw_module(src, ("-std=c++17",), None).get_function(name)
+                except CompileError as exc:
+                    raise CompileError(f"NVRTC failed to compile {name}", source=src, log=exc.log,
+                                       name=name) from None
+                _GATHER[key] = k
+    return k
+
+
+def gather(x, perm):
+    """``x[perm]`` with one launch (the relabeled products' operand vector)."""
+    cp = backend.cupy()
+    x2 = cp.empty(int(perm.size), dtype=x.dtype)
+    n = int(perm.size)
+    if n:
+        k = _gather_kernel(x.dtype.itemsize, perm.dtype)
+        k((_grid(n, BLOCK, cap=backend.num_sms() * 16),), (BLOCK,), (np.int64(n), perm, x, x2))
+    return x2
+
+
+def _column_free(sr) -> bool:
+    """The semiring's multiply reads the column only through ``x[j]`` (cached per semiring)."""
+    key = getattr(sr, "key", None)
+    hit = _COLUMN_FREE.get(key) if key is not None else None
+    if hit is None:
+        hit = not codegen.reads_column(sr.mul)
+        if key is not None:
+            _COLUMN_FREE[key] = hit
+    return hit
+
+
+_RELABEL_FAMILIES = ("csr_lb", "csr_mp", "csr_vector")
+
+
+def _relabel_decision(asked: bool, chosen: bool, family: str, M, xa_mode: int, relabel_x):
+    """``(relabel, reason)`` for one product (the rule of the module docstring)."""
+    if not asked:
+        if not chosen:
+            return False, "not asked"
+        if not AUTO_RELABEL:
+            return False, "auto off"
+    if family not in _RELABEL_FAMILIES:
+        return False, "not a CSR kernel"
+    if relabel_x is None:
+        return False, "edge value reads the column"
+    if xa_mode != MASK_NONE:
+        return False, "x_active"
+    if not asked and int(M.nnz) < RELABEL_MIN_NNZ:
+        return False, "small"
+    return True, "asked" if asked else "auto"
+
+
 # ---------------------------------------------------------------------------------------
 # argument normalisation
 
@@ -356,7 +559,7 @@ def spmv(A, x, sr, *, row_mask=None, complement=False, x_active=None, out=None, 
 
     return _run(A, build, key_extra, (x,), sr.add, np.dtype(sr.out_dtype), row_mask=row_mask,
                 complement=complement, x_active=x_active, out=out, replace=replace, accum=accum,
-                format=format, terminal=terminal)
+                format=format, terminal=terminal, relabel_x=0 if _column_free(sr) else None)
 
 
 def spmv_expr(A, *, edge_value: str, monoid, in_dtype, name: str, extra_params: str = "",
@@ -379,13 +582,17 @@ def spmv_expr(A, *, edge_value: str, monoid, in_dtype, name: str, extra_params: 
 
     return _run(A, build, key_extra, tuple(extra_args), monoid, np.dtype(monoid.dtype),
                 row_mask=row_mask, complement=complement, x_active=x_active, out=out,
-                replace=replace, accum=accum, format=format, terminal=terminal)
+                replace=replace, accum=accum, format=format, terminal=terminal, relabel_x=None)
 
 
 def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement, x_active, out,
-         replace, accum, format, terminal):
+         replace, accum, format, terminal, relabel_x):
+    """The product; ``relabel_x`` is the position in ``extra_args`` of the vector the edge
+    expression reads at the column (``x``) when that is its only use of ``j`` (relabeling
+    allowed), else None."""
     cp = backend.cupy()
     nrows, ncols = int(A.shape[0]), int(A.shape[1])
+    format, asked = _split_relabel(format)
     family, M, group = _resolve_format(A, format)
     mask_mode, mask = _mask_arg(row_mask, nrows, "row_mask")
     xa_mode, xa = _mask_arg(x_active, ncols, "x_active")
@@ -397,6 +604,7 @@ def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement,
     chosen = format is None or str(format).lower() in ("auto", "csr", "csc")
     if family == "csr_mp" and chosen and (mask_mode != MASK_NONE or complement):
         family, group = "csr_lb", ITEMS
+    relabel, why = _relabel_decision(asked, chosen, family, M, xa_mode, relabel_x)
     if out is not None:
         out = _vec(out, nrows, "out")
         res_dt = out.dtype
@@ -439,10 +647,18 @@ def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement,
         _FAST[fkey] = hit
     spec, kern = hit
     family = spec.family
+    if TRACE is not None:
+        TRACE(dict(family=family, relabel=relabel, reason=why))
 
     y = cp.empty(nrows, dtype=res_dt)
     if nrows == 0:
         return y
+    if relabel:  # same kernel, renumbered columns and x (bit-identical results)
+        R = column_relabel(M)
+        extra_args = list(extra_args)
+        extra_args[relabel_x] = gather(extra_args[relabel_x], R.perm)
+        extra_args = tuple(extra_args)
+        M = R
     d = _dummy()
     mask_p = d if mask is None else mask
     xa_p = d if xa is None else xa

@@ -40,6 +40,8 @@ def test_gpu_module_missing_raises_not_implemented(monkeypatch):
     _, A, x = _problem()
     monkeypatch.setattr(backend, "resolve", lambda b=None, *a: "gpu")
     monkeypatch.setitem(sys.modules, "hpgraph.spmv.gpu", None)  # import fails
+    # ... also when an earlier test imported it ("from . import gpu" reads the package attribute)
+    monkeypatch.delattr(sys.modules["hpgraph.spmv"], "gpu", raising=False)
     with pytest.raises(NotImplementedError, match="GPU mxv"):
         hp.mxv(A, x, "min_plus")
 
