@@ -76,8 +76,9 @@ PUSH_ITEMS = 4
 MP_BLOCK = 256       # csr_mp threads per block ...
 MP_ITEMS = 8         # ... and merge items per thread: a tile is MP_BLOCK * MP_ITEMS items
 MP_SHARED_MAX = 46 * 1024   # csr_mp halves its items per thread until its tile fits this
-STREAM = 0           # how csr_lb / csr_mp load cols and values (KernelSpec.stream); 1-3
-                     # measured 1.5% faster on R-MAT 22 min_plus only, so not yet the default
+STREAM = 1           # how csr_lb / csr_mp load cols and values (KernelSpec.stream); 1-3.
+                     # 1 (__ldcs, streaming): R-MAT 22, H200, every semiring: csr_lb 1.017 ->
+                     # 0.996-1.001 ms, csr_lb+relabel 0.813-0.817 -> 0.797-0.804 ms
 #: the CSR kernel ``format="csr"`` and auto (on skewed graphs) run.  H200, R-MAT 22, session 3:
 #: csr_mp 0.993 ms vs csr_lb 1.001 (min_plus), but csr_mp's plus_times ran 1.69 ms before the
 #: gather-ordering fix, which has not been re-measured: csr_lb stays the default until it is
@@ -87,10 +88,11 @@ AUTO_CSR = "csr_lb"
 #: formats that take the ``"+relabel"`` suffix (CSR kernels; see "Column relabeling" above)
 RELABEL_BASES = ("csr", "csc", "csr_lb", "csr_mp", "csr_vector", "csr_scalar")
 #: an automatic choice (format None / "auto" / "csr" / "csc") relabels the columns of CSR
-#: products with at least RELABEL_MIN_NNZ entries.  Off until measured on the device
-#: (benchmarks/README_spmv_notes.md, item 11): the per-product gather of x costs ~ncols reads
-#: and cols2 doubles the column-index memory of the matrix.
-AUTO_RELABEL = False
+#: products with at least RELABEL_MIN_NNZ entries.  Measured on an H200, R-MAT 22 (session 3,
+#: benchmarks/README_spmv_notes.md item 11): csr_lb 1.017 -> csr_lb+relabel 0.817 ms for
+#: plus_times, min_plus and a UDF alike (cuSPARSE 0.938 ms: 0.87x); the per-product gather of
+#: x costs 0.022 ms, the one-time build 4 ms, and cols2 doubles the column-index memory.
+AUTO_RELABEL = True
 RELABEL_MIN_NNZ = 1 << 22
 #: None, or a callable receiving ``dict(family=, relabel=, reason=)`` after each product is
 #: dispatched (tests assert which kernel ran; reason says why relabeling was or was not used)

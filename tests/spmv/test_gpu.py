@@ -199,7 +199,7 @@ def test_every_dtype(mats, name, dtype):
     _check(A, _x(rng, A.ncols, np.dtype(dtype)), sr, "csr_mp")   # 8-byte types: smaller tiles
 
 
-@pytest.mark.parametrize("knobs", [dict(STREAM=1), dict(STREAM=2), dict(STREAM=3), dict(MP_BLOCK=64),
+@pytest.mark.parametrize("knobs", [dict(STREAM=0), dict(STREAM=1), dict(STREAM=2), dict(STREAM=3), dict(MP_BLOCK=64),
                                    dict(MP_BLOCK=128, STREAM=2), dict(MP_BLOCK=512)])
 def test_segmented_knobs(mats, knobs, monkeypatch):
     """Load hints (csr_lb and csr_mp) and csr_mp block sizes give the same results."""

@@ -360,8 +360,9 @@ def test_emulated_fallbacks(emu, monkeypatch, gpu):
     for fmt in ("csr_lb", "csr_mp:4", "csr_vector"):
         emu.spmv(A, x, sr, fmt)
         assert emu.traces[-1]["reason"] == "not asked" and emu.launched[-1][1] == "CSR"
-    # automatic choice: off by default, then on with the size threshold
+    # automatic choice: off when AUTO_RELABEL is off, then on with the size threshold
     monkeypatch.setattr(gpu, "choose_format", lambda M: gpu.AUTO_CSR)
+    monkeypatch.setattr(gpu, "AUTO_RELABEL", False)
     for fmt in (None, "auto", "csr", "csc"):
         np.testing.assert_array_equal(emu.spmv(A, x, sr, fmt), cpu.spmv(A, x, sr))
         assert emu.traces[-1]["reason"] == "auto off"

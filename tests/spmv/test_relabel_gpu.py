@@ -145,6 +145,11 @@ def _check(A, x, sr, fmt, trace=None, relabel=True, reason=None, **kw):
     assert got.dtype == ref.dtype
     if sr.add.terminal_any:
         _assert_any_ok(got, ref, sr, A, x, **kw)
+    elif ref.dtype.kind in "fc" and sr.add.name.startswith("plus"):
+        # a float sum's rounding depends on the order of the terms: the GPU kernels and
+        # the CPU add a row in different orders (bit identity is checked against the plain
+        # kernel below, which adds in the same order)
+        np.testing.assert_allclose(got, ref, rtol=1e-5 if ref.dtype.itemsize <= 4 else 1e-12)
     else:
         np.testing.assert_array_equal(got, ref)
     plain = to_host(gpu.spmv(Ad, xd, sr, format=fmt.split("+")[0], **dkw))
