@@ -172,11 +172,16 @@ class _State:
         self.source = src
         mod = _backend.raw_module(src, ("-std=c++17",))
         self.k = {name: mod.get_function(name) for name in codegen.KERNELS}
+        # The graph's derived matrices (A^T, HYB, casts) are built on the caller's stream,
+        # where the graph's arrays were written and where the graph's caches are used later;
+        # the run stream (non-blocking: no implicit ordering with the legacy default stream)
+        # waits for them before its first use.
+        split = bp.monoid.atomic is not None
+        self.parts = [_Part(cp, graph, a, b, wdt, bp.weighted, idt, split)
+                      for a, b in _part_names(bp.edges)]
+        self.nnz_pull = sum(p.nnz for p in self.parts)
+        self.stream.wait_event(cp.cuda.get_current_stream().record())
         with self.stream:
-            split = bp.monoid.atomic is not None
-            self.parts = [_Part(cp, graph, a, b, wdt, bp.weighted, idt, split)
-                          for a, b in _part_names(bp.edges)]
-            self.nnz_pull = sum(p.nnz for p in self.parts)
             deg = cp.zeros(n, dtype=cp.int64)
             for p in self.parts:
                 deg += p.degree.astype(cp.int64)
