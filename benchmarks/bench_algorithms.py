@@ -99,8 +99,8 @@ def _cp():
     return cupy
 
 
-def time_gpu(fn, repeat):
-    """(median ms, last result) with CUDA events, after one warm-up call."""
+def gpu_samples(fn, repeat):
+    """(list of ms, last result): CUDA events around ``fn`` ``repeat`` times, after one warm-up."""
     cp = _cp()
     out = fn()
     times = []
@@ -111,6 +111,12 @@ def time_gpu(fn, repeat):
         end.record()
         end.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, end))
+    return times, out
+
+
+def time_gpu(fn, repeat):
+    """(median ms, last result) with CUDA events, after one warm-up call."""
+    times, out = gpu_samples(fn, repeat)
     return statistics.median(times), out
 
 

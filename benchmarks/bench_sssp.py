@@ -35,24 +35,14 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import hpgraph as hp  # noqa: E402
-from bench_algorithms import CupyBaselines, make_graphs  # noqa: E402
+from bench_algorithms import CupyBaselines, gpu_samples, make_graphs  # noqa: E402
 from hpgraph.algorithms import _sssp_nearfar as nf  # noqa: E402
 from hpgraph.algorithms._sssp import _sssp_arrays, distance_dtype, tight_predecessors  # noqa: E402
 
 
 def time_gpu(fn, repeat):
     """(median ms, all ms, last result): CUDA events after one warm-up call."""
-    cp = hp.backend.cupy()
-    out = fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(repeat):
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        out = fn()
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end))
+    times, out = gpu_samples(fn, repeat)
     return statistics.median(times), times, out
 
 
