@@ -18,6 +18,7 @@ import pytest
 from hpgraph import backend, dtypes
 from hpgraph.exceptions import CompileError, DomainMismatch, HpgraphError
 from hpgraph.spmv import codegen as cg
+from tests.spmv._helpers import nvrtc_ok
 
 nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc", reason="NVRTC (cupy) is not installed")
 
@@ -28,15 +29,7 @@ I32 = np.dtype(np.int32)
 I64 = np.dtype(np.int64)
 
 
-def _nvrtc_ok():
-    try:
-        backend.compile_ptx('extern "C" __global__ void k(int* p) { p[0] = 1; }', "probe.cu")
-        return True
-    except Exception:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _nvrtc_ok(), reason="NVRTC cannot be loaded here")
+pytestmark = pytest.mark.skipif(not nvrtc_ok(), reason="NVRTC cannot be loaded here")
 
 
 def _syntax_options():

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from hpgraph import dtypes
-from hpgraph.exceptions import CompileError, DomainMismatch, HpgraphError
+from hpgraph.exceptions import CompileError, DomainMismatch
+from tests.spmv._helpers import _cp, assert_any_ok, natural_semiring, to_dev, to_host
 
 pytestmark = pytest.mark.gpu
 
@@ -26,26 +27,6 @@ SEG_FORMATS = ["hyb", "csr_lb", "csr_mp"]
 
 # ---------------------------------------------------------------------------------------
 # helpers (device access goes through these three, so the harness can be dry-run on the CPU)
-
-
-def _cp():
-    import cupy
-
-    return cupy
-
-
-def to_dev(a):
-    if a is None:
-        return None
-    if isinstance(a, np.ndarray) or np.isscalar(a):   # (numpy arrays have an array-API to_device)
-        return _cp().asarray(a)
-    if hasattr(a, "format") or hasattr(a, "words"):  # hpgraph matrix / Bitmask
-        return a.to_device()
-    return _cp().asarray(a)
-
-
-def to_host(a):
-    return _cp().asnumpy(a)
 
 
 def gpu_spmv(A, x, sr, **kw):
@@ -117,31 +98,9 @@ def _assert_same(got, ref, sr, A=None, x=None, **kw):
     got = np.asarray(got)
     assert got.dtype == ref.dtype, (got.dtype, ref.dtype)
     if sr.add.terminal_any:  # "any": any value of the row is right
-        _assert_any_ok(got, ref, sr, A, x, **kw)
+        assert_any_ok(got, ref, sr, A, x, **kw)
         return
     np.testing.assert_array_equal(got, ref)
-
-
-def _assert_any_ok(got, ref, sr, A, x, row_mask=None, complement=False, x_active=None, out=None, **kw):
-    """Each row holds some product of that row (or the same as the CPU where rows have none)."""
-    csr = A if A.format == "csr" else A.asformat("csr")
-    indptr = np.asarray(csr.indptr).astype(np.int64)
-    cols = np.asarray(csr.indices).astype(np.int64)
-    rows = np.repeat(np.arange(csr.nrows), np.diff(indptr))
-    a = np.ones(len(cols), sr.in_dtype) if csr.values is None else np.asarray(csr.values).astype(sr.in_dtype)
-    prod = sr.mul.np_call(a, np.asarray(x).astype(sr.in_dtype)[cols], rows, cols).astype(ref.dtype)
-    if x_active is not None:
-        act = x_active.to_bool() if hasattr(x_active, "to_bool") else x_active
-        keep = np.asarray(act)[cols]
-        rows, prod = rows[keep], prod[keep]
-    hit = np.zeros(len(got), bool)
-    np.logical_or.at(hit, rows, prod == got[rows])
-    has = np.zeros(len(got), bool)
-    has[rows] = True
-    bad = has & ~hit & (got != ref)
-    # rows without candidates, masked rows, etc. must equal the CPU exactly
-    assert not bad.any(), np.flatnonzero(bad)[:10]
-    np.testing.assert_array_equal(got[~has], ref[~has])
 
 
 def _check(A, x, sr, fmt="auto", **kw):
@@ -153,15 +112,6 @@ def _check(A, x, sr, fmt="auto", **kw):
     return got
 
 
-def _natural_semiring(name):
-    for dt in (np.float32, np.int32, np.bool_, np.int64, np.float64):
-        try:
-            return ops.lookup_semiring(name, dt)
-        except HpgraphError:
-            continue
-    raise AssertionError(name)
-
-
 # ---------------------------------------------------------------------------------------
 # semirings x formats
 
@@ -169,7 +119,7 @@ def _natural_semiring(name):
 @pytest.mark.parametrize("name", _builtins.SEMIRINGS)
 @pytest.mark.parametrize("fmt", SEG_FORMATS)
 def test_builtin_semirings_segmented(mats, name, fmt):
-    sr = _natural_semiring(name)
+    sr = natural_semiring(name)
     rng = np.random.default_rng(1)
     A = mats["skew"]
     _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt)
@@ -182,7 +132,7 @@ def test_every_format(mats, name, fmt, mat):
     A = mats[mat]
     if fmt == "ell" and mat in ("skew", "rect", "pattern"):
         pytest.skip("ELL of a power-law matrix is wider than useful")
-    sr = _natural_semiring(name)
+    sr = natural_semiring(name)
     rng = np.random.default_rng(2)
     _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt)
 
@@ -209,7 +159,7 @@ def test_segmented_knobs(mats, knobs, monkeypatch):
         monkeypatch.setattr(gpu, k, v)
     rng = np.random.default_rng(13)
     for name in ("min_plus", "any_secondi", "plus_times"):
-        sr = _natural_semiring(name)
+        sr = natural_semiring(name)
         for mat in ("skew", "k0", "i64", "pattern"):
             A = mats[mat]
             for fmt in ("csr_lb", "csr_mp", "csr_mp:2"):
@@ -248,7 +198,7 @@ def test_segmented_edge_shapes(lens, fmt):
     rng = np.random.default_rng(14)
     A = _csr(lens, max(max(lens), 1) + 3, rng)
     for name in ("min_plus", "any_secondi", "lor_land"):
-        sr = _natural_semiring(name)
+        sr = natural_semiring(name)
         _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt)
         kw = _materialise(A, sr, dict(out=True, x_active="bool"), rng)
         _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, **kw)
@@ -323,7 +273,7 @@ def test_int64_indices(mats, fmt):
     assert np.dtype(A.index_dtype) == np.int64
     rng = np.random.default_rng(5)
     for name in ("min_plus", "any_secondi"):
-        sr = _natural_semiring(name)
+        sr = natural_semiring(name)
         kw = _materialise(A, sr, dict(out=True, row_mask="bits", x_active="bits"), rng)
         _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, **kw)
 

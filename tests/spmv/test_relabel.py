@@ -26,6 +26,7 @@ from hpgraph import backend, dtypes
 from hpgraph.exceptions import DomainMismatch, HpgraphError, InvalidValue
 from hpgraph.formats import CSR, Bitmask
 from hpgraph.spmv import api, codegen, cpu
+from tests.spmv._helpers import natural_semiring, nvrtc_ok, small_ints
 
 ops = pytest.importorskip("hpgraph.ops")
 _builtins = pytest.importorskip("hpgraph.ops._builtins")
@@ -60,19 +61,6 @@ def _powerlaw(rng, nrows=400, ncols=500, index_dtype=np.int32, values=True, empt
     vals = rng.integers(1, 9, idx.size).astype(np.float32) if values else None
     return CSR(indptr.astype(index_dtype), idx.astype(index_dtype), vals, (nrows, ncols),
                index_dtype=index_dtype)
-
-
-def _natural(name):
-    for dt in (np.float32, np.int32, np.bool_, np.int64, np.float64):
-        try:
-            return ops.lookup_semiring(name, dt)
-        except HpgraphError:
-            continue
-    raise AssertionError(name)
-
-
-def _x(rng, n, dtype):
-    return rng.integers(0, 9, n).astype(dtype)
 
 
 def emulate_relabel(indptr, cols, ncols):
@@ -112,10 +100,10 @@ def test_emulated_perm_orders_hubs_first():
 
 @pytest.mark.parametrize("name", _builtins.SEMIRINGS)
 def test_emulated_relabel_equals_plain_product(name):
-    sr = _natural(name)
+    sr = natural_semiring(name)
     rng = np.random.default_rng(1)
     A = _powerlaw(rng)
-    x = _x(rng, A.ncols, sr.in_dtype)
+    x = small_ints(rng, A.ncols, sr.in_dtype)
     perm, A2 = _relabeled_csr(A)
     ref = cpu.spmv(A, x, sr)
     got = cpu.spmv(A2, x[perm], sr)
@@ -132,13 +120,13 @@ def test_relabel_changes_products_that_read_the_column():
     perm, A2 = _relabeled_csr(A)
     for name in ("min_secondi", "max_secondi"):
         sr = ops.lookup_semiring(name, np.int64)
-        x = _x(rng, A.ncols, sr.in_dtype)
+        x = small_ints(rng, A.ncols, sr.in_dtype)
         assert not np.array_equal(cpu.spmv(A2, x[perm], sr), cpu.spmv(A, x, sr))
 
 
 def test_reads_column_rule():
     for name in _builtins.SEMIRINGS:
-        sr = _natural(name)
+        sr = natural_semiring(name)
         assert codegen.reads_column(sr.mul) == name.endswith("secondi"), name
 
     def affine(a, b):
@@ -186,7 +174,7 @@ def test_bad_relabel_formats_rejected(fmt, gpu):
 def test_cpu_backend_accepts_relabel_formats():
     rng = np.random.default_rng(3)
     A = _powerlaw(rng, 50, 60)
-    x = _x(rng, 60, np.float32)
+    x = small_ints(rng, 60, np.float32)
     ref = cpu.spmv(A, x, ops.lookup_semiring("min_plus", np.float32))
     import hpgraph as hp
 
@@ -279,11 +267,11 @@ RELABEL_FORMATS = ["csr_lb+relabel", "csr_mp+relabel", "csr_mp:2+relabel", "csr_
 
 @pytest.mark.parametrize("name", _builtins.SEMIRINGS)
 def test_emulated_dispatch_every_builtin(emu, name):
-    sr = _natural(name)
+    sr = natural_semiring(name)
     rng = np.random.default_rng(5)
     A = _mats()["plaw"]
     for fmt in ("csr_lb+relabel", "csr_mp+relabel"):
-        x = _x(rng, A.ncols, sr.in_dtype)
+        x = small_ints(rng, A.ncols, sr.in_dtype)
         got = emu.spmv(A, x, sr, fmt)
         np.testing.assert_array_equal(got, cpu.spmv(A, x, sr))
         tr = emu.traces[-1]
@@ -306,7 +294,7 @@ def test_emulated_dispatch_dtypes_and_shapes(emu, dtype, mat):
         except HpgraphError:
             continue
         for fmt in RELABEL_FORMATS:
-            x = _x(rng, A.ncols, np.dtype(dtype))
+            x = small_ints(rng, A.ncols, np.dtype(dtype))
             np.testing.assert_array_equal(emu.spmv(A, x, sr, fmt), cpu.spmv(A, x, sr))
             assert emu.traces[-1]["relabel"]
 
@@ -317,7 +305,7 @@ def test_emulated_x_of_another_dtype(emu):
     A = _mats()["plaw"]
     sr = ops.lookup_semiring("min_plus", np.float64)
     for xdt in (np.uint8, np.int16, np.int64, np.float32):
-        x = _x(rng, A.ncols, xdt)
+        x = small_ints(rng, A.ncols, xdt)
         np.testing.assert_array_equal(emu.spmv(A, x, sr, "csr_mp+relabel"), cpu.spmv(A, x, sr))
 
 
@@ -337,9 +325,9 @@ def test_emulated_masks_out_accum_replace(emu, fmt):
     rng = np.random.default_rng(8)
     A = _mats()["plaw"]
     for name in ("min_plus", "plus_times", "min_firsti"):
-        sr = _natural(name)
+        sr = natural_semiring(name)
         for kw in _options(A, sr, rng):
-            x = _x(rng, A.ncols, sr.in_dtype)
+            x = small_ints(rng, A.ncols, sr.in_dtype)
             np.testing.assert_array_equal(emu.spmv(A, x, sr, fmt, **kw), cpu.spmv(A, x, sr, **kw))
             assert emu.traces[-1]["relabel"], kw
 
@@ -350,7 +338,7 @@ def test_emulated_fallbacks(emu, monkeypatch, gpu):
     rng = np.random.default_rng(9)
     A = _mats()["plaw"]
     sr = ops.lookup_semiring("min_plus", np.float32)
-    x = _x(rng, A.ncols, np.float32)
+    x = small_ints(rng, A.ncols, np.float32)
     for xa in (rng.random(A.ncols) < 0.5, Bitmask.from_bool(rng.random(A.ncols) < 0.5)):
         got = emu.spmv(A, x, sr, "csr_mp+relabel", x_active=xa)
         np.testing.assert_array_equal(got, cpu.spmv(A, x, sr, x_active=xa))
@@ -387,7 +375,7 @@ def test_emulated_fallbacks(emu, monkeypatch, gpu):
     emu.spmv(A, x, sr, None, x_active=xa)
     assert emu.traces[-1]["reason"] == "x_active"
     sri = ops.lookup_semiring("min_secondi", np.int64)
-    xi = _x(rng, A.ncols, np.int64)
+    xi = small_ints(rng, A.ncols, np.int64)
     np.testing.assert_array_equal(emu.spmv(A, xi, sri, None), cpu.spmv(A, xi, sri))
     assert emu.traces[-1]["reason"] == "edge value reads the column"
     # HYB chosen automatically: not a CSR kernel
@@ -400,7 +388,7 @@ def test_emulated_spmv_expr_never_relabels(emu, gpu):
     rng = np.random.default_rng(10)
     A = _mats()["plaw"]
     sr = ops.lookup_semiring("min_plus", np.float32)
-    x = _x(rng, A.ncols, np.float32)
+    x = small_ints(rng, A.ncols, np.float32)
     emu.call = (sr, {})
     y = gpu.spmv_expr(A, edge_value="a + hp_ld(dist + j)", monoid=sr.add, in_dtype=np.float32,
                       name="expr_relabel", extra_params="const float* __restrict__ dist", extra_args=(x,),
@@ -439,7 +427,7 @@ def test_emulated_user_defined_semirings(emu):
     ]
     for sr, relabels in cases:
         for fmt in ("csr_lb+relabel", "csr_mp+relabel"):
-            x = _x(rng, A.ncols, sr.in_dtype)
+            x = small_ints(rng, A.ncols, sr.in_dtype)
             np.testing.assert_array_equal(emu.spmv(A, x, sr, fmt), cpu.spmv(A, x, sr))
             assert emu.traces[-1]["relabel"] is relabels, sr.name
             out = rng.integers(0, 9, A.nrows).astype(sr.out_dtype)
@@ -452,8 +440,8 @@ def test_emulated_empty_shapes(emu, mat):
     A = _mats()[mat]
     rng = np.random.default_rng(12)
     for name in ("min_plus", "plus_times", "any_pair"):
-        sr = _natural(name)
-        x = _x(rng, A.ncols, sr.in_dtype)
+        sr = natural_semiring(name)
+        x = small_ints(rng, A.ncols, sr.in_dtype)
         out = np.full(A.nrows, 3, sr.out_dtype)
         for fmt in ("csr_lb+relabel", "csr_mp+relabel"):
             np.testing.assert_array_equal(emu.spmv(A, x, sr, fmt), cpu.spmv(A, x, sr))
@@ -515,15 +503,7 @@ def test_relabel_bit_identical_float_sums(emu):
 # 3. NVRTC: the gather kernel compiles for every width and index type (CI has no GPU)
 
 
-def _nvrtc_ok():
-    try:
-        backend.compile_ptx('extern "C" __global__ void k(int* p) { p[0] = 1; }', "probe.cu")
-        return True
-    except Exception:
-        return False
-
-
-@pytest.mark.skipif(not _nvrtc_ok(), reason="NVRTC cannot be loaded here")
+@pytest.mark.skipif(not nvrtc_ok(), reason="NVRTC cannot be loaded here")
 @pytest.mark.parametrize("index_dtype", ["int32", "int64"])
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
 def test_gather_kernel_compiles(itemsize, index_dtype):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from hpgraph import dtypes
-from hpgraph.exceptions import HpgraphError
+from tests.spmv._helpers import _cp, assert_any_ok, natural_semiring, small_ints, to_dev, to_host
 
 pytestmark = pytest.mark.gpu
 
@@ -24,26 +24,6 @@ _builtins = pytest.importorskip("hpgraph.ops._builtins")
 
 RELABEL = ["csr_lb+relabel", "csr_mp+relabel", "csr_lb:2+relabel", "csr_mp:1+relabel", "csr_vector+relabel",
            "csr_scalar+relabel", "csr+relabel"]
-
-
-def _cp():
-    import cupy
-
-    return cupy
-
-
-def to_dev(a):
-    if a is None or isinstance(a, (bool, str)):
-        return a
-    if hasattr(a, "format") or hasattr(a, "words"):
-        return a.to_device()
-    if hasattr(a, "c_expr"):
-        return a
-    return _cp().asarray(a)
-
-
-def to_host(a):
-    return _cp().asnumpy(a)
 
 
 @pytest.fixture
@@ -98,38 +78,6 @@ def mats():
     return make_mats()
 
 
-def _natural(name):
-    for dt in (np.float32, np.int32, np.bool_, np.int64, np.float64):
-        try:
-            return ops.lookup_semiring(name, dt)
-        except HpgraphError:
-            continue
-    raise AssertionError(name)
-
-
-def _x(rng, n, dtype):
-    return rng.integers(0, 9, n).astype(dtype)
-
-
-def _assert_any_ok(got, ref, sr, A, x, x_active=None, **kw):
-    """``any``: each row holds some product of that row; rows without one equal the CPU."""
-    indptr = np.asarray(A.indptr).astype(np.int64)
-    cols = np.asarray(A.indices).astype(np.int64)
-    rows = np.repeat(np.arange(A.nrows), np.diff(indptr))
-    a = np.ones(len(cols), sr.in_dtype) if A.values is None else np.asarray(A.values).astype(sr.in_dtype)
-    prod = sr.mul.np_call(a, np.asarray(x).astype(sr.in_dtype)[cols], rows, cols).astype(ref.dtype)
-    if x_active is not None:
-        act = x_active.to_bool() if hasattr(x_active, "to_bool") else x_active
-        keep = np.asarray(act)[cols]
-        rows, prod = rows[keep], prod[keep]
-    hit = np.zeros(len(got), bool)
-    np.logical_or.at(hit, rows, prod == got[rows])
-    has = np.zeros(len(got), bool)
-    has[rows] = True
-    assert not (has & ~hit & (got != ref)).any()
-    np.testing.assert_array_equal(got[~has], ref[~has])
-
-
 def _check(A, x, sr, fmt, trace=None, relabel=True, reason=None, **kw):
     """Relabeled product == CPU reference, and == the plain kernel bit for bit; with ``trace``
     the product's relabel decision (and ``reason``) is asserted."""
@@ -144,7 +92,7 @@ def _check(A, x, sr, fmt, trace=None, relabel=True, reason=None, **kw):
         assert reason is None or trace[-1]["reason"] == reason, (fmt, trace[-1])
     assert got.dtype == ref.dtype
     if sr.add.terminal_any:
-        _assert_any_ok(got, ref, sr, A, x, **kw)
+        assert_any_ok(got, ref, sr, A, x, **kw)
     elif ref.dtype.kind in "fc" and sr.add.name.startswith("plus"):
         # a float sum's rounding depends on the order of the terms: the GPU kernels and
         # the CPU add a row in different orders (bit identity is checked against the plain
@@ -166,11 +114,11 @@ def _check(A, x, sr, fmt, trace=None, relabel=True, reason=None, **kw):
 @pytest.mark.parametrize("name", _builtins.SEMIRINGS)
 @pytest.mark.parametrize("fmt", ["csr_lb+relabel", "csr_mp+relabel"])
 def test_every_builtin_semiring(mats, name, fmt, trace):
-    sr = _natural(name)
+    sr = natural_semiring(name)
     rng = np.random.default_rng(1)
     A = mats["plaw"]
     col = name.endswith("secondi")
-    _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=not col,
+    _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=not col,
            reason="edge value reads the column" if col else "asked")
 
 
@@ -180,8 +128,8 @@ def test_every_format_and_matrix(mats, fmt, mat, trace):
     A = mats[mat]
     rng = np.random.default_rng(2)
     for name in ("min_plus", "plus_times", "lor_land", "any_pair", "max_min", "min_firsti"):
-        sr = _natural(name)
-        _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace)
+        sr = natural_semiring(name)
+        _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace)
     if mat == "float":   # non-integer floats: sums depend on order, still bit-identical
         sr = ops.lookup_semiring("plus_times", np.float32)
         _check(A, rng.standard_normal(A.ncols).astype(np.float32), sr, fmt, trace)
@@ -194,7 +142,7 @@ def test_every_dtype(mats, name, dtype, trace):
     rng = np.random.default_rng(3)
     A = mats["plaw"]
     for fmt in ("csr_lb+relabel", "csr_mp+relabel", "csr_vector+relabel"):
-        _check(A, _x(rng, A.ncols, np.dtype(dtype)), sr, fmt, trace)
+        _check(A, small_ints(rng, A.ncols, np.dtype(dtype)), sr, fmt, trace)
 
 
 def test_x_of_another_dtype(mats, trace):
@@ -203,7 +151,7 @@ def test_x_of_another_dtype(mats, trace):
     A = mats["plaw"]
     sr = ops.lookup_semiring("min_plus", np.float64)
     for xdt in (np.bool_, np.uint8, np.int16, np.float32, np.int64):
-        _check(A, _x(rng, A.ncols, xdt).astype(xdt), sr, "csr_mp+relabel", trace)
+        _check(A, small_ints(rng, A.ncols, xdt).astype(xdt), sr, "csr_mp+relabel", trace)
 
 
 # ---------------------------------------------------------------------------------------
@@ -240,8 +188,8 @@ def test_masks_out_accum_replace(mats, case, fmt, trace):
     rng = np.random.default_rng(10 + case)
     A = mats["plaw"]
     for name in ("min_plus", "plus_times", "any_pair"):
-        sr = _natural(name)
-        _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace, **_materialise(A, sr, _cases()[case], rng))
+        sr = natural_semiring(name)
+        _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace, **_materialise(A, sr, _cases()[case], rng))
 
 
 @pytest.mark.parametrize("xa", ["bits", "bool"])
@@ -250,9 +198,9 @@ def test_x_active_falls_back(mats, xa, fmt, trace):
     rng = np.random.default_rng(20)
     A = mats["plaw"]
     for name in ("min_plus", "any_pair"):
-        sr = _natural(name)
+        sr = natural_semiring(name)
         kw = _materialise(A, sr, dict(x_active=xa, out=True, row_mask="bits"), rng)
-        _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=False, reason="x_active", **kw)
+        _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=False, reason="x_active", **kw)
 
 
 def test_int64_indices(mats, trace):
@@ -262,9 +210,9 @@ def test_int64_indices(mats, trace):
     rng = np.random.default_rng(5)
     for fmt in ("csr_lb+relabel", "csr_mp+relabel", "csr_vector+relabel"):
         for name in ("min_plus", "plus_times", "any_pair"):
-            sr = _natural(name)
+            sr = natural_semiring(name)
             kw = _materialise(A, sr, dict(out=True, row_mask="bits", accum="plus"), rng)
-            _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace, **kw)
+            _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace, **kw)
     R = gpu.column_relabel(to_dev(A))
     assert R.perm.dtype == R.indices.dtype == np.int64
 
@@ -276,10 +224,10 @@ def test_edge_shapes(lens, trace):
     A = _csr(lens, max(max(lens), 1) + 3, rng)
     for fmt in ("csr_lb+relabel", "csr_mp+relabel", "csr_mp:1+relabel"):
         for name in ("min_plus", "any_pair", "lor_land"):
-            sr = _natural(name)
-            _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace)
+            sr = natural_semiring(name)
+            _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace)
             kw = _materialise(A, sr, dict(out=True, row_mask="bool"), rng)
-            _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace, **kw)
+            _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace, **kw)
 
 
 def test_empty_matrices(trace):
@@ -325,9 +273,9 @@ def test_user_defined_semirings(mats, fmt, trace):
     rng = np.random.default_rng(7)
     A = mats["plaw"]
     for sr, relabels in _user_semirings():
-        _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=relabels)
+        _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=relabels)
         kw = _materialise(A, sr, dict(out=True, row_mask="bits"), rng)
-        _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=relabels, **kw)
+        _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=relabels, **kw)
 
 
 def test_spmv_expr_does_not_relabel(mats, trace):
@@ -336,7 +284,7 @@ def test_spmv_expr_does_not_relabel(mats, trace):
     cp = _cp()
     rng = np.random.default_rng(8)
     A = mats["plaw"]
-    x = _x(rng, A.ncols, np.float32)
+    x = small_ints(rng, A.ncols, np.float32)
     sr = ops.lookup_semiring("min_plus", np.float32)
     got = gpu.spmv_expr(to_dev(A), edge_value="a + hp_ld(dist + j) * scale", monoid=sr.add, in_dtype=np.float32,
                         name="relabel_expr", extra_params="const float* __restrict__ dist, const float scale",
@@ -400,17 +348,17 @@ def test_auto_relabel_knob(mats, monkeypatch, trace):
     monkeypatch.setattr(gpu, "choose_format", lambda M: gpu.AUTO_CSR)   # a skewed graph's choice
     monkeypatch.setattr(gpu, "AUTO_RELABEL", False)
     for fmt in ("auto", "csr", "csc"):
-        _check(A, _x(rng, A.ncols, np.float32), sr, fmt, trace, relabel=False, reason="auto off")
+        _check(A, small_ints(rng, A.ncols, np.float32), sr, fmt, trace, relabel=False, reason="auto off")
     monkeypatch.setattr(gpu, "AUTO_RELABEL", True)
     monkeypatch.setattr(gpu, "RELABEL_MIN_NNZ", A.nnz + 1)
-    gpu.spmv(to_dev(A), to_dev(_x(rng, A.ncols, np.float32)), sr)
+    gpu.spmv(to_dev(A), to_dev(small_ints(rng, A.ncols, np.float32)), sr)
     assert trace[-1]["reason"] == "small"
     monkeypatch.setattr(gpu, "RELABEL_MIN_NNZ", 0)
     for auto_csr in ("csr_lb", "csr_mp"):
         monkeypatch.setattr(gpu, "AUTO_CSR", auto_csr)
         for case in (dict(), dict(row_mask="bits"), dict(out=True, accum="plus"), dict(x_active="bits")):
             kw = _materialise(A, sr, case, rng)
-            x = _x(rng, A.ncols, np.float32)
+            x = small_ints(rng, A.ncols, np.float32)
             got = to_host(gpu.spmv(to_dev(A), to_dev(x), sr, **{k: to_dev(v) for k, v in kw.items()}))
             np.testing.assert_array_equal(got, cpu.spmv(A, x, sr, **kw))
             assert trace[-1]["relabel"] is ("x_active" not in kw), (auto_csr, case, trace[-1])
@@ -426,9 +374,9 @@ def test_relabel_with_knobs(mats, knobs, monkeypatch, trace):
     for mat in ("plaw", "i64", "pattern"):
         A = mats[mat]
         for name in ("min_plus", "plus_times", "any_pair"):
-            sr = _natural(name)
+            sr = natural_semiring(name)
             for fmt in ("csr_lb+relabel", "csr_mp+relabel"):
-                _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, trace)
+                _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace)
 
 
 def test_public_mxv_vxm(mats):
@@ -436,14 +384,14 @@ def test_public_mxv_vxm(mats):
 
     rng = np.random.default_rng(11)
     A = mats["rect"]
-    x = _x(rng, A.ncols, np.float32)
+    x = small_ints(rng, A.ncols, np.float32)
     for fmt in ("csr_mp+relabel", "csr_lb+relabel", "csr+relabel"):
         np.testing.assert_array_equal(to_host(hp.mxv(to_dev(A), to_dev(x), "min_plus", backend="gpu", format=fmt)),
                                       hp.mxv(A, x, "min_plus", backend="cpu"))
-        xr = _x(rng, A.nrows, np.float32)
+        xr = small_ints(rng, A.nrows, np.float32)
         np.testing.assert_array_equal(to_host(hp.vxm(to_dev(xr), to_dev(A), "min_plus", backend="gpu", format=fmt)),
                                       hp.vxm(xr, A, "min_plus", backend="cpu"))
-        xi = _x(rng, A.nrows, np.int64)   # vxm + secondi: the contracted index is read, falls back
+        xi = small_ints(rng, A.nrows, np.int64)   # vxm + secondi: the contracted index is read, falls back
         np.testing.assert_array_equal(
             to_host(hp.vxm(to_dev(xi), to_dev(A), "min_secondi[int64]", backend="gpu", format=fmt)),
             hp.vxm(xi, A, "min_secondi[int64]", backend="cpu"))
@@ -458,7 +406,7 @@ def test_relabel_is_built_once(mats, monkeypatch):
     real = gpu._build_relabel
     monkeypatch.setattr(gpu, "_build_relabel", lambda csr: builds.append(1) or real(csr))
     A = to_dev(mats["plaw"])
-    x = to_dev(_x(np.random.default_rng(18), A.ncols, np.float32))
+    x = to_dev(small_ints(np.random.default_rng(18), A.ncols, np.float32))
     sr = ops.lookup_semiring("min_plus", np.float32)
     for fmt in ("csr_lb+relabel", "csr_mp+relabel", "csr_lb+relabel", "csr_vector+relabel"):
         gpu.spmv(A, x, sr, format=fmt)
