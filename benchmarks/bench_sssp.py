@@ -60,6 +60,8 @@ def main(argv=None):
     ap.add_argument("--unweighted", action="store_true", help="also the unweighted grid")
     ap.add_argument("--er", default="", metavar="DEG[,DEG...]",
                     help="also Erdos-Renyi graphs, 2^21 vertices (2^10 --quick), these mean degrees")
+    ap.add_argument("--alpha", default="", metavar="A[,A...]",
+                    help="also time Bellman-Ford with these push_alpha values (direction heuristic)")
     args = ap.parse_args(argv)
     cp = hp.backend.cupy()
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
@@ -97,6 +99,17 @@ def main(argv=None):
         ms, ts, _ = time_gpu(lambda: hp.sssp(G, src, method="bellman-ford", backend="gpu"),
                              args.repeat)
         row(gname, "bellman-ford, with predecessors", ms, ts)
+        from hpgraph.algorithms import _sssp as sssp_mod
+        for a in [float(x) for x in args.alpha.split(",") if x]:
+            sssp_mod.BF_PUSH_ALPHA = a
+            try:
+                ms, ts, res = time_gpu(lambda: hp.sssp(G, src, method="bellman-ford",
+                                                       predecessors=False, backend="gpu"),
+                                       args.repeat)
+            finally:
+                sssp_mod.BF_PUSH_ALPHA = None
+            same = bool(cp.array_equal(res.distance, ref_d))
+            row(gname, f"bellman-ford, push_alpha={a:g}", ms, ts, same=same)
         # near-far, bucket widths
         for f in [x for x in args.deltas.split(",") if x]:
             delta = math.inf if f == "inf" else float(f) * d0

@@ -66,6 +66,10 @@ METHODS = ("auto", "bellman-ford", "near-far")
 #: ``method="auto"`` on the GPU takes near-far up to this mean out-degree (stored entries per
 #: vertex), Bellman-Ford above it (see the module docstring for the measurements).
 AUTO_GPU_MAX_DEGREE = 8.0
+#: ``push_alpha`` of the Bellman-Ford vertex program (``hp.run``'s direction heuristic: push
+#: while ``frontier_edges * push_alpha < pull_edges + n``); None: the engine's default.  Tuned
+#: with ``benchmarks/bench_sssp.py --alpha`` (results only depend on it through speed).
+BF_PUSH_ALPHA = None
 
 
 class SSSPResult(NamedTuple):
@@ -275,7 +279,8 @@ def _bellman_ford(G, sources, side, dt):
     src = xp.asarray(np.unique(sources))
     dist0[src] = 0
     prog = _program(_BF, _bellman_ford_class, dt)
-    res = run(prog, G, backend=side, max_iterations=max(n, 1), dist0=dist0, active=np.unique(sources))
+    res = run(prog, G, backend=side, max_iterations=max(n, 1), push_alpha=BF_PUSH_ALPHA,
+              dist0=dist0, active=np.unique(sources))
     if not res.converged:
         raise NegativeCycleError(
             f"sssp: a negative-weight cycle is reachable from source {_fmt_sources(sources)} "
