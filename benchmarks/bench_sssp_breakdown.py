@@ -12,7 +12,14 @@ GPU program --, ``any`` without a mask, ``any`` + ``mask``: what ``hp.bfs`` runs
 the direction constant ``push_alpha``, a first call on a fresh graph object (no kept run
 state) against warm calls, and a cProfile of one warm ``hp.bfs`` call (host overheads).
 
-Usage: python benchmarks/bench_sssp_breakdown.py [--out DIR] [--repeat 5] [--quick]
+``--ab``: only an A/B of ``hpgraph.engine.gpu.FAST_SETUP`` (issue #6: the per-call setup):
+``hp.bfs`` and ``hp.sssp`` on R-MAT 21 and ``hp.bfs`` on the grid, plus the zero-superstep
+BFS program call (the fixed cost), each timed with the knob off and on in one process
+(run states cleared at each switch, then two warm-up calls), CUDA-event spans and host walls, medians
+of ``--repeat`` (>= 7), interleaved off/on rounds; results compared equal (depths and
+distances exactly, parents valid).
+
+Usage: python benchmarks/bench_sssp_breakdown.py [--out DIR] [--repeat 5] [--quick] [--ab]
 """
 
 from __future__ import annotations
@@ -126,7 +133,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="R-MAT 16 and a 256 x 256 grid")
     ap.add_argument("--skip-sssp", action="store_true", help="BFS only")
+    ap.add_argument("--ab", action="store_true", help="A/B of engine.gpu.FAST_SETUP only")
     args = ap.parse_args()
+    if args.ab:
+        return ab(args)
     cp = hp.backend.cupy()
     scale, side = (16, 256) if args.quick else (21, 2048)
     graphs = {
@@ -261,6 +271,101 @@ def main():
             f.write("\n".join(lines) + "\n")
             for k, v in notes.items():
                 f.write(f"\n## {k}\n\n```\n{v}\n```\n")
+
+
+def ab(args):
+    """Time the cases with FAST_SETUP off and on (see the module docstring)."""
+    from hpgraph.engine import gpu
+
+    cp = hp.backend.cupy()
+    scale, side = (16, 256) if args.quick else (21, 2048)
+    repeat = max(7, args.repeat)
+    R = hp.generators.rmat(scale, seed=1, weights=(1, 64), backend="gpu")
+    Gr = hp.generators.grid_2d(side, side, weights=(1, 64), seed=1, backend="gpu")
+    src = int(cp.argmax(R.out_degree))
+    prog = _BFS_ANY[np.dtype(np.int32)]
+    kw0 = bfs_kwargs(cp, prog, R.num_vertices, src)
+    cases = {
+        f"rmat{scale} hp.bfs": (lambda: hp.bfs(R, src, backend="gpu"), "bfs", R, src),
+        f"rmat{scale} hp.sssp (no pred)": (
+            lambda: hp.sssp(R, src, predecessors=False, backend="gpu"), "sssp", R, src),
+        f"rmat{scale} hp.sssp": (lambda: hp.sssp(R, src, backend="gpu"), "sssp", R, src),
+        f"rmat{scale} BFS program, max_iterations=0": (
+            lambda: hp.run(prog, R, backend="gpu", max_iterations=0, **kw0), None, R, src),
+        f"grid{side} hp.bfs": (lambda: hp.bfs(Gr, 0, backend="gpu"), "bfs", Gr, 0),
+    }
+    rows = []
+    for label, (fn, kind, G, s0) in cases.items():
+        samples = {False: ([], []), True: ([], [])}
+        results = {}
+        per = max(3, -(-repeat // 3))
+        for _ in range(3):              # interleaved rounds: drift hits both sides alike
+            for mode in (False, True):
+                gpu.FAST_SETUP = mode
+                gpu.clear_cache()
+                walls, spans, res = _samples(fn, per)
+                samples[mode][0].extend(walls)
+                samples[mode][1].extend(spans)
+                results[mode] = res
+        gpu.FAST_SETUP = True
+        check = _ab_check(kind, G, s0, results[False], results[True])
+        med = {m: (statistics.median(samples[m][0]), statistics.median(samples[m][1]))
+               for m in (False, True)}
+        rows.append(dict(case=label, off_wall=med[False][0], off_span=med[False][1],
+                         on_wall=med[True][0], on_span=med[True][1],
+                         speedup=med[False][1] / med[True][1], check=check))
+        print(rows[-1], flush=True)
+    cols = ["case", "off_wall", "off_span", "on_wall", "on_span", "speedup", "check"]
+    lines = [f"FAST_SETUP A/B ({cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}; ms; "
+             f"medians of {3 * max(3, -(-repeat // 3))} calls per side: 3 interleaved rounds, "
+             f"each after a cache clear and two warm-up calls)", "",
+             "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        lines.append("| " + " | ".join(f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c])
+                                       for c in cols) + " |")
+    print("\n".join(lines))
+    if args.out:
+        with open(f"{args.out}/fast_setup_ab.md", "w") as f:
+            f.write("\n".join(lines) + "\n")
+        with open(f"{args.out}/fast_setup_ab.json", "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0 if all(r["check"] == "ok" for r in rows) else 1
+
+
+def _samples(fn, k):
+    """(walls ms, device spans ms, last result) of ``k`` calls after two warm-up calls (the
+    second call on a run state captures its CUDA graphs)."""
+    cp = hp.backend.cupy()
+    fn()
+    fn()
+    cp.cuda.Device().synchronize()
+    walls, spans, res = [], [], None
+    for _ in range(k):
+        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+        t = time.perf_counter()
+        e0.record()
+        res = fn()
+        e1.record()
+        e1.synchronize()
+        walls.append((time.perf_counter() - t) * 1e3)
+        spans.append(cp.cuda.get_elapsed_time(e0, e1))
+    return walls, spans, res
+
+
+def _ab_check(kind, G, src, off, on):
+    """Both setups' results: equal depths (and valid parents) / equal distances."""
+    if kind == "bfs":
+        if not bool((off.depth == on.depth).all()):
+            return "DEPTH DIFFERS"
+        for r in (off, on):
+            c = check_bfs(G, src, r)
+            if c != "ok":
+                return c
+        return "ok"
+    if kind == "sssp":
+        return "ok" if bool((off.distance == on.distance).all()) else "DIST DIFFERS"
+    a, b = off.properties, on.properties
+    return "ok" if all(bool((a[k] == b[k]).all()) for k in b) else "PROPS DIFFER"
 
 
 def _bfs_alpha(G, src, alpha):

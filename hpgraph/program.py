@@ -55,7 +55,7 @@ from .exceptions import (
     UnsupportedSyntax,
 )
 
-__all__ = ["VertexProgram", "run", "RunResult", "SuperstepStats"]
+__all__ = ["VertexProgram", "run", "RunResult", "SuperstepStats", "Seeded"]
 
 EDGES = ("in", "out", "all")
 APPLY_TO = ("all", "received")
@@ -71,6 +71,45 @@ DEFAULT_MAX_ITERATIONS_NUMERIC = 1000
 PUSH_ALPHA = 4.0
 
 _RESERVED = {"self"}
+
+
+@dataclass(frozen=True)
+class Seeded:
+    """An initial property value given as a rule, not an array: ``default`` on every vertex,
+    ``at_active`` on the initial active vertices (``"id"``: the vertex's own id).
+
+    What single-source programs start from (BFS: ``depth = Seeded(-1, 0)``,
+    ``parent = Seeded(-1, "id")``).  The GPU engine writes it on the device, fused with the
+    initial frontier, so the caller builds and uploads no array of ``n`` values.
+
+    Parameters
+    ----------
+    default : scalar
+        The value of every vertex not initially active.
+    at_active : scalar or "id"
+        The value of the initially active vertices; ``"id"`` (integer properties only) gives
+        each its own vertex id.  With every vertex active (``active=None``) every vertex
+        takes it.
+    """
+
+    default: Any
+    at_active: Any
+
+    def materialize(self, xp, n, dtype, active_ids):
+        """The array this rule describes (``active_ids``: None = every vertex, else ids)."""
+        a = xp.full(n, self.default, dtype=dtype)
+        if active_ids is None:
+            if isinstance(self.at_active, str):
+                return xp.arange(n, dtype=dtype)
+            a.fill(self.at_active)
+            return a
+        ids = xp.asarray(active_ids)
+        if ids.shape[0]:
+            if isinstance(self.at_active, str):
+                a[ids] = ids.astype(dtype)
+            else:
+                a[ids] = self.at_active
+        return a
 
 
 class VertexProgram:
@@ -134,7 +173,8 @@ class VertexProgram:
     init(self, graph, **params) -> props | (props, active)
         Plain Python (PREPROCESS), called once per run with the parameters given to
         :func:`run`.  ``props`` maps property names to arrays of length ``n`` (NumPy or CuPy;
-        copied to the run's side) or scalars; ``active`` is ``None``/``"all"`` (every vertex),
+        copied to the run's side), scalars, or :class:`Seeded` values (one value everywhere,
+        another on the initial active vertices: no array is built); ``active`` is ``None``/``"all"`` (every vertex),
         a vertex id, a sequence/array of ids, a bool array, or an ``hp.Bitmask``.  The default
         sets every property to its default and every vertex active.  ``init`` may also store
         scalars on ``self`` for the callbacks (below).
@@ -536,12 +576,15 @@ class BoundProgram:
     max_iterations: int | None
     converged_hook: Any         # bound method or None
     kernels: Any                # engine.udf.CompiledCallbacks
-    init_props: dict            # name -> host or device array (length n), or a NumPy scalar
+    init_props: dict            # name -> host or device array (length n), a NumPy scalar
                                 # of the property's dtype (every vertex; engines fill on
-                                # their side -- no host array of n values)
+                                # their side -- no host array of n values), or a Seeded
+                                # with both values cast to the dtype
     init_active: Any            # None (every vertex) or sorted distinct int64 vertex ids
                                 # (NumPy, or CuPy when init gave a device bool array/Bitmask)
     code_key: tuple = ()        # hashable: equal keys give the same generated GPU code
+    outputs: tuple | None = None  # properties the caller reads (None: all); engines return
+                                  # only these and need not copy the others out
 
     def active_bool(self, n):
         """The initial active set as a host bool array (the CPU engine's form)."""
@@ -595,6 +638,9 @@ def _init_outputs(prog, cls, graph, params, specs, n, init_params=None):
             arrays[p.name] = np.full(1, p.default, dtype=p.dtype)[0]
             continue
         v = props[p.name]
+        if isinstance(v, Seeded):
+            arrays[p.name] = _checked_seed(cls, p, v, n)
+            continue
         if np.ndim(v) == 0 and not _backend.is_device_array(v):
             arrays[p.name] = np.full(1, v, dtype=p.dtype)[0]
             continue
@@ -603,6 +649,31 @@ def _init_outputs(prog, cls, graph, params, specs, n, init_params=None):
                                  f"{getattr(v, 'shape', None)}, expected ({n},)")
         arrays[p.name] = v  # converted (and copied) by the engine; never written in place
     return arrays, _active_ids(active, n, cls)
+
+
+def _checked_seed(cls, spec, v, n):
+    """``v`` with both values cast as ``np.full`` would (``"id"``: integer properties whose
+    dtype holds every vertex id)."""
+    where = f"{cls.__name__}.init: property {spec.name!r}"
+    try:
+        default = np.full(1, v.default, dtype=spec.dtype)[0]
+    except (TypeError, ValueError):
+        raise InvalidProgram(f"{where}: Seeded default {v.default!r} is not a scalar "
+                             f"convertible to {spec.dtype.name}") from None
+    if isinstance(v.at_active, str):
+        if v.at_active != "id":
+            raise InvalidProgram(f"{where}: Seeded at_active must be a scalar or 'id', got "
+                                 f"{v.at_active!r}")
+        if spec.dtype.kind not in "iu" or (n and np.iinfo(spec.dtype).max < n - 1):
+            raise InvalidProgram(f"{where}: Seeded(..., 'id') needs an integer dtype holding "
+                                 f"vertex ids up to {n - 1}, got {spec.dtype.name}")
+        return Seeded(default, "id")
+    try:
+        seed = np.full(1, v.at_active, dtype=spec.dtype)[0]
+    except (TypeError, ValueError):
+        raise InvalidProgram(f"{where}: Seeded at_active {v.at_active!r} is not a scalar "
+                             f"convertible to {spec.dtype.name}") from None
+    return Seeded(default, seed)
 
 
 def _active_ids(active, n, cls):
@@ -641,7 +712,7 @@ def _active_ids(active, n, cls):
     return a
 
 
-def bind(program, graph, params, max_iterations=None) -> BoundProgram:
+def bind(program, graph, params, max_iterations=None, outputs=None) -> BoundProgram:
     """Validate ``program`` against ``graph``, run its init, compile its callbacks (internal)."""
     from .engine import udf as _udf
 
@@ -695,12 +766,22 @@ def bind(program, graph, params, max_iterations=None) -> BoundProgram:
         max_iterations = int(max_iterations)
     code_key = (cls.__name__, kernels.key, cls.edges, weighted, cls.apply_to, cls.gather_from,
                 tuple(sorted(tolerances.items())))
+    if outputs is not None:
+        if isinstance(outputs, str):
+            outputs = (outputs,)
+        outputs = tuple(outputs)
+        names = [p.name for p in specs]
+        bad = [k for k in outputs if k not in names]
+        if bad:
+            raise InvalidValue(f"outputs names unknown property {bad[0]!r}; {cls.__name__} "
+                               f"declares {names}")
+        outputs = tuple(k for k in names if k in outputs)
     return BoundProgram(
         name=cls.__name__, instance=prog, edges=cls.edges, props=specs, monoid=kernels.monoid,
         y_dtype=kernels.y_dtype, edge_dtype=edge_dt, weighted=weighted, apply_to=cls.apply_to,
         gather_from=cls.gather_from, tolerances=tolerances, max_iterations=max_iterations,
         converged_hook=conv, kernels=kernels, init_props=props0, init_active=active0,
-        code_key=code_key)
+        code_key=code_key, outputs=outputs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -708,7 +789,7 @@ def bind(program, graph, params, max_iterations=None) -> BoundProgram:
 
 
 def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
-        push_alpha=None, **params) -> RunResult:
+        push_alpha=None, outputs=None, **params) -> RunResult:
     """Run a vertex program on a graph until no vertex is active (or ``max_iterations``).
 
     Parameters
@@ -729,6 +810,10 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
         Overrides the program's ``max_iterations``.
     push_alpha : float, optional
         The direction heuristic's constant (default :data:`PUSH_ALPHA`).
+    outputs : sequence of str, optional
+        The properties the caller will read (default: all).  Only these are returned; the GPU
+        engine neither copies nor hands over the others (saves a copy of ``n`` values per
+        property and call).
     **params
         Passed to the program's ``init``.
 
@@ -754,7 +839,7 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
     side = _backend.resolve(backend, _graph_probe_array(graph))
     t0 = time.perf_counter()
     g = graph.to_device() if side == "gpu" else graph.to_host()
-    bp = bind(program, g, params, max_iterations)
+    bp = bind(program, g, params, max_iterations, outputs)
     if direction == "push":
         if bp.monoid.atomic is None:
             raise InvalidValue(f"direction='push' needs a monoid with an atomic form; "

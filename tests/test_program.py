@@ -287,3 +287,29 @@ def test_defaults_and_scalar_properties_are_not_host_arrays(G):
     assert bp.init_active.tolist() == [0, 1]          # distinct, sorted ids
     r = hp.run(P, G, backend="cpu")
     assert r.k.tolist() == [7] * 4 and r.dist.dtype == np.float32
+
+
+def test_seeded_and_outputs_on_cpu(G):
+    from hpgraph.program import Seeded
+
+    class P(Good):
+        properties = {"dist": ("float32", np.inf), "who": ("int64", -1)}
+
+        def init(self, graph, dist=None, who=None, active=None):
+            return {"dist": dist, "who": who}, active
+
+        def update(v, y):
+            return {"dist": min(v.dist, y)}
+
+    r = hp.run(P, G, backend="cpu", dist=Seeded(np.inf, 0), who=Seeded(-1, "id"),
+               active=[1, 1])
+    np.testing.assert_array_equal(r.dist, [5, 0, 2, np.inf])
+    assert r.who.tolist() == [-1, 1, -1, -1] and r.who.dtype == np.int64
+    r = hp.run(P, G, backend="cpu", who=Seeded(-1, "id"), dist=Seeded(5, 0))   # all active
+    assert r.who.tolist() == [0, 1, 2, 3] and r.dist.tolist() == [0, 0, 0, 0]
+    r = hp.run(P, G, backend="cpu", dist=Seeded(np.inf, 0), active=[0], outputs=["dist"])
+    assert list(r.properties) == ["dist"]
+    with pytest.raises(InvalidValue, match="unknown property 'x'"):
+        hp.run(P, G, backend="cpu", active=[0], outputs=("x",))
+    with pytest.raises(InvalidProgram, match="integer dtype"):
+        hp.run(P, G, backend="cpu", dist=Seeded(np.inf, "id"), active=[0])

@@ -25,7 +25,7 @@ from .. import dtypes as _dt
 _TEMPLATE_DIR = Path(__file__).with_name("templates")
 
 KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_touched",
-           "hp_apply_auto", "hp_init_frontier")
+           "hp_apply_auto", "hp_init_frontier", "hp_init_fused")
 
 #: Push rows longer than this (heavy frontier vertices) are split over the whole grid.
 HEAVY = 1024
@@ -156,6 +156,17 @@ def program_source(bp, idx_dtype) -> str:
             lines.append(f"changed = changed || {change_test(p.name, p.dtype, bp.tolerances.get(p.name))};")
             lines.append(f"P_{p.name}[v] = n_{p.name};")
     update_body = "\n".join("                " + ln for blk in lines for ln in blk.splitlines())
+    fill_params = "".join(f", u64 D_{p.name}, u64 S_{p.name}" for p in props)
+    fill_lines = []
+    for i, p in enumerate(props):
+        t = _dt.c_type(p.dtype)
+        fill_lines.append(
+            f"        {{ const int f = (int)((fmode >> {2 * i}) & 3), s = (int)((smode >> {2 * i}) & 3);\n"
+            f"          if (f) {{\n"
+            f"              {t} x = f == 2 ? ({t})v : hp_unbits<{t}>(D_{p.name});\n"
+            f"              if (hit && s) x = s == 2 ? ({t})v : hp_unbits<{t}>(S_{p.name});\n"
+            f"              P_{p.name}[v] = x;\n"
+            f"          }} }}")
     edge_load = "((w_t)__ldg((vals) + (pos)))" if bp.weighted else "((w_t)1)"
     mask_body = k.c_mask_body(v="v", ptr="P_")
     preamble = "\n".join(x for x in (mon.c_preamble, k.c_preamble) if x)
@@ -185,5 +196,7 @@ def program_source(bp, idx_dtype) -> str:
         PROPS_ARGS=args,
         GATHER_BODY=gather_body,
         UPDATE_BODY=update_body,
+        FILL_PARAMS=fill_params,
+        FILL_BODY="\n".join(fill_lines) if fill_lines else "        (void)v;",
     )
     return _template("engine.cu").substitute(subst)

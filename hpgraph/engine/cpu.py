@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from ..program import RunResult, SuperstepStats
+from ..program import RunResult, Seeded, SuperstepStats
 from . import common
 
 
@@ -78,7 +78,8 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
              for pull, push in common.matrices(graph, bp.edges)]
     nnz_pull = sum(p.nnz for p in parts)
     degree = sum(p.q_degree for p in parts) if parts else np.zeros(n, np.int64)
-    props = {p.name: _initial(bp.init_props[p.name], p.dtype, n) for p in bp.props}
+    ids = None if bp.init_active is None else np.asarray(common.host(bp.init_active))
+    props = {p.name: _initial(bp.init_props[p.name], p.dtype, n, ids) for p in bp.props}
     active = bp.active_bool(n)
     mon = bp.monoid
     ydt = bp.y_dtype
@@ -161,13 +162,18 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
             if bp.converged_hook(st):
                 break
     elapsed = time.perf_counter() - t0
+    if bp.outputs is not None:
+        props = {k: props[k] for k in bp.outputs}
     return RunResult(properties=props, supersteps=step, active=stats_active,
                      directions=stats_dir, frontier_edges=stats_edges, converged=converged,
                      time=elapsed, setup_time=setup_time, backend="cpu", syncs=0)
 
 
-def _initial(value, dtype, n):
-    """A fresh host array for one property (a scalar fills every vertex)."""
+def _initial(value, dtype, n, active_ids):
+    """A fresh host array for one property (a scalar fills every vertex; a
+    :class:`~hpgraph.program.Seeded` sets the initially active ones apart)."""
+    if isinstance(value, Seeded):
+        return value.materialize(np, n, dtype, active_ids)
     if np.ndim(value) == 0 and not hasattr(value, "__cuda_array_interface__"):
         return np.full(n, value, dtype=dtype)
     return np.array(common.host(value), dtype=dtype, copy=True)

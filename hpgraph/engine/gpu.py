@@ -46,9 +46,19 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import backend as _backend
-from ..program import RunResult, SuperstepStats
+from ..program import RunResult, Seeded, SuperstepStats
 from . import codegen, common
 
+#: The leaner per-call setup (issue #6), switchable so one process can time old against new:
+#: one fused launch (``hp_init_fused``) for the state words, an initial frontier of up to
+#: :data:`INLINE_IDS` vertices (passed by value: no upload) and every property given as a
+#: scalar or :class:`~hpgraph.program.Seeded`; properties that ``update`` never writes read
+#: from the caller's device array instead of a copy; only the properties in
+#: ``hp.run(outputs=)`` are copied out or handed over; buffers no CUDA graph holds are handed
+#: over even when the state has graphs.  ``hp.bfs`` builds no arrays when it is on.
+FAST_SETUP = True
+#: Initial frontiers up to this size travel as kernel arguments (``hp_init_fused``).
+INLINE_IDS = 8
 #: Blind batch sizes (push supersteps between two host syncs); the last one repeats.
 BATCHES = (1, 2, 4, 8, 16, 64)
 #: Supersteps of a mixed batch (device-side direction choice); after it the host looks.
@@ -200,6 +210,11 @@ class _State:
             self.dummy_w = cp.zeros(1, wdt)
             self.dummy_ids = cp.zeros(1, idt)
         self.props = None          # {name: array} owned by the state, or None (handed over)
+        self.own = {}              # FAST_SETUP: {name: array} owned by the state (missing:
+                                   # handed over or never needed)
+        self.alias = {}            # FAST_SETUP: {name: address} of the caller's array last
+                                   # given for a property update never writes
+        self.graph_ptrs = set()    # property addresses that captured graphs hold
         self.graphs = {}
         self.graphs_ok = True
         self.clean = True          # bitmasks are zero
@@ -225,6 +240,8 @@ class _Run:
     # ---- per-call setup ----------------------------------------------------------------
     def start(self):
         """Initial properties (caller's stream), then frontier and state words (run stream)."""
+        if FAST_SETUP:
+            return self._start_fast()
         s, cp, bp, n = self.s, self.cp, self.bp, self.n
         caller = cp.cuda.get_current_stream()
         # The properties are prepared on the caller's stream: the init arrays were written
@@ -232,7 +249,10 @@ class _Run:
         if s.props is None:
             s.props = {p.name: cp.empty(n, p.dtype) for p in bp.props}
         for p in bp.props:
-            _fill(cp, s.props[p.name], bp.init_props[p.name])
+            v = bp.init_props[p.name]
+            if isinstance(v, Seeded):
+                v = v.materialize(cp, n, p.dtype, bp.init_active)
+            _fill(cp, s.props[p.name], v)
         self.props = s.props
         self.prop_args = tuple(s.props[p.name] for p in bp.props)
         self.ptrs = tuple(_ptr(a) for a in self.prop_args)
@@ -253,10 +273,123 @@ class _Run:
                                     (arr, np.int64(nids), np.int32(every), s.deg, s.bm[0],
                                      s.q[0], s.qh[0], s.st))
 
+    def _start_fast(self):
+        """:meth:`start` with FAST_SETUP: one fused launch where the old path made several.
+
+        Properties: a scalar or :class:`Seeded` value is written by ``hp_init_fused`` (no
+        per-property fill, no array built by the caller); a device array of the right dtype
+        for a property that ``update`` never writes is read in place (the engine never writes
+        it; while the state holds CUDA graphs, only an address also given last call, so a
+        caller passing new arrays each call does not recapture graphs each call); anything else is copied into the state's own buffer, as before.
+        The frontier: up to INLINE_IDS host ids go by value into the same launch, which also
+        zeroes the state words; larger ones take the old path (zeroing + hp_init_frontier).
+        """
+        s, cp, bp, n = self.s, self.cp, self.bp, self.n
+        caller = cp.cuda.get_current_stream()
+        written = bp.kernels.update_outputs
+        ids = bp.init_active
+        inline = ids is not None and not _backend.is_device_array(ids) \
+            and int(ids.shape[0]) <= INLINE_IDS
+        props = {}
+        fills = []              # (index, fill mode, seed mode, default bits, seed bits)
+        for i, p in enumerate(bp.props):
+            v = bp.init_props[p.name]
+            scalar = np.ndim(v) == 0 and not _backend.is_device_array(v) \
+                and not isinstance(v, Seeded)
+            fusable = i < 31 and (scalar or (isinstance(v, Seeded) and (inline or ids is None)))
+            if fusable:
+                if scalar:
+                    fills.append((i, 1, 0, _bits(v, p.dtype), 0))
+                elif ids is None:               # every vertex active: every vertex is seeded
+                    if isinstance(v.at_active, str):
+                        fills.append((i, 2, 0, 0, 0))
+                    else:
+                        fills.append((i, 1, 0, _bits(v.at_active, p.dtype), 0))
+                else:
+                    seed = (2, 0) if isinstance(v.at_active, str) else \
+                        (1, _bits(v.at_active, p.dtype))
+                    fills.append((i, 1, seed[0], _bits(v.default, p.dtype), seed[1]))
+                props[p.name] = self._own(p)
+            elif p.name not in written and _aliasable(v, p.dtype, n) and \
+                    (not s.graphs or s.alias.get(p.name) == _ptr(v)):
+                props[p.name] = v
+                s.alias[p.name] = _ptr(v)
+            else:
+                if p.name not in written and _aliasable(v, p.dtype, n):
+                    # a new address while graphs exist: copied now (the graphs replay), read
+                    # in place from the next call on if the caller passes it again
+                    s.alias[p.name] = _ptr(v)
+                if isinstance(v, Seeded):
+                    v = v.materialize(cp, n, p.dtype, ids)
+                buf = self._own(p)
+                _fill(cp, buf, v)
+                props[p.name] = buf
+        self.props = props
+        self.prop_args = tuple(props[p.name] for p in bp.props)
+        self.ptrs = tuple(_ptr(a) for a in self.prop_args)
+        s.stream.wait_event(caller.record())
+        with s.stream:
+            if not s.clean:
+                s.bm[0].fill(0)
+                s.bm[1].fill(0)
+            s.clean = False
+            if not inline:
+                s.st.fill(0)
+                if ids is None:
+                    nids, every, arr = n, 1, s.dummy_ids
+                else:
+                    nids, every = int(ids.shape[0]), 0
+                    arr = cp.asarray(ids).astype(self.s.idt, copy=False) if nids else s.dummy_ids
+                s.k["hp_init_frontier"](self._grid(max(nids, 1), BLOCK, s.n_sm * 8), (BLOCK,),
+                                        (arr, np.int64(nids), np.int32(every), s.deg, s.bm[0],
+                                         s.q[0], s.qh[0], s.st))
+            if inline or fills:
+                vals = [np.uint64(0)] * (2 * len(bp.props))
+                fmode = smode = 0
+                for i, f, sm, d, sd in fills:
+                    fmode |= f << (2 * i)
+                    smode |= sm << (2 * i)
+                    vals[2 * i], vals[2 * i + 1] = np.uint64(d), np.uint64(sd)
+                hid = [int(x) for x in ids] if inline else []
+                nid = len(hid)
+                hid += [0] * (INLINE_IDS - nid)
+                grid = self._grid(n, BLOCK, s.n_sm * 8) if fills else (1,)
+                s.k["hp_init_fused"](grid, (BLOCK,),
+                                     (np.int64(n), np.int32(inline), np.int64(nid))
+                                     + tuple(np.int64(x) for x in hid)
+                                     + (s.deg, s.bm[0], s.q[0], s.qh[0], s.st, np.int64(fmode),
+                                        np.int64(smode if inline else 0))
+                                     + tuple(vals) + self.prop_args)
+
+    def _own(self, p):
+        """The state's own buffer for property ``p`` (allocated on the caller's stream)."""
+        buf = self.s.own.get(p.name)
+        if buf is None:
+            buf = self.s.own[p.name] = self.cp.empty(self.n, p.dtype)
+        return buf
+
+    def _finish_fast(self):
+        """Only the requested properties; own buffers that no captured graph holds are handed
+        over, the rest (caller arrays read in place, graph-held buffers) copied."""
+        s, bp = self.s, self.bp
+        names = bp.outputs if bp.outputs is not None else [p.name for p in bp.props]
+        out = {}
+        for name in names:
+            a = self.props[name]
+            if s.own.get(name) is not a or _ptr(a) in s.graph_ptrs:
+                out[name] = a.copy()      # the caller's array, or one captured graphs hold
+            else:
+                out[name] = a             # handed over: the state allocates anew next call
+                del s.own[name]
+        return out
+
     def finish(self, clean):
         """The properties for the caller (never a buffer a later call writes)."""
         s, cp = self.s, self.cp
         cp.cuda.get_current_stream().wait_event(s.stream.record())
+        if FAST_SETUP:
+            s.clean = clean
+            return self._finish_fast()
         if s.graphs:
             # captured graphs hold these addresses: keep the buffers, hand out copies
             out = {k: v.copy() for k, v in s.props.items()}
@@ -264,6 +397,8 @@ class _Run:
             out = s.props
             s.props = None
         s.clean = clean
+        if self.bp.outputs is not None:
+            out = {k: out[k] for k in self.bp.outputs}
         return out
 
     # ---- launches ---------------------------------------------------------------------------
@@ -359,7 +494,9 @@ class _Run:
             return None
         if len(s.graphs) >= MAX_GRAPHS:
             s.graphs.clear()
+            s.graph_ptrs.clear()
         s.graphs[key] = g
+        s.graph_ptrs.update(self.ptrs)
         return g
 
     def read_state(self):
@@ -496,6 +633,21 @@ def _fill(cp, buf, value):
         buf.set(np.ascontiguousarray(np.asarray(value).astype(buf.dtype, copy=False)))
 
 
+def _bits(value, dtype):
+    """``value`` cast to ``dtype``, its bytes as the low bytes of a uint64 (little-endian, as
+    ``hp_unbits`` reads them back)."""
+    w = np.zeros(1, np.uint64)
+    w.view(np.uint8)[:np.dtype(dtype).itemsize] = \
+        np.array([value], dtype=dtype).view(np.uint8)
+    return int(w[0])
+
+
+def _aliasable(value, dtype, n):
+    """A device array the kernels can read in place as a property of ``dtype``."""
+    return _backend.is_device_array(value) and value.dtype == dtype and \
+        tuple(value.shape) == (n,) and value.flags.c_contiguous
+
+
 def _state_key(bp, idt, wdt, n):
     return (bp.code_key, np.dtype(idt).str, np.dtype(wdt).str, n)
 
@@ -569,7 +721,8 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
     cp = _backend.cupy()
     n = int(graph.num_vertices)
     if n == 0:
-        props = {p.name: cp.zeros(0, p.dtype) for p in bp.props}
+        props = {p.name: cp.zeros(0, p.dtype) for p in bp.props
+                 if bp.outputs is None or p.name in bp.outputs}
         return RunResult(props, 0, [], [], [], True, 0.0, time.perf_counter() - t_start, "gpu", 0)
     idt = np.dtype(graph.A.index_dtype)
     wdt = np.dtype(bp.edge_dtype)

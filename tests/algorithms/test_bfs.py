@@ -256,3 +256,46 @@ def test_bfs_gpu_repeated_calls_fresh_results():
     for x, hx in zip(r, h):
         np.testing.assert_array_equal(cupy.asnumpy(x.depth), hx)
     assert r[0].depth.data.ptr != r[2].depth.data.ptr
+
+
+def _check_random(res, A, n, srcs):
+    ref = csg.shortest_path(A, directed=True, unweighted=True, indices=srcs)
+    ref = np.atleast_2d(ref).min(axis=0)
+    ref = np.where(np.isinf(ref), -1, ref).astype(np.int64)
+    r, c = A.nonzero()
+    depth = np.asarray(hp.backend.to_host(res.depth))
+    parent = np.asarray(hp.backend.to_host(res.parent)).astype(np.int64)
+    assert depth.dtype == np.int32
+    np.testing.assert_array_equal(depth, ref)
+    np.testing.assert_array_equal(parent[srcs], srcs)
+    assert np.array_equal(parent == -1, depth == -1)
+    v = np.flatnonzero(depth > 0)
+    np.testing.assert_array_equal(depth[parent[v]], depth[v] - 1)
+    assert np.isin(parent[v] * n + v, r.astype(np.int64) * n + c).all()
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast_setup", "old_setup"])
+@pytest.mark.parametrize("nsrc", [1, 3, 12], ids=["1src", "3src", "12src"])
+def test_bfs_engine_setup_modes(backend_name, fast, nsrc, monkeypatch):
+    """hp.bfs's engine path with engine.gpu.FAST_SETUP on (Seeded depth/parent, inline
+    frontier up to 8 sources, only depth/parent copied out) and off, repeated sources
+    included, on random graphs (CPU: the CPU engine runs the same program and arguments)."""
+    import scipy.sparse as sp
+
+    from hpgraph.algorithms._bfs import BFSResult, bfs_engine
+    from hpgraph.engine import gpu
+
+    monkeypatch.setattr(gpu, "FAST_SETUP", fast)
+    for seed in range(12):
+        n, s, d, directed = _random_graph(100 + seed)
+        G = hp.Graph.from_edges(s, d, num_vertices=n, directed=directed)
+        A = sp.coo_matrix((np.ones(s.size), (s, d)), shape=(n, n)).tocsr()
+        if not directed:
+            A = (A + A.T).tocsr()
+        rng = np.random.default_rng(seed)
+        raw = rng.integers(0, n, nsrc)
+        srcs = sorted(set(raw.tolist()))
+        Gb = G.to_device() if backend_name == "gpu" else G
+        for _ in range(2):
+            res = BFSResult(*bfs_engine(Gb, raw.astype(np.int64), side=backend_name))
+            _check_random(res, A, n, srcs)

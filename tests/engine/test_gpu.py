@@ -183,3 +183,87 @@ def test_caller_stream_sees_results():
         b = hp.run(SSSP, G, source=0, backend="gpu")
         got = cupy.asnumpy(b.dist)                 # on the caller's (non-default) stream
     np.testing.assert_array_equal(got, a.dist)
+
+
+# ---- FAST_SETUP (issue #6): fused setup launch, Seeded properties, outputs, in-place reads
+
+
+@pytest.fixture(params=[True, False], ids=["fast", "old"])
+def setup_mode(request, monkeypatch):
+    from hpgraph.engine import gpu
+
+    monkeypatch.setattr(gpu, "FAST_SETUP", request.param)
+    return request.param
+
+
+class _Mixed(hp.VertexProgram):
+    properties = {"d": ("float32", np.inf), "b": ("bool", False), "i8": ("int8", -3),
+                  "u64": ("uint64", 2**63 + 5), "f64": ("float64", -0.0),
+                  "lab": ("int32", -1), "ro": ("int64", 0)}
+    reduce = "min"
+
+    def init(self, graph, active=None, **props):
+        return props, active
+
+    def gather(src, edge, dst):
+        return src.d + edge + src.ro % 3
+
+    def update(v, y):
+        m = min(v.d, y)
+        return {"d": m, "b": v.b or m < 5, "i8": v.i8 + 1 if m < v.d else v.i8,
+                "u64": v.u64 - 1 if m < v.d else v.u64, "f64": v.f64 + m if m < v.d else v.f64,
+                "lab": v.lab if v.lab >= 0 else 7}
+
+
+@pytest.mark.parametrize("active", [[3], [0, 5, 9, 11], list(range(0, 4000, 97)), None],
+                         ids=["one", "four", "many", "all"])
+def test_fast_setup_props_gpu_equals_cpu(setup_mode, active):
+    import cupy
+
+    from hpgraph.program import Seeded as S
+
+    G = _skewed(4000, 30000, seed=7, directed=False)
+    Gd = G.to_device()
+    n = G.num_vertices
+    ro = np.random.default_rng(2).integers(0, 9, n).astype(np.int64)
+    ro_d = cupy.asarray(ro)
+    inits = [dict(d=S(np.inf, 0.0), lab=S(-1, "id"), b=S(False, True), ro=ro_d),
+             dict(d=S(np.inf, 1.5), i8=S(-3, 9), u64=S(2**63 + 5, 1), f64=S(-0.0, 2.25), ro=ro),
+             dict(d=S(np.inf, 0.0), ro=ro_d.astype(np.int32)),
+             dict(d=cupy.asarray(np.where(ro > 6, 0.0, np.inf).astype(np.float32)), lab=7,
+                  ro=ro_d)]
+    for kw in inits:
+        host_kw = {k: (cupy.asnumpy(v) if isinstance(v, cupy.ndarray) else v)
+                   for k, v in kw.items()}
+        a = hp.run(_Mixed, G, backend="cpu", active=active, **host_kw)
+        for _ in range(3):
+            b = hp.run(_Mixed, Gd, backend="gpu", active=active, **kw)
+            for p in _Mixed.properties:
+                np.testing.assert_array_equal(_host(b.properties[p]), a.properties[p],
+                                              err_msg=p)
+            assert b.active == a.active
+            np.testing.assert_array_equal(_host(ro_d), ro)          # never written
+            assert b.ro.data.ptr != ro_d.data.ptr
+        c = hp.run(_Mixed, Gd, backend="gpu", active=active, outputs=("lab",), **kw)
+        assert list(c.properties) == ["lab"]
+        np.testing.assert_array_equal(_host(c.lab), a.lab)
+
+
+def test_fast_setup_bfs_rmat_and_fresh_results(setup_mode):
+    import cupy
+
+    G = hp.generators.rmat(14, seed=2, backend="gpu")
+    Gh = G.to_host()
+    src = int(cupy.argmax(G.out_degree))
+    ref = hp.bfs(Gh, src, backend="cpu")
+    outs = [hp.bfs(G, s) for s in (src, 0, src, [src, 1, 2])]
+    np.testing.assert_array_equal(_host(outs[0].depth), ref.depth)
+    np.testing.assert_array_equal(_host(outs[2].depth), ref.depth)
+    np.testing.assert_array_equal(_host(outs[1].depth), hp.bfs(Gh, 0, backend="cpu").depth)
+    np.testing.assert_array_equal(_host(outs[3].depth),
+                                  hp.bfs(Gh, [src, 1, 2], backend="cpu").depth)
+    for r in outs:
+        d, p = _host(r.depth), _host(r.parent).astype(np.int64)
+        v = np.flatnonzero(d > 0)
+        np.testing.assert_array_equal(d[p[v]], d[v] - 1)
+    assert outs[0].depth.data.ptr != outs[2].depth.data.ptr

@@ -10,6 +10,7 @@ kernels.  Here the kernels are replaced by sequential Python transcriptions of
 
 from __future__ import annotations
 
+import collections
 import time
 import types
 import weakref
@@ -29,6 +30,24 @@ from examples.widest_path import MinLabelBelow, WidestPath
 
 HALT, EXEC, STEP, CNT, EDG, TCNT, DONE, HCNT = 0, 1, 2, 3, 5, 7, 8, 9
 
+#: What the host asked of the "device" (outside kernels): launch:<kernel>, fill, setitem,
+#: astype, copyto, d2d, h2d, d2h, alloc, graph.  Reset by the tests that read it.
+OPS = collections.Counter()
+_IN_KERNEL = [0]
+
+
+def _count(what):
+    if not _IN_KERNEL[0]:
+        OPS[what] += 1
+
+
+def _run_kernel(fn, args):
+    _IN_KERNEL[0] += 1
+    try:
+        fn(args)
+    finally:
+        _IN_KERNEL[0] -= 1
+
 
 class _Capture:
     active = None
@@ -42,8 +61,9 @@ class _Graph:
         pass
 
     def launch(self, stream=None):
+        _count("graph")
         for fn, args in self.calls:
-            fn(args)
+            _run_kernel(fn, args)
 
 
 class _Stream:
@@ -73,15 +93,58 @@ class _Stream:
         return _Graph(calls)
 
 
+class _Mem:
+    """A device pointer of :class:`_Array` (``.ptr``, device-to-device copies)."""
+
+    def __init__(self, arr):
+        self.arr = arr
+        self.ptr = arr.__array_interface__["data"][0]
+
+    def copy_from_device_async(self, src, nbytes, stream=None):
+        _count("d2d")
+        np.asarray(self.arr).reshape(-1).view(np.uint8)[:nbytes] = \
+            np.asarray(src.arr).reshape(-1).view(np.uint8)[:nbytes]
+
+
 class _Array(np.ndarray):
-    """What the engine's property buffers need beyond NumPy: CuPy's ``set`` (upload)."""
+    """A "device" array: NumPy plus what the engine uses of CuPy's (``set``, ``data.ptr``),
+    every host request counted in :data:`OPS` (kernels' own accesses are not)."""
 
     def set(self, arr, stream=None):
+        _count("h2d")
         self[...] = arr
+
+    @property
+    def data(self):
+        return _Mem(self)
+
+    def fill(self, value):
+        _count("fill")
+        np.ndarray.fill(self, value)
+
+    def copy(self, order="C"):
+        _count("d2d")
+        _count("alloc")
+        return np.ndarray.copy(self, order)
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        if copy or np.dtype(dtype) != self.dtype:
+            _count("astype")
+            _count("alloc")
+        return np.ndarray.astype(self, dtype, order, casting, subok, copy)
+
+    def __setitem__(self, key, value):
+        _count("setitem")
+        np.ndarray.__setitem__(self, key, value)
+
+
+def _dev(a):
+    return np.asarray(a).view(_Array)
 
 
 class _FakeCupy:
-    """NumPy standing in for CuPy (only what engine/gpu.py uses)."""
+    """NumPy standing in for CuPy (only what engine/gpu.py and the BFS wrapper use); arrays
+    it makes are :class:`_Array` ("device" arrays), requests counted in :data:`OPS`."""
 
     cuda = types.SimpleNamespace(
         Stream=_Stream, get_current_stream=lambda: _Stream(),
@@ -92,10 +155,47 @@ class _FakeCupy:
 
     @staticmethod
     def empty(n, dtype):
-        return np.empty(n, dtype).view(_Array)
+        _count("alloc")
+        return _dev(np.empty(n, dtype))
+
+    @staticmethod
+    def zeros(n, dtype=float):
+        _count("alloc")
+        _count("fill")
+        return _dev(np.zeros(n, dtype))
+
+    @staticmethod
+    def full(n, value, dtype=None):
+        _count("alloc")
+        _count("fill")
+        return _dev(np.full(n, value, dtype))
+
+    @staticmethod
+    def arange(*a, **kw):
+        _count("alloc")
+        _count("fill")
+        return _dev(np.arange(*a, **kw))
+
+    @staticmethod
+    def asarray(a, dtype=None):
+        if isinstance(a, _Array) and (dtype is None or np.dtype(dtype) == a.dtype):
+            return a
+        _count("alloc")
+        _count("d2d" if isinstance(a, _Array) else "h2d")
+        return _dev(np.array(a, dtype=dtype))
+
+    @staticmethod
+    def ascontiguousarray(a):
+        return _dev(np.ascontiguousarray(a))
+
+    @staticmethod
+    def copyto(dst, src, casting="same_kind"):
+        _count("copyto")
+        np.copyto(np.asarray(dst), src, casting=casting)
 
     @staticmethod
     def asnumpy(a, stream=None):
+        _count("d2h")
         return np.array(a, copy=True)
 
 
@@ -142,7 +242,8 @@ class _Kernels:
             if _Capture.active is not None:
                 _Capture.active.append((fn, args))
             else:
-                fn(args)
+                _count("launch:" + name)
+                _run_kernel(fn, args)
         return call
 
     # kernels
@@ -317,6 +418,41 @@ class _Kernels:
         else:
             self._apply(tuple(head) + (1,) + tuple(a[15:]), False)
 
+    def hp_init_fused(self, a):
+        n, frontier, nids, *rest = a
+        hid, rest = [int(x) for x in rest[:gpu.INLINE_IDS]], rest[gpu.INLINE_IDS:]
+        deg, bm0, q0, qh0, st, fmode, smode, *rest = rest
+        nprop = len(self.bp.props)
+        vals, pa = rest[:2 * nprop], rest[2 * nprop:]
+        assert len(pa) == nprop and all(isinstance(x, np.uint64) for x in vals)
+        if frontier:
+            assert not bm0.any()                  # the bitmasks are zero here
+            st[:16] = 0
+            st[CNT] = nids
+            st[HALT] = 1 if nids == 0 else 0
+            for i in range(int(nids)):
+                v = hid[i]
+                q0[i] = v
+                bm0[v >> 5] |= np.uint32(1 << (v & 31))
+                st[EDG] += np.uint64(deg[v])
+                if deg[v] > codegen.HEAVY:
+                    qh0[int(st[HCNT])] = v
+                    st[HCNT] += 1
+        seeds = hid[:int(nids)] if smode else []
+        for i, (p, arr) in enumerate(zip(self.bp.props, pa)):
+            f, sm = (int(fmode) >> (2 * i)) & 3, (int(smode) >> (2 * i)) & 3
+            if not f:
+                continue
+            ids = np.arange(int(n))
+            arr[:] = (ids.astype(p.dtype) if f == 2 else
+                      np.array([vals[2 * i]], np.uint64).view(np.uint8)[:p.dtype.itemsize]
+                      .view(p.dtype)[0])
+            if sm:
+                for v in seeds:
+                    arr[v] = (v if sm == 2 else
+                              np.array([vals[2 * i + 1]], np.uint64).view(np.uint8)
+                              [:p.dtype.itemsize].view(p.dtype)[0])
+
     def hp_init_frontier(self, a):
         ids, nids, every, deg, bm0, q0, qh0, st = a
         assert not st.any() and not bm0.any()     # the host zeroed both
@@ -332,8 +468,11 @@ class _Kernels:
                 st[HCNT] += 1
 
 
-@pytest.fixture
-def emulated(monkeypatch):
+@pytest.fixture(params=[True, False], ids=["fast", "old"])
+def emulated(monkeypatch, request):
+    """``run(prog, G, ...)`` through gpu.execute on emulated kernels, once with
+    ``gpu.FAST_SETUP`` on and once off (both setups must give the same runs)."""
+    monkeypatch.setattr(gpu, "FAST_SETUP", request.param)
     fake = _FakeCupy()
     state = {}
 
@@ -350,7 +489,7 @@ def emulated(monkeypatch):
     be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module,
                                out_of_memory_guard=hp.backend.out_of_memory_guard,
                                to_host=lambda a: a, num_sms=lambda: 4,
-                               is_device_array=lambda a: False)
+                               is_device_array=lambda a: isinstance(a, _Array))
     monkeypatch.setattr(gpu, "_backend", be)
     # run states and sources made here must never meet a real GPU run (and vice versa)
     monkeypatch.setattr(gpu, "_states", weakref.WeakKeyDictionary())
@@ -361,11 +500,16 @@ def emulated(monkeypatch):
     monkeypatch.setattr(codegen, "HEAVY", 6)      # heavy push rows
 
     def run(prog, G, direction="auto", push_alpha=program.PUSH_ALPHA, max_iterations=None,
-            **params):
-        bp = program.bind(prog, G, params, max_iterations)
+            outputs=None, **params):
+        bp = program.bind(prog, G, params, max_iterations, outputs)
         return gpu.execute(bp, G, direction=direction, push_alpha=push_alpha,
                            t_start=time.perf_counter())
     return run
+
+
+def _kept(state):
+    """The property buffers a run state keeps (its own, never handed to a caller)."""
+    return state.own if gpu.FAST_SETUP else (state.props or {})
 
 
 def _graph(seed=0, n=40, m=120, directed=True, weighted=True):
@@ -515,7 +659,7 @@ def test_emulated_state_reuse_and_results_never_alias(emulated):
     for snapshot, arr in kept:
         np.testing.assert_array_equal(arr, snapshot)
     for st in gpu._states[G].values():
-        for buf in (st.props or {}).values():
+        for buf in _kept(st).values():
             assert all(buf is not arr for _, arr in kept)
 
 
@@ -539,7 +683,7 @@ def test_emulated_reuse_with_cuda_graphs_copies_out(emulated):
     np.testing.assert_array_equal(r1.depth, np.arange(n))
     np.testing.assert_array_equal(r2.depth, np.arange(n)[::-1])
     (st,) = gpu._states[G].values()
-    assert st.props is not None and st.props["depth"] is not r2.depth
+    assert _kept(st).get("depth") is not None and _kept(st)["depth"] is not r2.depth
     r3 = emulated(BFSDepth, G, source=n // 2)
     np.testing.assert_array_equal(r3.depth, np.abs(np.arange(n) - n // 2))
     np.testing.assert_array_equal(r2.depth, np.arange(n)[::-1])
@@ -616,3 +760,201 @@ def test_emulated_bfs_any_program(emulated, direction):
         for pu, vv in zip(p, v):
             assert vv in ix[ip[pu]:ip[pu + 1]]
 
+
+
+# ---- FAST_SETUP: fused setup launch, Seeded properties, outputs, in-place reads ----------
+
+
+class _Mixed(hp.VertexProgram):
+    """Every property dtype, given as scalars, Seeded rules and arrays; ``ro`` is never
+    written by update (read in place when given as a device array)."""
+
+    properties = {"d": ("float32", np.inf), "b": ("bool", False), "i8": ("int8", -3),
+                  "u64": ("uint64", 2**63 + 5), "f64": ("float64", -0.0),
+                  "lab": ("int32", -1), "ro": ("int64", 0)}
+    reduce = "min"
+
+    def init(self, graph, active=None, **props):
+        return props, active
+
+    def gather(src, edge, dst):
+        return src.d + edge + src.ro % 3
+
+    def update(v, y):
+        m = min(v.d, y)
+        return {"d": m, "b": v.b or m < 5, "i8": v.i8 + 1 if m < v.d else v.i8,
+                "u64": v.u64 - 1 if m < v.d else v.u64, "f64": v.f64 + m if m < v.d else v.f64,
+                "lab": v.lab if v.lab >= 0 else 7}
+
+
+def _mixed_inits(n, dev):
+    S = program.Seeded
+    ro = np.random.default_rng(2).integers(0, 9, n).astype(np.int64)
+    return [
+        dict(d=S(np.inf, 0.0), lab=S(-1, "id"), b=S(False, True), ro=dev(ro)),
+        dict(d=S(np.inf, 1.5), i8=S(-3, 9), u64=S(2**63 + 5, 1), f64=S(-0.0, 2.25),
+             ro=ro),
+        dict(d=S(np.inf, 0.0), ro=dev(ro).astype(np.int32)),      # dtype differs: copied
+        dict(d=dev(np.where(ro > 6, 0.0, np.inf).astype(np.float32)), lab=7, ro=dev(ro)),
+    ]
+
+
+@pytest.mark.parametrize("active", [[3], [0, 5, 9], list(range(0, 40, 4)), None, []],
+                         ids=["one", "three", "ten", "all", "none"])
+def test_emulated_seeded_scalars_and_inplace_props(emulated, active):
+    """Seeded/scalar/array/in-place properties of every dtype, frontiers inline (<= 8 ids),
+    not inline (> 8, every vertex) and empty: equal to the CPU engine, which builds the
+    arrays with NumPy (an independent path: np.full and a scatter)."""
+    for directed in (True, False):
+        G = _graph(21, directed=directed)
+        n = G.num_vertices
+        for kw in _mixed_inits(n, _dev):
+            ro_in = kw["ro"].copy() if isinstance(kw["ro"], _Array) else None
+            a = hp.run(_Mixed, G, backend="cpu", active=active,
+                       **{k: (np.asarray(v) if isinstance(v, _Array) else v)
+                          for k, v in kw.items()})
+            for _ in range(3):          # a fresh state, then reused ones (CUDA graphs)
+                b = emulated(_Mixed, G, active=active, **kw)
+                for p in _Mixed.properties:
+                    np.testing.assert_array_equal(np.asarray(b.properties[p]),
+                                                  np.asarray(a.properties[p]), err_msg=p)
+                    assert b.properties[p].dtype == a.properties[p].dtype
+                assert (b.supersteps, b.active) == (a.supersteps, a.active)
+                if ro_in is not None:   # read in place, never written, returned as a copy
+                    np.testing.assert_array_equal(kw["ro"], ro_in)
+                    assert b.ro is not kw["ro"]
+
+
+def test_emulated_outputs(emulated):
+    G = _graph(22)
+    kw = dict(d=program.Seeded(np.inf, 0.0), active=[2])
+    a = hp.run(_Mixed, G, backend="cpu", **kw)
+    for _ in range(3):
+        b = emulated(_Mixed, G, outputs=("lab", "d"), **kw)
+        assert list(b.properties) == ["d", "lab"]        # declaration order
+        np.testing.assert_array_equal(b.d, a.d)
+        np.testing.assert_array_equal(b.lab, a.lab)
+    c = hp.run(_Mixed, G, backend="cpu", outputs="d", **kw)
+    assert list(c.properties) == ["d"]
+    with pytest.raises(hp.exceptions.InvalidValue, match="unknown property 'nope'"):
+        emulated(_Mixed, G, outputs=("d", "nope"), **kw)
+
+
+def test_emulated_inplace_prop_new_address_with_graphs(emulated):
+    """A read-only property given at a new address while the state holds CUDA graphs is
+    copied (no recapture); at the captured address it is read in place."""
+    n = 70
+    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
+                            num_vertices=n, directed=False)
+    ro1 = _dev(np.zeros(n, np.int64))
+    S = program.Seeded
+    for ro in (ro1, ro1, _dev(np.ones(n, np.int64)), ro1):
+        a = hp.run(_Mixed, G, backend="cpu", d=S(np.inf, 0.0), ro=np.asarray(ro), active=[0])
+        b = emulated(_Mixed, G, d=S(np.inf, 0.0), ro=ro, active=[0])
+        np.testing.assert_array_equal(b.d, a.d)
+        assert b.extra["graphs"]
+    (st,) = gpu._states[G].values()
+    if gpu.FAST_SETUP:
+        assert st.alias["ro"] == ro1.data.ptr and "ro" in st.own   # the third call copied
+
+
+def test_seeded_errors():
+    G = _graph(23)
+
+    class F(_Mixed):
+        pass
+
+    S = program.Seeded
+    with pytest.raises(hp.exceptions.InvalidProgram, match="integer dtype"):
+        hp.run(F, G, backend="cpu", d=S(np.inf, "id"), active=[0])
+    with pytest.raises(hp.exceptions.InvalidProgram, match="scalar or 'id'"):
+        hp.run(F, G, backend="cpu", lab=S(-1, "ids"), active=[0])
+    big = hp.Graph.from_edges([0], [1], num_vertices=200)
+    with pytest.raises(hp.exceptions.InvalidProgram, match="holding vertex ids up to 199"):
+        hp.run(F, big, backend="cpu", i8=S(0, "id"), active=[0])
+    with pytest.raises(hp.exceptions.InvalidProgram, match="not a scalar"):
+        hp.run(F, G, backend="cpu", lab=S("x", 0), active=[0])
+
+
+def test_emulated_many_properties_fall_back(emulated):
+    """Only the first 31 properties fit the fused launch's mode words; the rest are filled
+    the old way."""
+    props = {f"p{i}": ("int32", i) for i in range(34)}
+    props["p0"] = ("float32", np.inf)
+
+    class Many(hp.VertexProgram):
+        properties = props
+        reduce = "min"
+
+        def init(self, graph, **kw):
+            return kw, [1]
+
+        def gather(src, edge, dst):
+            return src.p0 + edge
+
+        def update(v, y):
+            return {"p0": min(v.p0, y), "p33": v.p33 + 1 if y < v.p0 else v.p33}
+
+    G = _graph(24)
+    kw = dict(p0=program.Seeded(np.inf, 0.0), p32=program.Seeded(5, "id"), p33=-4)
+    a = hp.run(Many, G, backend="cpu", **kw)
+    b = emulated(Many, G, **kw)
+    for k in props:
+        np.testing.assert_array_equal(b.properties[k], a.properties[k], err_msg=k)
+
+
+def _bfs_call_ops(emulated, G, fast, srcs):
+    """(OPS of one warm hp.bfs-equivalent call, its result) with FAST_SETUP = ``fast``."""
+    from hpgraph.algorithms._bfs import _BFS_ANY, bfs_run_args
+
+    n = G.num_vertices
+    idt = np.dtype(np.int32)
+    vid = _dev(np.arange(n, dtype=idt))
+    xp = _FakeCupy()
+
+    def call():
+        kw = bfs_run_args(xp, n, idt, np.array(srcs, np.int64), lambda: vid, fast=fast)
+        return emulated(_BFS_ANY[idt], G, push_alpha=4.0, **kw)
+
+    call()
+    call()                      # state kept, CUDA graphs captured
+    OPS.clear()
+    r = call()
+    return dict(OPS), r
+
+
+@pytest.mark.parametrize("srcs", [[0], [0, 9, 17]], ids=["one", "three"])
+def test_emulated_bfs_setup_op_counts(emulated, srcs):
+    """What one warm BFS call asks of the device, old setup vs FAST_SETUP (the counts are
+    printed: ``pytest -s``); both give the CPU engine's depths and valid parents."""
+    if not gpu.FAST_SETUP:
+        pytest.skip("compares both setups itself")
+    G = _graph(0, directed=False, weighted=False)
+    counts = {}
+    for fast in (False, True):
+        gpu.FAST_SETUP = fast
+        ops, r = _bfs_call_ops(emulated, G, fast, srcs)
+        counts[fast] = ops
+        ref = hp.bfs(G, srcs, backend="cpu")
+        np.testing.assert_array_equal(r.depth, ref.depth)
+        v = np.flatnonzero(r.depth > 0)
+        np.testing.assert_array_equal(r.depth[r.parent[v]], r.depth[v] - 1)
+        np.testing.assert_array_equal(r.parent[srcs], srcs)
+        assert list(r.properties) == (["depth", "parent"] if fast else
+                                      ["depth", "parent", "vid"])
+
+    def summary(ops):
+        launches = sum(v for k, v in ops.items()
+                       if k.startswith("launch:") or k in ("fill", "setitem", "astype",
+                                                            "copyto", "graph"))
+        copies = sum(ops.get(k, 0) for k in ("d2d", "h2d", "d2h"))
+        return launches, copies, ops.get("alloc", 0)
+
+    old, new = summary(counts[False]), summary(counts[True])
+    print(f"\nBFS {srcs}: old setup {counts[False]}\n  -> launches {old[0]}, copies "
+          f"{old[1]}, allocations {old[2]}\nFAST_SETUP {counts[True]}\n  -> launches "
+          f"{new[0]}, copies {new[1]}, allocations {new[2]}")
+    assert new[0] < old[0] and new[1] < old[1] and new[2] < old[2]
+    assert counts[True].get("h2d", 0) == 0 and counts[True].get("setitem", 0) == 0
+    assert counts[True]["launch:hp_init_fused"] == 1
+    assert "launch:hp_init_frontier" not in counts[True]

@@ -395,3 +395,51 @@ hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const l
         if (lane == 0 && d) atomicAdd(st + S_EDG, (u64)d);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// One launch for a whole per-call setup (engine.gpu.FAST_SETUP): the state words and a small
+// initial frontier (`frontier`: up to 8 ids passed by value -- no upload, no separate zeroing
+// of `st`), and the properties given as scalars or seeded rules, all in one grid-stride pass.
+// Per property i, 2 bits of `fmode`: 0 leave (copied by the host), 1 fill with D_<p>, 2 fill
+// with the vertex id; 2 bits of `smode` for the initial frontier's vertices: 0 as the fill,
+// 1 the value S_<p>, 2 the vertex id.  Values travel as raw bits (one 64-bit word each), so
+// every property dtype passes the same way.  Block 0 zeroes `st` before its own atomics
+// (ordered by __syncthreads); no other block touches `st`.  The bitmasks are zero here.
+template <class T>
+__device__ __forceinline__ T hp_unbits(u64 b) { T x; memcpy(&x, &b, sizeof(T)); return x; }
+
+extern "C" __global__ void __launch_bounds__(256)
+hp_init_fused(long long n, int frontier, long long nids, long long i0, long long i1, long long i2,
+              long long i3, long long i4, long long i5, long long i6, long long i7,
+              const long long* __restrict__ deg, unsigned* bm0, idx_t* q0, idx_t* qh0,
+              u64* __restrict__ st, long long fmode, long long smode$FILL_PARAMS$PROPS_MUT_PARAMS)
+{
+    const long long ids[8] = {i0, i1, i2, i3, i4, i5, i6, i7};
+    if (frontier && blockIdx.x == 0) {       // block-uniform: __syncthreads is safe
+        if (threadIdx.x < 16) st[threadIdx.x] = 0ull;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            st[S_CNT] = (u64)nids;
+            st[S_HALT] = nids == 0 ? 1ull : 0ull;
+        }
+        if ((long long)threadIdx.x < nids) {
+            const idx_t v = (idx_t)ids[threadIdx.x];
+            q0[threadIdx.x] = v;
+            atomicOr(bm0 + (v >> 5), 1u << (v & 31));
+            const long long d = deg[v];
+            if (d > HP_HEAVY) qh0[atomicAdd(st + S_HCNT, 1ull)] = v;
+            if (d) atomicAdd(st + S_EDG, (u64)d);
+        }
+    }
+    if (fmode == 0) return;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        bool hit = false;                    // v is one of the (inline) initial frontier's
+        if (smode != 0) {
+#pragma unroll
+            for (int j = 0; j < 8; ++j) hit = hit || (j < nids && v == ids[j]);
+        }
+        (void)hit;
+$FILL_BODY
+    }
+}
