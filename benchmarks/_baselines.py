@@ -19,3 +19,24 @@ extern "C" __global__ void bf_pull(const int* __restrict__ indptr, const int* __
     }
 }
 """
+
+
+def cupy_bfs(AT, source):
+    """Plain CuPy level-synchronous BFS: one cuSPARSE SpMV (``AT @ frontier``, AT a float32
+    cupyx CSR of A^T) and one host check per level.  Returns int32 depths, -1 where unreachable."""
+    import cupy as cp
+
+    n = AT.shape[0]
+    depth = cp.full(n, -1, cp.int32)
+    front = cp.zeros(n, cp.float32)
+    front[source] = 1
+    depth[source] = 0
+    level = 0
+    while True:
+        new = (AT @ front > 0) & (depth < 0)
+        if not bool(new.any()):
+            break
+        level += 1
+        depth[new] = level
+        front = new.astype(cp.float32)
+    return depth

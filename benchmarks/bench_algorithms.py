@@ -138,7 +138,7 @@ def time_cpu(fn, repeat):
 # ---------------------------------------------------------------------------------------------
 # plain CuPy / cuSPARSE baselines
 
-from _baselines import BF_SOURCE  # noqa: E402  (benchmarks/ is on sys.path when run)
+from _baselines import BF_SOURCE, cupy_bfs  # noqa: E402  (benchmarks/ is on sys.path when run)
 
 
 class CupyBaselines:
@@ -163,21 +163,7 @@ class CupyBaselines:
         self.bf_grid = (max(1, min(sm * 32, (self.n * 32 + 255) // 256)),)
 
     def bfs(self, source):
-        cp = _cp()
-        n = self.n
-        depth = cp.full(n, -1, cp.int32)
-        front = cp.zeros(n, cp.float32)
-        front[source] = 1
-        depth[source] = 0
-        level = 0
-        while True:
-            new = (self.AT32 @ front > 0) & (depth < 0)
-            if not bool(new.any()):
-                break
-            level += 1
-            depth[new] = level
-            front = new.astype(cp.float32)
-        return depth
+        return cupy_bfs(self.AT32, source)
 
     def sssp(self, source):
         cp = _cp()

@@ -43,21 +43,9 @@ from hpgraph.algorithms._sssp import _bellman_ford_class
 
 
 def timed(fn, repeat=5):
-    """(median wall ms, median device-span ms, last result) after one warm-up call."""
-    cp = hp.backend.cupy()
-    fn()
-    cp.cuda.Device().synchronize()
-    walls, spans, res = [], [], None
-    for _ in range(repeat):
-        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-        t = time.perf_counter()
-        e0.record()
-        res = fn()
-        e1.record()
-        e1.synchronize()
-        walls.append(time.perf_counter() - t)
-        spans.append(cp.cuda.get_elapsed_time(e0, e1) * 1e-3)
-    return statistics.median(walls) * 1e3, statistics.median(spans) * 1e3, res
+    """(median wall ms, median device-span ms, last result) after warm-up calls."""
+    walls, spans, res = _samples(fn, repeat)
+    return statistics.median(walls), statistics.median(spans), res
 
 
 def row(graph, program, ms, span, r=None, **extra):
