@@ -92,8 +92,8 @@ def _parse(csgraph, directed) -> _Input:
     """SciPy's ``validate_graph(csgraph, directed, dense_output=False)`` (CSR, float64)."""
     import scipy.sparse as sp
 
-    if _is_cupy_sparse(csgraph):
-        cp = _backend.cupy()
+    on_dev = _is_cupy_sparse(csgraph)
+    if on_dev or sp.issparse(csgraph):
         A = csgraph
         if len(A.shape) != 2:
             raise ValueError("compressed-sparse graph must be 2-D")
@@ -102,17 +102,10 @@ def _parse(csgraph, directed) -> _Input:
             A = A.T
         A = A.tocsr()
         _check_square(A.shape)
-        return _Input(A.indptr, A.indices, A.data.astype(cp.float64), int(A.shape[0]), cp, True,
-                      raw)
-    if sp.issparse(csgraph):
-        A = csgraph
-        if A.ndim != 2:
-            raise ValueError("compressed-sparse graph must be 2-D")
-        raw = A.data if A.format in ("csr", "csc", "coo") else A.tocoo().data
-        if not directed and A.format == "csc":
-            A = A.T
-        A = A.tocsr()
-        _check_square(A.shape)
+        if on_dev:
+            cp = _backend.cupy()
+            return _Input(A.indptr, A.indices, A.data.astype(cp.float64), int(A.shape[0]), cp,
+                          True, raw)
         return _Input(A.indptr, A.indices, np.asarray(A.data, dtype=np.float64),
                       int(A.shape[0]), np, False, raw)
     if _backend.is_device_array(csgraph):  # dense CuPy
