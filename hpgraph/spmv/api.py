@@ -253,36 +253,25 @@ def _matrix_to_side(A, side: str):
 # ---------------------------------------------------------------------------------------
 # cached transposes (vxm on a plain matrix)
 
-_tcache: dict = {}
+_tcache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _tlock = threading.Lock()
 
 
 def _transpose_csr(A):
-    """CSR of ``A^T``, cached for the lifetime of ``A``'s arrays."""
+    """CSR of ``A^T``, built once per matrix object (formats are immutable) and kept while
+    ``A`` lives: every format, CSC (a relabelled view) and COO/ELL/HYB (converted) included."""
     from ..formats import CSR
 
-    if A.format == "csc":  # CSC of A is the CSR of A^T: no work
-        return CSR(A.indptr, A.indices, A.values, (A.ncols, A.nrows))
-    src = A if A.format == "csr" else A.asformat("csr")
-    owner = src.indices
-    key = id(owner)
     with _tlock:
-        hit = _tcache.get(key)
+        hit = _tcache.get(A)
     if hit is not None:
-        refs, AT = hit
-        if refs[0]() is src.indptr and refs[1]() is src.indices and \
-                (refs[2] is None and src.values is None or refs[2] is not None and refs[2]() is src.values):
-            return AT
-    AT = src.transpose()
-    try:
-        refs = (weakref.ref(src.indptr), weakref.ref(src.indices),
-                None if src.values is None else weakref.ref(src.values))
-    except TypeError:
-        return AT
+        return hit
+    if A.format == "csc":  # CSC of A is the CSR of A^T: no work
+        AT = CSR(A.indptr, A.indices, A.values, (A.ncols, A.nrows))
+    else:
+        AT = (A if A.format == "csr" else A.asformat("csr")).transpose()
     with _tlock:
-        if key not in _tcache:
-            weakref.finalize(owner, _tcache.pop, key, None)
-        _tcache[key] = (refs, AT)
+        _tcache[A] = AT
     return AT
 
 

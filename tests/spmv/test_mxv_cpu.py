@@ -667,3 +667,22 @@ def test_inputs_unchanged():
     # the result never aliases out, even when nothing is computed
     y = hp.mxv(A, x, "min_plus", mask=np.zeros(30, bool), out=out, backend="cpu")
     assert y is not out and not np.shares_memory(y, out)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "hyb"])
+def test_vxm_transposes_each_matrix_once(fmt, monkeypatch):
+    """vxm over a plain hpgraph matrix builds A^T once per matrix object, whatever its format
+    (a COO/ELL/HYB used to be converted and transposed on every call)."""
+    from hpgraph.formats import CSR
+
+    rng = np.random.default_rng(5)
+    A = COO(rng.integers(0, 40, 300), rng.integers(0, 30, 300), rng.random(300), (40, 30))
+    A = A if fmt == "coo" else A.asformat(fmt)
+    x = rng.random(40)
+    calls = []
+    real = CSR.transpose
+    monkeypatch.setattr(CSR, "transpose", lambda self: calls.append(1) or real(self))
+    want = A.to_scipy().T @ x
+    for _ in range(3):
+        np.testing.assert_allclose(hp.vxm(x, A, "plus_times", backend="cpu"), want)
+    assert len(calls) == (0 if fmt == "csc" else 1)
