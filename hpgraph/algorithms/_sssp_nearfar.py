@@ -590,6 +590,8 @@ class _Plan:
                                    self.heavy, self.has_heavy)
         self.source = src
         self.stream = cp.cuda.Stream(non_blocking=True)
+        # non-blocking: no implicit ordering with the legacy stream the graph was built on
+        self.stream.wait_event(cp.cuda.get_current_stream().record())
         self.blocks = max(1, _backend.num_sms() * STEP_BLOCKS_PER_SM)
         with _backend.out_of_memory_guard("preparing near-far SSSP buffers"), self.stream:
             self.kernel = _backend.raw_module(src, ("-std=c++17",)).get_function(name)
@@ -649,7 +651,11 @@ class _Plan:
     def run(self, sources, delta):
         cp = self.cp
         srcs = np.unique(np.asarray(sources, dtype=np.int64))
+        caller = cp.cuda.get_current_stream()
         with self.lock, self.stream:
+            # the caller's stream may still be writing the graph or reading an earlier result
+            # (whose memory this stream's pool may hand out again): order after it
+            self.stream.wait_event(caller.record())
             if self.it > (1 << 30):  # stamps are int32: start over long before they wrap
                 self.nstamp.fill(0)
                 self.fstamp.fill(0)
