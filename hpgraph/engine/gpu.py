@@ -541,7 +541,7 @@ class _Run:
                     converged = False
                     break
                 if step + max(BATCHES[-1], MIXED) - hist_read > HIST_CAP:
-                    records.extend(self._history(hist_read, step, None))
+                    records.append(self._history(hist_read, step, None))
                     hist_read = step
                 if st[S_HALT] != 0:
                     self.s.st[S_HALT:S_HALT + 1] = 0
@@ -587,25 +587,23 @@ class _Run:
                 syncs += 1
             elapsed = time.perf_counter() - t0
             step = int(st[S_STEP])
-            records.extend(self._history(hist_read, step, head))
+            records.append(self._history(hist_read, step, head))
             clean = int(st[S_CNT + (int(st[S_EXEC]) & 1)]) == 0
-        return records, converged, setup, elapsed, syncs, clean
+        return np.concatenate(records), converged, setup, elapsed, syncs, clean
 
     def _history(self, start, stop, head):
+        """History records ``start..stop`` as an int64 array of shape (k, 3): active count,
+        frontier edges, pull flag (arrays, not per-record tuples: a grid BFS has 4,095)."""
         if stop <= start:
-            return []
+            return np.zeros((0, 3), np.int64)
         if start == 0 and stop <= HIST_HEAD and head is not None:
-            h = head.reshape(HIST_HEAD, 3)
-            return [tuple(h[i]) for i in range(stop)]
+            return head.reshape(HIST_HEAD, 3)[:stop].astype(np.int64)
         a, b = start % HIST_CAP, (stop - 1) % HIST_CAP + 1
         if a < b:   # one piece of the ring
             h = self.cp.asnumpy(self.s.hist[a * 3:b * 3], stream=self.s.stream)
-            h = h.reshape(-1, 3).astype(np.int64)
-            return [tuple(r) for r in h]
+            return h.reshape(-1, 3).astype(np.int64)
         h = self.cp.asnumpy(self.s.hist, stream=self.s.stream).reshape(HIST_CAP, 3)
-        h = h.astype(np.int64)
-        idx = np.arange(start, stop) % HIST_CAP
-        return [tuple(h[i]) for i in idx]
+        return h.astype(np.int64)[np.arange(start, stop) % HIST_CAP]
 
 
 def push_limit(nnz_pull, n, alpha):
@@ -744,9 +742,9 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
         raise
     _release(graph, key, state)
     return RunResult(
-        properties=props, supersteps=len(records), active=[int(r[0]) for r in records],
-        directions=["pull" if r[2] else "push" for r in records],
-        frontier_edges=[int(r[1]) for r in records], converged=converged, time=elapsed,
+        properties=props, supersteps=len(records), active=records[:, 0].tolist(),
+        directions=np.where(records[:, 2] != 0, "pull", "push").tolist(),
+        frontier_edges=records[:, 1].tolist(), converged=converged, time=elapsed,
         setup_time=setup, backend="gpu", syncs=syncs,
         extra={"graphs": sorted({g[1] for g in state.graphs if g[0] == "push"}),
                "mixed_graphs": sorted({g[1] for g in state.graphs if g[0] != "push"}),
