@@ -20,6 +20,8 @@ in CI (no GPU needed).  Importing this module imports neither cupy nor a compile
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import backend as _backend
@@ -337,10 +339,17 @@ def _pr_grid(n: int) -> int:
     return max(1, min((n + PR_BLOCK - 1) // PR_BLOCK, _backend.num_sms() * 8))
 
 
+@functools.lru_cache(maxsize=None)
+def _pagerank_update_kernel(dtype_str):
+    """The compiled update for one dtype (looked up once, not per iteration: generating and
+    hashing the source costs ~10 us, about a tenth of a grid iteration)."""
+    src, name = pagerank_update_source(dtype_str)
+    return _backend.raw_module(src, ("-std=c++17",)).get_function(name)
+
+
 def pagerank_update(y, x, S, p, dw, acc_prev, acc_next, x_new, w_next, alpha, p_uniform):
     """Launch the fused update on the device (arrays are cupy; ``p``/``dw`` may be None)."""
-    src, name = pagerank_update_source(x.dtype)
-    kern = _backend.raw_module(src, ("-std=c++17",)).get_function(name)
+    kern = _pagerank_update_kernel(np.dtype(x.dtype).str)
     n = int(x.shape[0])
     null = np.uint64(0)
     kern((_pr_grid(n),), (PR_BLOCK,),
