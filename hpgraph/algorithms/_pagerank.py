@@ -287,7 +287,13 @@ def _hpgraph(G, side, damping, tol, max_iter, nstart, weighted, dtype):
     S, AT, sr = _operands(G, weighted, dtype)
     rank0 = xp.ones(n, dtype=dtype) if nstart is None else xp.asarray(nstart, dtype=dtype)
     # residual of the starting ranks: r = (1 - damping) + damping * M rank0 - rank0
-    y0 = _spmv.spmv(AT, rank0 * S, sr, backend=side)
+    if nstart is None:  # rank0 = 1: M rank0 = spmv(AT, S), the same for every call on G
+        from ._triangles import _cached
+
+        y0 = _cached(G, f"hpg.pagerank.MS[{use_w},{np.dtype(dtype).name}]",
+                     lambda: _spmv.spmv(AT, S, sr, backend=side))
+    else:
+        y0 = _spmv.spmv(AT, rank0 * S, sr, backend=side)
     pend0 = ((1.0 - damping) + damping * y0 - rank0).astype(dtype)
     scale = (damping * S).astype(dtype)
     prog = _program(use_w, dtype)(theta=tol)
