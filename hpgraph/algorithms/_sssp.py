@@ -232,9 +232,9 @@ def check_weights(G, who):
     if not G.weighted or vals is None or np.dtype(vals.dtype).kind != "f" or A.nnz == 0:
         return
     xp = G.xp
-    bad = xp.isnan(vals)
-    if bool(bad.any()):
-        pos = int(xp.argmax(bad))
+    # one pass and one host read per graph, not per call (the graph's weights do not change)
+    if G._cached("hpg.weights_have_nan", lambda: bool(xp.isnan(vals).any())):
+        pos = int(xp.argmax(xp.isnan(vals)))
         rows = A.row_ids() if hasattr(A, "row_ids") else None
         where = f" (edge {int(rows[pos])} -> {int(A.indices[pos])})" if rows is not None else ""
         raise InvalidGraph(f"{who}: edge weights must not be NaN; stored entry {pos}{where} is NaN. "
