@@ -61,13 +61,11 @@ import numpy as np
 from .. import backend
 from ..exceptions import CompileError, DimensionMismatch, DomainMismatch, InvalidValue
 from . import codegen
+from .api import FORMATS, RELABEL_BASES  # accepted format= values: one definition, in api.py
 from .codegen import MASK_BITS, MASK_BOOL, MASK_NONE
 
 __all__ = ["spmv", "spmv_expr", "push", "get_kernels", "choose_format", "matrix_stats",
            "FORMATS", "clear_caches", "column_relabel", "ColumnRelabel", "gather", "RELABEL_BASES"]
-
-#: accepted ``format=`` values
-FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb", "csr_mp")
 
 BLOCK = 256
 ITEMS = 8            # entries per lane per warp chunk (segmented kernels): 256 per warp
@@ -85,8 +83,6 @@ STREAM = 1           # how csr_lb / csr_mp load cols and values (KernelSpec.stre
 #: (benchmarks/README_spmv_notes.md, items 7-10).  With "csr_mp" here, products whose edge value
 #: needs the row (row mask, complement, "i" in the expression) still run csr_lb (see _run).
 AUTO_CSR = "csr_lb"
-#: formats that take the ``"+relabel"`` suffix (CSR kernels; see "Column relabeling" above)
-RELABEL_BASES = ("csr", "csc", "csr_lb", "csr_mp", "csr_vector", "csr_scalar")
 #: an automatic choice (format None / "auto" / "csr" / "csc") relabels the columns of CSR
 #: products with at least RELABEL_MIN_NNZ entries.  Measured on an H200, R-MAT 22 (session 3,
 #: benchmarks/README_spmv_notes.md item 11): csr_lb 1.017 -> csr_lb+relabel 0.817 ms for
@@ -517,11 +513,6 @@ def _typed_accum(accum, dtype):
 
 # ---------------------------------------------------------------------------------------
 # the product
-
-
-class _Request:
-    __slots__ = ("family", "M", "group", "mask_mode", "mask", "xa_mode", "xa", "out", "res_dt",
-                 "accum", "replace", "complement")
 
 
 def spmv(A, x, sr, *, row_mask=None, complement=False, x_active=None, out=None, replace=False,
