@@ -262,16 +262,21 @@ class _Run:
                 s.bm[0].fill(0)
                 s.bm[1].fill(0)
             s.clean = False
-            s.st.fill(0)
-            ids = bp.init_active
-            if ids is None:
-                nids, every, arr = n, 1, s.dummy_ids
-            else:
-                nids, every = int(ids.shape[0]), 0
-                arr = cp.asarray(ids).astype(self.s.idt, copy=False) if nids else s.dummy_ids
-            s.k["hp_init_frontier"](self._grid(max(nids, 1), BLOCK, s.n_sm * 8), (BLOCK,),
-                                    (arr, np.int64(nids), np.int32(every), s.deg, s.bm[0],
-                                     s.q[0], s.qh[0], s.st))
+            self._init_frontier(bp.init_active)
+
+    def _init_frontier(self, ids):
+        """Zero the state words and write the initial frontier (``ids``: None = every vertex)
+        with ``hp_init_frontier``: queue, bitmask, counts and heavy list.  On the run stream."""
+        s, cp = self.s, self.cp
+        s.st.fill(0)
+        if ids is None:
+            nids, every, arr = self.n, 1, s.dummy_ids
+        else:
+            nids, every = int(ids.shape[0]), 0
+            arr = cp.asarray(ids).astype(s.idt, copy=False) if nids else s.dummy_ids
+        s.k["hp_init_frontier"](self._grid(max(nids, 1), BLOCK, s.n_sm * 8), (BLOCK,),
+                                (arr, np.int64(nids), np.int32(every), s.deg, s.bm[0],
+                                 s.q[0], s.qh[0], s.st))
 
     def _start_fast(self):
         """:meth:`start` with FAST_SETUP: one fused launch where the old path made several.
@@ -334,15 +339,7 @@ class _Run:
                 s.bm[1].fill(0)
             s.clean = False
             if not inline:
-                s.st.fill(0)
-                if ids is None:
-                    nids, every, arr = n, 1, s.dummy_ids
-                else:
-                    nids, every = int(ids.shape[0]), 0
-                    arr = cp.asarray(ids).astype(self.s.idt, copy=False) if nids else s.dummy_ids
-                s.k["hp_init_frontier"](self._grid(max(nids, 1), BLOCK, s.n_sm * 8), (BLOCK,),
-                                        (arr, np.int64(nids), np.int32(every), s.deg, s.bm[0],
-                                         s.q[0], s.qh[0], s.st))
+                self._init_frontier(ids)
             if inline or fills:
                 vals = [np.uint64(0)] * (2 * len(bp.props))
                 fmode = smode = 0
