@@ -7,18 +7,24 @@ import numpy as np
 from .. import backend as _backend
 
 
-def matrices(graph, edges: str):
-    """``[(pull, push), ...]`` CSR pairs for ``edges`` (one pair per gather side).
+def matrix_names(edges: str):
+    """``[(pull, push), ...]`` Graph matrix names (``"A"``/``"AT"``) for ``edges``, one pair per
+    gather side.
 
     ``"in"``: receiver ``v`` gathers over its in-edges ``u -> v``: pull rows of ``A^T``, push
     from ``u`` along row ``u`` of ``A``.  ``"out"``: over out-edges ``v -> u``: pull rows of
     ``A``, push along rows of ``A^T``.  ``"all"``: both pairs, "in" first.
     """
     if edges == "in":
-        return [(graph.AT, graph.A)]
+        return [("AT", "A")]
     if edges == "out":
-        return [(graph.A, graph.AT)]
-    return [(graph.AT, graph.A), (graph.A, graph.AT)]
+        return [("A", "AT")]
+    return [("AT", "A"), ("A", "AT")]
+
+
+def matrices(graph, edges: str):
+    """The CSR pairs of :func:`matrix_names` for ``edges`` on ``graph``."""
+    return [(getattr(graph, pull), getattr(graph, push)) for pull, push in matrix_names(edges)]
 
 
 def choose_push(frontier_edges: int, pull_edges: int, n: int, alpha: float) -> bool:

@@ -188,7 +188,7 @@ class _State:
         # waits for them before its first use.
         split = bp.monoid.atomic is not None
         self.parts = [_Part(cp, graph, a, b, wdt, bp.weighted, idt, split)
-                      for a, b in _part_names(bp.edges)]
+                      for a, b in common.matrix_names(bp.edges)]
         self.nnz_pull = sum(p.nnz for p in self.parts)
         self.stream.wait_event(cp.cuda.get_current_stream().record())
         with self.stream:
@@ -697,14 +697,6 @@ def split_segments(seg_row, seg_ptr, chunk):
     split = nch[seg] > 1
     rows[split] = -(rows[split] + 1)
     return rows, np.append(starts, seg_ptr[-1])
-
-
-def _part_names(edges):
-    if edges == "in":
-        return [("AT", "A")]
-    if edges == "out":
-        return [("A", "AT")]
-    return [("AT", "A"), ("A", "AT")]
 
 
 def execute(bp, graph, *, direction, push_alpha, t_start):
