@@ -141,6 +141,14 @@ def num_sms() -> int:
     return n
 
 
+def occupancy(kernel, block: int, shared_mem: int = 0) -> int:
+    """Blocks of ``block`` threads of a compiled ``cupy.RawKernel`` that fit on one SM at once."""
+    from cupy_backends.cuda.api import driver
+
+    return int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block,
+                                                                 shared_mem))
+
+
 def synchronize() -> None:
     """Wait for the current device's work to finish (no-op without a GPU)."""
     if has_gpu():
@@ -184,15 +192,19 @@ def compile_ptx(source: str, name: str = "hpgraph.cu", options=(), arch: str = "
 
 
 @functools.lru_cache(maxsize=None)
-def raw_module(source: str, options: tuple = ("-std=c++17",), name_expressions: tuple | None = None):
+def raw_module(source: str, options: tuple = ("-std=c++17",), name_expressions: tuple | None = None,
+               cooperative: bool = False):
     """A cached ``cupy.RawModule`` for ``source``; compile failures become :class:`CompileError`.
 
     CuPy keeps its own on-disk cache, so a new process does not recompile an identical source.
+    ``cooperative``: its kernels are launched with ``cuLaunchCooperativeKernel`` (every block
+    resident at once, or the launch fails), which grid-wide barriers need.
     """
     cp = cupy()
     try:
         mod = cp.RawModule(code=source, options=options,
-                           name_expressions=list(name_expressions) if name_expressions else None)
+                           name_expressions=list(name_expressions) if name_expressions else None,
+                           enable_cooperative_groups=cooperative)
         mod.compile()
     except cp.cuda.compiler.CompileException as exc:
         raise CompileError("NVRTC failed to compile a generated hpgraph kernel", source=source,

@@ -43,6 +43,12 @@ BETA = 18.0
 
 DIRECTIONS = ("auto", "push", "pull")
 
+#: How ``bfs`` runs on the GPU: ``"kernel"`` -- the whole traversal in one cooperative launch
+#: (:mod:`._bfs_gpu`; R-MAT 21 on an H200: see ``benchmarks/README.md``), or ``"engine"`` -- the
+#: ``BFSAny`` vertex program below through :func:`hpgraph.run`.  ``"kernel"`` falls back to the
+#: engine where a cooperative launch is refused.
+GPU_PATH = "kernel"
+
 #: GPU kernel layout of the bottom-up SpMV.  The vector CSR kernel skips masked (visited) rows
 #: without reading them and stops each lane at its first hit (``any`` is terminal); the
 #: load-balanced CSR kernel that ``"auto"`` picks on skewed graphs reads every stored entry and
@@ -99,7 +105,9 @@ def bfs(G, source, *, direction="auto", backend=None, to=None):
         raise InvalidValue(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     G, side, on_dev = prepare(G, backend)
     sources = check_sources(G, source)
-    if side == "gpu" and G.num_vertices < 2**32:
+    if side == "gpu" and GPU_PATH == "kernel" and G.num_vertices > 0:
+        depth, parent = _bfs_kernel(G, sources, direction)
+    elif side == "gpu" and G.num_vertices < 2**32:
         depth, parent = bfs_engine(G, sources, direction=direction, side=side)
     else:
         depth, parent, _ = bfs_arrays(G, sources, direction=direction, side=side)
@@ -200,6 +208,20 @@ def _vertex_ids(G, idt):
     if key not in slot:
         slot[key] = xp.arange(G.num_vertices, dtype=idt)
     return slot[key]
+
+
+def _bfs_kernel(G, sources, direction):
+    """The cooperative-kernel BFS (:mod:`._bfs_gpu`), or the engine's where the device refuses
+    the cooperative launch (remembered per graph)."""
+    from . import _bfs_gpu
+
+    n = int(G.num_vertices)
+    idt = np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
+    try:
+        return _bfs_gpu.bfs_gpu(G, sources, direction=direction, alpha=ALPHA, beta=BETA,
+                                par_dtype=idt)
+    except _bfs_gpu.CooperativeLaunchRefused:
+        return bfs_engine(G, sources, direction=direction, side="gpu")
 
 
 def bfs_engine(G, sources, *, direction="auto", side="gpu", push_alpha=None):

@@ -1,0 +1,481 @@
+"""Direction-optimized BFS on the GPU as one cooperative kernel launch.
+
+**Why a specialised kernel.**  On the engine (:func:`hpgraph.run` with the ``BFSAny`` program
+of :mod:`._bfs`) a BFS superstep is a fixed sequence of generated launches (push, pull over
+the HYB ELL part, pull over its COO tail, APPLY over all ``n`` vertices) and the host looks at
+the device state between blind batches.  On R-MAT 21 that costs 1.03 ms (H200), while the work
+itself is tiny: from the highest-degree vertex, the whole traversal checks about 1.7M edges
+(push 103k from the hub, then two bottom-up steps of 1.47M and 87k checked in-edges, then a few
+small pushes).  Launch latency, APPLY passes over every vertex and the ELL slots of rows that
+already found a parent dominate.  What the engine cannot express is a traversal whose every
+step works only on its frontier (a queue for top-down, a bitmap for bottom-up), with the
+direction and the end decided on the device between steps, without a launch boundary.
+
+**How.**  One launch (``cuLaunchCooperativeKernel``: every block resident at once) runs the
+whole BFS; steps are separated by a grid barrier (an arrival counter and a generation word in
+device memory).  Per level ``L`` (the frontier: vertices at depth ``L``):
+
+* *top-down* (push): the frontier queue's vertices expand their out-edges, ``GROUP`` lanes per
+  vertex; vertices of out-degree above ``HEAVY`` (kept at the back of the queue) are expanded
+  by every thread of the grid.  A target is claimed with ``atomicCAS(depth, -1, L + 1)`` after
+  a look at the visited bitmap.
+* *bottom-up* (pull): every unvisited vertex (visited bitmap, one word per warp) scans its
+  in-edges and stops at the first one whose source is in the frontier bitmap; after ``LONG``
+  entries without a hit the vertex goes to a list that warps finish after one more barrier.
+  Two frontier bitmaps alternate by level parity and are never cleared within a run: a stale
+  bit belongs to a vertex at depth ``L - 2`` or less, and an unvisited vertex has no in-edge
+  from such a vertex (it would have been reached by level ``L - 1``).
+* every discovery sets the vertex's visited and next-frontier bits, appends it to the next
+  queue (warp-aggregated) and adds its degrees to the next level's counters.  After the
+  barrier every thread reads the same counters and takes the same decision: Beamer's rule
+  (go bottom-up when the frontier's out-edges exceed ``unvisited in-edges / alpha``, back
+  top-down when the frontier is under ``n / beta`` vertices and shrinking), or the end.
+
+The host launches once and never reads: ``hp.bfs`` on a device graph returns while the kernel
+runs, as any CuPy call does.  Counters live in three rotating slots (level ``L`` reads slot
+``L % 3``, writes ``(L + 1) % 3`` and clears ``(L + 2) % 3``), so no extra barrier resets them.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import dtypes as _dt
+
+__all__ = ["bfs_source", "bfs_gpu", "CooperativeLaunchRefused", "group_size", "BLOCK", "BLOCKS_PER_SM", "LONG", "HUGE",
+           "DIRECTION_CODES"]
+
+#: Threads per block.
+BLOCK = 256
+#: Resident blocks per SM of the cooperative launch (at most what the occupancy allows).  More
+#: blocks hide more memory latency in the big steps; every grid barrier waits for all of them.
+BLOCKS_PER_SM = 4
+#: In-edges one thread checks for a bottom-up vertex before handing it to a warp.
+LONG = 32
+#: Top-down: frontier vertices of out-degree above this are expanded by the whole grid, one at
+#: a time; between ``64 * GROUP`` and this, by one block each; below, by ``GROUP`` lanes.
+HUGE = 8192
+#: ``direction`` -> the kernel's mode code.
+DIRECTION_CODES = {"auto": 0, "push": 1, "pull": 2}
+
+# state words (uint64); keep in sync with the enum in _SOURCE
+S_BAR, S_GEN, S_LEVELS = 0, 1, 3
+S_SLOT, SLOT_WORDS = 8, 8           # slot k: light, heavy, huge counts, out-edges, long count,
+                                    # in-edges of the level's vertices
+S_WORDS = S_SLOT + 3 * SLOT_WORDS
+
+_SOURCE = r"""
+typedef @IDX@ idx_t;
+typedef @PTR@ ptr_t;
+typedef @PAR@ par_t;
+#define BLOCK @BLOCK@
+#define GROUP @GROUP@
+#define HEAVY @HEAVY@
+#define HUGE @HUGE@
+#define LONG @LONG@
+#define FULL 0xffffffffu
+typedef unsigned long long u64;
+
+enum { S_BAR = 0, S_GEN = 1, S_LEVELS = 3, S_SLOT = 8, SLOT_WORDS = 8 };
+enum { C_LIGHT = 0, C_HEAVY = 1, C_HUGE = 2, C_EDGES = 3, C_LONG = 4, C_IN = 5 };
+
+// Grid barrier: every block of the (cooperative, all-resident) grid arrives; the last one
+// resets the counter and bumps the generation the others spin on.  Self-resetting, so the
+// state words need no clearing between launches.
+__device__ __forceinline__ void grid_sync(u64* st)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile u64* vs = st;
+        const u64 gen = vs[S_GEN];
+        __threadfence();
+        if (atomicAdd(st + S_BAR, 1ull) == (u64)gridDim.x - 1ull) {
+            atomicExch(st + S_BAR, 0ull);
+            __threadfence();
+            atomicAdd(st + S_GEN, 1ull);
+        } else {
+            while (vs[S_GEN] == gen) __nanosleep(64);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ bool bit(const unsigned* bm, long long v)
+{
+    return (__ldcg(bm + (v >> 5)) >> (v & 31)) & 1u;
+}
+
+__device__ __forceinline__ u64 warp_sum(u64 x)
+{
+    for (int off = 16; off > 0; off >>= 1) x += __shfl_xor_sync(FULL, x, off);
+    return x;
+}
+
+struct Ctx {
+    const ptr_t* ipo; const idx_t* ixo;      // out-edges (CSR of A)
+    const ptr_t* ipi; const idx_t* ixi;      // in-edges (CSR of A^T)
+    int* depth; par_t* parent;
+    unsigned* vis; unsigned* fr[2];
+    idx_t* q[2]; idx_t* hq[2]; idx_t* lq;
+    u64* st;
+    long long n;
+};
+
+__device__ __forceinline__ u64* slot(const Ctx& c, int level) { return c.st + S_SLOT + SLOT_WORDS * (level % 3); }
+
+// Warp-collective (all 32 lanes call, converged): lanes with `want` have just reached v at
+// depth `level + 1` (depth and parent already written).  Marks v visited and in the next
+// frontier, appends it to the next queue (light at the front, heavy at the back) and adds
+// its degrees to the next level's counters.
+__device__ __forceinline__ void discovered(const Ctx& c, bool want, idx_t v, int level)
+{
+    const unsigned m = __ballot_sync(FULL, want);
+    if (m == 0u) return;
+    const int lane = threadIdx.x & 31;
+    const int nxt = (level + 1) & 1;
+    u64* sl = slot(c, level + 1);
+    long long dout = 0, din = 0;
+    if (want) {
+        atomicOr(c.vis + (v >> 5), 1u << (v & 31));
+        atomicOr(c.fr[nxt] + (v >> 5), 1u << (v & 31));
+        dout = (long long)(__ldg(c.ipo + v + 1) - __ldg(c.ipo + v));
+        din = (long long)(__ldg(c.ipi + v + 1) - __ldg(c.ipi + v));
+    }
+    const bool huge = want && dout > (long long)HUGE;
+    const bool heavy = want && !huge && dout > (long long)HEAVY;
+    const unsigned mu = __ballot_sync(FULL, huge);
+    const unsigned mh = __ballot_sync(FULL, heavy);
+    const unsigned ml = m & ~(mu | mh);
+    const int leader = __ffs(m) - 1;
+    u64 bl = 0ull, bh = 0ull, bu = 0ull;
+    const u64 se = warp_sum((u64)dout), si = warp_sum((u64)din);
+    if (lane == leader) {
+        if (ml) bl = atomicAdd(sl + C_LIGHT, (u64)__popc(ml));
+        if (mh) bh = atomicAdd(sl + C_HEAVY, (u64)__popc(mh));
+        if (mu) bu = atomicAdd(sl + C_HUGE, (u64)__popc(mu));
+        atomicAdd(sl + C_EDGES, se);
+        atomicAdd(sl + C_IN, si);
+    }
+    bl = __shfl_sync(FULL, bl, leader);
+    bh = __shfl_sync(FULL, bh, leader);
+    bu = __shfl_sync(FULL, bu, leader);
+    const unsigned below = (1u << lane) - 1u;
+    if (want && !huge && !heavy) c.q[nxt][bl + __popc(ml & below)] = v;
+    if (heavy) c.q[nxt][c.n - 1 - (long long)(bh + __popc(mh & below))] = v;
+    if (huge) c.hq[nxt][bu + __popc(mu & below)] = v;
+}
+
+// Top-down: try to claim target v (edge index e valid) from frontier vertex u.
+__device__ __forceinline__ void push_edge(const Ctx& c, bool valid, long long e, idx_t u,
+                                          int level)
+{
+    bool got = false;
+    idx_t v = 0;
+    if (valid) {
+        v = __ldg(c.ixo + e);
+        if (!bit(c.vis, v) && atomicCAS(c.depth + v, -1, level + 1) == -1) {
+            c.parent[v] = (par_t)u;
+            got = true;
+        }
+    }
+    discovered(c, got, v, level);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
+        const ptr_t* __restrict__ ipo, const idx_t* __restrict__ ixo,
+        const ptr_t* __restrict__ ipi, const idx_t* __restrict__ ixi,
+        int* depth, par_t* parent, unsigned* bitmaps, idx_t* q0, idx_t* q1, idx_t* hq0,
+        idx_t* hq1, idx_t* lq,
+        u64* st, long long n, const idx_t* __restrict__ srcs, long long nsrc, long long src0,
+        int mode, double alpha, double beta, long long nnz_in)
+{
+    const long long nw = (n + 31) >> 5;
+    Ctx c;
+    c.ipo = ipo; c.ixo = ixo; c.ipi = ipi; c.ixi = ixi; c.depth = depth; c.parent = parent;
+    c.vis = bitmaps; c.fr[0] = bitmaps + nw; c.fr[1] = bitmaps + 2 * nw;
+    c.q[0] = q0; c.q[1] = q1; c.hq[0] = hq0; c.hq[1] = hq1; c.lq = lq; c.st = st; c.n = n;
+    const int lane = threadIdx.x & 31;
+    const long long gtid = (long long)blockIdx.x * BLOCK + threadIdx.x;
+    const long long nthreads = (long long)gridDim.x * BLOCK;
+    volatile u64* vs = st;
+
+    // ---- setup: depth/parent unreached, bitmaps and counters zero; then the sources
+    for (long long i = gtid; i < n; i += nthreads) { depth[i] = -1; parent[i] = (par_t)-1; }
+    for (long long i = gtid; i < 3 * nw; i += nthreads) bitmaps[i] = 0u;
+    if (gtid >= 2 && gtid < S_SLOT + 3 * SLOT_WORDS) st[gtid] = 0ull;   // not the barrier words
+    grid_sync(st);
+    for (long long b = (gtid & ~31ll); b < nsrc; b += nthreads) {
+        const long long i = b + lane;
+        bool got = false;
+        idx_t s = 0;
+        if (i < nsrc) {
+            s = srcs ? srcs[i] : (idx_t)src0;
+            if (atomicCAS(depth + s, -1, 0) == -1) { parent[s] = (par_t)s; got = true; }
+        }
+        discovered(c, got, s, -1);
+    }
+    grid_sync(st);
+
+    // ---- levels
+    bool pull = (mode == 2);
+    u64 prev_nf = 0ull;
+    long long vis_in = 0;       // in-edges of the visited vertices (the same in every thread)
+    int level = 0;
+    for (;; ++level) {
+        const u64* sl = slot(c, level);
+        const u64 nl = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_LIGHT];
+        const u64 nh = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_HEAVY];
+        const u64 nu = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_HUGE];
+        const u64 mf = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_EDGES];
+        const u64 nf = nl + nh + nu;
+        if (nf == 0ull) break;
+        // Every thread must take the same decision (a block that went the other way would
+        // meet a different barrier), so it reads only this level's slot, which no one writes
+        // during the level: not a running total that discoveries keep adding to.
+        vis_in += (long long)vs[S_SLOT + SLOT_WORDS * (level % 3) + C_IN];
+        if (mode == 0) {
+            const double mu = (double)(nnz_in - vis_in);
+            if (!pull) { if ((double)mf > mu / alpha) pull = true; }
+            else if ((double)nf < (double)n / beta && nf < prev_nf) pull = false;
+        }
+        prev_nf = nf;
+        if (gtid == 0) {                      // the slot two levels ahead: nobody reads it now
+            u64* z = slot(c, level + 2);
+            for (int k = 0; k < SLOT_WORDS; ++k) z[k] = 0ull;
+        }
+        const int cur = level & 1;
+        if (!pull) {
+            // huge frontier vertices (out-degree > HUGE; few): every thread of the grid on
+            // one vertex's edges at a time
+            for (u64 h = 0; h < nu; ++h) {
+                const idx_t u = __ldcg(c.hq[cur] + h);
+                const long long s = (long long)__ldg(ipo + u), t = (long long)__ldg(ipo + u + 1);
+                const long long trips = (t - s + nthreads - 1) / nthreads;
+                for (long long k = 0; k < trips; ++k) {
+                    const long long e = s + gtid + k * nthreads;
+                    push_edge(c, e < t, e, u, level);
+                }
+            }
+            // heavy ones (HEAVY < out-degree <= HUGE): a block each, block-uniform loops
+            for (long long h = blockIdx.x; h < (long long)nh; h += gridDim.x) {
+                const idx_t u = __ldcg(c.q[cur] + (n - 1 - h));
+                const long long s = (long long)__ldg(ipo + u), t = (long long)__ldg(ipo + u + 1);
+                for (long long e0 = s; e0 < t; e0 += BLOCK)
+                    push_edge(c, e0 + threadIdx.x < t, e0 + threadIdx.x, u, level);
+            }
+            // light ones: GROUP lanes each; warp-uniform trip counts (discovered() is collective)
+            const int sub = lane / GROUP, gl = lane % GROUP;
+            const long long per_warp = 32 / GROUP, nwarps = nthreads >> 5;
+            for (long long base = (gtid >> 5) * per_warp; base < (long long)nl; base += nwarps * per_warp) {
+                const long long i = base + sub;
+                long long s = 0, t = 0;
+                idx_t u = 0;
+                if (i < (long long)nl) {
+                    u = __ldcg(c.q[cur] + i);
+                    s = (long long)__ldg(ipo + u);
+                    t = (long long)__ldg(ipo + u + 1);
+                }
+                long long trips = (t - s + GROUP - 1) / GROUP;
+                for (int off = 16; off > 0; off >>= 1)
+                    trips = max(trips, __shfl_xor_sync(FULL, trips, off));
+                for (long long k = 0; k < trips; ++k) {
+                    const long long e = s + gl + k * GROUP;
+                    push_edge(c, e < t, e, u, level);
+                }
+            }
+        } else {
+            // bottom-up: one thread per unvisited vertex, a warp per 32-vertex bitmap word
+            const unsigned* fin = c.fr[cur];
+            u64* lcnt = (u64*)sl + C_LONG;
+            for (long long base = gtid & ~31ll; base < n; base += nthreads) {
+                const unsigned word = __ldcg(c.vis + (base >> 5));
+                if (word == FULL) continue;                       // warp-uniform
+                const long long v = base + lane;
+                bool got = false, more = false;
+                if (v < n && !((word >> lane) & 1u)) {
+                    const long long s = (long long)__ldg(ipi + v), t = (long long)__ldg(ipi + v + 1);
+                    const long long stop = min(t, s + (long long)LONG);
+                    for (long long e = s; e < stop; ++e) {
+                        const idx_t u = __ldg(ixi + e);
+                        if (bit(fin, u)) {
+                            depth[v] = level + 1;
+                            parent[v] = (par_t)u;
+                            got = true;
+                            break;
+                        }
+                    }
+                    more = !got && t > stop;
+                }
+                discovered(c, got, (idx_t)v, level);
+                const unsigned mm = __ballot_sync(FULL, more);
+                if (mm) {
+                    u64 b = 0ull;
+                    if (lane == 0) b = atomicAdd(lcnt, (u64)__popc(mm));
+                    b = __shfl_sync(FULL, b, 0);
+                    if (more) c.lq[b + __popc(mm & ((1u << lane) - 1u))] = (idx_t)v;
+                }
+            }
+            grid_sync(st);
+            // the long rows: a warp each, from entry LONG on, stopping at the first hit
+            const u64 nlong = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_LONG];
+            const long long nwarps = nthreads >> 5;
+            for (long long i = gtid >> 5; i < (long long)nlong; i += nwarps) {
+                const idx_t v = __ldcg(c.lq + i);
+                const long long s = (long long)__ldg(ipi + v) + LONG, t = (long long)__ldg(ipi + v + 1);
+                idx_t found = 0;
+                bool got = false;
+                for (long long e0 = s; e0 < t; e0 += 32) {
+                    const long long e = e0 + lane;
+                    idx_t u = 0;
+                    const bool hit = e < t && bit(fin, (u = __ldg(ixi + e)));
+                    const unsigned hm = __ballot_sync(FULL, hit);
+                    if (hm) { found = __shfl_sync(FULL, u, __ffs(hm) - 1); got = true; break; }
+                }
+                if (got && lane == 0) { depth[v] = level + 1; parent[v] = (par_t)found; }
+                discovered(c, got && lane == 0, v, level);
+            }
+        }
+        grid_sync(st);
+    }
+    if (gtid == 0) st[S_LEVELS] = (u64)level;
+}
+"""
+
+
+class CooperativeLaunchRefused(RuntimeError):
+    """The device refused the cooperative launch (not every block can be resident at once,
+    e.g. under MPS limits); the caller runs the engine's BFS instead."""
+
+
+def _fill(template, **kw):
+    src = template
+    for k, v in kw.items():
+        src = src.replace(f"@{k}@", str(v))
+    assert "@" not in src, "unfilled template slot"
+    return src
+
+
+def group_size(avg_degree: float) -> int:
+    """Lanes per light top-down vertex: the power of two >= the mean degree, 4..32."""
+    g = 4
+    while g < 32 and g < avg_degree:
+        g *= 2
+    return g
+
+
+def bfs_source(idx_dtype=np.int32, ptr_dtype=np.int64, par_dtype=np.int32, group=8):
+    """``(source, kernel name)`` of the cooperative BFS kernel."""
+    if group not in (1, 2, 4, 8, 16, 32):
+        raise ValueError(f"group must be a power of two <= 32, got {group}")
+    heavy = min(HUGE, 64 * group)
+    tag = "_".join(_dt.short_name(np.dtype(d)) for d in (idx_dtype, ptr_dtype, par_dtype))
+    name = f"hpg_bfs_coop_{tag}_g{group}"
+    src = _fill(_SOURCE, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype),
+                PAR=_dt.c_type(par_dtype), BLOCK=BLOCK, GROUP=group, HEAVY=heavy, HUGE=HUGE,
+                LONG=LONG,
+                NAME=name)
+    return src, name
+
+
+class _Plan:
+    """One device graph's compiled kernel and buffers (bitmaps, two queues, the long list,
+    the state words), kept between calls."""
+
+    def __init__(self, G, par_dtype):
+        cp = _backend.cupy()
+        self.cp = cp
+        A, AT = G.A, G.AT
+        n = self.n = int(G.num_vertices)
+        self.par_dtype = np.dtype(par_dtype)
+        # the matrices' arrays (the plan is cached weakly by the matrix, so not the matrix)
+        self.ipo, self.ixo = A.indptr, A.indices
+        self.ipi, self.ixi = AT.indptr, AT.indices.astype(A.indices.dtype, copy=False)
+        if AT.indptr.dtype != A.indptr.dtype:
+            self.ipi = AT.indptr.astype(A.indptr.dtype)
+        self.nnz_in = int(AT.nnz)
+        self.idt = np.dtype(A.indices.dtype)
+        self.group = group_size(int(A.nnz) / max(n, 1))
+        src, name = bfs_source(self.idt, A.indptr.dtype, self.par_dtype, self.group)
+        self.source = src
+        self.kernel = _backend.raw_module(src, ("-std=c++17",), cooperative=True).get_function(name)
+        occ = _backend.occupancy(self.kernel, BLOCK)
+        self.blocks = max(1, _backend.num_sms() * max(1, min(BLOCKS_PER_SM, occ)))
+        with _backend.out_of_memory_guard("preparing BFS buffers"):
+            cap = max(n, 1)
+            nw = (n + 31) // 32
+            self.bitmaps = cp.zeros(max(3 * nw, 1), cp.uint32)
+            self.q = [cp.empty(cap, self.idt), cp.empty(cap, self.idt)]
+            # at most nnz / HUGE vertices have more than HUGE out-edges
+            hcap = int(A.nnz) // HUGE + 1
+            self.hq = [cp.empty(hcap, self.idt), cp.empty(hcap, self.idt)]
+            self.lq = cp.empty(cap, self.idt)
+            self.st = cp.zeros(S_WORDS, cp.uint64)
+        self.lock = threading.Lock()
+        self.stream = None
+        self.refused = False
+
+    def run(self, sources, mode, alpha, beta):
+        cp = self.cp
+        n = self.n
+        depth = cp.empty(max(n, 1), cp.int32)[:n]
+        parent = cp.empty(max(n, 1), self.par_dtype)[:n]
+        if sources.shape[0] == 1:
+            srcs, nsrc, s0 = np.uint64(0), 1, int(sources[0])   # a null pointer
+        else:
+            srcs = cp.asarray(sources.astype(self.idt))
+            nsrc, s0 = int(srcs.shape[0]), 0
+        cur = cp.cuda.get_current_stream()
+        if self.refused:
+            raise CooperativeLaunchRefused("cooperative launch refused earlier on this graph")
+        with self.lock:
+            # the buffers are shared by every call on this graph: a call on another stream
+            # waits for the work already queued on the last one
+            if self.stream is not None and self.stream != cur:
+                cur.wait_event(self.stream.record())
+            self.stream = cur
+            try:
+                self._launch(depth, parent, srcs, nsrc, s0, mode, alpha, beta)
+            except Exception as exc:  # noqa: BLE001 -- only the refusals below are ours
+                from cupy_backends.cuda.api.driver import CUDADriverError
+
+                if isinstance(exc, CUDADriverError) and (
+                        "COOPERATIVE_LAUNCH_TOO_LARGE" in str(exc) or "NOT_SUPPORTED" in str(exc)):
+                    self.refused = True
+                    raise CooperativeLaunchRefused(str(exc)) from None
+                raise
+        return depth, parent
+
+    def _launch(self, depth, parent, srcs, nsrc, s0, mode, alpha, beta):
+        self.kernel((self.blocks,), (BLOCK,),
+                    (self.ipo, self.ixo, self.ipi, self.ixi, depth, parent, self.bitmaps,
+                     self.q[0], self.q[1], self.hq[0], self.hq[1], self.lq, self.st,
+                     np.int64(self.n), srcs, np.int64(nsrc), np.int64(s0), np.int32(mode),
+                     np.float64(alpha), np.float64(beta), np.int64(self.nnz_in)))
+
+
+_plans: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_plans_lock = threading.Lock()
+
+
+def _plan(G, par_dtype):
+    key = np.dtype(par_dtype).str
+    with _plans_lock:
+        try:
+            slot = _plans.setdefault(G.A, {})
+        except TypeError:
+            return _Plan(G, par_dtype)
+        p = slot.get(key)
+        if p is None:
+            p = slot[key] = _Plan(G, par_dtype)
+    return p
+
+
+def bfs_gpu(G, sources, *, direction="auto", alpha, beta, par_dtype):
+    """BFS on device graph ``G`` from host ids ``sources``; returns ``(depth, parent)``."""
+    return _plan(G, par_dtype).run(np.asarray(sources, dtype=np.int64), DIRECTION_CODES[direction],
+                                   alpha, beta)

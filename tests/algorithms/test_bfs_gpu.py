@@ -1,0 +1,167 @@
+"""The cooperative-kernel BFS (hpgraph.algorithms._bfs_gpu): NVRTC compiles everywhere; on the
+GPU, depths equal scipy's and parents are valid on the shared cases and on graphs built to hit
+each code path (huge / heavy / light top-down vertices, long bottom-up rows, many levels)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csg
+
+import hpgraph as hp
+from hpgraph.algorithms import _bfs, _bfs_gpu
+
+
+@pytest.mark.parametrize("idt,pdt,par", [(np.int32, np.int64, np.int32),
+                                         (np.int64, np.int64, np.int64),
+                                         (np.int32, np.int32, np.int32)])
+@pytest.mark.parametrize("group", [4, 32])
+def test_bfs_kernel_compiles_with_nvrtc(idt, pdt, par, group):
+    src, name = _bfs_gpu.bfs_source(idt, pdt, par, group)
+    assert name.startswith("hpg_bfs_coop_") and f"__launch_bounds__(BLOCK) {name}(" in src
+    ptx = hp.backend.compile_ptx(src, name=name + ".cu", options=("-std=c++17",))
+    assert f".entry {name}(" in ptx
+
+
+def test_bfs_kernel_source_rejects_bad_group():
+    with pytest.raises(ValueError, match="group"):
+        _bfs_gpu.bfs_source(group=3)
+
+
+def test_group_size():
+    assert [_bfs_gpu.group_size(d) for d in (0.5, 4, 5, 30, 100)] == [4, 4, 8, 32, 32]
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU
+
+
+def _check(res, A, n, srcs):
+    ref = csg.shortest_path(A, directed=True, unweighted=True, indices=srcs)
+    ref = np.atleast_2d(ref).min(axis=0)
+    ref = np.where(np.isinf(ref), -1, ref).astype(np.int64)
+    depth = hp.backend.to_host(res.depth)
+    parent = hp.backend.to_host(res.parent).astype(np.int64)
+    assert depth.dtype == np.int32
+    np.testing.assert_array_equal(depth, ref)
+    np.testing.assert_array_equal(parent[srcs], srcs)
+    assert np.array_equal(parent == -1, depth == -1)
+    v = np.flatnonzero(depth > 0)
+    np.testing.assert_array_equal(depth[parent[v]], depth[v] - 1)
+    r, c = A.nonzero()
+    assert np.isin(parent[v] * n + v, r.astype(np.int64) * n + c).all(), "parent -> v is not an edge"
+
+
+def _graph(n, s, d, directed):
+    G = hp.Graph.from_edges(np.asarray(s), np.asarray(d), num_vertices=n, directed=directed)
+    A = sp.coo_matrix((np.ones(len(s)), (s, d)), shape=(n, n)).tocsr()
+    if not directed:
+        A = (A + A.T).tocsr()
+    return G.to_device(), A
+
+
+def _shapes():
+    """(name, n, src, dst, directed): graphs that exercise each kernel path."""
+    rng = np.random.default_rng(7)
+    out = []
+    # a star of 20,000 leaves: the centre is a HUGE top-down vertex; from a leaf, a long
+    # bottom-up row (the centre scans its in-edges for the one leaf of the frontier)
+    k = 20000
+    out.append(("star", k + 1, np.zeros(k, np.int64), np.arange(1, k + 1), False))
+    # 300 hubs of degree 600 (heavy: a block each) around a ring
+    hubs, deg = 300, 600
+    s = np.repeat(np.arange(hubs), deg)
+    d = hubs + rng.integers(0, 50000, hubs * deg)
+    ring = np.arange(hubs)
+    out.append(("hubs", hubs + 50000, np.concatenate([s, ring]),
+                np.concatenate([d, (ring + 1) % hubs]), False))
+    # a long path (many levels) with a tail of isolated vertices
+    m = 5000
+    out.append(("path", m + 100, np.arange(m - 1), np.arange(1, m), False))
+    # directed: a binary tree plus random back edges
+    t = 1 << 14
+    v = np.arange(1, t)
+    b = rng.integers(0, t, 4000)
+    out.append(("tree-directed", t, np.concatenate([(v - 1) // 2, b]),
+                np.concatenate([v, rng.integers(0, t, 4000)]), True))
+    # R-MAT-like: skewed, self-loops and duplicates
+    G = hp.generators.rmat(12, edge_factor=16, seed=5, directed=False, backend="cpu")
+    r, c = G.A.to_scipy().nonzero()
+    out.append(("rmat12", G.num_vertices, r, c, True))
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+@pytest.mark.parametrize("shape", _shapes(), ids=lambda x: x[0])
+def test_bfs_kernel_paths(shape, direction):
+    name, n, s, d, directed = shape
+    Gd, A = _graph(n, s, d, directed)
+    deg = np.diff(A.indptr)
+    for srcs in ([int(deg.argmax())], [n - 1], [1, 1, 3, int(deg.argmax())]):
+        res = hp.bfs(Gd, srcs, direction=direction)
+        _check(res, A, n, sorted(set(srcs)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+def test_bfs_kernel_matches_engine_on_shared_cases(direction, cases, monkeypatch):
+    """Kernel and engine GPU paths: the same depths (scipy's) on every shared case."""
+    for case in cases.graph_cases(min_n=1):
+        G = cases.to_graph(case, "gpu")
+        s = case.n // 2
+        got = {}
+        for path in ("kernel", "engine"):
+            monkeypatch.setattr(_bfs, "GPU_PATH", path)
+            got[path] = hp.bfs(G, s, direction=direction)
+        np.testing.assert_array_equal(cases.host(got["kernel"].depth),
+                                      cases.host(got["engine"].depth))
+        es, ed, _ = cases.directed_edges(case)
+        A = sp.coo_matrix((np.ones(es.size), (es, ed)), shape=(case.n, case.n)).tocsr()
+        _check(got["kernel"], A, case.n, [s])
+
+
+@pytest.mark.gpu
+def test_bfs_kernel_streams_and_repeats():
+    """Calls on two streams and repeated calls: every result stays intact."""
+    import cupy
+
+    G = hp.generators.rmat(13, seed=3, backend="gpu")
+    A = G.A.to_scipy()
+    s1, s2 = cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream(non_blocking=True)
+    res = []
+    for i, s in enumerate((0, 1, 2, 0, 7, 0)):
+        with (s1 if i % 2 else s2):
+            res.append(hp.bfs(G, s))
+    cupy.cuda.Device().synchronize()
+    for r, s in zip(res, (0, 1, 2, 0, 7, 0)):
+        _check(r, A, G.num_vertices, [s])
+    assert res[0].depth.data.ptr != res[3].depth.data.ptr
+
+
+@pytest.mark.gpu
+def test_bfs_kernel_int64_indices():
+    G = hp.generators.rmat(10, seed=2, backend="cpu")
+    A = G.A.to_scipy()
+    r, c = A.nonzero()
+    Gd = hp.Graph.from_edges(r, c, num_vertices=A.shape[0], directed=True,
+                             index_dtype="int64").to_device()
+    assert np.dtype(Gd.A.indices.dtype) == np.int64
+    _check(hp.bfs(Gd, 3), A, G.num_vertices, [3])
+
+
+@pytest.mark.gpu
+def test_bfs_kernel_refusal_falls_back_to_engine(monkeypatch):
+    """A refused cooperative launch (e.g. too many blocks under MPS) runs the engine's BFS."""
+    from cupy_backends.cuda.api.driver import CUDADriverError
+
+    G = hp.generators.rmat(9, seed=4, backend="gpu")
+    A = G.A.to_scipy()
+
+    def refuse(*a, **k):
+        raise CUDADriverError(720)   # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
+
+    monkeypatch.setattr(_bfs_gpu._Plan, "_launch", refuse)
+    _check(hp.bfs(G, 0), A, G.num_vertices, [0])
+    plan = _bfs_gpu._plan(G, np.int32)
+    assert plan.refused
+    _check(hp.bfs(G, 1), A, G.num_vertices, [1])     # remembered: straight to the engine
