@@ -4,13 +4,14 @@ engine's vertex program (``GPU_PATH="engine"``) and the plain-CuPy level-synchro
 Graphs: those of ``bench_algorithms.py`` (R-MAT 21/22 undirected, source = highest degree;
 the 2048 x 2048 grid, source 0).  Timing: CUDA events around the whole ``hp.bfs`` call (graph on
 the device), one warm-up call, median of ``--repeat``.  Also: the host time of one call (the
-kernel path returns before the traversal ends), a sweep of resident blocks per SM, and the
+kernel path returns before the traversal ends), a sweep of launch shapes (threads per block x
+blocks per SM), a per-level timeline of the kernel, and the
 depths of every variant checked against the engine's.
 
 Usage::
 
     python benchmarks/bench_bfs.py [--out DIR] [--repeat 9] [--graphs rmat21,rmat22,grid]
-        [--blocks 1,2,4,8] [--quick]
+        [--shapes 256x1,256x2,1024x1] [--quick]
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--graphs", default="rmat21,rmat22,grid")
-    ap.add_argument("--blocks", default="1,2,4,8")
+    ap.add_argument("--shapes", default="256x1,256x2,256x4,512x1,512x2,1024x1",
+                    help="threads per block x blocks per SM of the cooperative launch to sweep")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     import cupy as cp
 
+    shapes = [tuple(int(x) for x in sh.split("x")) for sh in args.shapes.split(",") if sh]
     rows = []
     for name, label, G, src in make_graphs(args, True):
         m = int(G.num_edges)
@@ -53,11 +56,9 @@ def main():
 
         ref = cp.asnumpy(run("engine").depth)
         cases = [("engine", "auto", None)] + [("kernel", d, None) for d in ("auto", "push", "pull")]
-        cases += [("kernel", "auto", b) for b in map(int, args.blocks.split(","))]
-        for path, direction, blocks in cases:
-            if blocks is not None:
-                _bfs_gpu.BLOCKS_PER_SM = blocks
-                _bfs_gpu._plans.clear()
+        cases += [("kernel", "auto", sh) for sh in shapes]
+        for path, direction, shape in cases:
+            _bfs_gpu.SHAPE = shape
             if name == "grid" and direction == "pull":
                 continue       # 4,095 bottom-up levels over 4M vertices: seconds, not informative
             times, res = gpu_samples(lambda: run(path, direction), args.repeat)
@@ -68,16 +69,25 @@ def main():
             cp.cuda.Device().synchronize()
             ok = bool(np.array_equal(cp.asnumpy(res.depth), ref))
             ms = statistics.median(times)
-            plan = _bfs_gpu._plans.get(G.A, {}).get(np.dtype(np.int32).str) if path == "kernel" else None
+            sh = _bfs_gpu.launch_shape(G.num_vertices, G.A.nnz) if path == "kernel" else None
             row = dict(graph=label, path=path, direction=direction,
-                       blocks_per_sm=(plan.blocks // hp.backend.num_sms()) if plan else None,
+                       shape=f"{sh[0]}x{sh[1]}" if sh else None,
                        ms=ms, min_ms=min(times), gteps=m / ms / 1e6, host_us=host_us, ok=ok)
             rows.append(row)
-            print(f"  {label:14s} {path:6s} {direction:5s} blocks/SM={row['blocks_per_sm']} "
+            print(f"  {label:14s} {path:6s} {direction:5s} shape={row['shape']} "
                   f"{ms:8.3f} ms (min {min(times):.3f})  {row['gteps']:6.1f} GTEPS  "
                   f"host {host_us:7.1f} us  {'ok' if ok else 'MISMATCH'}", flush=True)
-        _bfs_gpu.BLOCKS_PER_SM = 4
-        _bfs_gpu._plans.clear()
+        _bfs_gpu.SHAPE = None
+        _bfs_gpu.PROFILE = True
+        run("kernel")
+        prof = _bfs_gpu._plan(G, np.int32).profile()
+        _bfs_gpu.PROFILE = False
+        rows.append(dict(graph=label, path="kernel profile", **prof))
+        lv = prof["level_us"]
+        print(f"  {label:14s} profile: setup {prof['setup_us']:.1f} us, sources {prof['sources_us']:.1f} us, "
+              f"kernel {prof['total_us']:.1f} us, {prof['levels']} levels; first levels (us, frontier, pull): "
+              + ", ".join(f"{t}/{f}/{'L' if p else 'P'}" for t, f, p in
+                          list(zip(lv, prof["frontier"], prof["pull"]))[:10]), flush=True)
         _bfs.GPU_PATH = "kernel"
         cb = CupyBaselines(G)
         times, _ = gpu_samples(lambda: cb.bfs(src), max(3, args.repeat // 3))
@@ -88,10 +98,12 @@ def main():
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "bfs.json").write_text(json.dumps(rows, indent=1))
-        lines = ["| graph | path | direction | blocks/SM | ms | GTEPS | host us | check |",
+        lines = ["| graph | path | direction | block x per SM | ms | GTEPS | host us | check |",
                  "|---|---|---|---:|---:|---:|---:|---|"]
         for r in rows:
-            lines.append(f"| {r['graph']} | {r['path']} | {r['direction']} | {r.get('blocks_per_sm') or ''} "
+            if "ms" not in r:
+                continue
+            lines.append(f"| {r['graph']} | {r['path']} | {r['direction']} | {r.get('shape') or ''} "
                          f"| {r['ms']:.3f} | {r['gteps']:.1f} | {r.get('host_us', 0):.0f} | "
                          f"{'ok' if r['ok'] else 'MISMATCH'} |")
         (out / "bfs.md").write_text("\n".join(lines) + "\n")

@@ -46,19 +46,27 @@ import numpy as np
 from .. import backend as _backend
 from .. import dtypes as _dt
 
-__all__ = ["bfs_source", "bfs_gpu", "CooperativeLaunchRefused", "group_size", "BLOCK", "BLOCKS_PER_SM", "LONG", "HUGE",
-           "DIRECTION_CODES"]
+__all__ = ["bfs_source", "bfs_gpu", "launch_shape", "CooperativeLaunchRefused", "BLOCK",
+           "BLOCKS_PER_SM", "SHAPE", "LONG", "HEAVY", "HUGE", "PROFILE", "DIRECTION_CODES"]
 
-#: Threads per block.
+#: Threads per block and resident blocks per SM of the cooperative launch (blocks per SM at
+#: most what the occupancy allows).  More threads hide more memory latency in the big steps;
+#: every grid barrier waits for every block.  See :func:`launch_shape`.
 BLOCK = 256
-#: Resident blocks per SM of the cooperative launch (at most what the occupancy allows).  More
-#: blocks hide more memory latency in the big steps; every grid barrier waits for all of them.
-BLOCKS_PER_SM = 4
+BLOCKS_PER_SM = 2
+#: ``(threads per block, blocks per SM)`` forced for every graph (benchmarks), or None.
+SHAPE = None
 #: In-edges one thread checks for a bottom-up vertex before handing it to a warp.
 LONG = 32
-#: Top-down: frontier vertices of out-degree above this are expanded by the whole grid, one at
-#: a time; between ``64 * GROUP`` and this, by one block each; below, by ``GROUP`` lanes.
+#: Top-down: frontier vertices of out-degree above HUGE are expanded by the whole grid, one at
+#: a time; above HEAVY, by one block each; the others 32 to a warp, their edges dealt evenly
+#: over its lanes.
+HEAVY = 256
 HUGE = 8192
+#: Levels whose start time, frontier size, out-edges and direction the kernel records when
+#: :data:`PROFILE` is on (``_Plan.profile()``; one store per level by one thread).
+NPROF = 64
+PROFILE = False
 #: ``direction`` -> the kernel's mode code.
 DIRECTION_CODES = {"auto": 0, "push": 1, "pull": 2}
 
@@ -73,15 +81,22 @@ typedef @IDX@ idx_t;
 typedef @PTR@ ptr_t;
 typedef @PAR@ par_t;
 #define BLOCK @BLOCK@
-#define GROUP @GROUP@
 #define HEAVY @HEAVY@
 #define HUGE @HUGE@
 #define LONG @LONG@
+#define NPROF @NPROF@
 #define FULL 0xffffffffu
 typedef unsigned long long u64;
 
 enum { S_BAR = 0, S_GEN = 1, S_LEVELS = 3, S_SLOT = 8, SLOT_WORDS = 8 };
 enum { C_LIGHT = 0, C_HEAVY = 1, C_HUGE = 2, C_EDGES = 3, C_LONG = 4, C_IN = 5 };
+
+__device__ __forceinline__ u64 now_ns()
+{
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
 
 // Grid barrier: every block of the (cooperative, all-resident) grid arrives; the last one
 // resets the counter and bumps the generation the others spin on.  Self-resetting, so the
@@ -98,7 +113,7 @@ __device__ __forceinline__ void grid_sync(u64* st)
             __threadfence();
             atomicAdd(st + S_GEN, 1ull);
         } else {
-            while (vs[S_GEN] == gen) __nanosleep(64);
+            while (vs[S_GEN] == gen) __nanosleep(32);
         }
         __threadfence();
     }
@@ -110,6 +125,16 @@ __device__ __forceinline__ bool bit(const unsigned* bm, long long v)
     return (__ldcg(bm + (v >> 5)) >> (v & 31)) & 1u;
 }
 
+// Warp-collective: set bit v of bm for the lanes with `want`; lanes hitting the same word
+// combine their bits first (a bottom-up warp owns one word: one atomic instead of 32).
+__device__ __forceinline__ void set_bits(unsigned* bm, bool want, long long v)
+{
+    const long long w = want ? (v >> 5) : -1ll;
+    const unsigned grp = __match_any_sync(FULL, w);
+    const unsigned all = __reduce_or_sync(grp, want ? (1u << (v & 31)) : 0u);
+    if (want && (int)(threadIdx.x & 31) == __ffs(grp) - 1) atomicOr(bm + w, all);
+}
+
 __device__ __forceinline__ u64 warp_sum(u64 x)
 {
     for (int off = 16; off > 0; off >>= 1) x += __shfl_xor_sync(FULL, x, off);
@@ -118,11 +143,12 @@ __device__ __forceinline__ u64 warp_sum(u64 x)
 
 struct Ctx {
     const ptr_t* ipo; const idx_t* ixo;      // out-edges (CSR of A)
-    const ptr_t* ipi; const idx_t* ixi;      // in-edges (CSR of A^T)
+    const ptr_t* ipi; const idx_t* ixi;      // in-edges (CSR of A^T; the same arrays if symmetric)
     int* depth; par_t* parent;
     unsigned* vis; unsigned* fr[2];
     idx_t* q[2]; idx_t* hq[2]; idx_t* lq;
     u64* st;
+    u64* blk;                                // this block's shared sums: out-edges, in-edges
     long long n;
 };
 
@@ -130,8 +156,8 @@ __device__ __forceinline__ u64* slot(const Ctx& c, int level) { return c.st + S_
 
 // Warp-collective (all 32 lanes call, converged): lanes with `want` have just reached v at
 // depth `level + 1` (depth and parent already written).  Marks v visited and in the next
-// frontier, appends it to the next queue (light at the front, heavy at the back) and adds
-// its degrees to the next level's counters.
+// frontier, appends it to the next queue (light at the front, heavy at the back, huge in
+// their own list) and adds its degrees to the block's sums (flushed once per level).
 __device__ __forceinline__ void discovered(const Ctx& c, bool want, idx_t v, int level)
 {
     const unsigned m = __ballot_sync(FULL, want);
@@ -139,12 +165,12 @@ __device__ __forceinline__ void discovered(const Ctx& c, bool want, idx_t v, int
     const int lane = threadIdx.x & 31;
     const int nxt = (level + 1) & 1;
     u64* sl = slot(c, level + 1);
+    set_bits(c.vis, want, (long long)v);
+    set_bits(c.fr[nxt], want, (long long)v);
     long long dout = 0, din = 0;
     if (want) {
-        atomicOr(c.vis + (v >> 5), 1u << (v & 31));
-        atomicOr(c.fr[nxt] + (v >> 5), 1u << (v & 31));
         dout = (long long)(__ldg(c.ipo + v + 1) - __ldg(c.ipo + v));
-        din = (long long)(__ldg(c.ipi + v + 1) - __ldg(c.ipi + v));
+        din = c.ipi == c.ipo ? dout : (long long)(__ldg(c.ipi + v + 1) - __ldg(c.ipi + v));
     }
     const bool huge = want && dout > (long long)HUGE;
     const bool heavy = want && !huge && dout > (long long)HEAVY;
@@ -158,8 +184,8 @@ __device__ __forceinline__ void discovered(const Ctx& c, bool want, idx_t v, int
         if (ml) bl = atomicAdd(sl + C_LIGHT, (u64)__popc(ml));
         if (mh) bh = atomicAdd(sl + C_HEAVY, (u64)__popc(mh));
         if (mu) bu = atomicAdd(sl + C_HUGE, (u64)__popc(mu));
-        atomicAdd(sl + C_EDGES, se);
-        atomicAdd(sl + C_IN, si);
+        atomicAdd(c.blk, se);
+        atomicAdd(c.blk + 1, si);
     }
     bl = __shfl_sync(FULL, bl, leader);
     bh = __shfl_sync(FULL, bh, leader);
@@ -168,6 +194,21 @@ __device__ __forceinline__ void discovered(const Ctx& c, bool want, idx_t v, int
     if (want && !huge && !heavy) c.q[nxt][bl + __popc(ml & below)] = v;
     if (heavy) c.q[nxt][c.n - 1 - (long long)(bh + __popc(mh & below))] = v;
     if (huge) c.hq[nxt][bu + __popc(mu & below)] = v;
+}
+
+// End of a level's work: the block's degree sums go to the next level's slot, then the
+// grid barrier.
+__device__ __forceinline__ void level_end(const Ctx& c, int level)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u64* sl = slot(c, level + 1);
+        if (c.blk[0]) atomicAdd(sl + C_EDGES, c.blk[0]);
+        if (c.blk[1]) atomicAdd(sl + C_IN, c.blk[1]);
+        c.blk[0] = 0ull;
+        c.blk[1] = 0ull;
+    }
+    grid_sync(c.st);
 }
 
 // Top-down: try to claim target v (edge index e valid) from frontier vertex u.
@@ -189,26 +230,37 @@ __device__ __forceinline__ void push_edge(const Ctx& c, bool valid, long long e,
 extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
         const ptr_t* __restrict__ ipo, const idx_t* __restrict__ ixo,
         const ptr_t* __restrict__ ipi, const idx_t* __restrict__ ixi,
-        int* depth, par_t* parent, unsigned* bitmaps, idx_t* q0, idx_t* q1, idx_t* hq0,
-        idx_t* hq1, idx_t* lq,
+        int* depth, par_t* parent, unsigned* bitmaps, const unsigned* __restrict__ dead,
+        idx_t* q0, idx_t* q1, idx_t* hq0, idx_t* hq1, idx_t* lq,
         u64* st, long long n, const idx_t* __restrict__ srcs, long long nsrc, long long src0,
-        int mode, double alpha, double beta, long long nnz_in)
+        int mode, double alpha, double beta, long long nnz_in, u64* prof)
 {
+    __shared__ u64 blk[2];
     const long long nw = (n + 31) >> 5;
     Ctx c;
     c.ipo = ipo; c.ixo = ixo; c.ipi = ipi; c.ixi = ixi; c.depth = depth; c.parent = parent;
     c.vis = bitmaps; c.fr[0] = bitmaps + nw; c.fr[1] = bitmaps + 2 * nw;
     c.q[0] = q0; c.q[1] = q1; c.hq[0] = hq0; c.hq[1] = hq1; c.lq = lq; c.st = st; c.n = n;
+    c.blk = blk;
     const int lane = threadIdx.x & 31;
     const long long gtid = (long long)blockIdx.x * BLOCK + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * BLOCK;
+    const long long nwarps = nthreads >> 5;
     volatile u64* vs = st;
+    if (prof && gtid == 0) prof[0] = now_ns();
 
-    // ---- setup: depth/parent unreached, bitmaps and counters zero; then the sources
+    // ---- setup: depth/parent unreached; visited = the vertices no edge enters (a bottom-up
+    // step skips them); frontier bitmaps and counters zero; then the sources
+    if (threadIdx.x < 2) blk[threadIdx.x] = 0ull;
     for (long long i = gtid; i < n; i += nthreads) { depth[i] = -1; parent[i] = (par_t)-1; }
-    for (long long i = gtid; i < 3 * nw; i += nthreads) bitmaps[i] = 0u;
+    for (long long i = gtid; i < nw; i += nthreads) {
+        bitmaps[i] = __ldg(dead + i);
+        bitmaps[nw + i] = 0u;
+        bitmaps[2 * nw + i] = 0u;
+    }
     if (gtid >= 2 && gtid < S_SLOT + 3 * SLOT_WORDS) st[gtid] = 0ull;   // not the barrier words
     grid_sync(st);
+    if (prof && gtid == 0) prof[1] = now_ns();
     for (long long b = (gtid & ~31ll); b < nsrc; b += nthreads) {
         const long long i = b + lane;
         bool got = false;
@@ -219,7 +271,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
         }
         discovered(c, got, s, -1);
     }
-    grid_sync(st);
+    level_end(c, -1);
+    if (prof && gtid == 0) prof[2] = now_ns();
 
     // ---- levels
     bool pull = (mode == 2);
@@ -228,16 +281,15 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
     int level = 0;
     for (;; ++level) {
         const u64* sl = slot(c, level);
-        const u64 nl = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_LIGHT];
-        const u64 nh = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_HEAVY];
-        const u64 nu = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_HUGE];
-        const u64 mf = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_EDGES];
+        const int so = S_SLOT + SLOT_WORDS * (level % 3);
+        const u64 nl = vs[so + C_LIGHT], nh = vs[so + C_HEAVY], nu = vs[so + C_HUGE];
+        const u64 mf = vs[so + C_EDGES];
         const u64 nf = nl + nh + nu;
         if (nf == 0ull) break;
         // Every thread must take the same decision (a block that went the other way would
         // meet a different barrier), so it reads only this level's slot, which no one writes
         // during the level: not a running total that discoveries keep adding to.
-        vis_in += (long long)vs[S_SLOT + SLOT_WORDS * (level % 3) + C_IN];
+        vis_in += (long long)vs[so + C_IN];
         if (mode == 0) {
             const double mu = (double)(nnz_in - vis_in);
             if (!pull) { if ((double)mf > mu / alpha) pull = true; }
@@ -247,6 +299,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
         if (gtid == 0) {                      // the slot two levels ahead: nobody reads it now
             u64* z = slot(c, level + 2);
             for (int k = 0; k < SLOT_WORDS; ++k) z[k] = 0ull;
+            if (prof && level < NPROF) {
+                u64* r = prof + 8 + 4 * level;
+                r[0] = now_ns(); r[1] = nf; r[2] = mf; r[3] = pull ? 1ull : 0ull;
+            }
         }
         const int cur = level & 1;
         if (!pull) {
@@ -268,24 +324,33 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
                 for (long long e0 = s; e0 < t; e0 += BLOCK)
                     push_edge(c, e0 + threadIdx.x < t, e0 + threadIdx.x, u, level);
             }
-            // light ones: GROUP lanes each; warp-uniform trip counts (discovered() is collective)
-            const int sub = lane / GROUP, gl = lane % GROUP;
-            const long long per_warp = 32 / GROUP, nwarps = nthreads >> 5;
-            for (long long base = (gtid >> 5) * per_warp; base < (long long)nl; base += nwarps * per_warp) {
-                const long long i = base + sub;
-                long long s = 0, t = 0;
+            // light ones: 32 per warp, their out-edges dealt evenly over the lanes (an
+            // exclusive scan of the degrees, then each lane finds its edge's owner by a
+            // binary search over the lanes)
+            for (long long base = (gtid >> 5) << 5; base < (long long)nl; base += nwarps << 5) {
+                const long long i = base + lane;
                 idx_t u = 0;
+                long long s = 0, d = 0;
                 if (i < (long long)nl) {
                     u = __ldcg(c.q[cur] + i);
                     s = (long long)__ldg(ipo + u);
-                    t = (long long)__ldg(ipo + u + 1);
+                    d = (long long)__ldg(ipo + u + 1) - s;
                 }
-                long long trips = (t - s + GROUP - 1) / GROUP;
-                for (int off = 16; off > 0; off >>= 1)
-                    trips = max(trips, __shfl_xor_sync(FULL, trips, off));
-                for (long long k = 0; k < trips; ++k) {
-                    const long long e = s + gl + k * GROUP;
-                    push_edge(c, e < t, e, u, level);
+                long long incl = d;
+                for (int off = 1; off < 32; off <<= 1) {
+                    const long long y = __shfl_up_sync(FULL, incl, off);
+                    if (lane >= off) incl += y;
+                }
+                const long long total = __shfl_sync(FULL, incl, 31);
+                const long long excl = incl - d;
+                for (long long k0 = 0; k0 < total; k0 += 32) {
+                    const long long k = k0 + lane;
+                    int lo = 0;
+                    for (int step = 16; step > 0; step >>= 1)
+                        if (__shfl_sync(FULL, excl, lo + step) <= k) lo += step;
+                    const long long e = __shfl_sync(FULL, s, lo) + (k - __shfl_sync(FULL, excl, lo));
+                    const idx_t uu = __shfl_sync(FULL, u, lo);
+                    push_edge(c, k < total, e, uu, level);
                 }
             }
         } else {
@@ -322,8 +387,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
             }
             grid_sync(st);
             // the long rows: a warp each, from entry LONG on, stopping at the first hit
-            const u64 nlong = vs[S_SLOT + SLOT_WORDS * (level % 3) + C_LONG];
-            const long long nwarps = nthreads >> 5;
+            const u64 nlong = vs[so + C_LONG];
             for (long long i = gtid >> 5; i < (long long)nlong; i += nwarps) {
                 const idx_t v = __ldcg(c.lq + i);
                 const long long s = (long long)__ldg(ipi + v) + LONG, t = (long long)__ldg(ipi + v + 1);
@@ -340,9 +404,12 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
                 discovered(c, got && lane == 0, v, level);
             }
         }
-        grid_sync(st);
+        level_end(c, level);
     }
-    if (gtid == 0) st[S_LEVELS] = (u64)level;
+    if (gtid == 0) {
+        st[S_LEVELS] = (u64)level;
+        if (prof) { prof[3] = (u64)level; prof[4] = now_ns(); }
+    }
 }
 """
 
@@ -360,33 +427,30 @@ def _fill(template, **kw):
     return src
 
 
-def group_size(avg_degree: float) -> int:
-    """Lanes per light top-down vertex: the power of two >= the mean degree, 4..32."""
-    g = 4
-    while g < 32 and g < avg_degree:
-        g *= 2
-    return g
-
-
-def bfs_source(idx_dtype=np.int32, ptr_dtype=np.int64, par_dtype=np.int32, group=8):
-    """``(source, kernel name)`` of the cooperative BFS kernel."""
-    if group not in (1, 2, 4, 8, 16, 32):
-        raise ValueError(f"group must be a power of two <= 32, got {group}")
-    heavy = min(HUGE, 64 * group)
+def bfs_source(idx_dtype=np.int32, ptr_dtype=np.int64, par_dtype=np.int32, block=BLOCK):
+    """``(source, kernel name)`` of the cooperative BFS kernel for ``block`` threads per block."""
+    if block not in (128, 256, 512, 1024):
+        raise ValueError(f"block must be 128, 256, 512 or 1024 threads, got {block}")
     tag = "_".join(_dt.short_name(np.dtype(d)) for d in (idx_dtype, ptr_dtype, par_dtype))
-    name = f"hpg_bfs_coop_{tag}_g{group}"
+    name = f"hpg_bfs_coop_{tag}_b{block}"
     src = _fill(_SOURCE, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype),
-                PAR=_dt.c_type(par_dtype), BLOCK=BLOCK, GROUP=group, HEAVY=heavy, HUGE=HUGE,
-                LONG=LONG,
-                NAME=name)
+                PAR=_dt.c_type(par_dtype), BLOCK=block, HEAVY=HEAVY, HUGE=HUGE, LONG=LONG,
+                NPROF=NPROF, NAME=name)
     return src, name
+
+
+def launch_shape(n: int, nnz: int):
+    """``(threads per block, blocks per SM)`` for a graph; :data:`SHAPE` overrides it."""
+    if SHAPE is not None:
+        return SHAPE
+    return BLOCK, BLOCKS_PER_SM
 
 
 class _Plan:
     """One device graph's compiled kernel and buffers (bitmaps, two queues, the long list,
     the state words), kept between calls."""
 
-    def __init__(self, G, par_dtype):
+    def __init__(self, G, par_dtype, shape):
         cp = _backend.cupy()
         self.cp = cp
         A, AT = G.A, G.AT
@@ -394,36 +458,45 @@ class _Plan:
         self.par_dtype = np.dtype(par_dtype)
         # the matrices' arrays (the plan is cached weakly by the matrix, so not the matrix)
         self.ipo, self.ixo = A.indptr, A.indices
-        self.ipi, self.ixi = AT.indptr, AT.indices.astype(A.indices.dtype, copy=False)
-        if AT.indptr.dtype != A.indptr.dtype:
-            self.ipi = AT.indptr.astype(A.indptr.dtype)
+        if AT is A:
+            self.ipi, self.ixi = self.ipo, self.ixo      # symmetric: the kernel sees ipi == ipo
+        else:
+            self.ipi = AT.indptr.astype(A.indptr.dtype, copy=False)
+            self.ixi = AT.indices.astype(A.indices.dtype, copy=False)
         self.nnz_in = int(AT.nnz)
         self.idt = np.dtype(A.indices.dtype)
-        self.group = group_size(int(A.nnz) / max(n, 1))
-        src, name = bfs_source(self.idt, A.indptr.dtype, self.par_dtype, self.group)
+        self.block, per_sm = shape
+        src, name = bfs_source(self.idt, A.indptr.dtype, self.par_dtype, self.block)
         self.source = src
         self.kernel = _backend.raw_module(src, ("-std=c++17",), cooperative=True).get_function(name)
-        occ = _backend.occupancy(self.kernel, BLOCK)
-        self.blocks = max(1, _backend.num_sms() * max(1, min(BLOCKS_PER_SM, occ)))
+        occ = _backend.occupancy(self.kernel, self.block)
+        self.blocks = max(1, _backend.num_sms() * max(1, min(per_sm, occ)))
         with _backend.out_of_memory_guard("preparing BFS buffers"):
             cap = max(n, 1)
             nw = (n + 31) // 32
             self.bitmaps = cp.zeros(max(3 * nw, 1), cp.uint32)
+            # vertices no edge enters (and the padding bits of the last word): a bottom-up
+            # step never needs to look at them, so each run starts with them "visited"
+            indeg = cp.diff(self.ipi)
+            pad = cp.ones(nw * 32, cp.bool_)
+            pad[:n] = indeg == 0
+            self.dead = cp.packbits(pad.reshape(-1, 8)[:, ::-1]).view(cp.uint32) if n else \
+                cp.zeros(1, cp.uint32)
             self.q = [cp.empty(cap, self.idt), cp.empty(cap, self.idt)]
             # at most nnz / HUGE vertices have more than HUGE out-edges
             hcap = int(A.nnz) // HUGE + 1
             self.hq = [cp.empty(hcap, self.idt), cp.empty(hcap, self.idt)]
             self.lq = cp.empty(cap, self.idt)
             self.st = cp.zeros(S_WORDS, cp.uint64)
+            self.prof = cp.zeros(8 + 4 * NPROF, cp.uint64)
         self.lock = threading.Lock()
         self.stream = None
         self.refused = False
 
     def run(self, sources, mode, alpha, beta):
         cp = self.cp
-        n = self.n
-        depth = cp.empty(max(n, 1), cp.int32)[:n]
-        parent = cp.empty(max(n, 1), self.par_dtype)[:n]
+        depth = cp.empty(self.n, cp.int32)
+        parent = cp.empty(self.n, self.par_dtype)
         if sources.shape[0] == 1:
             srcs, nsrc, s0 = np.uint64(0), 1, int(sources[0])   # a null pointer
         else:
@@ -435,7 +508,7 @@ class _Plan:
         with self.lock:
             # the buffers are shared by every call on this graph: a call on another stream
             # waits for the work already queued on the last one
-            if self.stream is not None and self.stream != cur:
+            if self.stream is not None and self.stream.ptr != cur.ptr:
                 cur.wait_event(self.stream.record())
             self.stream = cur
             try:
@@ -451,11 +524,25 @@ class _Plan:
         return depth, parent
 
     def _launch(self, depth, parent, srcs, nsrc, s0, mode, alpha, beta):
-        self.kernel((self.blocks,), (BLOCK,),
+        self.kernel((self.blocks,), (self.block,),
                     (self.ipo, self.ixo, self.ipi, self.ixi, depth, parent, self.bitmaps,
-                     self.q[0], self.q[1], self.hq[0], self.hq[1], self.lq, self.st,
+                     self.dead, self.q[0], self.q[1], self.hq[0], self.hq[1], self.lq, self.st,
                      np.int64(self.n), srcs, np.int64(nsrc), np.int64(s0), np.int32(mode),
-                     np.float64(alpha), np.float64(beta), np.int64(self.nnz_in)))
+                     np.float64(alpha), np.float64(beta), np.int64(self.nnz_in),
+                     self.prof if PROFILE else np.uint64(0)))
+
+    def profile(self):
+        """The last run's timeline (with :data:`PROFILE` on): setup and per-level times in
+        microseconds from the kernel's start, frontier sizes and directions."""
+        p = self.cp.asnumpy(self.prof).astype(np.int64)
+        t0, levels = p[0], int(p[3])
+        rec = p[8:8 + 4 * min(levels, NPROF)].reshape(-1, 4)
+        ends = np.append(rec[1:, 0], p[4])
+        return {"setup_us": (p[1] - t0) / 1e3, "sources_us": (p[2] - p[1]) / 1e3,
+                "total_us": (p[4] - t0) / 1e3, "levels": levels,
+                "level_us": ((ends - rec[:, 0]) / 1e3).round(1).tolist(),
+                "frontier": rec[:, 1].tolist(), "frontier_edges": rec[:, 2].tolist(),
+                "pull": rec[:, 3].astype(bool).tolist()}
 
 
 _plans: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -463,15 +550,16 @@ _plans_lock = threading.Lock()
 
 
 def _plan(G, par_dtype):
-    key = np.dtype(par_dtype).str
+    shape = launch_shape(int(G.num_vertices), int(G.A.nnz))
+    key = (np.dtype(par_dtype).str, shape)
     with _plans_lock:
         try:
             slot = _plans.setdefault(G.A, {})
         except TypeError:
-            return _Plan(G, par_dtype)
+            return _Plan(G, par_dtype, shape)
         p = slot.get(key)
         if p is None:
-            p = slot[key] = _Plan(G, par_dtype)
+            p = slot[key] = _Plan(G, par_dtype, shape)
     return p
 
 

@@ -14,21 +14,23 @@ from hpgraph.algorithms import _bfs, _bfs_gpu
 @pytest.mark.parametrize("idt,pdt,par", [(np.int32, np.int64, np.int32),
                                          (np.int64, np.int64, np.int64),
                                          (np.int32, np.int32, np.int32)])
-@pytest.mark.parametrize("group", [4, 32])
-def test_bfs_kernel_compiles_with_nvrtc(idt, pdt, par, group):
-    src, name = _bfs_gpu.bfs_source(idt, pdt, par, group)
+@pytest.mark.parametrize("block", [256, 1024])
+def test_bfs_kernel_compiles_with_nvrtc(idt, pdt, par, block):
+    src, name = _bfs_gpu.bfs_source(idt, pdt, par, block)
     assert name.startswith("hpg_bfs_coop_") and f"__launch_bounds__(BLOCK) {name}(" in src
     ptx = hp.backend.compile_ptx(src, name=name + ".cu", options=("-std=c++17",))
     assert f".entry {name}(" in ptx
 
 
-def test_bfs_kernel_source_rejects_bad_group():
-    with pytest.raises(ValueError, match="group"):
-        _bfs_gpu.bfs_source(group=3)
+def test_bfs_kernel_source_rejects_bad_block():
+    with pytest.raises(ValueError, match="block"):
+        _bfs_gpu.bfs_source(block=100)
 
 
-def test_group_size():
-    assert [_bfs_gpu.group_size(d) for d in (0.5, 4, 5, 30, 100)] == [4, 4, 8, 32, 32]
+def test_launch_shape_override(monkeypatch):
+    assert _bfs_gpu.launch_shape(10, 10) == (_bfs_gpu.BLOCK, _bfs_gpu.BLOCKS_PER_SM)
+    monkeypatch.setattr(_bfs_gpu, "SHAPE", (1024, 1))
+    assert _bfs_gpu.launch_shape(10, 10) == (1024, 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,9 +93,11 @@ def _shapes():
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("launch", [(256, 2), (1024, 1), (128, 8)], ids=lambda x: f"{x[0]}x{x[1]}")
 @pytest.mark.parametrize("direction", ["auto", "push", "pull"])
 @pytest.mark.parametrize("shape", _shapes(), ids=lambda x: x[0])
-def test_bfs_kernel_paths(shape, direction):
+def test_bfs_kernel_paths(shape, direction, launch, monkeypatch):
+    monkeypatch.setattr(_bfs_gpu, "SHAPE", launch)
     name, n, s, d, directed = shape
     Gd, A = _graph(n, s, d, directed)
     deg = np.diff(A.indptr)
@@ -165,3 +169,24 @@ def test_bfs_kernel_refusal_falls_back_to_engine(monkeypatch):
     plan = _bfs_gpu._plan(G, np.int32)
     assert plan.refused
     _check(hp.bfs(G, 1), A, G.num_vertices, [1])     # remembered: straight to the engine
+
+
+@pytest.mark.gpu
+def test_bfs_kernel_profile_and_dead_bitmap(monkeypatch):
+    """The recorded timeline has one record per non-empty level with the frontier sizes of
+    the result; the preset "visited" bitmap marks exactly the vertices no edge enters."""
+    monkeypatch.setattr(_bfs_gpu, "PROFILE", True)
+    G = hp.generators.rmat(11, seed=6, directed=True, backend="gpu")
+    A = G.A.to_scipy()
+    res = hp.bfs(G, 0)
+    depth = hp.backend.to_host(res.depth)
+    plan = _bfs_gpu._plan(G, np.int32)
+    prof = plan.profile()
+    reached = depth[depth >= 0]
+    assert prof["levels"] == reached.max() + 1
+    assert prof["frontier"] == np.bincount(reached).tolist()
+    assert len(prof["level_us"]) == prof["levels"] and prof["total_us"] > 0
+    dead = np.unpackbits(hp.backend.to_host(plan.dead).view(np.uint8), bitorder="little")
+    n = G.num_vertices
+    np.testing.assert_array_equal(dead[:n].astype(bool), np.diff(A.T.tocsr().indptr) == 0)
+    assert dead[n:].all()
