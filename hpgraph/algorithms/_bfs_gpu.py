@@ -58,6 +58,8 @@ BLOCKS_PER_SM = 2
 SHAPE = None
 #: In-edges one thread checks for a bottom-up vertex before handing it to a warp.
 LONG = 32
+#: Bitmap words a warp takes at once in a bottom-up step (their loads overlap).
+UNROLL = 4
 #: Top-down: frontier vertices of out-degree above HUGE are expanded by the whole grid, one at
 #: a time; above HEAVY, by one block each; the others 32 to a warp, their edges dealt evenly
 #: over its lanes.
@@ -84,6 +86,7 @@ typedef @PAR@ par_t;
 #define HEAVY @HEAVY@
 #define HUGE @HUGE@
 #define LONG @LONG@
+#define UNROLL @UNROLL@
 #define NPROF @NPROF@
 #define FULL 0xffffffffu
 typedef unsigned long long u64;
@@ -324,29 +327,32 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
                 for (long long e0 = s; e0 < t; e0 += BLOCK)
                     push_edge(c, e0 + threadIdx.x < t, e0 + threadIdx.x, u, level);
             }
-            // light ones: 32 per warp, their out-edges dealt evenly over the lanes (an
-            // exclusive scan of the degrees, then each lane finds its edge's owner by a
-            // binary search over the lanes)
-            for (long long base = (gtid >> 5) << 5; base < (long long)nl; base += nwarps << 5) {
+            // light ones: `per` to a warp (32, or fewer when the frontier has fewer than 32
+            // per warp: the same for every thread), their out-edges dealt evenly over the
+            // lanes (an exclusive scan of the degrees, then each lane finds its edge's owner
+            // by a binary search over the lanes)
+            int per = 1;
+            while (per < 32 && (long long)per * nwarps < (long long)nl) per <<= 1;
+            for (long long base = (gtid >> 5) * per; base < (long long)nl; base += nwarps * per) {
                 const long long i = base + lane;
                 idx_t u = 0;
                 long long s = 0, d = 0;
-                if (i < (long long)nl) {
+                if (lane < per && i < (long long)nl) {
                     u = __ldcg(c.q[cur] + i);
                     s = (long long)__ldg(ipo + u);
                     d = (long long)__ldg(ipo + u + 1) - s;
                 }
                 long long incl = d;
-                for (int off = 1; off < 32; off <<= 1) {
+                for (int off = 1; off < per; off <<= 1) {
                     const long long y = __shfl_up_sync(FULL, incl, off);
                     if (lane >= off) incl += y;
                 }
-                const long long total = __shfl_sync(FULL, incl, 31);
+                const long long total = __shfl_sync(FULL, incl, per - 1);
                 const long long excl = incl - d;
                 for (long long k0 = 0; k0 < total; k0 += 32) {
                     const long long k = k0 + lane;
                     int lo = 0;
-                    for (int step = 16; step > 0; step >>= 1)
+                    for (int step = per >> 1; step > 0; step >>= 1)
                         if (__shfl_sync(FULL, excl, lo + step) <= k) lo += step;
                     const long long e = __shfl_sync(FULL, s, lo) + (k - __shfl_sync(FULL, excl, lo));
                     const idx_t uu = __shfl_sync(FULL, u, lo);
@@ -354,35 +360,57 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
                 }
             }
         } else {
-            // bottom-up: one thread per unvisited vertex, a warp per 32-vertex bitmap word
+            // bottom-up: one thread per unvisited vertex, a warp per 32-vertex bitmap word,
+            // UNROLL words per warp at a time so that their loads overlap (the step is bound
+            // by the latency of the dependent loads: visited word and row bounds, first
+            // in-edge, frontier bit)
             const unsigned* fin = c.fr[cur];
             u64* lcnt = (u64*)sl + C_LONG;
-            for (long long base = gtid & ~31ll; base < n; base += nthreads) {
-                const unsigned word = __ldcg(c.vis + (base >> 5));
-                if (word == FULL) continue;                       // warp-uniform
-                const long long v = base + lane;
-                bool got = false, more = false;
-                if (v < n && !((word >> lane) & 1u)) {
-                    const long long s = (long long)__ldg(ipi + v), t = (long long)__ldg(ipi + v + 1);
-                    const long long stop = min(t, s + (long long)LONG);
-                    for (long long e = s; e < stop; ++e) {
-                        const idx_t u = __ldg(ixi + e);
-                        if (bit(fin, u)) {
-                            depth[v] = level + 1;
-                            parent[v] = (par_t)u;
-                            got = true;
-                            break;
+            for (long long w0 = (gtid >> 5) * UNROLL; w0 < nw; w0 += nwarps * UNROLL) {
+                unsigned word[UNROLL];
+                long long s[UNROLL], t[UNROLL];
+                bool open[UNROLL], got[UNROLL], more[UNROLL];
+                idx_t found[UNROLL];
+#pragma unroll
+                for (int j = 0; j < UNROLL; ++j) {
+                    const long long v = (w0 + j) * 32 + lane;
+                    word[j] = (w0 + j < nw) ? __ldcg(c.vis + w0 + j) : FULL;
+                    open[j] = !((word[j] >> lane) & 1u) && v < n;
+                    s[j] = t[j] = 0;
+                    if (open[j]) { s[j] = (long long)__ldg(ipi + v); t[j] = (long long)__ldg(ipi + v + 1); }
+                    got[j] = false;
+                    found[j] = 0;
+                }
+#pragma unroll
+                for (int j = 0; j < UNROLL; ++j)       // the first in-edge of every open lane
+                    if (open[j] && s[j] < t[j]) found[j] = __ldg(ixi + s[j]);
+#pragma unroll
+                for (int j = 0; j < UNROLL; ++j)
+                    if (open[j] && s[j] < t[j]) got[j] = bit(fin, found[j]);
+#pragma unroll
+                for (int j = 0; j < UNROLL; ++j) {
+                    if (open[j] && !got[j]) {          // the rest of the first LONG entries
+                        const long long stop = min(t[j], s[j] + (long long)LONG);
+                        for (long long e = s[j] + 1; e < stop; ++e) {
+                            const idx_t u = __ldg(ixi + e);
+                            if (bit(fin, u)) { found[j] = u; got[j] = true; break; }
                         }
                     }
-                    more = !got && t > stop;
+                    more[j] = open[j] && !got[j] && t[j] > s[j] + (long long)LONG;
                 }
-                discovered(c, got, (idx_t)v, level);
-                const unsigned mm = __ballot_sync(FULL, more);
-                if (mm) {
-                    u64 b = 0ull;
-                    if (lane == 0) b = atomicAdd(lcnt, (u64)__popc(mm));
-                    b = __shfl_sync(FULL, b, 0);
-                    if (more) c.lq[b + __popc(mm & ((1u << lane) - 1u))] = (idx_t)v;
+#pragma unroll
+                for (int j = 0; j < UNROLL; ++j) {
+                    if (word[j] == FULL) continue;                 // warp-uniform
+                    const long long v = (w0 + j) * 32 + lane;
+                    if (got[j]) { depth[v] = level + 1; parent[v] = (par_t)found[j]; }
+                    discovered(c, got[j], (idx_t)v, level);
+                    const unsigned mm = __ballot_sync(FULL, more[j]);
+                    if (mm) {
+                        u64 b = 0ull;
+                        if (lane == 0) b = atomicAdd(lcnt, (u64)__popc(mm));
+                        b = __shfl_sync(FULL, b, 0);
+                        if (more[j]) c.lq[b + __popc(mm & ((1u << lane) - 1u))] = (idx_t)v;
+                    }
                 }
             }
             grid_sync(st);
@@ -435,6 +463,7 @@ def bfs_source(idx_dtype=np.int32, ptr_dtype=np.int64, par_dtype=np.int32, block
     name = f"hpg_bfs_coop_{tag}_b{block}"
     src = _fill(_SOURCE, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype),
                 PAR=_dt.c_type(par_dtype), BLOCK=block, HEAVY=HEAVY, HUGE=HUGE, LONG=LONG,
+                UNROLL=UNROLL,
                 NPROF=NPROF, NAME=name)
     return src, name
 
