@@ -15,25 +15,33 @@ direction and the end decided on the device between steps, without a launch boun
 whole BFS; steps are separated by a grid barrier (an arrival counter and a generation word in
 device memory).  Per level ``L`` (the frontier: vertices at depth ``L``):
 
-* *top-down* (push): the frontier queue's vertices expand their out-edges, ``GROUP`` lanes per
-  vertex; vertices of out-degree above ``HEAVY`` (kept at the back of the queue) are expanded
-  by every thread of the grid.  A target is claimed with ``atomicCAS(depth, -1, L + 1)`` after
-  a look at the visited bitmap.
-* *bottom-up* (pull): every unvisited vertex (visited bitmap, one word per warp) scans its
-  in-edges and stops at the first one whose source is in the frontier bitmap; after ``LONG``
-  entries without a hit the vertex goes to a list that warps finish after one more barrier.
-  Two frontier bitmaps alternate by level parity and are never cleared within a run: a stale
-  bit belongs to a vertex at depth ``L - 2`` or less, and an unvisited vertex has no in-edge
-  from such a vertex (it would have been reached by level ``L - 1``).
+* *top-down* (push): the frontier queue's vertices expand their out-edges.  Light vertices go
+  up to 32 to a warp and their edges are dealt evenly over its lanes (a scan of the degrees and
+  a binary search over the lanes); vertices of out-degree above ``HEAVY`` take a block each,
+  above ``HUGE`` the whole grid (one at a time).  A target is claimed with
+  ``atomicCAS(depth, -1, L + 1)`` after a look at the visited bitmap.
+* *bottom-up* (pull): every unvisited vertex (visited bitmap, one word per warp, ``UNROLL``
+  words at a time so that their loads overlap) scans its in-edges and stops at the first one
+  whose source is in the frontier bitmap; after ``LONG`` entries without a hit the vertex goes
+  to a list that warps finish after one more barrier.  Vertices that no edge enters start
+  each run marked visited (a bitmap computed once per graph), so no step looks at them.  Two
+  frontier bitmaps alternate by level parity and are never cleared within a run: a stale bit
+  belongs to a vertex at depth ``L - 2`` or less, and an unvisited vertex has no in-edge from
+  such a vertex (it would have been reached by level ``L - 1``).
 * every discovery sets the vertex's visited and next-frontier bits, appends it to the next
-  queue (warp-aggregated) and adds its degrees to the next level's counters.  After the
-  barrier every thread reads the same counters and takes the same decision: Beamer's rule
-  (go bottom-up when the frontier's out-edges exceed ``unvisited in-edges / alpha``, back
-  top-down when the frontier is under ``n / beta`` vertices and shrinking), or the end.
+  queue (warp-aggregated) and adds its degrees to the block's sums, flushed to the next
+  level's counters once per level.  After the barrier every thread reads the same counters
+  and takes the same decision: Beamer's rule (go bottom-up when the frontier's out-edges
+  exceed ``unvisited in-edges / alpha``, back top-down when the frontier is under ``n / beta``
+  vertices and shrinking), or the end.
 
 The host launches once and never reads: ``hp.bfs`` on a device graph returns while the kernel
 runs, as any CuPy call does.  Counters live in three rotating slots (level ``L`` reads slot
 ``L % 3``, writes ``(L + 1) % 3`` and clears ``(L + 2) % 3``), so no extra barrier resets them.
+
+Measured (H200, ``benchmarks/bench_bfs.py``): R-MAT 21 0.30 ms (the engine: 0.92), R-MAT 22
+0.49 ms (1.46), the 2048 x 2048 grid 30.6 ms (49.3; 4,095 levels at about 7.5 us each, the
+grid barrier and the level's counter reads).
 """
 
 from __future__ import annotations
@@ -47,13 +55,14 @@ from .. import backend as _backend
 from .. import dtypes as _dt
 
 __all__ = ["bfs_source", "bfs_gpu", "launch_shape", "CooperativeLaunchRefused", "BLOCK",
-           "BLOCKS_PER_SM", "SHAPE", "LONG", "HEAVY", "HUGE", "PROFILE", "DIRECTION_CODES"]
+           "SPARSE_DEGREE", "SHAPE", "LONG", "HEAVY", "HUGE", "PROFILE", "DIRECTION_CODES"]
 
-#: Threads per block and resident blocks per SM of the cooperative launch (blocks per SM at
-#: most what the occupancy allows).  More threads hide more memory latency in the big steps;
-#: every grid barrier waits for every block.  See :func:`launch_shape`.
+#: Threads per block on sparse graphs (:func:`launch_shape` picks the launch shape; blocks per
+#: SM are capped by the occupancy).  More threads hide more memory latency in the big steps;
+#: every thread pays each level's fixed cost (counter reads, the grid barrier).
 BLOCK = 256
-BLOCKS_PER_SM = 2
+#: Mean out-degree up to which :func:`launch_shape` takes the narrow launch.
+SPARSE_DEGREE = 8
 #: ``(threads per block, blocks per SM)`` forced for every graph (benchmarks), or None.
 SHAPE = None
 #: In-edges one thread checks for a bottom-up vertex before handing it to a warp.
@@ -469,10 +478,19 @@ def bfs_source(idx_dtype=np.int32, ptr_dtype=np.int64, par_dtype=np.int32, block
 
 
 def launch_shape(n: int, nnz: int):
-    """``(threads per block, blocks per SM)`` for a graph; :data:`SHAPE` overrides it."""
+    """``(threads per block, blocks per SM)`` for a graph; :data:`SHAPE` overrides it.
+
+    Measured on an H200 (``benchmarks/bench_bfs.py``, ms): on R-MAT 21 / 22 the wide bottom-up
+    steps want many threads (256 x 1: 0.460 / 0.856, 256 x 2: 0.321 / 0.539, 1024 x 1:
+    0.304 / 0.490), while the 4,095 tiny levels of the 2048 x 2048 grid want few (256 x 1:
+    30.6, 256 x 2: 37.4, 1024 x 1: 53.1): every thread pays each level's fixed cost.  Sparse
+    graphs (mean degree <= :data:`SPARSE_DEGREE`) tend to be the long, thin ones.
+    """
     if SHAPE is not None:
         return SHAPE
-    return BLOCK, BLOCKS_PER_SM
+    if nnz <= SPARSE_DEGREE * max(n, 1):
+        return BLOCK, 1
+    return 1024, 1
 
 
 class _Plan:

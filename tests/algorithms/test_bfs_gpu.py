@@ -28,7 +28,8 @@ def test_bfs_kernel_source_rejects_bad_block():
 
 
 def test_launch_shape_override(monkeypatch):
-    assert _bfs_gpu.launch_shape(10, 10) == (_bfs_gpu.BLOCK, _bfs_gpu.BLOCKS_PER_SM)
+    assert _bfs_gpu.launch_shape(100, 400) == (_bfs_gpu.BLOCK, 1)        # sparse: narrow
+    assert _bfs_gpu.launch_shape(100, 3000) == (1024, 1)
     monkeypatch.setattr(_bfs_gpu, "SHAPE", (1024, 1))
     assert _bfs_gpu.launch_shape(10, 10) == (1024, 1)
 
