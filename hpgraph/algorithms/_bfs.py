@@ -214,13 +214,14 @@ def _bfs_kernel(G, sources, direction):
     """The cooperative-kernel BFS (:mod:`._bfs_gpu`), or the engine's where the device refuses
     the cooperative launch (remembered per graph)."""
     from . import _bfs_gpu
+    from ._coop import CooperativeLaunchRefused
 
     n = int(G.num_vertices)
     idt = np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
     try:
         return _bfs_gpu.bfs_gpu(G, sources, direction=direction, alpha=ALPHA, beta=BETA,
                                 par_dtype=idt)
-    except _bfs_gpu.CooperativeLaunchRefused:
+    except CooperativeLaunchRefused:
         return bfs_engine(G, sources, direction=direction, side="gpu")
 
 

@@ -53,8 +53,9 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import dtypes as _dt
+from ._coop import DEVICE_COMMON, CoopKernel, fill, null_ptr
 
-__all__ = ["bfs_source", "bfs_gpu", "launch_shape", "CooperativeLaunchRefused", "BLOCK",
+__all__ = ["bfs_source", "bfs_gpu", "launch_shape", "BLOCK",
            "SPARSE_DEGREE", "SHAPE", "LONG", "HEAVY", "HUGE", "PROFILE", "DIRECTION_CODES"]
 
 #: Threads per block on sparse graphs (:func:`launch_shape` picks the launch shape; blocks per
@@ -97,40 +98,10 @@ typedef @PAR@ par_t;
 #define LONG @LONG@
 #define UNROLL @UNROLL@
 #define NPROF @NPROF@
-#define FULL 0xffffffffu
-typedef unsigned long long u64;
+@COMMON@
 
-enum { S_BAR = 0, S_GEN = 1, S_LEVELS = 3, S_SLOT = 8, SLOT_WORDS = 8 };
+enum { S_LEVELS = 3, S_SLOT = 8, SLOT_WORDS = 8 };
 enum { C_LIGHT = 0, C_HEAVY = 1, C_HUGE = 2, C_EDGES = 3, C_LONG = 4, C_IN = 5 };
-
-__device__ __forceinline__ u64 now_ns()
-{
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-// Grid barrier: every block of the (cooperative, all-resident) grid arrives; the last one
-// resets the counter and bumps the generation the others spin on.  Self-resetting, so the
-// state words need no clearing between launches.
-__device__ __forceinline__ void grid_sync(u64* st)
-{
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        volatile u64* vs = st;
-        const u64 gen = vs[S_GEN];
-        __threadfence();
-        if (atomicAdd(st + S_BAR, 1ull) == (u64)gridDim.x - 1ull) {
-            atomicExch(st + S_BAR, 0ull);
-            __threadfence();
-            atomicAdd(st + S_GEN, 1ull);
-        } else {
-            while (vs[S_GEN] == gen) __nanosleep(32);
-        }
-        __threadfence();
-    }
-    __syncthreads();
-}
 
 __device__ __forceinline__ bool bit(const unsigned* bm, long long v)
 {
@@ -145,12 +116,6 @@ __device__ __forceinline__ void set_bits(unsigned* bm, bool want, long long v)
     const unsigned grp = __match_any_sync(FULL, w);
     const unsigned all = __reduce_or_sync(grp, want ? (1u << (v & 31)) : 0u);
     if (want && (int)(threadIdx.x & 31) == __ffs(grp) - 1) atomicOr(bm + w, all);
-}
-
-__device__ __forceinline__ u64 warp_sum(u64 x)
-{
-    for (int off = 16; off > 0; off >>= 1) x += __shfl_xor_sync(FULL, x, off);
-    return x;
 }
 
 struct Ctx {
@@ -336,12 +301,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
                 for (long long e0 = s; e0 < t; e0 += BLOCK)
                     push_edge(c, e0 + threadIdx.x < t, e0 + threadIdx.x, u, level);
             }
-            // light ones: `per` to a warp (32, or fewer when the frontier has fewer than 32
-            // per warp: the same for every thread), their out-edges dealt evenly over the
-            // lanes (an exclusive scan of the degrees, then each lane finds its edge's owner
-            // by a binary search over the lanes)
-            int per = 1;
-            while (per < 32 && (long long)per * nwarps < (long long)nl) per <<= 1;
+            // light ones: up to 32 to a warp, their out-edges dealt evenly over the lanes
+            const int per = per_warp((long long)nl, nwarps);
             for (long long base = (gtid >> 5) * per; base < (long long)nl; base += nwarps * per) {
                 const long long i = base + lane;
                 idx_t u = 0;
@@ -351,22 +312,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
                     s = (long long)__ldg(ipo + u);
                     d = (long long)__ldg(ipo + u + 1) - s;
                 }
-                long long incl = d;
-                for (int off = 1; off < per; off <<= 1) {
-                    const long long y = __shfl_up_sync(FULL, incl, off);
-                    if (lane >= off) incl += y;
-                }
-                const long long total = __shfl_sync(FULL, incl, per - 1);
-                const long long excl = incl - d;
-                for (long long k0 = 0; k0 < total; k0 += 32) {
-                    const long long k = k0 + lane;
-                    int lo = 0;
-                    for (int step = per >> 1; step > 0; step >>= 1)
-                        if (__shfl_sync(FULL, excl, lo + step) <= k) lo += step;
-                    const long long e = __shfl_sync(FULL, s, lo) + (k - __shfl_sync(FULL, excl, lo));
-                    const idx_t uu = __shfl_sync(FULL, u, lo);
-                    push_edge(c, k < total, e, uu, level);
-                }
+                expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
+                    push_edge(c, valid, e, __shfl_sync(FULL, u, owner), level);
+                });
             }
         } else {
             // bottom-up: one thread per unvisited vertex, a warp per 32-vertex bitmap word,
@@ -451,26 +399,13 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
 """
 
 
-class CooperativeLaunchRefused(RuntimeError):
-    """The device refused the cooperative launch (not every block can be resident at once,
-    e.g. under MPS limits); the caller runs the engine's BFS instead."""
-
-
-def _fill(template, **kw):
-    src = template
-    for k, v in kw.items():
-        src = src.replace(f"@{k}@", str(v))
-    assert "@" not in src, "unfilled template slot"
-    return src
-
-
 def bfs_source(idx_dtype=np.int32, ptr_dtype=np.int64, par_dtype=np.int32, block=BLOCK):
     """``(source, kernel name)`` of the cooperative BFS kernel for ``block`` threads per block."""
     if block not in (128, 256, 512, 1024):
         raise ValueError(f"block must be 128, 256, 512 or 1024 threads, got {block}")
     tag = "_".join(_dt.short_name(np.dtype(d)) for d in (idx_dtype, ptr_dtype, par_dtype))
     name = f"hpg_bfs_coop_{tag}_b{block}"
-    src = _fill(_SOURCE, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype),
+    src = fill(_SOURCE, COMMON=DEVICE_COMMON, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype),
                 PAR=_dt.c_type(par_dtype), BLOCK=block, HEAVY=HEAVY, HUGE=HUGE, LONG=LONG,
                 UNROLL=UNROLL,
                 NPROF=NPROF, NAME=name)
@@ -512,12 +447,8 @@ class _Plan:
             self.ixi = AT.indices.astype(A.indices.dtype, copy=False)
         self.nnz_in = int(AT.nnz)
         self.idt = np.dtype(A.indices.dtype)
-        self.block, per_sm = shape
-        src, name = bfs_source(self.idt, A.indptr.dtype, self.par_dtype, self.block)
-        self.source = src
-        self.kernel = _backend.raw_module(src, ("-std=c++17",), cooperative=True).get_function(name)
-        occ = _backend.occupancy(self.kernel, self.block)
-        self.blocks = max(1, _backend.num_sms() * max(1, min(per_sm, occ)))
+        src, name = bfs_source(self.idt, A.indptr.dtype, self.par_dtype, shape[0])
+        self.kern = CoopKernel(src, name, shape)
         with _backend.out_of_memory_guard("preparing BFS buffers"):
             cap = max(n, 1)
             nw = (n + 31) // 32
@@ -536,47 +467,22 @@ class _Plan:
             self.lq = cp.empty(cap, self.idt)
             self.st = cp.zeros(S_WORDS, cp.uint64)
             self.prof = cp.zeros(8 + 4 * NPROF, cp.uint64)
-        self.lock = threading.Lock()
-        self.stream = None
-        self.refused = False
 
     def run(self, sources, mode, alpha, beta):
         cp = self.cp
         depth = cp.empty(self.n, cp.int32)
         parent = cp.empty(self.n, self.par_dtype)
         if sources.shape[0] == 1:
-            srcs, nsrc, s0 = np.uint64(0), 1, int(sources[0])   # a null pointer
+            srcs, nsrc, s0 = null_ptr(), 1, int(sources[0])
         else:
             srcs = cp.asarray(sources.astype(self.idt))
             nsrc, s0 = int(srcs.shape[0]), 0
-        cur = cp.cuda.get_current_stream()
-        if self.refused:
-            raise CooperativeLaunchRefused("cooperative launch refused earlier on this graph")
-        with self.lock:
-            # the buffers are shared by every call on this graph: a call on another stream
-            # waits for the work already queued on the last one
-            if self.stream is not None and self.stream.ptr != cur.ptr:
-                cur.wait_event(self.stream.record())
-            self.stream = cur
-            try:
-                self._launch(depth, parent, srcs, nsrc, s0, mode, alpha, beta)
-            except Exception as exc:  # noqa: BLE001 -- only the refusals below are ours
-                from cupy_backends.cuda.api.driver import CUDADriverError
-
-                if isinstance(exc, CUDADriverError) and (
-                        "COOPERATIVE_LAUNCH_TOO_LARGE" in str(exc) or "NOT_SUPPORTED" in str(exc)):
-                    self.refused = True
-                    raise CooperativeLaunchRefused(str(exc)) from None
-                raise
+        self.kern.launch((self.ipo, self.ixo, self.ipi, self.ixi, depth, parent, self.bitmaps,
+                          self.dead, self.q[0], self.q[1], self.hq[0], self.hq[1], self.lq,
+                          self.st, np.int64(self.n), srcs, np.int64(nsrc), np.int64(s0),
+                          np.int32(mode), np.float64(alpha), np.float64(beta),
+                          np.int64(self.nnz_in), self.prof if PROFILE else null_ptr()))
         return depth, parent
-
-    def _launch(self, depth, parent, srcs, nsrc, s0, mode, alpha, beta):
-        self.kernel((self.blocks,), (self.block,),
-                    (self.ipo, self.ixo, self.ipi, self.ixi, depth, parent, self.bitmaps,
-                     self.dead, self.q[0], self.q[1], self.hq[0], self.hq[1], self.lq, self.st,
-                     np.int64(self.n), srcs, np.int64(nsrc), np.int64(s0), np.int32(mode),
-                     np.float64(alpha), np.float64(beta), np.int64(self.nnz_in),
-                     self.prof if PROFILE else np.uint64(0)))
 
     def profile(self):
         """The last run's timeline (with :data:`PROFILE` on): setup and per-level times in

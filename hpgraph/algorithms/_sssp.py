@@ -63,8 +63,12 @@ __all__ = ["sssp", "SSSPResult", "distance_dtype", "METHODS", "choose_method",
 #: Accepted values of ``sssp(method=...)``.
 METHODS = ("auto", "bellman-ford", "near-far")
 
-#: ``method="auto"`` on the GPU takes near-far up to this mean out-degree (stored entries per
-#: vertex), Bellman-Ford above it (see the module docstring for the measurements).
+#: GPU near-far implementation: ``"kernel"`` (one cooperative launch, :mod:`._sssp_gpu`),
+#: ``"steps"`` (one launch per step, :mod:`._sssp_nearfar`) or ``"auto"``: the kernel above
+#: :data:`AUTO_GPU_MAX_DEGREE` mean out-degree, the steps at or below it.
+GPU_NEARFAR = "auto"
+#: Mean out-degree (stored entries per vertex) above which ``GPU_NEARFAR="auto"`` takes the
+#: single-launch kernel.
 AUTO_GPU_MAX_DEGREE = 8.0
 #: ``push_alpha`` of the Bellman-Ford vertex program (``hp.run``'s direction heuristic: push
 #: while ``frontier_edges * push_alpha < pull_edges + n``); None: the engine's default.  Tuned
@@ -218,11 +222,19 @@ def choose_method(G, side, method="auto"):
         return method
     if negative:
         return "bellman-ford"
-    if side == "cpu":
-        return "near-far"
+    return "near-far"
+
+
+def gpu_nearfar_impl(G) -> str:
+    """Which GPU near-far runs on ``G``: ``"kernel"`` (:mod:`._sssp_gpu`, one cooperative
+    launch) or ``"steps"`` (:mod:`._sssp_nearfar`, one launch per step); :data:`GPU_NEARFAR`
+    decides, ``"auto"`` by the mean out-degree (:data:`AUTO_GPU_MAX_DEGREE`)."""
+    if GPU_NEARFAR != "auto":
+        return GPU_NEARFAR
     n = int(G.num_vertices)
-    mean_degree = int(G.A.nnz) / max(n, 1)
-    return "near-far" if mean_degree <= AUTO_GPU_MAX_DEGREE else "bellman-ford"
+    if n == 0:
+        return "steps"
+    return "kernel" if int(G.A.nnz) / n > AUTO_GPU_MAX_DEGREE else "steps"
 
 
 def check_weights(G, who):
@@ -258,12 +270,26 @@ def _sssp_arrays(G, sources, side, predecessors=True, method="auto", delta=None,
         from . import _sssp_nearfar as nf
 
         d = nf.default_delta(G) if delta is None else float(delta)
+        if side == "gpu" and gpu_nearfar_impl(G) == "kernel":
+            from ._coop import CooperativeLaunchRefused
+            from ._sssp_gpu import sssp_gpu
+
+            try:
+                dist, pred, missing = sssp_gpu(G, sources, dt, idt, d, predecessors)
+            except CooperativeLaunchRefused:
+                pass
+            else:
+                if info is not None:
+                    info.update(impl="kernel", delta=d)
+                if missing:   # zero-weight ties: a shortest-path tree over the tight edges
+                    pred = tight_bfs_parents(G, sources, side, _tight_edge(G.xp), dist, dt)
+                return dist, pred
         if side == "gpu":
             dist, stats = nf.near_far_gpu(G, sources, dt, d)
         else:
             dist, stats = nf.near_far_cpu(G, sources, dt, d)
         if info is not None:
-            info.update(stats)
+            info.update(stats, impl="steps" if side == "gpu" else "numpy")
     else:
         dist = _bellman_ford(G, sources, side, dt)
     pred = tight_predecessors(G, dist, sources, side, dt, idt) if predecessors else None
@@ -304,9 +330,13 @@ def tight_predecessors(G, dist, sources, side, dt, idt):
     reach = xp.isfinite(dist)
     reach[src] = False
     if bool((reach & (pred < 0)).any()):
-        pred = tight_bfs_parents(G, sources, side, lambda du, w, dv: (du + w == dv) & xp.isfinite(du),
-                                 dist, dt)
+        pred = tight_bfs_parents(G, sources, side, _tight_edge(xp), dist, dt)
     return pred
+
+
+def _tight_edge(xp):
+    """The tight-edge test of the shortest-path tree: ``dist[u] + w == dist[v]``, u reached."""
+    return lambda du, w, dv: (du + w == dv) & xp.isfinite(du)
 
 
 def tight_bfs_parents(G, sources, side, tight, value, dt):

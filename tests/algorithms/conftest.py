@@ -370,10 +370,67 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("graph_case", cs, ids=[c.name for c in cs])
 
 
+
+# ---------------------------------------------------------------------------------------------
+# SSSP checks shared by test_sssp.py, test_sssp_nearfar.py and test_sssp_gpu.py
+
+
+def sssp_reference(case: GraphCase, sources, method="D"):
+    """scipy.sparse.csgraph distances from the nearest of ``sources`` (repeated edges keep the
+    minimum weight, as the Graph does)."""
+    import scipy.sparse.csgraph as csg
+
+    d = csg.shortest_path(to_scipy(case), method=method, directed=True,
+                          indices=np.atleast_1d(sources))
+    return d.min(axis=0)
+
+
+def check_sssp(case: GraphCase, res, sources, method="D"):
+    """Distances equal scipy's (dtype float32 for float32/unweighted cases, else float64);
+    predecessors, when present, are tight edges forming a tree rooted at the sources."""
+    dist, pred = host(res.distance), host(res.predecessor)
+    n = case.n
+    want = np.float32 if (case.weights is None or case.weights.dtype == np.float32) else np.float64
+    assert dist.dtype == want and dist.shape == (n,)
+    ref = sssp_reference(case, sources, method)
+    np.testing.assert_array_equal(np.isinf(dist), np.isinf(ref))
+    fin = np.isfinite(ref)
+    tol = dict(rtol=1e-5, atol=1e-4) if want == np.float32 else dict(rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(dist[fin], ref[fin], **tol)
+    if pred is not None:
+        assert pred.shape == (n,) and pred.dtype in (np.int32, np.int64)
+        check_sssp_tree(case, dist, pred, sources)
+
+
+def check_sssp_tree(case: GraphCase, dist, pred, sources):
+    """-1 at the sources and where unreachable; elsewhere an existing tight edge, and the
+    pointers lead back to a source (no cycle)."""
+    n = case.n
+    src = np.unique(sources)
+    fin = np.isfinite(dist)
+    assert np.all(pred[src] == -1) and np.all(pred[~fin] == -1)
+    others = np.flatnonzero(fin)
+    others = others[~np.isin(others, src)]
+    p = pred[others].astype(np.int64)
+    assert np.all(p >= 0), "reachable vertex without predecessor"
+    s, d, w = directed_edges(case)
+    key = s * n + d
+    order = np.argsort(key)
+    pos = order[np.searchsorted(key[order], p * n + others)]
+    assert np.array_equal(key[pos], p * n + others), "predecessor edge does not exist"
+    rtol = 1e-5 if dist.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(dist[p] + w[pos], dist[others], rtol=rtol, atol=1e-4)
+    jump = pred.astype(np.int64).copy()  # pointer doubling: jump = pred^(2^k)
+    for _ in range(int(np.ceil(np.log2(max(n, 2)))) + 1):
+        nxt = np.where(jump >= 0, jump[np.maximum(jump, 0)], -1)
+        jump = np.where((jump >= 0) & (nxt >= 0), nxt, jump)
+    assert np.all(np.isin(jump[others], src)), "predecessors do not lead back to a source"
+
 _NS = types.SimpleNamespace(
     GraphCase=GraphCase, graph_cases=graph_cases, negative_weight_cases=negative_weight_cases,
     negative_cycle_case=negative_cycle_case, directed_edges=directed_edges, to_scipy=to_scipy,
-    to_networkx=to_networkx, to_graph=to_graph, backend_kw=backend_kw, host=host, case_id=case_id)
+    to_networkx=to_networkx, to_graph=to_graph, backend_kw=backend_kw, host=host, case_id=case_id,
+    sssp_reference=sssp_reference, check_sssp=check_sssp, check_sssp_tree=check_sssp_tree)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import hpgraph as hp
-from hpgraph.algorithms import _bfs, _bfs_gpu
+from hpgraph.algorithms import _bfs, _bfs_gpu, _coop
 
 
 @pytest.mark.parametrize("idt,pdt,par", [(np.int32, np.int64, np.int32),
@@ -165,10 +165,10 @@ def test_bfs_kernel_refusal_falls_back_to_engine(monkeypatch):
     def refuse(*a, **k):
         raise CUDADriverError(720)   # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
 
-    monkeypatch.setattr(_bfs_gpu._Plan, "_launch", refuse)
+    monkeypatch.setattr(_coop.CoopKernel, "_launch", refuse)
     _check(hp.bfs(G, 0), A, G.num_vertices, [0])
     plan = _bfs_gpu._plan(G, np.int32)
-    assert plan.refused
+    assert plan.kern.refused
     _check(hp.bfs(G, 1), A, G.num_vertices, [1])     # remembered: straight to the engine
 
 

@@ -8,50 +8,6 @@ import hpgraph as hp
 from hpgraph.exceptions import IndexOutOfBound, InvalidGraph, NegativeCycleError
 
 
-def reference(cases, case, sources, method="D"):
-    A = cases.to_scipy(case)  # repeated edges keep the minimum weight, as the Graph does
-    d = csg.shortest_path(A, method=method, directed=True, indices=np.atleast_1d(sources))
-    return d.min(axis=0)
-
-
-def rtol_for(dist):
-    return 1e-5 if np.asarray(dist).dtype == np.float32 else 1e-12
-
-
-def check_sssp(cases, case, res, sources, method="D"):
-    dist, pred = cases.host(res.distance), cases.host(res.predecessor)
-    n = case.n
-    assert dist.shape == (n,) and pred.shape == (n,)
-    assert pred.dtype in (np.int32, np.int64)
-    want = np.float32 if (case.weights is None or case.weights.dtype == np.float32) else np.float64
-    assert dist.dtype == want
-    ref = reference(cases, case, sources, method)
-    np.testing.assert_array_equal(np.isinf(dist), np.isinf(ref))
-    fin = np.isfinite(ref)
-    np.testing.assert_allclose(dist[fin], ref[fin], rtol=rtol_for(dist), atol=1e-4 if want == np.float32 else 1e-9)
-    # predecessors: -1 at the sources and where unreachable; otherwise a tight edge, and the
-    # pointers lead back to a source (a tree, no cycle)
-    src = np.unique(sources)
-    assert np.all(pred[src] == -1)
-    assert np.all(pred[~fin] == -1)
-    others = np.flatnonzero(fin)
-    others = others[~np.isin(others, src)]
-    p = pred[others].astype(np.int64)
-    assert np.all(p >= 0)
-    s, d, w = cases.directed_edges(case)
-    key = s * n + d
-    order = np.argsort(key)
-    pos = order[np.searchsorted(key[order], p * n + others)]
-    assert np.array_equal(key[pos], p * n + others), "predecessor edge does not exist"
-    np.testing.assert_allclose(dist[p] + w[pos], dist[others], rtol=rtol_for(dist), atol=1e-4)
-    cur = pred.astype(np.int64).copy()
-    for _ in range(n):  # pointer jumping: every reachable vertex reaches a source
-        nxt = np.where(cur >= 0, pred[np.maximum(cur, 0)], -1)
-        done = (cur < 0) | np.isin(cur, src)
-        cur = np.where(done, cur, nxt)
-    assert np.all((cur[others] >= 0) & np.isin(cur[others], src)), "predecessors form a cycle"
-
-
 METHODS = ["auto", "bellman-ford", "near-far"]
 
 
@@ -65,7 +21,7 @@ def test_sssp_matches_scipy(graph_case, backend_name, cases, method):
         return
     rng = np.random.default_rng(case.n + 1)
     for s in {0, int(rng.integers(0, case.n))}:
-        check_sssp(cases, case, hp.sssp(G, s, method=method, backend=backend_name), [s])
+        cases.check_sssp(case, hp.sssp(G, s, method=method, backend=backend_name), [s])
 
 
 @pytest.mark.cases(min_n=3)
@@ -74,7 +30,7 @@ def test_sssp_multi_source(graph_case, backend_name, cases, method):
     case = graph_case
     G = cases.to_graph(case, backend_name)
     srcs = [0, case.n // 2, case.n - 1]
-    check_sssp(cases, case, hp.sssp(G, srcs, method=method, backend=backend_name), srcs)
+    cases.check_sssp(case, hp.sssp(G, srcs, method=method, backend=backend_name), srcs)
 
 
 @pytest.mark.parametrize("method", ["auto", "bellman-ford"])
@@ -82,7 +38,7 @@ def test_sssp_negative_weights(backend_name, cases, method):
     for case in cases.negative_weight_cases():
         G = cases.to_graph(case, backend_name)
         for s in (0, case.n - 1):
-            check_sssp(cases, case, hp.sssp(G, s, method=method, backend=backend_name), [s],
+            cases.check_sssp(case, hp.sssp(G, s, method=method, backend=backend_name), [s],
                        method="BF")
 
 
@@ -157,4 +113,4 @@ def test_sssp_without_predecessors(backend_name, cases):
     G = cases.to_graph(case, backend_name)
     res = hp.sssp(G, 0, predecessors=False, backend=backend_name)
     assert res.predecessor is None
-    np.testing.assert_allclose(cases.host(res.distance), reference(cases, case, [0]), rtol=1e-12)
+    np.testing.assert_allclose(cases.host(res.distance), cases.sssp_reference(case, [0]), rtol=1e-12)

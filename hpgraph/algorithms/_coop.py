@@ -1,0 +1,161 @@
+"""What the single-launch traversal kernels share (:mod:`._bfs_gpu`, :mod:`._sssp_gpu`).
+
+A *cooperative* launch (``cuLaunchCooperativeKernel``) guarantees that every block of the grid
+is resident at once, or fails; so blocks may wait for each other in a grid-wide barrier, and a
+whole traversal -- all its levels or relaxation steps, and the decisions between them -- runs
+in one launch with no host round trip.  This module holds the device code both kernels use
+(:data:`DEVICE_COMMON`: the barrier, a nanosecond clock, warp helpers, the warp-balanced
+frontier expansion) and the host side (:class:`CoopKernel`: compile, size the grid from the
+occupancy, launch on the caller's stream, turn a refused launch into
+:class:`CooperativeLaunchRefused` so that the caller can fall back).
+
+Importing this module imports neither cupy nor a compiler.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .. import backend as _backend
+
+__all__ = ["DEVICE_COMMON", "CoopKernel", "CooperativeLaunchRefused", "fill"]
+
+#: Device code shared by the cooperative kernels.  Needs ``BLOCK`` defined and the state words
+#: ``st[0]`` (barrier arrivals) and ``st[1]`` (barrier generation), which the kernels never
+#: clear: the barrier resets itself.
+DEVICE_COMMON = r"""
+#define FULL 0xffffffffu
+typedef unsigned long long u64;
+
+__device__ __forceinline__ u64 now_ns()
+{
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Grid barrier: every block of the (cooperative, all-resident) grid arrives; the last one
+// resets the counter and bumps the generation the others spin on.  Self-resetting, so the
+// state words need no clearing between launches.
+__device__ __forceinline__ void grid_sync(u64* st)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile u64* vs = st;
+        const u64 gen = vs[1];
+        __threadfence();
+        if (atomicAdd(st, 1ull) == (u64)gridDim.x - 1ull) {
+            atomicExch(st, 0ull);
+            __threadfence();
+            atomicAdd(st + 1, 1ull);
+        } else {
+            while (vs[1] == gen) __nanosleep(32);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ u64 warp_sum(u64 x)
+{
+    for (int off = 16; off > 0; off >>= 1) x += __shfl_xor_sync(FULL, x, off);
+    return x;
+}
+
+// Frontier vertices per warp in a balanced expansion: 32, or fewer when the frontier has
+// fewer than 32 per warp (the same value in every thread: it depends on the count only).
+__device__ __forceinline__ int per_warp(long long count, long long nwarps)
+{
+    int per = 1;
+    while (per < 32 && (long long)per * nwarps < count) per <<= 1;
+    return per;
+}
+
+// Warp-collective step of a balanced expansion: lanes < per hold a vertex (degree d, first
+// edge s; d = 0 for none); for every edge of those vertices, dealt evenly over the lanes,
+// calls visit(valid, edge index, owning lane) -- with all 32 lanes, so visit may use warp
+// collectives.  An exclusive scan of the degrees, then each lane finds its edge's owner by a
+// binary search over the lanes.
+template <typename F>
+__device__ __forceinline__ void expand_balanced(int per, long long s, long long d, F visit)
+{
+    const int lane = threadIdx.x & 31;
+    long long incl = d;
+    for (int off = 1; off < per; off <<= 1) {
+        const long long y = __shfl_up_sync(FULL, incl, off);
+        if (lane >= off) incl += y;
+    }
+    const long long total = __shfl_sync(FULL, incl, per - 1);
+    const long long excl = incl - d;
+    for (long long k0 = 0; k0 < total; k0 += 32) {
+        const long long k = k0 + lane;
+        int lo = 0;
+        for (int step = per >> 1; step > 0; step >>= 1)
+            if (__shfl_sync(FULL, excl, lo + step) <= k) lo += step;
+        const long long e = __shfl_sync(FULL, s, lo) + (k - __shfl_sync(FULL, excl, lo));
+        visit(k < total, e, lo);
+    }
+}
+"""
+
+
+class CooperativeLaunchRefused(RuntimeError):
+    """The device refused a cooperative launch (not every block can be resident at once, e.g.
+    under MPS limits); the caller runs its fallback instead."""
+
+
+def fill(template: str, **kw) -> str:
+    """``template`` with every ``@KEY@`` replaced (and none left)."""
+    src = template
+    for k, v in kw.items():
+        src = src.replace(f"@{k}@", str(v))
+    assert "@" not in src, "unfilled template slot"
+    return src
+
+
+class CoopKernel:
+    """One compiled cooperative kernel and its grid: ``shape = (threads per block, blocks per
+    SM)``, blocks per SM capped by the occupancy.  :meth:`launch` runs it on the caller's
+    stream; buffers shared between calls stay consistent because a call on another stream
+    first waits for the work queued on the last one."""
+
+    def __init__(self, source: str, name: str, shape):
+        self.source = source
+        self.block, per_sm = shape
+        self.kernel = _backend.raw_module(source, ("-std=c++17",), cooperative=True) \
+            .get_function(name)
+        occ = _backend.occupancy(self.kernel, self.block)
+        self.blocks = max(1, _backend.num_sms() * max(1, min(per_sm, occ)))
+        self.lock = threading.Lock()
+        self.stream = None
+        self.refused = False
+
+    def launch(self, args):
+        cp = _backend.cupy()
+        cur = cp.cuda.get_current_stream()
+        if self.refused:
+            raise CooperativeLaunchRefused("cooperative launch refused earlier for this graph")
+        with self.lock:
+            if self.stream is not None and self.stream.ptr != cur.ptr:
+                cur.wait_event(self.stream.record())
+            self.stream = cur
+            try:
+                self._launch(args)
+            except Exception as exc:  # noqa: BLE001 -- only the refusals below are ours
+                from cupy_backends.cuda.api.driver import CUDADriverError
+
+                if isinstance(exc, CUDADriverError) and (
+                        "COOPERATIVE_LAUNCH_TOO_LARGE" in str(exc) or "NOT_SUPPORTED" in str(exc)):
+                    self.refused = True
+                    raise CooperativeLaunchRefused(str(exc)) from None
+                raise
+
+    def _launch(self, args):
+        self.kernel((self.blocks,), (self.block,), args)
+
+
+def null_ptr():
+    """A null pointer kernel argument."""
+    return np.uint64(0)

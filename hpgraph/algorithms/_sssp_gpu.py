@@ -1,0 +1,459 @@
+"""Near-far SSSP on the GPU as one cooperative kernel launch, predecessors included.
+
+**Why a specialised kernel.**  The same reasons as :mod:`._sssp_nearfar` (the engine has no
+deferred far pile and no moving threshold), plus the ones of :mod:`._bfs_gpu`: on R-MAT 21 the
+work is about 2.3 relaxations per stored edge in ten steps, and the engine's Bellman-Ford spends
+4.5-5 ms (H200) on launches, APPLY passes over every vertex and per-edge queue appends, while
+the relaxations themselves need a fraction of that.  One launch (``cuLaunchCooperativeKernel``)
+runs every step, with grid barriers between the phases and every decision taken on the device.
+
+**Algorithm.**  Near-far (Davidson et al., IPDPS 2014) with the far pile kept implicitly in a
+per-vertex *pending* flag (one byte):
+
+* *compact* (every thread over 8 flags at a time): a pending vertex whose distance is below
+  the threshold ``thr`` is cleared and queued (light vertices at the front of the queue, those
+  of out-degree above ``HEAVY`` at the back, above ``HUGE`` in their own list); the others stay
+  pending, and their smallest distance and their count go to the step's counters.  One
+  ``atomicAdd`` per warp reserves the warp's light slots.
+* barrier; every thread reads the same counters.  Empty queue: done if nothing is pending,
+  else ``thr`` moves to ``smallest pending distance + delta`` and the flags are compacted again.
+* *relax*: the queue's vertices push ``dist[u] + w`` to their out-neighbours with
+  ``atomicMin`` on the distance's bits (non-negative IEEE floats order like their bits as
+  integers); an improved target gets its pending flag (a plain byte store: no queue append,
+  no contention).  Light vertices go up to 32 to a warp with their edges dealt evenly over the
+  lanes, heavy ones a block each, huge ones the whole grid.  Barrier.
+* *predecessors* (optional, after the last step): every reached vertex scans its in-edges for
+  the first ``u`` with ``dist[u] < dist[v] == dist[u] + w(u, v)`` (thread per vertex, warps for
+  rows longer than ``LONG``).  A reached non-source vertex without one (zero-weight ties) is
+  counted; the caller then runs the tight-edge BFS of :mod:`._sssp`.
+
+Needs non-negative weights.  Counters live in rotating slots, as in :mod:`._bfs_gpu`.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import dtypes as _dt
+from ._coop import DEVICE_COMMON, CoopKernel, fill, null_ptr
+
+__all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "HUGE", "LONG",
+           "PROFILE"]
+
+#: ``(threads per block, blocks per SM)`` forced for every graph (benchmarks), or None.
+SHAPE = None
+#: Out-degree above which a queued vertex is relaxed by a block; above HUGE, by the grid.
+HEAVY = 256
+HUGE = 8192
+#: In-edges one thread checks for a predecessor before handing the vertex to a warp.
+LONG = 32
+#: Steps whose start time, queue size, pending count and kind the kernel records when on.
+NPROF = 64
+PROFILE = False
+
+S_STEPS, S_MISSING, S_SLOT, SLOT_WORDS, NSLOT = 2, 3, 8, 8, 4
+S_WORDS = S_SLOT + NSLOT * SLOT_WORDS
+
+_SOURCE = r"""
+typedef @IDX@ idx_t;
+typedef @PTR@ ptr_t;
+typedef @DIST@ dist_t;
+typedef @BITS@ bits_t;
+typedef @WT@ w_t;
+typedef @PIDX@ pidx_t;
+#define BLOCK @BLOCK@
+#define HEAVY @HEAVY@
+#define HUGE @HUGE@
+#define LONG @LONG@
+#define WEIGHTED @WEIGHTED@
+#define NPROF @NPROF@
+@COMMON@
+
+enum { S_STEPS = 2, S_MISSING = 3, S_SLOT = 8, SLOT_WORDS = 8, NSLOT = 4 };
+enum { C_LIGHT = 0, C_HEAVY = 1, C_HUGE = 2, C_PENDING = 3, C_FMIN = 4, C_LONG = 5 };
+
+__device__ __forceinline__ int to_bits(float d) { return __float_as_int(d); }
+__device__ __forceinline__ long long to_bits(double d) { return __double_as_longlong(d); }
+__device__ __forceinline__ float from_bits(int b) { return __int_as_float(b); }
+__device__ __forceinline__ double from_bits(long long b) { return __longlong_as_double(b); }
+
+__device__ __forceinline__ dist_t weight(const w_t* w, long long e)
+{
+#if WEIGHTED
+    return (dist_t)__ldg(w + e);
+#else
+    return (dist_t)1;
+#endif
+}
+
+// Push dist[u] + w(e) to the target of stored entry e (when `valid`); an improved target
+// becomes pending.
+__device__ __forceinline__ void relax(const ptr_t* ipo, const idx_t* ixo, const w_t* wo,
+                                      dist_t* dist, unsigned char* flag, bool valid,
+                                      long long e, dist_t du)
+{
+    if (!valid) return;
+    const idx_t v = __ldg(ixo + e);
+    const dist_t nd = du + weight(wo, e);
+    if (nd < __ldcg(dist + v)) {
+        const bits_t nb = to_bits(nd);
+        if (nb < atomicMin((bits_t*)(dist + v), nb)) flag[v] = 1;
+    }
+}
+
+// Counter slots rotate over NSLOT = 4: compaction k writes slot k, every thread reads it after
+// the barrier, and slot k + 2 is cleared at compaction k.  (Three would not do: a compaction
+// that finds nothing to relax is followed by the next one without a second barrier, so slot
+// k - 1 may still be read while compaction k starts.)
+__device__ __forceinline__ u64* slot(u64* st, int k) { return st + S_SLOT + SLOT_WORDS * (k % NSLOT); }
+
+extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
+        const ptr_t* __restrict__ ipo, const idx_t* __restrict__ ixo, const w_t* __restrict__ wo,
+        const ptr_t* __restrict__ ipi, const idx_t* __restrict__ ixi, const w_t* __restrict__ wi,
+        dist_t* dist, pidx_t* pred, unsigned char* flag, idx_t* q, idx_t* hq, idx_t* lq,
+        u64* st, long long n, const idx_t* __restrict__ srcs, long long nsrc, long long src0,
+        double delta, u64* prof)
+{
+    const int lane = threadIdx.x & 31;
+    const long long gtid = (long long)blockIdx.x * BLOCK + threadIdx.x;
+    const long long nthreads = (long long)gridDim.x * BLOCK;
+    const long long nwarps = nthreads >> 5;
+    const long long npad = (n + 255) & ~255ll;          // flags are padded to 256 per warp step
+    volatile u64* vs = st;
+    const dist_t INF = from_bits((bits_t)(sizeof(dist_t) == 8 ? 0x7ff0000000000000ll : 0x7f800000));
+    if (prof && gtid == 0) prof[0] = now_ns();
+
+    // ---- setup
+    for (long long i = gtid; i < n; i += nthreads) {
+        dist[i] = INF;
+        if (pred) pred[i] = (pidx_t)-1;
+    }
+    for (long long i = gtid; i < npad / 8; i += nthreads) ((u64*)flag)[i] = 0ull;
+    if (gtid >= 2 && gtid < S_SLOT + NSLOT * SLOT_WORDS)     // not the barrier words
+        st[gtid] = (gtid >= S_SLOT && (gtid - S_SLOT) % SLOT_WORDS == C_FMIN) ? ~0ull : 0ull;
+    grid_sync(st);
+    for (long long i = gtid; i < nsrc; i += nthreads) {
+        const idx_t s = srcs ? srcs[i] : (idx_t)src0;
+        dist[s] = (dist_t)0;
+        flag[s] = 1;
+        if (pred) pred[s] = (pidx_t)-2;                // marks a source for the last phase
+    }
+    grid_sync(st);
+    if (prof && gtid == 0) prof[1] = now_ns();
+
+    // ---- steps: compact, (relax)
+    double thr = delta;
+    int k = 0;                 // compactions so far (the counter slot)
+    int steps = 0;
+    for (;; ++k) {
+        u64* sl = slot(st, k);
+        if (gtid == 0) {       // the slot two compactions ahead: nobody reads it now
+            u64* z = slot(st, k + 2);
+            for (int j = 0; j < SLOT_WORDS; ++j) z[j] = (j == C_FMIN) ? ~0ull : 0ull;
+        }
+        // compact: a warp takes 256 flags, 8 per lane
+        u64 pending = 0ull;
+        bits_t fmin = to_bits(INF);
+        for (long long base = (gtid >> 5) * 256; base < n; base += nwarps * 256) {
+            const long long v0 = base + lane * 8;
+            const u64 f8 = __ldcg((const u64*)(flag + v0));
+            unsigned take = 0u, heavy = 0u, huge = 0u;
+            if (f8) {
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    if (!((f8 >> (8 * j)) & 0xffull)) continue;
+                    const long long v = v0 + j;
+                    const dist_t d = __ldcg(dist + v);
+                    if ((double)d < thr) {
+                        take |= 1u << j;
+                        flag[v] = 0;
+                        const long long deg = (long long)(__ldg(ipo + v + 1) - __ldg(ipo + v));
+                        if (deg > (long long)HUGE) huge |= 1u << j;
+                        else if (deg > (long long)HEAVY) heavy |= 1u << j;
+                    } else {
+                        ++pending;
+                        const bits_t b = to_bits(d);
+                        fmin = b < fmin ? b : fmin;
+                    }
+                }
+            }
+            const unsigned light = take & ~(heavy | huge);
+            const long long cnt = __popc(light);
+            long long incl = cnt;
+            for (int off = 1; off < 32; off <<= 1) {
+                const long long y = __shfl_up_sync(FULL, incl, off);
+                if (lane >= off) incl += y;
+            }
+            const long long total = __shfl_sync(FULL, incl, 31);
+            u64 wbase = 0ull;
+            if (total && lane == 31) wbase = atomicAdd(sl + C_LIGHT, (u64)total);
+            wbase = __shfl_sync(FULL, wbase, 31);
+            long long pos = (long long)wbase + incl - cnt;
+            for (int j = 0; j < 8; ++j) {
+                if ((light >> j) & 1u) q[pos++] = (idx_t)(v0 + j);
+                if ((heavy >> j) & 1u) q[n - 1 - (long long)atomicAdd(sl + C_HEAVY, 1ull)] = (idx_t)(v0 + j);
+                if ((huge >> j) & 1u) hq[atomicAdd(sl + C_HUGE, 1ull)] = (idx_t)(v0 + j);
+            }
+        }
+        pending = warp_sum(pending);
+        for (int off = 16; off > 0; off >>= 1) {
+            const bits_t o = __shfl_xor_sync(FULL, fmin, off);
+            fmin = o < fmin ? o : fmin;
+        }
+        if (lane == 0 && pending) {
+            atomicAdd(sl + C_PENDING, pending);
+            atomicMin((unsigned long long*)(sl + C_FMIN), (unsigned long long)fmin);
+        }
+        grid_sync(st);
+        const int so = S_SLOT + SLOT_WORDS * (k % NSLOT);
+        const u64 nl = vs[so + C_LIGHT], nh = vs[so + C_HEAVY], nu = vs[so + C_HUGE];
+        const u64 np_ = vs[so + C_PENDING];
+        if (prof && gtid == 0 && k < NPROF) {
+            u64* r = prof + 8 + 4 * k;
+            r[0] = now_ns(); r[1] = nl + nh + nu; r[2] = np_; r[3] = (u64)__double_as_longlong(thr);
+        }
+        if (nl + nh + nu == 0ull) {
+            if (np_ == 0ull) break;
+            // nothing below the threshold: move it past the nearest pending distance
+            const double fm = (double)from_bits((bits_t)vs[so + C_FMIN]);
+            double nt = fm + delta;
+            if (!(nt > fm)) nt = __longlong_as_double(0x7ff0000000000000ll);
+            thr = nt > thr + delta ? nt : thr + delta;
+            if (!(thr > fm)) thr = __longlong_as_double(0x7ff0000000000000ll);
+            continue;
+        }
+        ++steps;
+        // relax: huge vertices by the grid, heavy by a block, light up to 32 per warp
+        for (u64 h = 0; h < nu; ++h) {
+            const idx_t u = __ldcg(hq + h);
+            const dist_t du = __ldcg(dist + u);
+            const long long s = (long long)__ldg(ipo + u), t = (long long)__ldg(ipo + u + 1);
+            for (long long e = s + gtid; e < t; e += nthreads) relax(ipo, ixo, wo, dist, flag, true, e, du);
+        }
+        for (long long h = blockIdx.x; h < (long long)nh; h += gridDim.x) {
+            const idx_t u = __ldcg(q + (n - 1 - h));
+            const dist_t du = __ldcg(dist + u);
+            const long long s = (long long)__ldg(ipo + u), t = (long long)__ldg(ipo + u + 1);
+            for (long long e = s + threadIdx.x; e < t; e += BLOCK) relax(ipo, ixo, wo, dist, flag, true, e, du);
+        }
+        const int per = per_warp((long long)nl, nwarps);
+        for (long long base = (gtid >> 5) * per; base < (long long)nl; base += nwarps * per) {
+            const long long i = base + lane;
+            long long s = 0, d = 0;
+            dist_t du = (dist_t)0;
+            if (lane < per && i < (long long)nl) {
+                const idx_t u = __ldcg(q + i);
+                du = __ldcg(dist + u);
+                s = (long long)__ldg(ipo + u);
+                d = (long long)__ldg(ipo + u + 1) - s;
+            }
+            expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
+                relax(ipo, ixo, wo, dist, flag, valid, e, __shfl_sync(FULL, du, owner));
+            });
+        }
+        grid_sync(st);
+    }
+    if (prof && gtid == 0) { prof[2] = now_ns(); prof[3] = (u64)k; }
+
+    // ---- predecessors: the first tight in-edge from a strictly closer vertex
+    if (pred) {
+        u64* sl = slot(st, k + 1);            // zeroed two compactions ago, unused since
+        u64 missing = 0ull;
+        for (long long base = gtid & ~31ll; base < n; base += nthreads) {
+            const long long v = base + lane;
+            bool more = false;
+            if (v < n) {
+                const dist_t dv = __ldcg(dist + v);
+                if (__ldcg(pred + v) == (pidx_t)-2) {
+                    pred[v] = (pidx_t)-1;
+                } else if (dv < INF) {
+                    const long long s = (long long)__ldg(ipi + v), t = (long long)__ldg(ipi + v + 1);
+                    const long long stop = min(t, s + (long long)LONG);
+                    bool got = false;
+                    for (long long e = s; e < stop; ++e) {
+                        const idx_t u = __ldg(ixi + e);
+                        const dist_t du = __ldcg(dist + u);
+                        if (du < dv && du + weight(wi, e) == dv) { pred[v] = (pidx_t)u; got = true; break; }
+                    }
+                    more = !got && t > stop;
+                    if (!got && !more) ++missing;
+                }
+            }
+            const unsigned mm = __ballot_sync(FULL, more);
+            if (mm) {
+                u64 b = 0ull;
+                if (lane == 0) b = atomicAdd(sl + C_LONG, (u64)__popc(mm));
+                b = __shfl_sync(FULL, b, 0);
+                if (more) lq[b + __popc(mm & ((1u << lane) - 1u))] = (idx_t)v;
+            }
+        }
+        grid_sync(st);
+        const u64 nlong = vs[S_SLOT + SLOT_WORDS * ((k + 1) % NSLOT) + C_LONG];
+        for (long long i = gtid >> 5; i < (long long)nlong; i += nwarps) {
+            const idx_t v = __ldcg(lq + i);
+            const dist_t dv = __ldcg(dist + v);
+            const long long s = (long long)__ldg(ipi + v) + LONG, t = (long long)__ldg(ipi + v + 1);
+            bool got = false;
+            for (long long e0 = s; e0 < t && !got; e0 += 32) {
+                const long long e = e0 + lane;
+                idx_t u = 0;
+                bool tight = false;
+                if (e < t) {
+                    u = __ldg(ixi + e);
+                    const dist_t du = __ldcg(dist + u);
+                    tight = du < dv && du + weight(wi, e) == dv;
+                }
+                const unsigned tm = __ballot_sync(FULL, tight);
+                if (tm) {
+                    const idx_t f = __shfl_sync(FULL, u, __ffs(tm) - 1);
+                    if (lane == 0) pred[v] = (pidx_t)f;
+                    got = true;
+                }
+            }
+            if (!got && lane == 0) ++missing;
+        }
+        missing = warp_sum(missing);
+        if (lane == 0 && missing) atomicAdd(st + S_MISSING, missing);
+    }
+    if (gtid == 0) {
+        st[S_STEPS] = (u64)steps;
+        if (prof) prof[4] = now_ns();
+    }
+}
+"""
+
+
+def _w_ctype(w_dtype, dist_dtype):
+    if w_dtype is None:
+        return _dt.c_type(dist_dtype)
+    if np.dtype(w_dtype) == np.dtype(np.bool_):
+        return "unsigned char"
+    return _dt.c_type(w_dtype)
+
+
+def sssp_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None,
+                pred_dtype=None, block=256):
+    """``(source, kernel name)`` of the cooperative near-far kernel."""
+    dist_dtype = np.dtype(dist_dtype)
+    if dist_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"distances are float32 or float64, not {dist_dtype}")
+    if block not in (128, 256, 512, 1024):
+        raise ValueError(f"block must be 128, 256, 512 or 1024 threads, got {block}")
+    pred_dtype = np.dtype(idx_dtype if pred_dtype is None else pred_dtype)
+    tag = "_".join(_dt.short_name(np.dtype(d)) if d is not None else "pat"
+                   for d in (dist_dtype, idx_dtype, ptr_dtype, w_dtype, pred_dtype))
+    name = f"hpg_sssp_coop_{tag}_b{block}"
+    src = fill(_SOURCE, COMMON=DEVICE_COMMON, IDX=_dt.c_type(idx_dtype),
+               PTR=_dt.c_type(ptr_dtype), DIST=_dt.c_type(dist_dtype),
+               BITS="int" if dist_dtype.itemsize == 4 else "long long",
+               WT=_w_ctype(w_dtype, dist_dtype), PIDX=_dt.c_type(pred_dtype), BLOCK=block,
+               HEAVY=HEAVY, HUGE=HUGE, LONG=LONG, WEIGHTED=int(w_dtype is not None),
+               NPROF=NPROF, NAME=name)
+    return src, name
+
+
+def launch_shape(n: int, nnz: int):
+    """``(threads per block, blocks per SM)``; :data:`SHAPE` overrides it (the BFS rule)."""
+    from . import _bfs_gpu
+
+    return SHAPE if SHAPE is not None else _bfs_gpu.launch_shape(n, nnz)
+
+
+class _Plan:
+    """One device graph's compiled kernel and buffers, kept between calls."""
+
+    def __init__(self, G, dist_dtype, pred_dtype, shape):
+        from ._sssp_nearfar import _weights_of
+
+        cp = _backend.cupy()
+        self.cp = cp
+        A, AT = G.A, G.AT
+        n = self.n = int(G.num_vertices)
+        self.dt, self.pdt = np.dtype(dist_dtype), np.dtype(pred_dtype)
+        self.idt = np.dtype(A.indices.dtype)
+        w = _weights_of(G)
+        self.wdt = None if w is None else np.dtype(w.dtype)
+        self.null_w = cp.zeros(1, self.dt)
+        self.ipo, self.ixo, self.wo = A.indptr, A.indices, (self.null_w if w is None else w)
+        if AT is A:
+            self.ipi, self.ixi, self.wi = self.ipo, self.ixo, self.wo
+        else:
+            self.ipi = AT.indptr.astype(A.indptr.dtype, copy=False)
+            self.ixi = AT.indices.astype(A.indices.dtype, copy=False)
+            self.wi = self.null_w if w is None else AT.values.astype(self.wdt, copy=False)
+        src, name = sssp_source(self.dt, self.idt, A.indptr.dtype, self.wdt, self.pdt, shape[0])
+        self.kern = CoopKernel(src, name, shape)
+        with _backend.out_of_memory_guard("preparing SSSP buffers"):
+            cap = max(n, 1)
+            self.flag = cp.zeros((n + 255) // 256 * 256 + 8, cp.uint8)
+            self.q = cp.empty(cap, self.idt)
+            self.hq = cp.empty(int(A.nnz) // HUGE + 1, self.idt)
+            self.lq = cp.empty(cap, self.idt)
+            self.st = cp.zeros(S_WORDS, cp.uint64)
+            self.prof = cp.zeros(8 + 4 * NPROF, cp.uint64)
+
+    def run(self, sources, delta, want_pred):
+        cp = self.cp
+        dist = cp.empty(self.n, self.dt)
+        pred = cp.empty(self.n, self.pdt) if want_pred else None
+        if sources.shape[0] == 1:
+            srcs, nsrc, s0 = null_ptr(), 1, int(sources[0])
+        else:
+            srcs = cp.asarray(sources.astype(self.idt))
+            nsrc, s0 = int(srcs.shape[0]), 0
+        self.kern.launch((self.ipo, self.ixo, self.wo, self.ipi, self.ixi, self.wi, dist,
+                          null_ptr() if pred is None else pred, self.flag, self.q, self.hq,
+                          self.lq, self.st, np.int64(self.n), srcs, np.int64(nsrc),
+                          np.int64(s0), np.float64(delta), self.prof if PROFILE else null_ptr()))
+        missing = 0
+        if want_pred:   # one small read: does any reached vertex lack a strictly closer tight parent?
+            missing = int(self.st[S_MISSING:S_MISSING + 1].get()[0])
+        return dist, pred, missing
+
+    def profile(self):
+        """The last run's timeline (with :data:`PROFILE` on), microseconds from the start."""
+        p = self.cp.asnumpy(self.prof).astype(np.int64)
+        k = int(p[3])
+        rec = p[8:8 + 4 * min(k + 1, NPROF)].reshape(-1, 4)
+        ends = np.append(rec[1:, 0], p[2])
+        return {"setup_us": (p[1] - p[0]) / 1e3, "steps_us": (p[2] - p[1]) / 1e3,
+                "pred_us": (p[4] - p[2]) / 1e3 if p[4] else 0.0, "compactions": k + 1,
+                "step_us": ((ends - rec[:, 0]) / 1e3).round(1).tolist(),
+                "queue": rec[:, 1].tolist(), "pending": rec[:, 2].tolist(),
+                "thr": rec[:, 3].view(np.float64).tolist()}
+
+
+_plans: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_plans_lock = threading.Lock()
+
+
+def _plan(G, dist_dtype, pred_dtype):
+    shape = launch_shape(int(G.num_vertices), int(G.A.nnz))
+    key = (np.dtype(dist_dtype).str, np.dtype(pred_dtype).str, shape)
+    with _plans_lock:
+        try:
+            slot = _plans.setdefault(G.A, {})
+        except TypeError:
+            return _Plan(G, dist_dtype, pred_dtype, shape)
+        p = slot.get(key)
+        if p is None:
+            p = slot[key] = _Plan(G, dist_dtype, pred_dtype, shape)
+    return p
+
+
+def sssp_gpu(G, sources, dist_dtype, pred_dtype, delta, want_pred):
+    """Near-far on device graph ``G`` (non-negative weights) from host ids ``sources``.
+
+    Returns ``(dist, pred or None, missing)``: ``missing`` counts reached non-source vertices
+    without a strictly closer tight in-neighbour (the caller recomputes ``pred`` then).
+    """
+    d = float(delta)
+    if not (d > 0) or math.isnan(d):
+        raise ValueError(f"delta must be > 0, got {delta!r}")
+    return _plan(G, dist_dtype, pred_dtype).run(np.asarray(sources, dtype=np.int64), d,
+                                                want_pred)
