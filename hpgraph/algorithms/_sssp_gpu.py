@@ -11,19 +11,21 @@ runs every step, with grid barriers between the phases and every decision taken 
 per-vertex *pending* flag (one byte):
 
 * *compact* (every thread over 8 flags at a time): a pending vertex whose distance is below
-  the threshold ``thr`` is cleared and queued (light vertices at the front of the queue, those
-  of out-degree above ``HEAVY`` at the back, above ``HUGE`` in their own list); the others stay
-  pending, and their smallest distance and their count go to the step's counters.  One
-  ``atomicAdd`` per warp reserves the warp's light slots.
+  the threshold ``thr`` is cleared and queued: a light one in the vertex queue (one
+  ``atomicAdd`` per warp reserves the warp's slots), one of out-degree above ``HEAVY`` as
+  chunks of ``CHUNK`` edges in the chunk list.  The others stay pending, and their smallest
+  distance and their count go to the step's counters.
 * barrier; every thread reads the same counters.  Empty queue: done if nothing is pending,
   else ``thr`` moves to ``smallest pending distance + delta`` and the flags are compacted again.
 * *relax*: the queue's vertices push ``dist[u] + w`` to their out-neighbours with
   ``atomicMin`` on the distance's bits (non-negative IEEE floats order like their bits as
   integers); an improved target gets its pending flag (a plain byte store: no queue append,
-  no contention).  Light vertices go up to 32 to a warp with their edges dealt evenly over the
-  lanes, heavy ones a block each, huge ones the whole grid.  Barrier.
-* *predecessors* (optional, after the last step): every reached vertex scans its in-edges for
-  the first ``u`` with ``dist[u] < dist[v] == dist[u] + w(u, v)`` (thread per vertex, warps for
+  no contention) and remembers ``(u, edge)`` as its predecessor candidate (one 64-bit store).
+  Light vertices go up to 32 to a warp with their edges dealt evenly over the lanes; the
+  chunks of heavy ones a block each (so a hub's edges spread over the whole grid).  Barrier.
+* *predecessors* (optional, after the last step): every reached vertex checks its candidate,
+  ``dist[u] < dist[v] == dist[u] + w(u, v)``; where a racing, earlier improvement overwrote
+  the last one, it scans its in-edges for the first such ``u`` (thread per vertex, warps for
   rows longer than ``LONG``).  A reached non-source vertex without one (zero-weight ties) is
   counted; the caller then runs the tight-edge BFS of :mod:`._sssp`.
 
@@ -42,14 +44,14 @@ from .. import backend as _backend
 from .. import dtypes as _dt
 from ._coop import DEVICE_COMMON, CoopKernel, fill, null_ptr
 
-__all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "HUGE", "LONG",
+__all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "CHUNK", "LONG",
            "PROFILE"]
 
 #: ``(threads per block, blocks per SM)`` forced for every graph (benchmarks), or None.
 SHAPE = None
-#: Out-degree above which a queued vertex is relaxed by a block; above HUGE, by the grid.
+#: Out-degree above which a queued vertex's edges go out as chunks of CHUNK, a block each.
 HEAVY = 256
-HUGE = 8192
+CHUNK = 1024
 #: In-edges one thread checks for a predecessor before handing the vertex to a warp.
 LONG = 32
 #: Steps whose start time, queue size, pending count and kind the kernel records when on.
@@ -68,14 +70,15 @@ typedef @WT@ w_t;
 typedef @PIDX@ pidx_t;
 #define BLOCK @BLOCK@
 #define HEAVY @HEAVY@
-#define HUGE @HUGE@
+#define CHUNK @CHUNK@
 #define LONG @LONG@
 #define WEIGHTED @WEIGHTED@
+#define PACK @PACK@
 #define NPROF @NPROF@
 @COMMON@
 
 enum { S_STEPS = 2, S_MISSING = 3, S_SLOT = 8, SLOT_WORDS = 8, NSLOT = 4 };
-enum { C_LIGHT = 0, C_HEAVY = 1, C_HUGE = 2, C_PENDING = 3, C_FMIN = 4, C_LONG = 5 };
+enum { C_LIGHT = 0, C_CHUNKS = 1, C_PENDING = 3, C_FMIN = 4, C_LONG = 5 };
 
 __device__ __forceinline__ int to_bits(float d) { return __float_as_int(d); }
 __device__ __forceinline__ long long to_bits(double d) { return __double_as_longlong(d); }
@@ -91,18 +94,27 @@ __device__ __forceinline__ dist_t weight(const w_t* w, long long e)
 #endif
 }
 
+struct Ctx {
+    const idx_t* ixo; const w_t* wo; dist_t* dist; unsigned char* flag; u64* cand;
+};
+
 // Push dist[u] + w(e) to the target of stored entry e (when `valid`); an improved target
-// becomes pending.
-__device__ __forceinline__ void relax(const ptr_t* ipo, const idx_t* ixo, const w_t* wo,
-                                      dist_t* dist, unsigned char* flag, bool valid,
-                                      long long e, dist_t du)
+// becomes pending, and (PACK) remembers (u, e) as its predecessor candidate: one 64-bit store,
+// so a candidate is never torn, but a slower, earlier improvement may overwrite the last one;
+// the predecessor phase checks every candidate and scans the in-edges where it fails.
+__device__ __forceinline__ void relax(const Ctx& c, bool valid, long long e, idx_t u, dist_t du)
 {
     if (!valid) return;
-    const idx_t v = __ldg(ixo + e);
-    const dist_t nd = du + weight(wo, e);
-    if (nd < __ldcg(dist + v)) {
+    const idx_t v = __ldg(c.ixo + e);
+    const dist_t nd = du + weight(c.wo, e);
+    if (nd < __ldcg(c.dist + v)) {
         const bits_t nb = to_bits(nd);
-        if (nb < atomicMin((bits_t*)(dist + v), nb)) flag[v] = 1;
+        if (nb < atomicMin((bits_t*)(c.dist + v), nb)) {
+            c.flag[v] = 1;
+#if PACK
+            if (c.cand) c.cand[v] = ((u64)(unsigned)u << 32) | (u64)(unsigned)e;
+#endif
+        }
     }
 }
 
@@ -115,7 +127,8 @@ __device__ __forceinline__ u64* slot(u64* st, int k) { return st + S_SLOT + SLOT
 extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
         const ptr_t* __restrict__ ipo, const idx_t* __restrict__ ixo, const w_t* __restrict__ wo,
         const ptr_t* __restrict__ ipi, const idx_t* __restrict__ ixi, const w_t* __restrict__ wi,
-        dist_t* dist, pidx_t* pred, unsigned char* flag, idx_t* q, idx_t* hq, idx_t* lq,
+        dist_t* dist, pidx_t* pred, unsigned char* flag, u64* cand, idx_t* q, idx_t* cu,
+        long long* cs, idx_t* lq,
         u64* st, long long n, const idx_t* __restrict__ srcs, long long nsrc, long long src0,
         double delta, u64* prof)
 {
@@ -126,6 +139,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
     const long long npad = (n + 255) & ~255ll;          // flags are padded to 256 per warp step
     volatile u64* vs = st;
     const dist_t INF = from_bits((bits_t)(sizeof(dist_t) == 8 ? 0x7ff0000000000000ll : 0x7f800000));
+    Ctx c;
+    c.ixo = ixo; c.wo = wo; c.dist = dist; c.flag = flag; c.cand = cand;
     if (prof && gtid == 0) prof[0] = now_ns();
 
     // ---- setup
@@ -162,7 +177,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
         for (long long base = (gtid >> 5) * 256; base < n; base += nwarps * 256) {
             const long long v0 = base + lane * 8;
             const u64 f8 = __ldcg((const u64*)(flag + v0));
-            unsigned take = 0u, heavy = 0u, huge = 0u;
+            unsigned take = 0u, heavy = 0u;
             if (f8) {
 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
@@ -172,17 +187,26 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
                     if ((double)d < thr) {
                         take |= 1u << j;
                         flag[v] = 0;
-                        const long long deg = (long long)(__ldg(ipo + v + 1) - __ldg(ipo + v));
-                        if (deg > (long long)HUGE) huge |= 1u << j;
-                        else if (deg > (long long)HEAVY) heavy |= 1u << j;
+                        const long long s = (long long)__ldg(ipo + v);
+                        const long long t = (long long)__ldg(ipo + v + 1);
+                        if (t - s > (long long)HEAVY) {
+                            // a heavy vertex: its edges in chunks of CHUNK, a block each
+                            heavy |= 1u << j;
+                            const long long nch = (t - s + CHUNK - 1) / CHUNK;
+                            const long long b = (long long)atomicAdd(sl + C_CHUNKS, (u64)nch);
+                            for (long long x = 0; x < nch; ++x) {
+                                cu[b + x] = (idx_t)v;
+                                cs[b + x] = s + x * CHUNK;
+                            }
+                        }
                     } else {
                         ++pending;
-                        const bits_t b = to_bits(d);
-                        fmin = b < fmin ? b : fmin;
+                        const bits_t bb = to_bits(d);
+                        fmin = bb < fmin ? bb : fmin;
                     }
                 }
             }
-            const unsigned light = take & ~(heavy | huge);
+            const unsigned light = take & ~heavy;
             const long long cnt = __popc(light);
             long long incl = cnt;
             for (int off = 1; off < 32; off <<= 1) {
@@ -194,11 +218,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
             if (total && lane == 31) wbase = atomicAdd(sl + C_LIGHT, (u64)total);
             wbase = __shfl_sync(FULL, wbase, 31);
             long long pos = (long long)wbase + incl - cnt;
-            for (int j = 0; j < 8; ++j) {
+            for (int j = 0; j < 8; ++j)
                 if ((light >> j) & 1u) q[pos++] = (idx_t)(v0 + j);
-                if ((heavy >> j) & 1u) q[n - 1 - (long long)atomicAdd(sl + C_HEAVY, 1ull)] = (idx_t)(v0 + j);
-                if ((huge >> j) & 1u) hq[atomicAdd(sl + C_HUGE, 1ull)] = (idx_t)(v0 + j);
-            }
         }
         pending = warp_sum(pending);
         for (int off = 16; off > 0; off >>= 1) {
@@ -211,13 +232,13 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
         }
         grid_sync(st);
         const int so = S_SLOT + SLOT_WORDS * (k % NSLOT);
-        const u64 nl = vs[so + C_LIGHT], nh = vs[so + C_HEAVY], nu = vs[so + C_HUGE];
+        const u64 nl = vs[so + C_LIGHT], nch = vs[so + C_CHUNKS];
         const u64 np_ = vs[so + C_PENDING];
         if (prof && gtid == 0 && k < NPROF) {
             u64* r = prof + 8 + 4 * k;
-            r[0] = now_ns(); r[1] = nl + nh + nu; r[2] = np_; r[3] = (u64)__double_as_longlong(thr);
+            r[0] = now_ns(); r[1] = nl + nch; r[2] = np_; r[3] = (u64)__double_as_longlong(thr);
         }
-        if (nl + nh + nu == 0ull) {
+        if (nl + nch == 0ull) {
             if (np_ == 0ull) break;
             // nothing below the threshold: move it past the nearest pending distance
             const double fm = (double)from_bits((bits_t)vs[so + C_FMIN]);
@@ -228,32 +249,28 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
             continue;
         }
         ++steps;
-        // relax: huge vertices by the grid, heavy by a block, light up to 32 per warp
-        for (u64 h = 0; h < nu; ++h) {
-            const idx_t u = __ldcg(hq + h);
+        // relax: heavy vertices' edge chunks a block each, light vertices up to 32 per warp
+        for (long long h = blockIdx.x; h < (long long)nch; h += gridDim.x) {
+            const idx_t u = __ldcg(cu + h);
+            const long long s = __ldcg(cs + h);
+            const long long t = min(s + (long long)CHUNK, (long long)__ldg(ipo + u + 1));
             const dist_t du = __ldcg(dist + u);
-            const long long s = (long long)__ldg(ipo + u), t = (long long)__ldg(ipo + u + 1);
-            for (long long e = s + gtid; e < t; e += nthreads) relax(ipo, ixo, wo, dist, flag, true, e, du);
-        }
-        for (long long h = blockIdx.x; h < (long long)nh; h += gridDim.x) {
-            const idx_t u = __ldcg(q + (n - 1 - h));
-            const dist_t du = __ldcg(dist + u);
-            const long long s = (long long)__ldg(ipo + u), t = (long long)__ldg(ipo + u + 1);
-            for (long long e = s + threadIdx.x; e < t; e += BLOCK) relax(ipo, ixo, wo, dist, flag, true, e, du);
+            for (long long e = s + threadIdx.x; e < t; e += BLOCK) relax(c, true, e, u, du);
         }
         const int per = per_warp((long long)nl, nwarps);
         for (long long base = (gtid >> 5) * per; base < (long long)nl; base += nwarps * per) {
             const long long i = base + lane;
             long long s = 0, d = 0;
             dist_t du = (dist_t)0;
+            idx_t u = 0;
             if (lane < per && i < (long long)nl) {
-                const idx_t u = __ldcg(q + i);
+                u = __ldcg(q + i);
                 du = __ldcg(dist + u);
                 s = (long long)__ldg(ipo + u);
                 d = (long long)__ldg(ipo + u + 1) - s;
             }
             expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
-                relax(ipo, ixo, wo, dist, flag, valid, e, __shfl_sync(FULL, du, owner));
+                relax(c, valid, e, __shfl_sync(FULL, u, owner), __shfl_sync(FULL, du, owner));
             });
         }
         grid_sync(st);
@@ -272,9 +289,20 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
                 if (__ldcg(pred + v) == (pidx_t)-2) {
                     pred[v] = (pidx_t)-1;
                 } else if (dv < INF) {
-                    const long long s = (long long)__ldg(ipi + v), t = (long long)__ldg(ipi + v + 1);
-                    const long long stop = min(t, s + (long long)LONG);
                     bool got = false;
+#if PACK
+                    if (cand) {   // the candidate the last improvement left, if it is still tight
+                        const u64 cv = __ldcg(cand + v);
+                        const idx_t u = (idx_t)(cv >> 32);
+                        const long long e = (long long)(cv & 0xffffffffull);
+                        if (u >= 0 && (long long)u < n) {
+                            const dist_t du = __ldcg(dist + u);
+                            if (du < dv && du + weight(wo, e) == dv) { pred[v] = (pidx_t)u; got = true; }
+                        }
+                    }
+#endif
+                    const long long s = (long long)__ldg(ipi + v), t = got ? 0 : (long long)__ldg(ipi + v + 1);
+                    const long long stop = got ? 0 : min(t, s + (long long)LONG);
                     for (long long e = s; e < stop; ++e) {
                         const idx_t u = __ldg(ixi + e);
                         const dist_t du = __ldcg(dist + u);
@@ -337,8 +365,9 @@ def _w_ctype(w_dtype, dist_dtype):
 
 
 def sssp_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None,
-                pred_dtype=None, block=256):
-    """``(source, kernel name)`` of the cooperative near-far kernel."""
+                pred_dtype=None, block=256, pack=True):
+    """``(source, kernel name)`` of the cooperative near-far kernel.  ``pack``: relaxations
+    leave ``(u, edge)`` predecessor candidates (needs fewer than 2**32 vertices and edges)."""
     dist_dtype = np.dtype(dist_dtype)
     if dist_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"distances are float32 or float64, not {dist_dtype}")
@@ -347,12 +376,13 @@ def sssp_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None
     pred_dtype = np.dtype(idx_dtype if pred_dtype is None else pred_dtype)
     tag = "_".join(_dt.short_name(np.dtype(d)) if d is not None else "pat"
                    for d in (dist_dtype, idx_dtype, ptr_dtype, w_dtype, pred_dtype))
-    name = f"hpg_sssp_coop_{tag}_b{block}"
+    name = f"hpg_sssp_coop_{tag}_b{block}{'' if pack else '_nopack'}"
     src = fill(_SOURCE, COMMON=DEVICE_COMMON, IDX=_dt.c_type(idx_dtype),
                PTR=_dt.c_type(ptr_dtype), DIST=_dt.c_type(dist_dtype),
                BITS="int" if dist_dtype.itemsize == 4 else "long long",
                WT=_w_ctype(w_dtype, dist_dtype), PIDX=_dt.c_type(pred_dtype), BLOCK=block,
-               HEAVY=HEAVY, HUGE=HUGE, LONG=LONG, WEIGHTED=int(w_dtype is not None),
+               HEAVY=HEAVY, CHUNK=CHUNK, LONG=LONG, WEIGHTED=int(w_dtype is not None),
+               PACK=int(bool(pack)),
                NPROF=NPROF, NAME=name)
     return src, name
 
@@ -386,13 +416,20 @@ class _Plan:
             self.ipi = AT.indptr.astype(A.indptr.dtype, copy=False)
             self.ixi = AT.indices.astype(A.indices.dtype, copy=False)
             self.wi = self.null_w if w is None else AT.values.astype(self.wdt, copy=False)
-        src, name = sssp_source(self.dt, self.idt, A.indptr.dtype, self.wdt, self.pdt, shape[0])
+        self.pack = n < 2**32 and int(A.nnz) < 2**32
+        src, name = sssp_source(self.dt, self.idt, A.indptr.dtype, self.wdt, self.pdt, shape[0],
+                                self.pack)
         self.kern = CoopKernel(src, name, shape)
         with _backend.out_of_memory_guard("preparing SSSP buffers"):
             cap = max(n, 1)
             self.flag = cp.zeros((n + 255) // 256 * 256 + 8, cp.uint8)
             self.q = cp.empty(cap, self.idt)
-            self.hq = cp.empty(int(A.nnz) // HUGE + 1, self.idt)
+            # heavy vertices' chunks: at most nnz / CHUNK full ones plus one partial per vertex
+            ccap = int(A.nnz) // CHUNK + int(A.nnz) // HEAVY + 1
+            self.cu = cp.empty(ccap, self.idt)
+            self.cs = cp.empty(ccap, cp.int64)
+            # predecessor candidates (u << 32 | edge); all ones = none yet
+            self.cand = cp.full(cap, np.iinfo(np.uint64).max, cp.uint64) if self.pack else None
             self.lq = cp.empty(cap, self.idt)
             self.st = cp.zeros(S_WORDS, cp.uint64)
             self.prof = cp.zeros(8 + 4 * NPROF, cp.uint64)
@@ -407,8 +444,9 @@ class _Plan:
             srcs = cp.asarray(sources.astype(self.idt))
             nsrc, s0 = int(srcs.shape[0]), 0
         self.kern.launch((self.ipo, self.ixo, self.wo, self.ipi, self.ixi, self.wi, dist,
-                          null_ptr() if pred is None else pred, self.flag, self.q, self.hq,
-                          self.lq, self.st, np.int64(self.n), srcs, np.int64(nsrc),
+                          null_ptr() if pred is None else pred, self.flag,
+                          self.cand if (want_pred and self.pack) else null_ptr(), self.q,
+                          self.cu, self.cs, self.lq, self.st, np.int64(self.n), srcs, np.int64(nsrc),
                           np.int64(s0), np.float64(delta), self.prof if PROFILE else null_ptr()))
         missing = 0
         if want_pred:   # one small read: does any reached vertex lack a strictly closer tight parent?

@@ -18,7 +18,7 @@ from hpgraph.algorithms import _coop, _sssp, _sssp_gpu
 def test_kernel_compiles_with_nvrtc(dist, w):
     for idx, ptr, pred, block in ((np.int32, np.int64, np.int32, 1024), (np.int64, np.int64, np.int64, 256),
                                   (np.int32, np.int32, np.int32, 256)):
-        src, name = _sssp_gpu.sssp_source(dist, idx, ptr, w, pred, block)
+        src, name = _sssp_gpu.sssp_source(dist, idx, ptr, w, pred, block, pack=block == 1024)
         assert f".entry {name}(" in hp.backend.compile_ptx(src, name + ".cu", ("-std=c++17",))
 
 
