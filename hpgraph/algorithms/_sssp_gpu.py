@@ -13,8 +13,8 @@ per-vertex *pending* flag (one byte):
 * *compact* (every thread over 8 flags at a time): a pending vertex whose distance is below
   the threshold ``thr`` is cleared and queued: a light one in the vertex queue (one
   ``atomicAdd`` per warp reserves the warp's slots), one of out-degree above ``HEAVY`` as
-  chunks of ``CHUNK`` edges in the chunk list.  The others stay pending, and their smallest
-  distance and their count go to the step's counters.
+  chunks (``CHUNK_PER_THREAD`` edges per thread of a block) in the chunk list.  The others
+  stay pending, and their smallest distance and their count go to the step's counters.
 * barrier; every thread reads the same counters.  Empty queue: done if nothing is pending,
   else ``thr`` moves to ``smallest pending distance + delta`` and the flags are compacted again.
 * *relax*: the queue's vertices push ``dist[u] + w`` to their out-neighbours with
@@ -44,14 +44,15 @@ from .. import backend as _backend
 from .. import dtypes as _dt
 from ._coop import DEVICE_COMMON, CoopKernel, fill, null_ptr
 
-__all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "CHUNK", "LONG",
+__all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "CHUNK_PER_THREAD", "LONG",
            "PROFILE"]
 
 #: ``(threads per block, blocks per SM)`` forced for every graph (benchmarks), or None.
 SHAPE = None
-#: Out-degree above which a queued vertex's edges go out as chunks of CHUNK, a block each.
+#: Out-degree above which a queued vertex's edges go out as chunks, a block each, of
+#: ``CHUNK_PER_THREAD`` edges per thread (their loads overlap).
 HEAVY = 256
-CHUNK = 1024
+CHUNK_PER_THREAD = 4
 #: In-edges one thread checks for a predecessor before handing the vertex to a warp.
 LONG = 32
 #: Steps whose start time, queue size, pending count and kind the kernel records when on.
@@ -255,7 +256,30 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
             const long long s = __ldcg(cs + h);
             const long long t = min(s + (long long)CHUNK, (long long)__ldg(ipo + u + 1));
             const dist_t du = __ldcg(dist + u);
-            for (long long e = s + threadIdx.x; e < t; e += BLOCK) relax(c, true, e, u, du);
+            // CHUNK / BLOCK edges per thread, each stage's loads issued together
+            idx_t v[CHUNK / BLOCK];
+            dist_t nd[CHUNK / BLOCK];
+#pragma unroll
+            for (int j = 0; j < CHUNK / BLOCK; ++j) {
+                const long long e = s + threadIdx.x + (long long)j * BLOCK;
+                v[j] = -1;
+                if (e < t) { v[j] = __ldg(ixo + e); nd[j] = du + weight(wo, e); }
+            }
+#pragma unroll
+            for (int j = 0; j < CHUNK / BLOCK; ++j)
+                if (v[j] >= 0 && !(nd[j] < __ldcg(dist + v[j]))) v[j] = -1;
+#pragma unroll
+            for (int j = 0; j < CHUNK / BLOCK; ++j) {
+                if (v[j] < 0) continue;
+                const bits_t nb = to_bits(nd[j]);
+                if (nb < atomicMin((bits_t*)(dist + v[j]), nb)) {
+                    flag[v[j]] = 1;
+#if PACK
+                    if (cand) cand[v[j]] = ((u64)(unsigned)u << 32) |
+                                           (u64)(unsigned)(s + threadIdx.x + (long long)j * BLOCK);
+#endif
+                }
+            }
         }
         const int per = per_warp((long long)nl, nwarps);
         for (long long base = (gtid >> 5) * per; base < (long long)nl; base += nwarps * per) {
@@ -381,17 +405,23 @@ def sssp_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None
                PTR=_dt.c_type(ptr_dtype), DIST=_dt.c_type(dist_dtype),
                BITS="int" if dist_dtype.itemsize == 4 else "long long",
                WT=_w_ctype(w_dtype, dist_dtype), PIDX=_dt.c_type(pred_dtype), BLOCK=block,
-               HEAVY=HEAVY, CHUNK=CHUNK, LONG=LONG, WEIGHTED=int(w_dtype is not None),
+               HEAVY=HEAVY, CHUNK=CHUNK_PER_THREAD * block, LONG=LONG, WEIGHTED=int(w_dtype is not None),
                PACK=int(bool(pack)),
                NPROF=NPROF, NAME=name)
     return src, name
 
 
 def launch_shape(n: int, nnz: int):
-    """``(threads per block, blocks per SM)``; :data:`SHAPE` overrides it (the BFS rule)."""
+    """``(threads per block, blocks per SM)``; :data:`SHAPE` overrides it.  H200, R-MAT 21 with
+    predecessors (``benchmarks/bench_sssp_gpu.py``): 512 x 1 3.04 ms, 1024 x 1 2.07, 512 x 2
+    1.99; sparse graphs take BFS's narrow launch (the step kernel usually runs them)."""
     from . import _bfs_gpu
 
-    return SHAPE if SHAPE is not None else _bfs_gpu.launch_shape(n, nnz)
+    if SHAPE is not None:
+        return SHAPE
+    if nnz <= _bfs_gpu.SPARSE_DEGREE * max(n, 1):
+        return _bfs_gpu.launch_shape(n, nnz)
+    return 512, 2
 
 
 class _Plan:
@@ -424,8 +454,8 @@ class _Plan:
             cap = max(n, 1)
             self.flag = cp.zeros((n + 255) // 256 * 256 + 8, cp.uint8)
             self.q = cp.empty(cap, self.idt)
-            # heavy vertices' chunks: at most nnz / CHUNK full ones plus one partial per vertex
-            ccap = int(A.nnz) // CHUNK + int(A.nnz) // HEAVY + 1
+            # heavy vertices' chunks: at most nnz / chunk full ones plus one partial per vertex
+            ccap = int(A.nnz) // (CHUNK_PER_THREAD * shape[0]) + int(A.nnz) // HEAVY + 1
             self.cu = cp.empty(ccap, self.idt)
             self.cs = cp.empty(ccap, cp.int64)
             # predecessor candidates (u << 32 | edge); all ones = none yet
