@@ -44,7 +44,7 @@ from .. import backend as _backend
 from .. import dtypes as _dt
 from ._coop import DEVICE_COMMON, CoopKernel, fill, null_ptr
 
-__all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "CHUNK_PER_THREAD", "LONG",
+__all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "CHUNK_PER_THREAD", "LIGHT_UNROLL", "LONG",
            "PROFILE"]
 
 #: ``(threads per block, blocks per SM)`` forced for every graph (benchmarks), or None.
@@ -53,6 +53,9 @@ SHAPE = None
 #: ``CHUNK_PER_THREAD`` edges per thread (their loads overlap).
 HEAVY = 256
 CHUNK_PER_THREAD = 4
+#: Rounds of 32 edges a warp relaxes at once for its light vertices (their loads overlap: the
+#: relaxations are bound by the latency of the dependent loads, not by bandwidth).
+LIGHT_UNROLL = 4
 #: In-edges one thread checks for a predecessor before handing the vertex to a warp.
 LONG = 32
 #: Steps whose start time, queue size, pending count and kind the kernel records when on.
@@ -72,6 +75,7 @@ typedef @PIDX@ pidx_t;
 #define BLOCK @BLOCK@
 #define HEAVY @HEAVY@
 #define CHUNK @CHUNK@
+#define LIGHT_UNROLL @LIGHT_UNROLL@
 #define LONG @LONG@
 #define WEIGHTED @WEIGHTED@
 #define PACK @PACK@
@@ -95,34 +99,41 @@ __device__ __forceinline__ dist_t weight(const w_t* w, long long e)
 #endif
 }
 
-struct Ctx {
-    const idx_t* ixo; const w_t* wo; dist_t* dist; unsigned char* flag; u64* cand;
-};
-
-// Push dist[u] + w(e) to the target of stored entry e (when `valid`); an improved target
-// becomes pending, and (PACK) remembers (u, e) as its predecessor candidate: one 64-bit store,
-// so a candidate is never torn, but a slower, earlier improvement may overwrite the last one;
-// the predecessor phase checks every candidate and scans the in-edges where it fails.
-__device__ __forceinline__ void relax(const Ctx& c, bool valid, long long e, idx_t u, dist_t du)
+// Relax U stored entries e[j] (where ok[j]) from vertices uu[j] at distance dd[j]: push
+// dd + w to the target with atomicMin on the distance's bits; an improved target becomes
+// pending and (PACK, cand given) remembers (u, e) as its predecessor candidate -- one 64-bit
+// store, never torn, though a slower, earlier improvement may overwrite the last one (the
+// predecessor phase checks every candidate).  Each stage's loads for all U entries are
+// issued together: relaxations are bound by the latency of the dependent loads.
+template <int U>
+__device__ __forceinline__ void relax_many(const idx_t* __restrict__ ixo, const w_t* __restrict__ wo,
+                                           dist_t* dist, unsigned char* flag, u64* cand,
+                                           const long long* e, const bool* ok, const idx_t* uu,
+                                           const dist_t* dd)
 {
-    if (!valid) return;
-    const idx_t v = __ldg(c.ixo + e);
-    const dist_t nd = du + weight(c.wo, e);
-    if (nd < __ldcg(c.dist + v)) {
-        const bits_t nb = to_bits(nd);
-        if (nb < atomicMin((bits_t*)(c.dist + v), nb)) {
-            c.flag[v] = 1;
+    idx_t v[U];
+    dist_t nd[U];
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+        v[j] = -1;
+        if (ok[j]) { v[j] = __ldg(ixo + e[j]); nd[j] = dd[j] + weight(wo, e[j]); }
+    }
+#pragma unroll
+    for (int j = 0; j < U; ++j)
+        if (v[j] >= 0 && !(nd[j] < __ldcg(dist + v[j]))) v[j] = -1;
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+        if (v[j] < 0) continue;
+        const bits_t nb = to_bits(nd[j]);
+        if (nb < atomicMin((bits_t*)(dist + v[j]), nb)) {
+            flag[v[j]] = 1;
 #if PACK
-            if (c.cand) c.cand[v] = ((u64)(unsigned)u << 32) | (u64)(unsigned)e;
+            if (cand) cand[v[j]] = ((u64)(unsigned)uu[j] << 32) | (u64)(unsigned)e[j];
 #endif
         }
     }
 }
 
-// Counter slots rotate over NSLOT = 4: compaction k writes slot k, every thread reads it after
-// the barrier, and slot k + 2 is cleared at compaction k.  (Three would not do: a compaction
-// that finds nothing to relax is followed by the next one without a second barrier, so slot
-// k - 1 may still be read while compaction k starts.)
 __device__ __forceinline__ u64* slot(u64* st, int k) { return st + S_SLOT + SLOT_WORDS * (k % NSLOT); }
 
 extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
@@ -140,8 +151,6 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
     const long long npad = (n + 255) & ~255ll;          // flags are padded to 256 per warp step
     volatile u64* vs = st;
     const dist_t INF = from_bits((bits_t)(sizeof(dist_t) == 8 ? 0x7ff0000000000000ll : 0x7f800000));
-    Ctx c;
-    c.ixo = ixo; c.wo = wo; c.dist = dist; c.flag = flag; c.cand = cand;
     if (prof && gtid == 0) prof[0] = now_ns();
 
     // ---- setup
@@ -256,30 +265,19 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
             const long long s = __ldcg(cs + h);
             const long long t = min(s + (long long)CHUNK, (long long)__ldg(ipo + u + 1));
             const dist_t du = __ldcg(dist + u);
-            // CHUNK / BLOCK edges per thread, each stage's loads issued together
-            idx_t v[CHUNK / BLOCK];
-            dist_t nd[CHUNK / BLOCK];
+            // CHUNK / BLOCK edges per thread
+            long long e[CHUNK / BLOCK];
+            bool ok[CHUNK / BLOCK];
+            idx_t uu[CHUNK / BLOCK];
+            dist_t dd[CHUNK / BLOCK];
 #pragma unroll
             for (int j = 0; j < CHUNK / BLOCK; ++j) {
-                const long long e = s + threadIdx.x + (long long)j * BLOCK;
-                v[j] = -1;
-                if (e < t) { v[j] = __ldg(ixo + e); nd[j] = du + weight(wo, e); }
+                e[j] = s + threadIdx.x + (long long)j * BLOCK;
+                ok[j] = e[j] < t;
+                uu[j] = u;
+                dd[j] = du;
             }
-#pragma unroll
-            for (int j = 0; j < CHUNK / BLOCK; ++j)
-                if (v[j] >= 0 && !(nd[j] < __ldcg(dist + v[j]))) v[j] = -1;
-#pragma unroll
-            for (int j = 0; j < CHUNK / BLOCK; ++j) {
-                if (v[j] < 0) continue;
-                const bits_t nb = to_bits(nd[j]);
-                if (nb < atomicMin((bits_t*)(dist + v[j]), nb)) {
-                    flag[v[j]] = 1;
-#if PACK
-                    if (cand) cand[v[j]] = ((u64)(unsigned)u << 32) |
-                                           (u64)(unsigned)(s + threadIdx.x + (long long)j * BLOCK);
-#endif
-                }
-            }
+            relax_many<CHUNK / BLOCK>(ixo, wo, dist, flag, cand, e, ok, uu, dd);
         }
         const int per = per_warp((long long)nl, nwarps);
         for (long long base = (gtid >> 5) * per; base < (long long)nl; base += nwarps * per) {
@@ -293,9 +291,26 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
                 s = (long long)__ldg(ipo + u);
                 d = (long long)__ldg(ipo + u + 1) - s;
             }
-            expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
-                relax(c, valid, e, __shfl_sync(FULL, u, owner), __shfl_sync(FULL, du, owner));
-            });
+            // the warp's edges dealt evenly over the lanes (as expand_balanced), LIGHT_UNROLL
+            // rounds of 32 at a time, so that relax_many issues their loads together
+            long long excl;
+            const long long total = balanced_scan(per, d, excl);
+            for (long long k0 = 0; k0 < total; k0 += 32 * LIGHT_UNROLL) {
+                long long e[LIGHT_UNROLL];
+                bool ok[LIGHT_UNROLL];
+                idx_t uu[LIGHT_UNROLL];
+                dist_t dd[LIGHT_UNROLL];
+#pragma unroll
+                for (int j = 0; j < LIGHT_UNROLL; ++j) {
+                    const long long k = k0 + 32 * j + lane;
+                    const int lo = balanced_owner(per, excl, k);
+                    e[j] = __shfl_sync(FULL, s, lo) + (k - __shfl_sync(FULL, excl, lo));
+                    uu[j] = __shfl_sync(FULL, u, lo);
+                    dd[j] = __shfl_sync(FULL, du, lo);
+                    ok[j] = k < total;
+                }
+                relax_many<LIGHT_UNROLL>(ixo, wo, dist, flag, cand, e, ok, uu, dd);
+            }
         }
         grid_sync(st);
     }
@@ -405,7 +420,7 @@ def sssp_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None
                PTR=_dt.c_type(ptr_dtype), DIST=_dt.c_type(dist_dtype),
                BITS="int" if dist_dtype.itemsize == 4 else "long long",
                WT=_w_ctype(w_dtype, dist_dtype), PIDX=_dt.c_type(pred_dtype), BLOCK=block,
-               HEAVY=HEAVY, CHUNK=CHUNK_PER_THREAD * block, LONG=LONG, WEIGHTED=int(w_dtype is not None),
+               HEAVY=HEAVY, CHUNK=CHUNK_PER_THREAD * block, LIGHT_UNROLL=LIGHT_UNROLL, LONG=LONG, WEIGHTED=int(w_dtype is not None),
                PACK=int(bool(pack)),
                NPROF=NPROF, NAME=name)
     return src, name
@@ -447,6 +462,7 @@ class _Plan:
             self.ixi = AT.indices.astype(A.indices.dtype, copy=False)
             self.wi = self.null_w if w is None else AT.values.astype(self.wdt, copy=False)
         self.pack = n < 2**32 and int(A.nnz) < 2**32
+        self.exact = _exact_positive(G, self.dt, self.wdt, n)
         src, name = sssp_source(self.dt, self.idt, A.indptr.dtype, self.wdt, self.pdt, shape[0],
                                 self.pack)
         self.kern = CoopKernel(src, name, shape)
@@ -479,7 +495,9 @@ class _Plan:
                           self.cu, self.cs, self.lq, self.st, np.int64(self.n), srcs, np.int64(nsrc),
                           np.int64(s0), np.float64(delta), self.prof if PROFILE else null_ptr()))
         missing = 0
-        if want_pred:   # one small read: does any reached vertex lack a strictly closer tight parent?
+        if want_pred and not self.exact:
+            # one small read (it waits for the kernel): does a reached vertex lack a strictly
+            # closer tight parent?  Not needed where that cannot happen (_exact_positive).
             missing = int(self.st[S_MISSING:S_MISSING + 1].get()[0])
         return dist, pred, missing
 
@@ -494,6 +512,25 @@ class _Plan:
                 "step_us": ((ends - rec[:, 0]) / 1e3).round(1).tolist(),
                 "queue": rec[:, 1].tolist(), "pending": rec[:, 2].tolist(),
                 "thr": rec[:, 3].view(np.float64).tolist()}
+
+
+def _exact_positive(G, dist_dtype, w_dtype, n) -> bool:
+    """Whether every reached non-source vertex surely gets a predecessor from the kernel: all
+    weights are positive integers (or the graph is unweighted) and every path length is exact
+    in ``dist_dtype`` (``n * max weight`` below 2**53 for float64, 2**24 for float32).  Then
+    the vertex that set a final distance is strictly closer and its edge is tight."""
+    limit = 2.0 ** (53 if np.dtype(dist_dtype).itemsize == 8 else 24)
+    if w_dtype is None:
+        return n < limit
+    if np.dtype(w_dtype).kind not in "iu":
+        return False
+    vals = G.A.values
+    if int(G.A.nnz) == 0:
+        return True
+    lo, hi = (int(x) for x in G._cached("hpg.weight_min_max",
+                                         lambda: tuple(_backend.to_host(
+                                             G.xp.stack([vals.min(), vals.max()])).tolist())))
+    return lo > 0 and float(n) * float(hi) < limit
 
 
 _plans: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -196,3 +196,20 @@ def test_refusal_falls_back_to_step_kernel(kernel, monkeypatch, cases):
     res = hp.sssp(G, 0, method="near-far", to="numpy")
     np.testing.assert_allclose(res.distance, csg.dijkstra(A, indices=0), rtol=1e-12)
     assert not _ran_kernel(G)
+
+
+def test_exact_positive_rule():
+    """When the kernel's predecessors cannot miss, the host skips its read of the count."""
+    f64, f32 = np.dtype(np.float64), np.dtype(np.float32)
+
+    def graph(w):
+        return hp.Graph.from_edges([0, 1], [1, 2], weights=w, num_vertices=3)
+
+    ex = _sssp_gpu._exact_positive
+    assert ex(hp.generators.grid_2d(3, 3, backend="cpu"), f32, None, 9)
+    assert not ex(hp.generators.grid_2d(3, 3, backend="cpu"), f32, None, 2**24)
+    g = graph(np.array([3, 5], np.int32))
+    assert ex(g, f64, np.int32, 3)
+    assert not ex(g, f64, np.int32, 2**52)                         # n * max weight >= 2**53
+    assert not ex(graph(np.array([0, 5], np.int64)), f64, np.int64, 3)    # a zero weight
+    assert not ex(graph(np.array([1.0, 2.0])), f64, np.float64, 3)        # float weights
