@@ -30,6 +30,12 @@ per-vertex *pending* flag (one byte):
   counted; the caller then runs the tight-edge BFS of :mod:`._sssp`.
 
 Needs non-negative weights.  Counters live in rotating slots, as in :mod:`._bfs_gpu`.
+
+Measured (H200, ``benchmarks/bench_sssp_gpu.py``, integer weights 1..64, with predecessors):
+R-MAT 21 1.78 ms (the engine's Bellman-Ford 5.14, the step kernel 7.41), R-MAT 22 3.84 ms
+(10.5, 15.0).  The 2048 x 2048 grid's 4,910 steps cost about 15 us each here (72-99 ms),
+while the step kernel's CUDA-graph batches run them in 34 ms; ``sssp``'s auto rule keeps that
+one for sparse graphs.
 """
 
 from __future__ import annotations
@@ -427,16 +433,17 @@ def sssp_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None
 
 
 def launch_shape(n: int, nnz: int):
-    """``(threads per block, blocks per SM)``; :data:`SHAPE` overrides it.  H200, R-MAT 21 with
-    predecessors (``benchmarks/bench_sssp_gpu.py``): 512 x 1 3.04 ms, 1024 x 1 2.07, 512 x 2
-    1.99; sparse graphs take BFS's narrow launch (the step kernel usually runs them)."""
+    """``(threads per block, blocks per SM)``; :data:`SHAPE` overrides it.  H200, with
+    predecessors (``benchmarks/bench_sssp_gpu.py``), R-MAT 21 / 22: 256 x 4 1.78 / 3.84 ms,
+    512 x 2 1.92 / 4.06, 1024 x 1 1.90 / 4.99 (run-to-run noise about 5 %).  Sparse graphs
+    take BFS's narrow launch (the step kernel usually runs them)."""
     from . import _bfs_gpu
 
     if SHAPE is not None:
         return SHAPE
     if nnz <= _bfs_gpu.SPARSE_DEGREE * max(n, 1):
         return _bfs_gpu.launch_shape(n, nnz)
-    return 512, 2
+    return 256, 4
 
 
 class _Plan:
