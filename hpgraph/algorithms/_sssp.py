@@ -2,28 +2,26 @@
 
 Two methods (``method=`` of :func:`sssp`):
 
-* ``"near-far"`` (Davidson et al., IPDPS 2014; :mod:`._sssp_nearfar`): a near queue of the
-  vertices below a moving threshold is relaxed by push with ``atomicMin``; improvements beyond
-  the threshold wait in a far pile that is split by the next threshold (``+ delta``) when the
-  near queue empties.  Work stays close to Dijkstra's on high-diameter graphs, where
-  Bellman-Ford keeps re-relaxing a wide band of vertices: on the 2048 x 2048 grid with weights
-  1..64, Bellman-Ford runs 4,317 supersteps with up to 246k active vertices.  Needs
-  non-negative weights.  On the GPU it is a specialised kernel (one launch per step, device-side
-  control, CUDA-graph batches; see that module for why the engine cannot express it); on the
-  CPU a vectorised NumPy loop.
+* ``"near-far"`` (Davidson et al., IPDPS 2014): a near queue of the vertices below a moving
+  threshold is relaxed by push with ``atomicMin``; improvements beyond the threshold wait in a
+  far pile that is split by the next threshold (``+ delta``) when the near queue empties.
+  Work stays close to Dijkstra's on high-diameter graphs, where Bellman-Ford keeps
+  re-relaxing a wide band of vertices: on the 2048 x 2048 grid with weights 1..64,
+  Bellman-Ford runs 4,317 supersteps with up to 246k active vertices.  Needs non-negative
+  weights.  On the CPU a vectorised NumPy loop.  On the GPU two specialised kernels (see
+  their modules for why the engine cannot express them), chosen by :func:`gpu_nearfar_impl`:
+  :mod:`._sssp_gpu` runs the whole search *and* the predecessors in one cooperative launch
+  (dense graphs: R-MAT 21 1.78 ms with predecessors on an H200), :mod:`._sssp_nearfar` one
+  launch per step replayed in CUDA graphs (sparse, long-path graphs: the grid in 34 ms, where
+  the single launch pays about 15 us per step for its 4,910 steps).
 * ``"bellman-ford"``: the engine vertex program below; any weights, detects negative cycles.
 
 The rule of ``method="auto"`` (:func:`choose_method`): Bellman-Ford when a stored weight is
-negative.  Otherwise, on the CPU, near-far: it won on every graph measured (2 cores: grid
+negative, else near-far.  Near-far won on every graph measured: on the CPU (2 cores: grid
 512 x 512 weights 1..64 119 vs 1,043 ms, unweighted 60 vs 186 ms, R-MAT 17 189 vs 260 ms,
-Erdos-Renyi 200k / 1M 121 vs 203 ms).  On the GPU, near-far when the mean out-degree is at most
-:data:`AUTO_GPU_MAX_DEGREE`, else Bellman-Ford: sparse graphs tend to have long shortest paths
-(grids, meshes, road networks), where Bellman-Ford pays thousands of wide supersteps, while on
-dense low-diameter graphs the engine's Bellman-Ford finishes in a few supersteps and its pull
-direction beats push relaxations.  H200, integer weights 1..64, near-far vs Bellman-Ford
-(no predecessors): grid 2048^2 (degree 4) 35.7 vs 370.9 ms; Erdos-Renyi 2M vertices, degree 4
-5.0 vs 6.8 ms, degree 8 8.6 vs 8.9 ms, degree 16 12.4 vs 12.4 ms; R-MAT 21 (degree 30) 7.1 vs
-5.1 ms.
+Erdos-Renyi 200k / 1M 121 vs 203 ms) and on the GPU (H200, integer weights 1..64, with
+predecessors: grid 2048^2 34.2 vs 383.5 ms; R-MAT 21 1.79 vs 5.14 ms; R-MAT 22 4.06 vs
+10.5 ms).
 
 Bellman-Ford is the paper's Algorithm 1: every vertex gathers ``dist[u] + w(u, v)`` over its
 in-edges from the *active* senders (those whose distance dropped in the previous superstep),
@@ -155,13 +153,13 @@ def sssp(G, source, *, predecessors=True, method="auto", delta=None, backend=Non
     method : {"auto", "bellman-ford", "near-far"}
         ``"near-far"``: bucketed push relaxations (non-negative weights only); ``"bellman-ford"``:
         the engine's active-set Bellman-Ford (any weights, negative cycles detected);
-        ``"auto"``: Bellman-Ford if any stored weight is negative; else near-far on the CPU,
-        and on the GPU near-far when the mean out-degree is at most
-        :data:`AUTO_GPU_MAX_DEGREE` (sparse, typically high-diameter graphs), Bellman-Ford
-        otherwise.  All give the same distances (up to float rounding order).
+        ``"auto"``: Bellman-Ford if any stored weight is negative, else near-far.  All give the
+        same distances (up to float rounding order); predecessors may differ where several
+        shortest paths exist (each is a valid shortest-path tree).
     delta : float, optional
         Near-far bucket width (> 0; ``inf`` puts every improvement in the near queue).  Default:
-        Davidson's ``32 * mean weight / mean out-degree``.  Ignored by Bellman-Ford.
+        Davidson's rule with a wider factor, ``_sssp_nearfar.DELTA_FACTOR * mean weight / mean
+        out-degree``.  Ignored by Bellman-Ford.
     backend : {None, "auto", "cpu", "gpu"}
     to : {None, "numpy", "cupy"}
         Where the result arrays live (default: the side of the input graph).
