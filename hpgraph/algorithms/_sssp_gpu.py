@@ -49,6 +49,7 @@ import numpy as np
 from .. import backend as _backend
 from .. import dtypes as _dt
 from ._coop import DEVICE_COMMON, CoopKernel, fill, null_ptr
+from ._sssp_nearfar import _w_ctype
 
 __all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "CHUNK_PER_THREAD", "LIGHT_UNROLL", "LONG",
            "PROFILE"]
@@ -399,14 +400,6 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
     }
 }
 """
-
-
-def _w_ctype(w_dtype, dist_dtype):
-    if w_dtype is None:
-        return _dt.c_type(dist_dtype)
-    if np.dtype(w_dtype) == np.dtype(np.bool_):
-        return "unsigned char"
-    return _dt.c_type(w_dtype)
 
 
 def sssp_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None,

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..program import VertexProgram
 from ._common import check_sources, finish, prepare
-from ._sssp import _index_dtype, _program, check_weights, distance_dtype, tight_bfs_parents
+from ._sssp import _program, check_weights, distance_dtype, tight_bfs_parents
 
 __all__ = ["widest_path", "WidestPathResult"]
 

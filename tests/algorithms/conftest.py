@@ -426,11 +426,32 @@ def check_sssp_tree(case: GraphCase, dist, pred, sources):
         jump = np.where((jump >= 0) & (nxt >= 0), nxt, jump)
     assert np.all(np.isin(jump[others], src)), "predecessors do not lead back to a source"
 
+
+def check_bfs_matrix(res, A, n, sources):
+    """BFS result against scipy on the pattern ``A`` (scipy CSR): depths equal scipy's, every
+    parent is one level up along a stored edge, ``parent[s] == s`` at the sources."""
+    import scipy.sparse.csgraph as csg
+
+    ref = csg.shortest_path(A, directed=True, unweighted=True, indices=sources)
+    ref = np.atleast_2d(ref).min(axis=0)
+    ref = np.where(np.isinf(ref), -1, ref).astype(np.int64)
+    depth = host(res.depth)
+    parent = host(res.parent).astype(np.int64)
+    assert depth.dtype == np.int32
+    np.testing.assert_array_equal(depth, ref)
+    np.testing.assert_array_equal(parent[sources], sources)
+    assert np.array_equal(parent == -1, depth == -1)
+    v = np.flatnonzero(depth > 0)
+    np.testing.assert_array_equal(depth[parent[v]], depth[v] - 1)
+    r, c = A.nonzero()
+    assert np.isin(parent[v] * n + v, r.astype(np.int64) * n + c).all(), "parent -> v is not an edge"
+
 _NS = types.SimpleNamespace(
     GraphCase=GraphCase, graph_cases=graph_cases, negative_weight_cases=negative_weight_cases,
     negative_cycle_case=negative_cycle_case, directed_edges=directed_edges, to_scipy=to_scipy,
     to_networkx=to_networkx, to_graph=to_graph, backend_kw=backend_kw, host=host, case_id=case_id,
-    sssp_reference=sssp_reference, check_sssp=check_sssp, check_sssp_tree=check_sssp_tree)
+    sssp_reference=sssp_reference, check_sssp=check_sssp, check_sssp_tree=check_sssp_tree,
+    check_bfs_matrix=check_bfs_matrix)
 
 
 @pytest.fixture(scope="session")

@@ -208,7 +208,7 @@ def _random_graph(seed):
 
 
 @pytest.mark.parametrize("direction", ["auto", "push", "pull"])
-def test_bfs_random_graphs_depths_and_parents(backend_name, direction):
+def test_bfs_random_graphs_depths_and_parents(backend_name, direction, cases):
     """Many random graphs: depths equal scipy.sparse.csgraph; parents are valid (at depth - 1,
     along an existing edge) -- the GPU program may pick any frontier in-neighbour."""
     import scipy.sparse as sp
@@ -228,7 +228,7 @@ def test_bfs_random_graphs_depths_and_parents(backend_name, direction):
             results.append(BFSResult(*bfs_engine(G, np.array(srcs), direction=direction,
                                                  side="cpu")))
         for res in results:
-            _check_random(res, A, n, srcs)
+            cases.check_bfs_matrix(res, A, n, srcs)
 
 
 @pytest.mark.gpu
@@ -245,26 +245,9 @@ def test_bfs_gpu_repeated_calls_fresh_results():
     assert r[0].depth.data.ptr != r[2].depth.data.ptr
 
 
-def _check_random(res, A, n, srcs):
-    """Depths equal scipy's; every parent is one level up along a stored edge."""
-    ref = csg.shortest_path(A, directed=True, unweighted=True, indices=srcs)
-    ref = np.atleast_2d(ref).min(axis=0)
-    ref = np.where(np.isinf(ref), -1, ref).astype(np.int64)
-    r, c = A.nonzero()
-    depth = np.asarray(hp.backend.to_host(res.depth))
-    parent = np.asarray(hp.backend.to_host(res.parent)).astype(np.int64)
-    assert depth.dtype == np.int32
-    np.testing.assert_array_equal(depth, ref)
-    np.testing.assert_array_equal(parent[srcs], srcs)
-    assert np.array_equal(parent == -1, depth == -1)
-    v = np.flatnonzero(depth > 0)
-    np.testing.assert_array_equal(depth[parent[v]], depth[v] - 1)
-    assert np.isin(parent[v] * n + v, r.astype(np.int64) * n + c).all(), "parent -> v is not an edge"
-
-
 @pytest.mark.parametrize("fast", [True, False], ids=["fast_setup", "old_setup"])
 @pytest.mark.parametrize("nsrc", [1, 3, 12], ids=["1src", "3src", "12src"])
-def test_bfs_engine_setup_modes(backend_name, fast, nsrc, monkeypatch):
+def test_bfs_engine_setup_modes(backend_name, fast, nsrc, monkeypatch, cases):
     """hp.bfs's engine path with engine.gpu.FAST_SETUP on (Seeded depth/parent, inline
     frontier up to 8 sources, only depth/parent copied out) and off, repeated sources
     included, on random graphs (CPU: the CPU engine runs the same program and arguments)."""
@@ -286,4 +269,4 @@ def test_bfs_engine_setup_modes(backend_name, fast, nsrc, monkeypatch):
         Gb = G.to_device() if backend_name == "gpu" else G
         for _ in range(2):
             res = BFSResult(*bfs_engine(Gb, raw.astype(np.int64), side=backend_name))
-            _check_random(res, A, n, srcs)
+            cases.check_bfs_matrix(res, A, n, srcs)

@@ -5,7 +5,6 @@ each code path (huge / heavy / light top-down vertices, long bottom-up rows, man
 import numpy as np
 import pytest
 import scipy.sparse as sp
-import scipy.sparse.csgraph as csg
 
 import hpgraph as hp
 from hpgraph.algorithms import _bfs, _bfs_gpu, _coop
@@ -36,22 +35,6 @@ def test_launch_shape_override(monkeypatch):
 
 # ---------------------------------------------------------------------------------------------
 # GPU
-
-
-def _check(res, A, n, srcs):
-    ref = csg.shortest_path(A, directed=True, unweighted=True, indices=srcs)
-    ref = np.atleast_2d(ref).min(axis=0)
-    ref = np.where(np.isinf(ref), -1, ref).astype(np.int64)
-    depth = hp.backend.to_host(res.depth)
-    parent = hp.backend.to_host(res.parent).astype(np.int64)
-    assert depth.dtype == np.int32
-    np.testing.assert_array_equal(depth, ref)
-    np.testing.assert_array_equal(parent[srcs], srcs)
-    assert np.array_equal(parent == -1, depth == -1)
-    v = np.flatnonzero(depth > 0)
-    np.testing.assert_array_equal(depth[parent[v]], depth[v] - 1)
-    r, c = A.nonzero()
-    assert np.isin(parent[v] * n + v, r.astype(np.int64) * n + c).all(), "parent -> v is not an edge"
 
 
 def _graph(n, s, d, directed):
@@ -97,14 +80,14 @@ def _shapes():
 @pytest.mark.parametrize("launch", [(256, 2), (1024, 1), (128, 8)], ids=lambda x: f"{x[0]}x{x[1]}")
 @pytest.mark.parametrize("direction", ["auto", "push", "pull"])
 @pytest.mark.parametrize("shape", _shapes(), ids=lambda x: x[0])
-def test_bfs_kernel_paths(shape, direction, launch, monkeypatch):
+def test_bfs_kernel_paths(shape, direction, launch, monkeypatch, cases):
     monkeypatch.setattr(_bfs_gpu, "SHAPE", launch)
     name, n, s, d, directed = shape
     Gd, A = _graph(n, s, d, directed)
     deg = np.diff(A.indptr)
     for srcs in ([int(deg.argmax())], [n - 1], [1, 1, 3, int(deg.argmax())]):
         res = hp.bfs(Gd, srcs, direction=direction)
-        _check(res, A, n, sorted(set(srcs)))
+        cases.check_bfs_matrix(res, A, n, sorted(set(srcs)))
 
 
 @pytest.mark.gpu
@@ -122,11 +105,11 @@ def test_bfs_kernel_matches_engine_on_shared_cases(direction, cases, monkeypatch
                                       cases.host(got["engine"].depth))
         es, ed, _ = cases.directed_edges(case)
         A = sp.coo_matrix((np.ones(es.size), (es, ed)), shape=(case.n, case.n)).tocsr()
-        _check(got["kernel"], A, case.n, [s])
+        cases.check_bfs_matrix(got["kernel"], A, case.n, [s])
 
 
 @pytest.mark.gpu
-def test_bfs_kernel_streams_and_repeats():
+def test_bfs_kernel_streams_and_repeats(cases):
     """Calls on two streams and repeated calls: every result stays intact."""
     import cupy
 
@@ -139,23 +122,23 @@ def test_bfs_kernel_streams_and_repeats():
             res.append(hp.bfs(G, s))
     cupy.cuda.Device().synchronize()
     for r, s in zip(res, (0, 1, 2, 0, 7, 0)):
-        _check(r, A, G.num_vertices, [s])
+        cases.check_bfs_matrix(r, A, G.num_vertices, [s])
     assert res[0].depth.data.ptr != res[3].depth.data.ptr
 
 
 @pytest.mark.gpu
-def test_bfs_kernel_int64_indices():
+def test_bfs_kernel_int64_indices(cases):
     G = hp.generators.rmat(10, seed=2, backend="cpu")
     A = G.A.to_scipy()
     r, c = A.nonzero()
     Gd = hp.Graph.from_edges(r, c, num_vertices=A.shape[0], directed=True,
                              index_dtype="int64").to_device()
     assert np.dtype(Gd.A.indices.dtype) == np.int64
-    _check(hp.bfs(Gd, 3), A, G.num_vertices, [3])
+    cases.check_bfs_matrix(hp.bfs(Gd, 3), A, G.num_vertices, [3])
 
 
 @pytest.mark.gpu
-def test_bfs_kernel_refusal_falls_back_to_engine(monkeypatch):
+def test_bfs_kernel_refusal_falls_back_to_engine(monkeypatch, cases):
     """A refused cooperative launch (e.g. too many blocks under MPS) runs the engine's BFS."""
     from cupy_backends.cuda.api.driver import CUDADriverError
 
@@ -166,10 +149,10 @@ def test_bfs_kernel_refusal_falls_back_to_engine(monkeypatch):
         raise CUDADriverError(720)   # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
 
     monkeypatch.setattr(_coop.CoopKernel, "_launch", refuse)
-    _check(hp.bfs(G, 0), A, G.num_vertices, [0])
+    cases.check_bfs_matrix(hp.bfs(G, 0), A, G.num_vertices, [0])
     plan = _bfs_gpu._plan(G, np.int32)
     assert plan.kern.refused
-    _check(hp.bfs(G, 1), A, G.num_vertices, [1])     # remembered: straight to the engine
+    cases.check_bfs_matrix(hp.bfs(G, 1), A, G.num_vertices, [1])     # remembered: straight to the engine
 
 
 @pytest.mark.gpu
