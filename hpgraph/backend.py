@@ -149,6 +149,21 @@ def occupancy(kernel, block: int, shared_mem: int = 0) -> int:
                                                                  shared_mem))
 
 
+def capture_graph(stream, launch):
+    """A CUDA graph of the work ``launch()`` queues on ``stream`` (captured, then uploaded), or
+    None where capture is not supported (the caller keeps launching directly)."""
+    try:
+        stream.begin_capture()
+        try:
+            launch()
+        finally:
+            g = stream.end_capture()
+        g.upload(stream)
+    except Exception:  # noqa: BLE001 -- capture unsupported here: plain launches keep working
+        return None
+    return g
+
+
 def synchronize() -> None:
     """Wait for the current device's work to finish (no-op without a GPU)."""
     if has_gpu():

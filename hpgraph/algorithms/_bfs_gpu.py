@@ -46,14 +46,11 @@ grid barrier and the level's counter reads).
 
 from __future__ import annotations
 
-import threading
-import weakref
-
 import numpy as np
 
 from .. import backend as _backend
 from .. import dtypes as _dt
-from ._coop import DEVICE_COMMON, CoopKernel, fill, null_ptr
+from ._coop import DEVICE_COMMON, CoopKernel, PlanCache, adjacency, fill, null_ptr, source_args
 
 __all__ = ["bfs_source", "bfs_gpu", "launch_shape", "BLOCK",
            "SPARSE_DEGREE", "SHAPE", "LONG", "HEAVY", "HUGE", "PROFILE", "DIRECTION_CODES"]
@@ -82,8 +79,7 @@ PROFILE = False
 #: ``direction`` -> the kernel's mode code.
 DIRECTION_CODES = {"auto": 0, "push": 1, "pull": 2}
 
-# state words (uint64); keep in sync with the enum in _SOURCE
-S_BAR, S_GEN, S_LEVELS = 0, 1, 3
+# state words (uint64; 0 and 1 are the grid barrier's); keep in sync with the enum in _SOURCE
 S_SLOT, SLOT_WORDS = 8, 8           # slot k: light, heavy, huge counts, out-edges, long count,
                                     # in-edges of the level's vertices
 S_WORDS = S_SLOT + 3 * SLOT_WORDS
@@ -100,7 +96,7 @@ typedef @PAR@ par_t;
 #define NPROF @NPROF@
 @COMMON@
 
-enum { S_LEVELS = 3, S_SLOT = 8, SLOT_WORDS = 8 };
+enum { S_SLOT = 8, SLOT_WORDS = 8 };
 enum { C_LIGHT = 0, C_HEAVY = 1, C_HUGE = 2, C_EDGES = 3, C_LONG = 4, C_IN = 5 };
 
 __device__ __forceinline__ bool bit(const unsigned* bm, long long v)
@@ -391,10 +387,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
         }
         level_end(c, level);
     }
-    if (gtid == 0) {
-        st[S_LEVELS] = (u64)level;
-        if (prof) { prof[3] = (u64)level; prof[4] = now_ns(); }
-    }
+    if (prof && gtid == 0) { prof[3] = (u64)level; prof[4] = now_ns(); }
 }
 """
 
@@ -435,17 +428,12 @@ class _Plan:
     def __init__(self, G, par_dtype, shape):
         cp = _backend.cupy()
         self.cp = cp
-        A, AT = G.A, G.AT
+        A = G.A
         n = self.n = int(G.num_vertices)
         self.par_dtype = np.dtype(par_dtype)
         # the matrices' arrays (the plan is cached weakly by the matrix, so not the matrix)
-        self.ipo, self.ixo = A.indptr, A.indices
-        if AT is A:
-            self.ipi, self.ixi = self.ipo, self.ixo      # symmetric: the kernel sees ipi == ipo
-        else:
-            self.ipi = AT.indptr.astype(A.indptr.dtype, copy=False)
-            self.ixi = AT.indices.astype(A.indices.dtype, copy=False)
-        self.nnz_in = int(AT.nnz)
+        self.ipo, self.ixo, _, self.ipi, self.ixi, _ = adjacency(G)
+        self.nnz_in = int(G.AT.nnz)
         self.idt = np.dtype(A.indices.dtype)
         src, name = bfs_source(self.idt, A.indptr.dtype, self.par_dtype, shape[0])
         self.kern = CoopKernel(src, name, shape)
@@ -472,14 +460,10 @@ class _Plan:
         cp = self.cp
         depth = cp.empty(self.n, cp.int32)
         parent = cp.empty(self.n, self.par_dtype)
-        if sources.shape[0] == 1:
-            srcs, nsrc, s0 = null_ptr(), 1, int(sources[0])
-        else:
-            srcs = cp.asarray(sources.astype(self.idt))
-            nsrc, s0 = int(srcs.shape[0]), 0
+        srcs, nsrc, s0 = source_args(cp, sources, self.idt)
         self.kern.launch((self.ipo, self.ixo, self.ipi, self.ixi, depth, parent, self.bitmaps,
                           self.dead, self.q[0], self.q[1], self.hq[0], self.hq[1], self.lq,
-                          self.st, np.int64(self.n), srcs, np.int64(nsrc), np.int64(s0),
+                          self.st, np.int64(self.n), srcs, nsrc, s0,
                           np.int32(mode), np.float64(alpha), np.float64(beta),
                           np.int64(self.nnz_in), self.prof if PROFILE else null_ptr()))
         return depth, parent
@@ -498,22 +482,12 @@ class _Plan:
                 "pull": rec[:, 3].astype(bool).tolist()}
 
 
-_plans: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_plans_lock = threading.Lock()
+_plans = PlanCache()
 
 
 def _plan(G, par_dtype):
     shape = launch_shape(int(G.num_vertices), int(G.A.nnz))
-    key = (np.dtype(par_dtype).str, shape)
-    with _plans_lock:
-        try:
-            slot = _plans.setdefault(G.A, {})
-        except TypeError:
-            return _Plan(G, par_dtype, shape)
-        p = slot.get(key)
-        if p is None:
-            p = slot[key] = _Plan(G, par_dtype, shape)
-    return p
+    return _plans.get(G.A, (np.dtype(par_dtype).str, shape), lambda: _Plan(G, par_dtype, shape))
 
 
 def bfs_gpu(G, sources, *, direction="auto", alpha, beta, par_dtype):

@@ -1,4 +1,5 @@
-"""What the single-launch traversal kernels share (:mod:`._bfs_gpu`, :mod:`._sssp_gpu`).
+"""What the single-launch traversal kernels share (:mod:`._bfs_gpu`, :mod:`._sssp_gpu`), and
+the per-graph plan cache that :mod:`._sssp_nearfar` uses too.
 
 A *cooperative* launch (``cuLaunchCooperativeKernel``) guarantees that every block of the grid
 is resident at once, or fails; so blocks may wait for each other in a grid-wide barrier, and a
@@ -15,12 +16,14 @@ Importing this module imports neither cupy nor a compiler.
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
 
 from .. import backend as _backend
 
-__all__ = ["DEVICE_COMMON", "CoopKernel", "CooperativeLaunchRefused", "fill"]
+__all__ = ["DEVICE_COMMON", "CoopKernel", "CooperativeLaunchRefused", "fill", "null_ptr",
+           "adjacency", "source_args", "PlanCache"]
 
 #: Device code shared by the cooperative kernels.  Needs ``BLOCK`` defined and the state words
 #: ``st[0]`` (barrier arrivals) and ``st[1]`` (barrier generation), which the kernels never
@@ -173,3 +176,51 @@ class CoopKernel:
 def null_ptr():
     """A null pointer kernel argument."""
     return np.uint64(0)
+
+
+def adjacency(G):
+    """``(indptr, indices, values, in_indptr, in_indices, in_values)`` of a device graph: the
+    out-edges (CSR of A) and in-edges (CSR of A^T, in A's index dtypes).  For a symmetric graph
+    the in-edge arrays *are* the out-edge ones, which the kernels test (``ipi == ipo``).
+    ``values`` are None for an unweighted graph."""
+    A, AT = G.A, G.AT
+    vals = A.values if G.weighted else None
+    if AT is A:
+        return A.indptr, A.indices, vals, A.indptr, A.indices, vals
+    return (A.indptr, A.indices, vals, AT.indptr.astype(A.indptr.dtype, copy=False),
+            AT.indices.astype(A.indices.dtype, copy=False),
+            None if vals is None else AT.values.astype(vals.dtype, copy=False))
+
+
+def source_args(cp, sources, idx_dtype):
+    """Kernel arguments ``(srcs, nsrc, src0)`` for host ids ``sources``: one source goes by
+    value (no upload), several as a device array."""
+    if sources.shape[0] == 1:
+        return null_ptr(), np.int64(1), np.int64(int(sources[0]))
+    srcs = cp.asarray(sources.astype(idx_dtype))
+    return srcs, np.int64(srcs.shape[0]), np.int64(0)
+
+
+class PlanCache:
+    """Plans (compiled kernel + buffers) kept per device graph: keyed weakly by the graph's
+    matrix ``A`` (so a dead graph frees them), then by ``key``; a matrix that cannot be
+    weakly referenced gets a fresh plan per call."""
+
+    def __init__(self):
+        self._plans = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def get(self, A, key, make):
+        with self._lock:
+            try:
+                slot = self._plans.setdefault(A, {})
+            except TypeError:
+                return make()
+            p = slot.get(key)
+            if p is None:
+                p = slot[key] = make()
+        return p
+
+    def clear(self):
+        with self._lock:
+            self._plans.clear()

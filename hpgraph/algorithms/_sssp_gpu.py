@@ -41,14 +41,12 @@ one for sparse graphs.
 from __future__ import annotations
 
 import math
-import threading
-import weakref
 
 import numpy as np
 
 from .. import backend as _backend
 from .. import dtypes as _dt
-from ._coop import DEVICE_COMMON, CoopKernel, fill, null_ptr
+from ._coop import DEVICE_COMMON, CoopKernel, PlanCache, adjacency, fill, null_ptr, source_args
 from ._sssp_nearfar import _w_ctype
 
 __all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "CHUNK_PER_THREAD", "LIGHT_UNROLL", "LONG",
@@ -69,7 +67,7 @@ LONG = 32
 NPROF = 64
 PROFILE = False
 
-S_STEPS, S_MISSING, S_SLOT, SLOT_WORDS, NSLOT = 2, 3, 8, 8, 4
+S_MISSING, S_SLOT, SLOT_WORDS, NSLOT = 3, 8, 8, 4
 S_WORDS = S_SLOT + NSLOT * SLOT_WORDS
 
 _SOURCE = r"""
@@ -89,7 +87,7 @@ typedef @PIDX@ pidx_t;
 #define NPROF @NPROF@
 @COMMON@
 
-enum { S_STEPS = 2, S_MISSING = 3, S_SLOT = 8, SLOT_WORDS = 8, NSLOT = 4 };
+enum { S_MISSING = 3, S_SLOT = 8, SLOT_WORDS = 8, NSLOT = 4 };
 enum { C_LIGHT = 0, C_CHUNKS = 1, C_PENDING = 3, C_FMIN = 4, C_LONG = 5 };
 
 __device__ __forceinline__ int to_bits(float d) { return __float_as_int(d); }
@@ -181,7 +179,6 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
     // ---- steps: compact, (relax)
     double thr = delta;
     int k = 0;                 // compactions so far (the counter slot)
-    int steps = 0;
     for (;; ++k) {
         u64* sl = slot(st, k);
         if (gtid == 0) {       // the slot two compactions ahead: nobody reads it now
@@ -265,7 +262,6 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
             if (!(thr > fm)) thr = __longlong_as_double(0x7ff0000000000000ll);
             continue;
         }
-        ++steps;
         // relax: heavy vertices' edge chunks a block each, light vertices up to 32 per warp
         for (long long h = blockIdx.x; h < (long long)nch; h += gridDim.x) {
             const idx_t u = __ldcg(cu + h);
@@ -394,10 +390,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
         missing = warp_sum(missing);
         if (lane == 0 && missing) atomicAdd(st + S_MISSING, missing);
     }
-    if (gtid == 0) {
-        st[S_STEPS] = (u64)steps;
-        if (prof) prof[4] = now_ns();
-    }
+    if (prof && gtid == 0) prof[4] = now_ns();
 }
 """
 
@@ -443,24 +436,18 @@ class _Plan:
     """One device graph's compiled kernel and buffers, kept between calls."""
 
     def __init__(self, G, dist_dtype, pred_dtype, shape):
-        from ._sssp_nearfar import _weights_of
-
         cp = _backend.cupy()
         self.cp = cp
-        A, AT = G.A, G.AT
+        A = G.A
         n = self.n = int(G.num_vertices)
         self.dt, self.pdt = np.dtype(dist_dtype), np.dtype(pred_dtype)
         self.idt = np.dtype(A.indices.dtype)
-        w = _weights_of(G)
-        self.wdt = None if w is None else np.dtype(w.dtype)
+        # the matrices' arrays (the plan is cached weakly by the matrix, so not the matrix)
+        self.ipo, self.ixo, wo, self.ipi, self.ixi, wi = adjacency(G)
+        self.wdt = None if wo is None else np.dtype(wo.dtype)
         self.null_w = cp.zeros(1, self.dt)
-        self.ipo, self.ixo, self.wo = A.indptr, A.indices, (self.null_w if w is None else w)
-        if AT is A:
-            self.ipi, self.ixi, self.wi = self.ipo, self.ixo, self.wo
-        else:
-            self.ipi = AT.indptr.astype(A.indptr.dtype, copy=False)
-            self.ixi = AT.indices.astype(A.indices.dtype, copy=False)
-            self.wi = self.null_w if w is None else AT.values.astype(self.wdt, copy=False)
+        self.wo = self.null_w if wo is None else wo
+        self.wi = self.null_w if wi is None else wi
         self.pack = n < 2**32 and int(A.nnz) < 2**32
         self.exact = _exact_positive(G, self.dt, self.wdt, n)
         src, name = sssp_source(self.dt, self.idt, A.indptr.dtype, self.wdt, self.pdt, shape[0],
@@ -484,16 +471,12 @@ class _Plan:
         cp = self.cp
         dist = cp.empty(self.n, self.dt)
         pred = cp.empty(self.n, self.pdt) if want_pred else None
-        if sources.shape[0] == 1:
-            srcs, nsrc, s0 = null_ptr(), 1, int(sources[0])
-        else:
-            srcs = cp.asarray(sources.astype(self.idt))
-            nsrc, s0 = int(srcs.shape[0]), 0
+        srcs, nsrc, s0 = source_args(cp, sources, self.idt)
         self.kern.launch((self.ipo, self.ixo, self.wo, self.ipi, self.ixi, self.wi, dist,
                           null_ptr() if pred is None else pred, self.flag,
                           self.cand if (want_pred and self.pack) else null_ptr(), self.q,
-                          self.cu, self.cs, self.lq, self.st, np.int64(self.n), srcs, np.int64(nsrc),
-                          np.int64(s0), np.float64(delta), self.prof if PROFILE else null_ptr()))
+                          self.cu, self.cs, self.lq, self.st, np.int64(self.n), srcs, nsrc, s0,
+                          np.float64(delta), self.prof if PROFILE else null_ptr()))
         missing = 0
         if want_pred and not self.exact:
             # one small read (it waits for the kernel): does a reached vertex lack a strictly
@@ -533,22 +516,13 @@ def _exact_positive(G, dist_dtype, w_dtype, n) -> bool:
     return lo > 0 and float(n) * float(hi) < limit
 
 
-_plans: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_plans_lock = threading.Lock()
+_plans = PlanCache()
 
 
 def _plan(G, dist_dtype, pred_dtype):
     shape = launch_shape(int(G.num_vertices), int(G.A.nnz))
     key = (np.dtype(dist_dtype).str, np.dtype(pred_dtype).str, shape)
-    with _plans_lock:
-        try:
-            slot = _plans.setdefault(G.A, {})
-        except TypeError:
-            return _Plan(G, dist_dtype, pred_dtype, shape)
-        p = slot.get(key)
-        if p is None:
-            p = slot[key] = _Plan(G, dist_dtype, pred_dtype, shape)
-    return p
+    return _plans.get(G.A, key, lambda: _Plan(G, dist_dtype, pred_dtype, shape))
 
 
 def sssp_gpu(G, sources, dist_dtype, pred_dtype, delta, want_pred):

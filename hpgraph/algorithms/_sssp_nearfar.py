@@ -57,6 +57,7 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import dtypes as _dt
+from ._coop import PlanCache
 
 __all__ = ["nearfar_source", "pred_source", "default_delta", "weight_stats", "near_far_cpu",
            "near_far_gpu", "tight_parents", "group_size", "heavy_threshold",
@@ -634,18 +635,11 @@ class _Plan:
         self._launch(k)
 
     def _capture(self, k):
-        s = self.stream
-        try:
-            s.begin_capture()
-            try:
-                self._launch(k)
-            finally:
-                g = s.end_capture()
-            g.upload(s)
-        except Exception:  # capture unsupported here: plain launches keep working
+        g = _backend.capture_graph(self.stream, lambda: self._launch(k))
+        if g is None:
             self.graphs_ok = False
-            return None
-        self.graphs[k] = g
+        else:
+            self.graphs[k] = g
         return g
 
     def run(self, sources, delta):
@@ -694,19 +688,12 @@ class _Plan:
         return out, info
 
 
-_plans: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_plans = PlanCache()
 
 
 def _plan(G, dist_dtype):
     key = (np.dtype(dist_dtype).str, STEP_BLOCKS_PER_SM)
-    try:
-        slot = _plans.setdefault(G.A, {})
-    except TypeError:
-        return _Plan(G, dist_dtype)
-    p = slot.get(key)
-    if p is None:
-        p = slot[key] = _Plan(G, dist_dtype)
-    return p
+    return _plans.get(G.A, key, lambda: _Plan(G, dist_dtype))
 
 
 def near_far_gpu(G, sources, dist_dtype, delta):

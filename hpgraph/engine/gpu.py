@@ -253,16 +253,23 @@ class _Run:
             if isinstance(v, Seeded):
                 v = v.materialize(cp, n, p.dtype, bp.init_active)
             _fill(cp, s.props[p.name], v)
-        self.props = s.props
-        self.prop_args = tuple(s.props[p.name] for p in bp.props)
+        self._adopt(s.props, caller)
+        with s.stream:
+            self._init_frontier(bp.init_active)
+
+    def _adopt(self, props, caller):
+        """Take ``props`` as this run's property arrays; order the run stream after the caller's
+        (where the properties were written) and clear the bitmaps a previous run left set."""
+        s = self.s
+        self.props = props
+        self.prop_args = tuple(props[p.name] for p in self.bp.props)
         self.ptrs = tuple(_ptr(a) for a in self.prop_args)
         s.stream.wait_event(caller.record())
-        with s.stream:
-            if not s.clean:
+        if not s.clean:
+            with s.stream:
                 s.bm[0].fill(0)
                 s.bm[1].fill(0)
-            s.clean = False
-            self._init_frontier(bp.init_active)
+        s.clean = False
 
     def _init_frontier(self, ids):
         """Zero the state words and write the initial frontier (``ids``: None = every vertex)
@@ -329,15 +336,8 @@ class _Run:
                 buf = self._own(p)
                 _fill(cp, buf, v)
                 props[p.name] = buf
-        self.props = props
-        self.prop_args = tuple(props[p.name] for p in bp.props)
-        self.ptrs = tuple(_ptr(a) for a in self.prop_args)
-        s.stream.wait_event(caller.record())
+        self._adopt(props, caller)
         with s.stream:
-            if not s.clean:
-                s.bm[0].fill(0)
-                s.bm[1].fill(0)
-            s.clean = False
             if not inline:
                 self._init_frontier(ids)
             if inline or fills:
@@ -477,16 +477,13 @@ class _Run:
 
     def _capture(self, kind, k, key):
         s = self.s
-        st = s.stream
-        try:
-            st.begin_capture()
-            try:
-                for _ in range(k):
-                    self._step(kind)
-            finally:
-                g = st.end_capture()
-            g.upload(st)
-        except Exception:  # capture unsupported here: plain launches keep working
+
+        def steps():
+            for _ in range(k):
+                self._step(kind)
+
+        g = _backend.capture_graph(s.stream, steps)
+        if g is None:
             s.graphs_ok = False
             return None
         if len(s.graphs) >= MAX_GRAPHS:

@@ -27,6 +27,7 @@ from examples.out_degree import OutDegree
 from examples.pagerank import PageRank
 from examples.sssp import SSSP, SSSP64
 from examples.widest_path import MinLabelBelow, WidestPath
+from tests.engine._programs import Mixed
 
 HALT, EXEC, STEP, CNT, EDG, TCNT, DONE, HCNT = 0, 1, 2, 3, 5, 7, 8, 9
 
@@ -489,7 +490,8 @@ def emulated(monkeypatch, request):
     be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module,
                                out_of_memory_guard=hp.backend.out_of_memory_guard,
                                to_host=lambda a: a, num_sms=lambda: 4,
-                               is_device_array=lambda a: isinstance(a, _Array))
+                               is_device_array=lambda a: isinstance(a, _Array),
+                               capture_graph=hp.backend.capture_graph)
     monkeypatch.setattr(gpu, "_backend", be)
     # run states and sources made here must never meet a real GPU run (and vice versa)
     monkeypatch.setattr(gpu, "_states", weakref.WeakKeyDictionary())
@@ -765,26 +767,6 @@ def test_emulated_bfs_any_program(emulated, direction):
 # ---- FAST_SETUP: fused setup launch, Seeded properties, outputs, in-place reads ----------
 
 
-class _Mixed(hp.VertexProgram):
-    """Every property dtype, given as scalars, Seeded rules and arrays; ``ro`` is never
-    written by update (read in place when given as a device array)."""
-
-    properties = {"d": ("float32", np.inf), "b": ("bool", False), "i8": ("int8", -3),
-                  "u64": ("uint64", 2**63 + 5), "f64": ("float64", -0.0),
-                  "lab": ("int32", -1), "ro": ("int64", 0)}
-    reduce = "min"
-
-    def init(self, graph, active=None, **props):
-        return props, active
-
-    def gather(src, edge, dst):
-        return src.d + edge + src.ro % 3
-
-    def update(v, y):
-        m = min(v.d, y)
-        return {"d": m, "b": v.b or m < 5, "i8": v.i8 + 1 if m < v.d else v.i8,
-                "u64": v.u64 - 1 if m < v.d else v.u64, "f64": v.f64 + m if m < v.d else v.f64,
-                "lab": v.lab if v.lab >= 0 else 7}
 
 
 def _mixed_inits(n, dev):
@@ -810,12 +792,12 @@ def test_emulated_seeded_scalars_and_inplace_props(emulated, active):
         n = G.num_vertices
         for kw in _mixed_inits(n, _dev):
             ro_in = kw["ro"].copy() if isinstance(kw["ro"], _Array) else None
-            a = hp.run(_Mixed, G, backend="cpu", active=active,
+            a = hp.run(Mixed, G, backend="cpu", active=active,
                        **{k: (np.asarray(v) if isinstance(v, _Array) else v)
                           for k, v in kw.items()})
             for _ in range(3):          # a fresh state, then reused ones (CUDA graphs)
-                b = emulated(_Mixed, G, active=active, **kw)
-                for p in _Mixed.properties:
+                b = emulated(Mixed, G, active=active, **kw)
+                for p in Mixed.properties:
                     np.testing.assert_array_equal(np.asarray(b.properties[p]),
                                                   np.asarray(a.properties[p]), err_msg=p)
                     assert b.properties[p].dtype == a.properties[p].dtype
@@ -828,16 +810,16 @@ def test_emulated_seeded_scalars_and_inplace_props(emulated, active):
 def test_emulated_outputs(emulated):
     G = _graph(22)
     kw = dict(d=program.Seeded(np.inf, 0.0), active=[2])
-    a = hp.run(_Mixed, G, backend="cpu", **kw)
+    a = hp.run(Mixed, G, backend="cpu", **kw)
     for _ in range(3):
-        b = emulated(_Mixed, G, outputs=("lab", "d"), **kw)
+        b = emulated(Mixed, G, outputs=("lab", "d"), **kw)
         assert list(b.properties) == ["d", "lab"]        # declaration order
         np.testing.assert_array_equal(b.d, a.d)
         np.testing.assert_array_equal(b.lab, a.lab)
-    c = hp.run(_Mixed, G, backend="cpu", outputs="d", **kw)
+    c = hp.run(Mixed, G, backend="cpu", outputs="d", **kw)
     assert list(c.properties) == ["d"]
     with pytest.raises(hp.exceptions.InvalidValue, match="unknown property 'nope'"):
-        emulated(_Mixed, G, outputs=("d", "nope"), **kw)
+        emulated(Mixed, G, outputs=("d", "nope"), **kw)
 
 
 def test_emulated_inplace_prop_new_address_with_graphs(emulated):
@@ -849,8 +831,8 @@ def test_emulated_inplace_prop_new_address_with_graphs(emulated):
     ro1 = _dev(np.zeros(n, np.int64))
     S = program.Seeded
     for ro in (ro1, ro1, _dev(np.ones(n, np.int64)), ro1):
-        a = hp.run(_Mixed, G, backend="cpu", d=S(np.inf, 0.0), ro=np.asarray(ro), active=[0])
-        b = emulated(_Mixed, G, d=S(np.inf, 0.0), ro=ro, active=[0])
+        a = hp.run(Mixed, G, backend="cpu", d=S(np.inf, 0.0), ro=np.asarray(ro), active=[0])
+        b = emulated(Mixed, G, d=S(np.inf, 0.0), ro=ro, active=[0])
         np.testing.assert_array_equal(b.d, a.d)
         assert b.extra["graphs"]
     (st,) = gpu._states[G].values()
@@ -861,7 +843,7 @@ def test_emulated_inplace_prop_new_address_with_graphs(emulated):
 def test_seeded_errors():
     G = _graph(23)
 
-    class F(_Mixed):
+    class F(Mixed):
         pass
 
     S = program.Seeded
