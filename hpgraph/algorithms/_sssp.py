@@ -53,7 +53,7 @@ import numpy as np
 
 from ..exceptions import InvalidGraph, InvalidValue, NegativeCycleError
 from ..program import VertexProgram
-from ._common import check_sources, finish, prepare
+from ._common import check_sources, finish, prepare, vertex_id_dtype
 
 __all__ = ["sssp", "SSSPResult", "distance_dtype", "METHODS", "choose_method",
            "AUTO_GPU_MAX_DEGREE"]
@@ -251,16 +251,12 @@ def check_weights(G, who):
                            "Drop or replace NaN weights before calling it.")
 
 
-def _index_dtype(n):
-    return np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
-
-
 def _sssp_arrays(G, sources, side, predecessors=True, method="auto", delta=None, info=None):
     """``(dist, pred or None)`` on ``side``; ``info`` (a dict) receives the method and, for
     near-far, its step counts."""
     n = int(G.num_vertices)
     dt = distance_dtype(G)
-    idt = _index_dtype(n)
+    idt = vertex_id_dtype(n)
     how = choose_method(G, side, method)
     if info is not None:
         info["method"] = how
@@ -295,16 +291,13 @@ def _sssp_arrays(G, sources, side, predecessors=True, method="auto", delta=None,
 
 
 def _bellman_ford(G, sources, side, dt):
-    from ..program import run
+    from ..program import Seeded, run
 
-    xp = G.xp
     n = int(G.num_vertices)
-    dist0 = xp.full(n, np.inf, dtype=dt)
-    src = xp.asarray(np.unique(sources))
-    dist0[src] = 0
     prog = _program(_BF, _bellman_ford_class, dt)
+    # inf everywhere, 0 at the sources: a rule the GPU engine writes in its setup launch
     res = run(prog, G, backend=side, max_iterations=max(n, 1), push_alpha=BF_PUSH_ALPHA,
-              dist0=dist0, active=np.unique(sources))
+              dist0=Seeded(np.inf, 0), active=np.unique(sources))
     if not res.converged:
         raise NegativeCycleError(
             f"sssp: a negative-weight cycle is reachable from source {_fmt_sources(sources)} "

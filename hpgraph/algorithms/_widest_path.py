@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..program import VertexProgram
+from ..program import Seeded, VertexProgram
 from ._common import check_sources, finish, prepare
 from ._sssp import _program, check_weights, distance_dtype, tight_bfs_parents
 
@@ -101,13 +101,10 @@ def widest_path(G, source, *, predecessors=True, backend=None, to=None):
     sources = check_sources(G, source)
     check_weights(G, "widest_path")
     xp = G.xp
-    n = int(G.num_vertices)
     dt = distance_dtype(G)
-    width0 = xp.full(n, -np.inf, dtype=dt)
-    src = xp.asarray(np.unique(sources))
-    width0[src] = np.inf
     prog = _program(_WP, _widest_class, dt)
-    res = run(prog, G, backend=side, width0=width0, active=np.unique(sources))
+    # -inf everywhere, inf at the sources: a rule the GPU engine writes in its setup launch
+    res = run(prog, G, backend=side, width0=Seeded(-np.inf, np.inf), active=np.unique(sources))
     width = res.width
     # tight edges: min(width[u], w) == width[v], from a reached u.  Following them back from any
     # reachable v reaches a source (induction on width, descending), so a BFS over them from the

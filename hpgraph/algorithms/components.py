@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import finish, prepare
+from ._common import finish, prepare, vertex_id_dtype
 
 __all__ = ["connected_components"]
 
@@ -54,7 +54,7 @@ def fastsv_parents(G, side):
 
     xp = G.xp
     n = int(G.num_vertices)
-    idt = np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
+    idt = vertex_id_dtype(n)
     f = xp.arange(n, dtype=idt)
     if n == 0:
         return f
@@ -66,7 +66,7 @@ def fastsv_parents(G, side):
     while True:
         for M in mats:
             mngp = spmv(M, gp, sr, out=mngp, accum=mn, backend=side)
-        f = _scatter_min(xp, f, f.copy(), mngp)        # stochastic hooking
+        f = _scatter_min(xp, f, f, mngp)               # stochastic hooking (into a copy)
         f = xp.minimum(f, mngp)                        # aggressive hooking
         f = xp.minimum(f, gp)                          # shortcutting
         gp_new = f[f]                                  # pointer jumping

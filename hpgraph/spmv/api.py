@@ -246,8 +246,24 @@ def _to_side(a, side: str):
 
 def _matrix_to_side(A, side: str):
     if side == "gpu":
-        return A if A.on_device else A.to_device()
+        return A if A.on_device else _device_copy(A)
     return A.to_host() if A.on_device else A
+
+
+_dcache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _device_copy(A):
+    """The device copy of host matrix ``A``, made once per matrix object and kept while ``A``
+    lives (formats are immutable): a repeated GPU product with a host matrix neither copies it
+    again nor loses the per-matrix device caches (HYB parts, column relabeling, A^T)."""
+    with _tlock:
+        hit = _dcache.get(A)
+    if hit is None:
+        hit = A.to_device()
+        with _tlock:
+            _dcache[A] = hit
+    return hit
 
 
 # ---------------------------------------------------------------------------------------
@@ -402,7 +418,7 @@ def _run(A, x, semiring, *, row_mask, complement, x_active, out, replace, accum,
     x_active = _check_mask(x_active, "x_active", ncols)
     if out is not None:
         out = _check_vector(out, "out", nrows,
-                            f"the output length (rows of A)" if op == "mxv" else "the output length (columns of A)")
+                            "the output length (rows of A)" if op == "mxv" else "the output length (columns of A)")
     res_dtype = np.dtype(out.dtype) if out is not None else np.dtype(sr.out_dtype)
     accum_t = _typed_accum(accum, np.result_type(res_dtype, sr.out_dtype) if out is not None else res_dtype)
     fmt = _check_format(format)

@@ -152,6 +152,19 @@ def get_kernels(spec: codegen.KernelSpec) -> dict:
         return k
 
 
+_FRONTIER_DEGREE = None
+
+
+def _frontier_degree():
+    """Elementwise kernel ``deg[i] = indptr[f[i] + 1] - indptr[f[i]]`` (int64), built once."""
+    global _FRONTIER_DEGREE
+    if _FRONTIER_DEGREE is None:
+        _FRONTIER_DEGREE = backend.cupy().ElementwiseKernel(
+            "raw I indptr, F f", "int64 deg", "deg = (long long)(indptr[f + 1] - indptr[f])",
+            "hpgraph_frontier_degree")
+    return _FRONTIER_DEGREE
+
+
 def _dummy():
     cp = backend.cupy()
     dev = cp.cuda.runtime.getDevice()
@@ -865,11 +878,9 @@ def push(A_out, frontier, x, sr, y, touched=None, *, mask=None, complement=False
         _FAST[fkey] = hit
     spec, kern = hit
     d = _dummy()
-    ip = csr.indptr
-    deg = (ip[f + 1] - ip[f]).astype(cp.int64)
-    fptr = cp.empty(nf + 1, dtype=cp.int64)
-    fptr[0] = 0
-    cp.cumsum(deg, out=fptr[1:])
+    # frontier offsets: the sources' out-degrees (one elementwise launch) and their prefix sum
+    fptr = cp.zeros(nf + 1, dtype=cp.int64)
+    cp.cumsum(_frontier_degree()(csr.indptr, f), out=fptr[1:])
     grid = backend.num_sms() * 8
     kern["push"]((grid,), (BLOCK,),
                  (np.int64(nf), f, fptr, csr.indptr, csr.indices, _vals(csr, d), y,
