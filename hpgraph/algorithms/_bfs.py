@@ -32,7 +32,7 @@ import numpy as np
 
 from ..exceptions import InvalidValue
 from ..program import VertexProgram
-from ._common import check_sources, finish, prepare
+from ._common import check_sources, finish, prepare, vertex_id_dtype
 
 __all__ = ["bfs", "BFSResult", "ALPHA", "BETA"]
 
@@ -217,7 +217,7 @@ def _bfs_kernel(G, sources, direction):
     from ._coop import CooperativeLaunchRefused
 
     n = int(G.num_vertices)
-    idt = np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
+    idt = vertex_id_dtype(n)
     try:
         return _bfs_gpu.bfs_gpu(G, sources, direction=direction, alpha=ALPHA, beta=BETA,
                                 par_dtype=idt)
@@ -232,7 +232,7 @@ def bfs_engine(G, sources, *, direction="auto", side="gpu", push_alpha=None):
     from ..program import run
 
     n = int(G.num_vertices)
-    idt = np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
+    idt = vertex_id_dtype(n)
     kw = bfs_run_args(G.xp, n, idt, sources, lambda: _vertex_ids(G, idt), fast=_gpu.FAST_SETUP)
     res = run(_BFS_ANY[idt], G, backend=side, direction=direction,
               push_alpha=PUSH_ALPHA_ENGINE if push_alpha is None else push_alpha, **kw)
@@ -284,7 +284,7 @@ def bfs_arrays(G, sources, *, direction="auto", side="cpu", A=None, alpha=ALPHA,
 
     xp = G.xp
     n = int(G.num_vertices)
-    idt = np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
+    idt = vertex_id_dtype(n)
     depth = xp.full(n, -1, dtype=np.int32)
     parent = xp.full(n, -1, dtype=idt)
     src = xp.asarray(np.unique(sources).astype(idt))

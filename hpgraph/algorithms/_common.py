@@ -41,6 +41,12 @@ def prepare(G, backend=None):
     return G, side, input_on_device
 
 
+def vertex_id_dtype(n: int) -> np.dtype:
+    """dtype of vertex-id results (parents, predecessors, labels) on a graph of ``n`` vertices:
+    int32, or int64 from 2**31 - 1 vertices on."""
+    return np.dtype(np.int64) if n >= 2**31 - 1 else np.dtype(np.int32)
+
+
 def check_sources(G, source, *, argname: str = "source", allow_many: bool = True):
     """Validate vertex id(s): returns a 1-D int64 numpy array of distinct-or-not sources."""
     n = G.num_vertices

@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import backend as _backend
 from ..exceptions import InvalidValue
-from ._common import finish, prepare
+from ._common import finish, prepare, vertex_id_dtype
 from ._triangles import simple_matrix, simple_pairs
 
 __all__ = ["label_propagation", "MODES", "priorities"]
@@ -165,7 +165,7 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
     G, side, on_dev = prepare(G, backend)
     xp = G.xp
     n = G.num_vertices
-    ldt = np.int32 if n < 2**31 - 1 else np.int64
+    ldt = vertex_id_dtype(n)
     labels = xp.arange(n, dtype=ldt)
     if n == 0 or max_iter == 0:
         return finish(labels, on_dev, to)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import InvalidValue
-from ._common import finish, prepare
+from ._common import finish, prepare, vertex_id_dtype
 
 __all__ = ["triangle_count", "triangles"]
 
@@ -45,10 +45,6 @@ def _row_ids(A, xp):
     if A.nnz == 0:
         return xp.zeros(0, dtype=np.int64)
     return A.row_ids().astype(np.int64, copy=False)
-
-
-def _index_dtype(n: int):
-    return np.int32 if n < 2**31 - 1 else np.int64
 
 
 def simple_pairs(G, *, symmetrize: bool):
@@ -93,7 +89,7 @@ def simple_matrix(G):
         xp = G.xp
         n = G.num_vertices
         r, c, cnt = simple_pairs(G, symmetrize=G.directed)
-        idt = _index_dtype(max(n, r.shape[0]))
+        idt = vertex_id_dtype(max(n, r.shape[0]))
         counts = xp.bincount(r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
         indptr = xp.zeros(n + 1, dtype=idt)
         if n:
@@ -113,7 +109,7 @@ def _oriented(G):
         dr, dc = deg[r], deg[c]
         keep = (dr < dc) | ((dr == dc) & (r < c))
         r, c = r[keep], c[keep]
-        idt = _index_dtype(n)
+        idt = vertex_id_dtype(n)
         counts = xp.bincount(r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
         indptr = xp.zeros(n + 1, dtype=np.int64)
         if n:

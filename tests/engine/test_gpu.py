@@ -17,6 +17,7 @@ from examples.out_degree import OutDegree
 from examples.pagerank import PageRank
 from examples.sssp import SSSP
 from examples.widest_path import MinLabelBelow, WidestPath
+from tests.engine._programs import Mixed
 
 pytestmark = pytest.mark.gpu
 
@@ -196,23 +197,6 @@ def setup_mode(request, monkeypatch):
     return request.param
 
 
-class _Mixed(hp.VertexProgram):
-    properties = {"d": ("float32", np.inf), "b": ("bool", False), "i8": ("int8", -3),
-                  "u64": ("uint64", 2**63 + 5), "f64": ("float64", -0.0),
-                  "lab": ("int32", -1), "ro": ("int64", 0)}
-    reduce = "min"
-
-    def init(self, graph, active=None, **props):
-        return props, active
-
-    def gather(src, edge, dst):
-        return src.d + edge + src.ro % 3
-
-    def update(v, y):
-        m = min(v.d, y)
-        return {"d": m, "b": v.b or m < 5, "i8": v.i8 + 1 if m < v.d else v.i8,
-                "u64": v.u64 - 1 if m < v.d else v.u64, "f64": v.f64 + m if m < v.d else v.f64,
-                "lab": v.lab if v.lab >= 0 else 7}
 
 
 @pytest.mark.parametrize("active", [[3], [0, 5, 9, 11], list(range(0, 4000, 97)), None],
@@ -235,16 +219,16 @@ def test_fast_setup_props_gpu_equals_cpu(setup_mode, active):
     for kw in inits:
         host_kw = {k: (cupy.asnumpy(v) if isinstance(v, cupy.ndarray) else v)
                    for k, v in kw.items()}
-        a = hp.run(_Mixed, G, backend="cpu", active=active, **host_kw)
+        a = hp.run(Mixed, G, backend="cpu", active=active, **host_kw)
         for _ in range(3):
-            b = hp.run(_Mixed, Gd, backend="gpu", active=active, **kw)
-            for p in _Mixed.properties:
+            b = hp.run(Mixed, Gd, backend="gpu", active=active, **kw)
+            for p in Mixed.properties:
                 np.testing.assert_array_equal(_host(b.properties[p]), a.properties[p],
                                               err_msg=p)
             assert b.active == a.active
             np.testing.assert_array_equal(_host(ro_d), ro)          # never written
             assert b.ro.data.ptr != ro_d.data.ptr
-        c = hp.run(_Mixed, Gd, backend="gpu", active=active, outputs=("lab",), **kw)
+        c = hp.run(Mixed, Gd, backend="gpu", active=active, outputs=("lab",), **kw)
         assert list(c.properties) == ["lab"]
         np.testing.assert_array_equal(_host(c.lab), a.lab)
 
