@@ -46,6 +46,8 @@ _LAZY = {
     "grid_2d": ("hpgraph.generators", "grid_2d"),
     "erdos_renyi": ("hpgraph.generators", "erdos_renyi"),
     "has_gpu": ("hpgraph.backend", "has_gpu"),
+    "config": ("hpgraph._config", "config"),
+    "Seeded": ("hpgraph.program", "Seeded"),
 }
 
 # algorithms exported as hp.<name>

@@ -115,6 +115,11 @@ class NegativeCycleError(HpgraphError, ValueError):
     """A negative-weight cycle is reachable from the source of a shortest-path computation."""
 
 
+class SuperstepLimitExceeded(HpgraphError, RuntimeError):
+    """A vertex program still had active vertices after ``hp.config["max_supersteps"]``
+    supersteps (a program that never settles); raise the cap or set ``max_iterations``."""
+
+
 class ConvergenceError(HpgraphError, RuntimeError):
     """An iterative algorithm did not converge within ``max_iter`` iterations."""
 

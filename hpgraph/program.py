@@ -66,9 +66,6 @@ DIRECTIONS = ("auto", "push", "pull")
 #: numerical programs, like PageRank, whose exact fixed point may never be reached).
 DEFAULT_MAX_ITERATIONS_NUMERIC = 1000
 
-#: Push is chosen while ``frontier_edges * PUSH_ALPHA < pull_edges + num_vertices``; measured
-#: (benchmarks/results/engine.md) and overridable per run (``hp.run(..., push_alpha=...)``).
-PUSH_ALPHA = 4.0
 
 _RESERVED = {"self"}
 
@@ -153,6 +150,31 @@ class VertexProgram:
         Makes "changed" inexact: property ``p`` of ``v`` counts as changed only when
         ``abs(new - old) > tol`` (a dict gives a tolerance per property; a float applies to
         every floating-point property).  New values are written either way.
+    priority : str, optional
+        Process vertices in the order of this (numeric) property: near-far buckets, as
+        delta-stepping SSSP does.  A vertex that changed joins the next frontier only while its
+        value is within the current threshold (``<= threshold`` for ``priority_order="min"``,
+        ``>= threshold`` for ``"max"``); the others wait in a far set.  When the frontier
+        empties, the threshold moves to the best waiting value ``+ priority_delta`` (``-`` for
+        ``"max"``) and the waiting vertices within it form the next frontier (a waiting NaN
+        value is taken when nothing else waits).  The initial active set runs first, as one
+        superstep.  For programs whose result does not depend on the order of work (min/max
+        relaxations such as SSSP or widest path) the result is the same as without a priority,
+        with far fewer wasted updates.  Default: None (every changed vertex runs next).
+    priority_order : {"min", "max"}
+        Smaller values first (``"min"``, the default: distances) or larger first (``"max"``:
+        widths, capacities).
+    priority_delta : number, optional
+        The bucket width (> 0; an integer >= 1 for an integer property).  Default: the rule
+        ``hp.sssp`` uses, ``128 * mean |edge weight| / mean degree`` (edge weight 1 on an
+        unweighted graph), rounded up to 1 for integer properties.
+    witness : str, optional
+        An integer property the engine writes: whenever ``update`` changes a vertex ``v`` that
+        received a value, ``witness[v]`` becomes a sender ``u`` whose gathered value equals
+        ``y[v]`` -- the neighbour that won the reduction (BFS parents, SSSP predecessors).
+        Needs a selecting monoid (``min``, ``max`` or ``any``); ``update`` must not write the
+        property itself.  Under ties either winner may be recorded (the GPU may pick another
+        one than the CPU; both are winners).
 
     Methods to define
     -----------------
@@ -198,6 +220,10 @@ class VertexProgram:
     gather_from = "active"
     max_iterations = None
     tolerance = None
+    priority = None
+    priority_order = "min"
+    priority_delta = None
+    witness = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -342,6 +368,7 @@ def _check_attributes(cls, complete: bool):
                 _dt.lookup_dtype(v)
             except DomainMismatch as exc:
                 raise InvalidProgram(f"{name}.{attr}: {exc}") from None
+    _check_ordering(cls, name, props)
     if complete:
         if not props:
             raise InvalidProgram(f"{name}.properties is empty: declare at least one property, "
@@ -370,8 +397,8 @@ def _check_attributes(cls, complete: bool):
 # unchanged: ``bind`` runs on every ``run`` call, and the checks (``inspect.signature`` of
 # every callback, dtype lookups) cost ~0.1 ms -- a fifth of a small GPU run.
 _SIG_ATTRS = ("edges", "properties", "reduce", "y_dtype", "edge_dtype", "apply_to",
-              "gather_from", "max_iterations", "tolerance", "gather", "update", "mask",
-              "converged", "init")
+              "gather_from", "max_iterations", "tolerance", "priority", "priority_order",
+              "priority_delta", "witness", "gather", "update", "mask", "converged", "init")
 _CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _CHECKED_LOCK = threading.Lock()
 
@@ -412,13 +439,73 @@ def _checked(cls) -> _CheckedClass:
     init = inspect.signature(cls.init)
     params = list(init.parameters.values())
     accepts_kw = any(q.kind == q.VAR_KEYWORD for q in params)
-    out = _CheckedClass(sig, _prop_specs(cls), _resolve_monoid(cls),
+    monoid = _resolve_monoid(cls)
+    _check_witness_monoid(cls, monoid)
+    out = _CheckedClass(sig, _prop_specs(cls), monoid,
                         {cb: _callback(cls, cb) for cb in ("gather", "update", "mask")},
                         (accepts_kw, tuple(q.name for q in params)))
     if sig is not None:
         with _CHECKED_LOCK:
             _CHECKED[cls] = out
     return out
+
+
+PRIORITY_ORDERS = ("min", "max")
+#: Monoids that select one of their operands, so a winner exists (``witness``).
+SELECTING = ("min", "max", "any")
+
+
+def _check_ordering(cls, name, props):
+    """``priority`` / ``priority_order`` / ``priority_delta`` / ``witness`` (what needs no graph)."""
+    by_name = {p.name: p for p in props}
+    prio = getattr(cls, "priority", None)
+    if prio is not None:
+        if not isinstance(prio, str) or prio not in by_name:
+            raise InvalidProgram(f"{name}.priority must name one of its properties "
+                                 f"{sorted(by_name)}, got {prio!r}")
+        if by_name[prio].dtype.kind not in "iuf":
+            raise InvalidProgram(f"{name}.priority: property {prio!r} has dtype "
+                                 f"{by_name[prio].dtype.name}, which cannot be ordered by "
+                                 "buckets; expected an integer or floating-point property")
+        if getattr(cls, "gather_from", "active") == "all":
+            raise InvalidProgram(f"{name}.priority needs gather_from='active' (with "
+                                 "gather_from='all' every vertex sends every superstep, so "
+                                 "there is nothing to order)")
+    order = getattr(cls, "priority_order", "min")
+    if order not in PRIORITY_ORDERS:
+        raise InvalidProgram(f"{name}.priority_order must be one of {PRIORITY_ORDERS}, "
+                             f"got {order!r}")
+    delta = getattr(cls, "priority_delta", None)
+    if delta is not None:
+        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.integer, np.floating)) \
+                or not (delta > 0) or math.isinf(float(delta)):
+            raise InvalidProgram(f"{name}.priority_delta must be a finite number > 0 or None, "
+                                 f"got {delta!r}")
+        if prio is not None and by_name[prio].dtype.kind in "iu" and float(delta) != int(delta):
+            raise InvalidProgram(f"{name}.priority_delta must be a whole number for the integer "
+                                 f"property {prio!r}, got {delta!r}")
+    wit = getattr(cls, "witness", None)
+    if wit is not None:
+        if not isinstance(wit, str) or wit not in by_name:
+            raise InvalidProgram(f"{name}.witness must name one of its properties "
+                                 f"{sorted(by_name)}, got {wit!r}")
+        if by_name[wit].dtype.kind not in "iu":
+            raise InvalidProgram(f"{name}.witness: property {wit!r} has dtype "
+                                 f"{by_name[wit].dtype.name}; a witness holds vertex ids, "
+                                 "expected an integer property (e.g. 'int32' or 'int64')")
+
+
+def _check_witness_monoid(cls, monoid):
+    """A witness needs a selecting monoid: one whose result is one of its operands."""
+    wit = getattr(cls, "witness", None)
+    if wit is None:
+        return
+    parent = getattr(monoid, "parent", monoid)
+    builtin = getattr(parent, "is_builtin", False)
+    if not builtin or getattr(monoid, "name", None) not in SELECTING:
+        raise InvalidProgram(f"{cls.__name__}.witness = {wit!r} needs a selecting reduce "
+                             f"(one of {SELECTING}: the winner is the sender whose value the "
+                             f"reduction kept); reduce is {getattr(monoid, 'name', monoid)!r}")
 
 
 def _check_tol(name, v):
@@ -585,6 +672,12 @@ class BoundProgram:
     code_key: tuple = ()        # hashable: equal keys give the same generated GPU code
     outputs: tuple | None = None  # properties the caller reads (None: all); engines return
                                   # only these and need not copy the others out
+    priority: str | None = None   # property ordering the frontier (near-far), or None
+    priority_order: str = "min"   # "min": smaller values first; "max": larger first
+    priority_delta: Any = None    # bucket width, a NumPy scalar of the property's dtype
+    witness: str | None = None    # integer property the engines write with the winner
+    superstep_cap: int | None = None  # with no max_iterations: more supersteps than this
+                                      # raise SuperstepLimitExceeded (set by run())
 
     def active_bool(self, n):
         """The initial active set as a host bool array (the CPU engine's form)."""
@@ -764,8 +857,9 @@ def bind(program, graph, params, max_iterations=None, outputs=None) -> BoundProg
             raise InvalidValue(f"max_iterations must be a non-negative int or None, got "
                                f"{max_iterations!r}")
         max_iterations = int(max_iterations)
+    priority, delta, witness = _bind_ordering(cls, specs, kernels, graph, n)
     code_key = (cls.__name__, kernels.key, cls.edges, weighted, cls.apply_to, cls.gather_from,
-                tuple(sorted(tolerances.items())))
+                tuple(sorted(tolerances.items())), priority, cls.priority_order, witness)
     if outputs is not None:
         if isinstance(outputs, str):
             outputs = (outputs,)
@@ -781,7 +875,54 @@ def bind(program, graph, params, max_iterations=None, outputs=None) -> BoundProg
         y_dtype=kernels.y_dtype, edge_dtype=edge_dt, weighted=weighted, apply_to=cls.apply_to,
         gather_from=cls.gather_from, tolerances=tolerances, max_iterations=max_iterations,
         converged_hook=conv, kernels=kernels, init_props=props0, init_active=active0,
-        code_key=code_key, outputs=outputs)
+        code_key=code_key, outputs=outputs, priority=priority,
+        priority_order=cls.priority_order, priority_delta=delta, witness=witness)
+
+
+def default_priority_delta(graph) -> float:
+    """The bucket width of near-far ordering when a program gives none: ``128 * mean |edge
+    weight| / mean degree`` (Davidson et al.'s rule with the factor ``hp.sssp`` measured best;
+    weight 1 on an unweighted graph)."""
+    n = int(graph.num_vertices)
+    m = int(graph.A.nnz)
+    if n == 0 or m == 0:
+        return 1.0
+    mean_w = 1.0
+    if getattr(graph, "weighted", False) and getattr(graph.A, "values", None) is not None:
+        xp = _backend.get_array_module(graph.A.values)
+        vals = graph.A.values
+        mean_w = float(xp.abs(vals[xp.isfinite(vals)]).astype(xp.float64).mean()) \
+            if vals.size else 1.0
+        if not math.isfinite(mean_w) or mean_w <= 0:
+            mean_w = 1.0
+    return 128.0 * mean_w / (m / n)
+
+
+def _bind_ordering(cls, specs, kernels, graph, n):
+    """(priority, delta as a scalar of the priority's dtype, witness) checked against the
+    compiled callbacks and the graph."""
+    by_name = {p.name: p for p in specs}
+    wit = cls.witness
+    if wit is not None:
+        if wit in kernels.update_outputs:
+            raise InvalidProgram(f"{cls.__name__}.update writes {wit!r}, its witness property; "
+                                 "the engine writes the witness (the winning sender) itself: "
+                                 "drop it from update's result")
+        dt = by_name[wit].dtype
+        if n and np.iinfo(dt).max < n - 1:
+            raise InvalidProgram(f"{cls.__name__}.witness: property {wit!r} ({dt.name}) cannot "
+                                 f"hold vertex ids up to {n - 1}; declare it int64")
+    prio = cls.priority
+    if prio is None:
+        return None, None, wit
+    dt = by_name[prio].dtype
+    delta = cls.priority_delta
+    if delta is None:
+        delta = default_priority_delta(graph)
+    if dt.kind in "iu":
+        delta = max(1, int(math.ceil(float(delta))))
+        delta = min(delta, int(np.iinfo(dt).max))
+    return prio, np.array(delta).astype(dt)[()], wit
 
 
 # ---------------------------------------------------------------------------------------------
@@ -809,7 +950,7 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
     max_iterations : int, optional
         Overrides the program's ``max_iterations``.
     push_alpha : float, optional
-        The direction heuristic's constant (default :data:`PUSH_ALPHA`).
+        The direction heuristic's constant (default ``hp.config["push_alpha"]``).
     outputs : sequence of str, optional
         The properties the caller will read (default: all).  Only these are returned; the GPU
         engine neither copies nor hands over the others (saves a copy of ``n`` values per
@@ -829,17 +970,25 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
     InvalidValue
         Bad ``direction``/``max_iterations``/parameters; ``direction="push"`` with a monoid
         that has no atomic form or with ``gather_from="all"``.
+    SuperstepLimitExceeded
+        A program without ``max_iterations`` still had active vertices after
+        ``hp.config["max_supersteps"]`` supersteps (default ``10 * n + 1000``).
     """
     if direction not in DIRECTIONS:
         raise InvalidValue(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    from ._config import config
+
     if push_alpha is None:
-        push_alpha = PUSH_ALPHA
+        push_alpha = config["push_alpha"]
     if not isinstance(push_alpha, (int, float)) or not push_alpha > 0:
         raise InvalidValue(f"push_alpha must be a positive number, got {push_alpha!r}")
     side = _backend.resolve(backend, _graph_probe_array(graph))
     t0 = time.perf_counter()
     g = graph.to_device() if side == "gpu" else graph.to_host()
     bp = bind(program, g, params, max_iterations, outputs)
+    if bp.max_iterations is None:
+        cap = config["max_supersteps"]
+        bp.superstep_cap = 10 * int(g.num_vertices) + 1000 if cap is None else cap
     if direction == "push":
         if bp.monoid.atomic is None:
             raise InvalidValue(f"direction='push' needs a monoid with an atomic form; "
@@ -853,7 +1002,23 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
     else:
         from .engine import cpu as _eng
     res = _eng.execute(bp, g, direction=direction, push_alpha=float(push_alpha), t_start=t0)
+    if config["trace"]:
+        _trace(bp, res)
     return res
+
+
+def _trace(bp, res):
+    """Log a run's supersteps (``hp.config["trace"]``) to the "hpgraph.engine" logger."""
+    import logging
+
+    log = logging.getLogger("hpgraph.engine")
+    loop = res.extra.get("loop", "host") if res.backend == "gpu" else "cpu"
+    log.info("run %s on %s (%s loop): %d supersteps, %.3f ms loop, %.3f ms setup%s", bp.name,
+             res.backend, loop, res.supersteps, res.time * 1e3, res.setup_time * 1e3,
+             f", fallback: {res.extra['loop_fallback']}" if "loop_fallback" in res.extra else "")
+    for i, (a, d, e) in enumerate(zip(res.active, res.directions, res.frontier_edges)):
+        log.info("  superstep %d: %s, frontier %d vertices (%s), %d frontier edges", i, d, a,
+                 "queue" if d == "push" else "bitmap", e)
 
 
 def _graph_probe_array(graph):

@@ -27,6 +27,13 @@ _TEMPLATE_DIR = Path(__file__).with_name("templates")
 KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_touched",
            "hp_apply_auto", "hp_init_frontier", "hp_init_fused")
 
+
+def kernel_names(bp) -> tuple:
+    """The kernels of ``bp``'s module (the witness and priority kernels only where used)."""
+    extra = (("hp_witness",) if bp.witness is not None else ()) + \
+        (("hp_far_min", "hp_far_take") if bp.priority is not None else ())
+    return KERNELS + extra
+
 #: Push rows longer than this (heavy frontier vertices) are split over the whole grid.
 HEAVY = 1024
 
@@ -132,8 +139,8 @@ def program_source(bp, idx_dtype) -> str:
     ydt = np.dtype(bp.y_dtype)
     wdt = np.dtype(bp.edge_dtype)
     props = bp.props
-    const_params = "".join(f", const {_dt.c_type(p.dtype)}* __restrict__ P_{p.name}" for p in props)
-    mut_params = "".join(f", {_dt.c_type(p.dtype)}* __restrict__ P_{p.name}" for p in props)
+    const_params = "".join(f", const {_dt.c_type(p.dtype)}* HP_MUT P_{p.name}" for p in props)
+    mut_params = "".join(f", {_dt.c_type(p.dtype)}* HP_MUT P_{p.name}" for p in props)
     args = "".join(f", P_{p.name}" for p in props)
     # The kernels combine an inactive sender as the identity and test "terminal" on the
     # accumulated value.  ``any``'s identity is not neutral under its plain combine, and every
@@ -198,5 +205,47 @@ def program_source(bp, idx_dtype) -> str:
         UPDATE_BODY=update_body,
         FILL_PARAMS=fill_params,
         FILL_BODY="\n".join(fill_lines) if fill_lines else "        (void)v;",
+        **_ordering_subst(bp),
     )
     return _template("engine.cu").substitute(subst)
+
+
+def _ordering_subst(bp) -> dict:
+    """Template slots of the witness and priority features (inactive ones compile away)."""
+    by_name = {p.name: p for p in bp.props}
+    first = bp.props[0].name
+    wit = bp.witness
+    prio = bp.priority
+    pdt = np.dtype(by_name[prio].dtype) if prio is not None else np.dtype(np.int32)
+    if pdt.kind in "iu":
+        info = np.iinfo(pdt)
+        lowest, highest = _dt.c_literal(int(info.min), pdt), _dt.c_literal(int(info.max), pdt)
+    else:
+        lowest = highest = "0"
+    apply_params, apply_args, loop_params = "", "", ""
+    if wit is not None:
+        apply_params += ", const idx_t* HP_MUT win"
+        apply_args += ", win"
+        loop_params += ("".join(f", const idx_t* __restrict__ pip{i}, const idx_t* __restrict__ "
+                                f"pix{i}, const w_t* __restrict__ pval{i}" for i in (0, 1))
+                        + ", idx_t* win")
+    if prio is not None:
+        apply_params += ", unsigned* HP_MUT far"
+        apply_args += ", far"
+        loop_params += ", unsigned* far, prio_t delta"
+    return dict(
+        WITNESS=int(wit is not None),
+        WITNESS_PROP=wit or first,
+        WITNESS_T=_dt.c_type(by_name[wit].dtype) if wit is not None else "int",
+        PRIORITY=int(prio is not None),
+        PRIORITY_PROP=prio or first,
+        PRIO_MAX=int(bp.priority_order == "max"),
+        PRIO_T=_dt.c_type(pdt),
+        PRIO_FLOAT=int(pdt.kind == "f"),
+        PRIO_SIGNED=int(pdt.kind == "i"),
+        PRIO_LOWEST=lowest,
+        PRIO_HIGHEST=highest,
+        APPLY_PARAMS=apply_params,
+        APPLY_ARGS=apply_args,
+        LOOP_PARAMS=loop_params,
+    )

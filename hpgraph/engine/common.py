@@ -69,3 +69,25 @@ def readonly(props: dict) -> dict:
             v.flags.writeable = False
         out[k] = v
     return out
+
+
+def priority_threshold(best, delta, descending):
+    """The near-far threshold after a split: ``best + delta`` (``best - delta`` for "max"
+    order) in the property's dtype, saturating at the dtype's bounds for integers (the GPU's
+    ``hp_far_take`` computes exactly this)."""
+    best = np.asarray(best)
+    dt = best.dtype
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        b, d = int(best), int(delta)
+        return dt.type(max(info.min, b - d) if descending else min(info.max, b + d))
+    return (best - dt.type(delta)) if descending else (best + dt.type(delta))
+
+
+def cap_message(bp, steps):
+    """The message of :class:`~hpgraph.exceptions.SuperstepLimitExceeded`."""
+    return (f"vertex program {bp.name} still had active vertices after {steps} supersteps "
+            f"(the safety cap hp.config['max_supersteps']; default 10 * n + 1000); a program "
+            f"that never settles (an update that keeps changing values) loops forever: fix its "
+            f"update, give it max_iterations (run(..., max_iterations=k) stops with "
+            f"converged=False), or raise the cap with hp.config.set(max_supersteps=...)")

@@ -13,6 +13,12 @@ candidate edges into rejected receivers before ``gather``, in both directions.
 
 APPLY evaluates ``update`` on all vertices (or those that received something, under
 ``apply_to="received"``) and marks changed vertices active for the next superstep.
+
+A ``witness`` property gets, for every vertex that changed and received a value other than the
+identity, the first sender (in canonical order) whose gathered value equals ``y``.  A
+``priority`` splits the changed vertices into the next frontier (within the threshold) and a
+far set that waits until the frontier empties (:class:`_NearFar`; the GPU engine follows the
+same rule, so both backends run the same supersteps).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import time
 
 import numpy as np
 
+from ..exceptions import SuperstepLimitExceeded
 from ..program import RunResult, Seeded, SuperstepStats
 from . import common
 
@@ -87,6 +94,9 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
     can_push = mon.atomic is not None and bp.gather_from == "active"
     one = np.ones((), dtype=bp.edge_dtype)
 
+    nearfar = _NearFar(bp, n) if bp.priority is not None else None
+    win = np.zeros(n, np.int64) if bp.witness is not None else None
+
     setup_time = time.perf_counter() - t_start
     t0 = time.perf_counter()
     stats_active, stats_dir, stats_edges = [], [], []
@@ -94,11 +104,16 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
     step = 0
     while True:
         nact = int(np.count_nonzero(active))
+        if nact == 0 and nearfar is not None:
+            active = nearfar.advance(props)
+            nact = int(np.count_nonzero(active))
         if nact == 0:
             break
         if bp.max_iterations is not None and step >= bp.max_iterations:
             converged = False
             break
+        if bp.superstep_cap is not None and step >= bp.superstep_cap:
+            raise SuperstepLimitExceeded(common.cap_message(bp, step))
         senders = np.flatnonzero(active)
         fedges = int(degree[senders].sum()) if n else 0
         if direction == "auto":
@@ -134,6 +149,8 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
             starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])
             rows = dst[starts]
             y[rows] = mon.np_reduce_segments(vals, starts, starts.size)
+            if win is not None:
+                win[rows] = src[_first_match(vals, y[dst], starts)]
         else:
             rows = np.empty(0, np.int64)
 
@@ -155,6 +172,11 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
             active = changed
         else:
             active[verts[changed]] = True
+        if win is not None:
+            got = active & ~_is_identity(y, identity)
+            props[bp.witness][got] = win[got]
+        if nearfar is not None:
+            active = nearfar.split(active, props)
         step += 1
         if bp.converged_hook is not None:
             st = SuperstepStats(step - 1, nact, int(np.count_nonzero(active)), stats_dir[-1],
@@ -167,6 +189,67 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
     return RunResult(properties=props, supersteps=step, active=stats_active,
                      directions=stats_dir, frontier_edges=stats_edges, converged=converged,
                      time=elapsed, setup_time=setup_time, backend="cpu", syncs=0)
+
+
+class _NearFar:
+    """Near-far ordering of a program with a ``priority`` (the rule of the program's docs).
+
+    ``thr`` is None until the first split: the initial active set runs as one superstep, and
+    everything it changes waits in ``far`` until the threshold is first set.
+    """
+
+    def __init__(self, bp, n):
+        self.name = bp.priority
+        self.descending = bp.priority_order == "max"
+        self.delta = bp.priority_delta
+        self.far = np.zeros(n, dtype=bool)
+        self.thr = None
+        self.splits = 0
+
+    def _near(self, values):
+        if self.thr is None:
+            return np.zeros(values.shape, dtype=bool)
+        return values >= self.thr if self.descending else values <= self.thr
+
+    def split(self, changed, props):
+        """The next frontier among ``changed``; the rest joins the far set."""
+        near = changed & self._near(props[self.name])
+        self.far |= changed & ~near
+        self.far &= ~near
+        return near
+
+    def advance(self, props):
+        """The frontier empty: move the threshold past the best waiting value and return the
+        waiting vertices within it (all of them when only NaN values wait)."""
+        if not self.far.any():
+            return self.far.copy()
+        vals = props[self.name][self.far]
+        finite = vals[vals == vals]
+        self.splits += 1
+        if finite.size == 0:
+            take = self.far.copy()
+        else:
+            best = finite.max() if self.descending else finite.min()
+            self.thr = common.priority_threshold(best, self.delta, self.descending)
+            take = self.far & self._near(props[self.name])
+        self.far &= ~take
+        return take
+
+
+def _first_match(vals, yd, starts):
+    """Per segment (``starts``), the index of its first value equal to the segment's ``y``
+    (``yd``: y per value; NaN equals NaN)."""
+    eq = (vals == yd)
+    if vals.dtype.kind == "f":
+        eq |= np.isnan(vals) & np.isnan(yd)
+    pos = np.where(eq, np.arange(vals.size), vals.size)
+    return np.minimum.reduceat(pos, starts)
+
+
+def _is_identity(y, identity):
+    if y.dtype.kind == "f" and np.isnan(identity):
+        return np.isnan(y)
+    return y == identity
 
 
 def _initial(value, dtype, n, active_ids):

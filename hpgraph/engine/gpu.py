@@ -46,8 +46,10 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import backend as _backend
+from .._config import config
+from ..exceptions import InvalidProgram, SuperstepLimitExceeded
 from ..program import RunResult, Seeded, SuperstepStats
-from . import codegen, common
+from . import codegen, common, device_loop
 
 #: The leaner per-call setup (issue #6), switchable so one process can time old against new:
 #: one fused launch (``hp_init_fused``) for the state words, an initial frontier of up to
@@ -79,6 +81,9 @@ BLOCK = 256
 CHUNK = 1024
 
 S_HALT, S_EXEC, S_STEP, S_CNT, S_EDG, S_TCNT, S_DONE, S_HCNT = 0, 1, 2, 3, 5, 7, 8, 9
+S_FARCNT, S_FARPEND = 11, 14
+#: Device state words (the template's HP_ST_WORDS), followed by the history ring.
+ST_WORDS = 32
 
 _matrix_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 #: device Graph -> OrderedDict(state key -> _State); weak, so a dead graph frees its states
@@ -108,7 +113,7 @@ def _cached(owner, key, make):
 class _Part:
     """One gather side on the device: the pull matrix in HYB, the push matrix in CSR."""
 
-    def __init__(self, cp, graph, pull_name, push_name, wdt, weighted, idt, split):
+    def __init__(self, cp, graph, pull_name, push_name, wdt, weighted, idt, split, witness=False):
         hyb = graph.hyb(pull_name)
         push = graph.A if push_name == "A" else graph.AT
         n = graph.num_vertices
@@ -147,6 +152,16 @@ class _Part:
         self.ell_idx, self.ell_val = _cached(hyb, ("ell",) + wkey, ell)
         self.tail = _cached(hyb, ("tail", bool(split)) + wkey, tail)
         self.indptr, self.indices, self.vals = _cached(push, ("csr",) + wkey, csr)
+        # the pull side as CSR: the witness kernel scans a receiver's row for its winner
+        self.pull_csr = None
+        if witness:
+            pull = graph.A if pull_name == "A" else graph.AT
+            self.pull_csr = (self.indptr, self.indices, self.vals) if pull is push else \
+                _cached(pull, ("csr",) + wkey, lambda: (
+                    cp.ascontiguousarray(pull.indptr.astype(idt, copy=False)),
+                    cp.ascontiguousarray(pull.indices.astype(idt, copy=False)),
+                    cp.ascontiguousarray(pull.values.astype(wdt, copy=False)) if weighted
+                    else None))
         self.degree = push.row_lengths() if hasattr(push, "row_lengths") else \
             cp.diff(push.indptr)
         self.n = n
@@ -181,13 +196,16 @@ class _State:
         self.n_sm = int(_backend.num_sms())
         self.source = src
         mod = _backend.raw_module(src, ("-std=c++17",))
-        self.k = {name: mod.get_function(name) for name in codegen.KERNELS}
+        self.k = {name: mod.get_function(name) for name in codegen.kernel_names(bp)}
+        self.loop_kernel = None        # the device loop (compiled on first use)
+        self.loop_refused = None       # why the device refused a cooperative launch
         # The graph's derived matrices (A^T, HYB, casts) are built on the caller's stream,
         # where the graph's arrays were written and where the graph's caches are used later;
         # the run stream (non-blocking: no implicit ordering with the legacy default stream)
         # waits for them before its first use.
         split = bp.monoid.atomic is not None
-        self.parts = [_Part(cp, graph, a, b, wdt, bp.weighted, idt, split)
+        self.parts = [_Part(cp, graph, a, b, wdt, bp.weighted, idt, split,
+                            witness=bp.witness is not None)
                       for a, b in common.matrix_names(bp.edges)]
         self.nnz_pull = sum(p.nnz for p in self.parts)
         self.stream.wait_event(cp.cuda.get_current_stream().record())
@@ -204,11 +222,15 @@ class _State:
             self.tbm = cp.zeros(nw, cp.uint32)
             self.tq = cp.zeros(max(n, 1), idt)
             # state words then the history ring: one allocation, so one copy reads both
-            self.sh = cp.zeros(16 + HIST_CAP * 3, cp.uint64)
-            self.st = self.sh[:16]
-            self.hist = self.sh[16:]
+            self.sh = cp.zeros(ST_WORDS + HIST_CAP * 3, cp.uint64)
+            self.st = self.sh[:ST_WORDS]
+            self.hist = self.sh[ST_WORDS:]
+            # winners of the superstep (witness) and the waiting set (priority)
+            self.win = cp.zeros(max(n, 1), idt) if bp.witness is not None else None
+            self.far = cp.zeros(nw, cp.uint32) if bp.priority is not None else None
             self.dummy_w = cp.zeros(1, wdt)
             self.dummy_ids = cp.zeros(1, idt)
+            self.dummy_ll = cp.zeros(2, cp.int64)
         self.props = None          # {name: array} owned by the state, or None (handed over)
         self.own = {}              # FAST_SETUP: {name: array} owned by the state (missing:
                                    # handed over or never needed)
@@ -236,6 +258,8 @@ class _Run:
         self.props = None
         self.prop_args = ()
         self.ptrs = ()
+        self.hist_cap = HIST_CAP
+        self.loop_info = {"loop": "host"}
 
     # ---- per-call setup ----------------------------------------------------------------
     def start(self):
@@ -269,6 +293,8 @@ class _Run:
             with s.stream:
                 s.bm[0].fill(0)
                 s.bm[1].fill(0)
+                if s.far is not None:
+                    s.far.fill(0)
         s.clean = False
 
     def _init_frontier(self, ids):
@@ -439,27 +465,71 @@ class _Run:
         return (np.int64(self.n), s.y, s.bm[0], s.bm[1], s.q[0], s.q[1], s.qh[0], s.qh[1],
                 s.tbm, s.tq, s.deg, s.st, s.hist, np.int64(HIST_CAP))
 
+    def _feature_args(self):
+        """APPLY's arguments of the witness and priority features (in the template's order)."""
+        s = self.s
+        return (() if s.win is None else (s.win,)) + (() if s.far is None else (s.far,))
+
     def _apply(self, touched, dir_code):
         s = self.s
         name = "hp_apply_touched" if touched else "hp_apply_all"
         grid = (s.n_sm,) if touched else self._grid(self.n, BLOCK, s.n_sm * 8)
-        s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),) + self.prop_args)
+        s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
+                  + self._feature_args() + self.prop_args)
+
+    def _pull_csr_args(self):
+        """The witness kernel's pull-side CSR arrays of both gather sides (the first twice
+        when there is one)."""
+        s = self.s
+        out = ()
+        for p in (s.parts + s.parts)[:2]:
+            ip, ix, vals = p.pull_csr
+            out += (ip, ix, s.dummy_w if vals is None else vals)
+        return out
+
+    def _witness(self, mode, touched):
+        """WITNESS between SPMV and APPLY (``mode`` 1: mixed, the kernel picks ``touched``)."""
+        s = self.s
+        if s.win is None:
+            return
+        s.k["hp_witness"](self._grid(self.n, BLOCK // 32, s.n_sm * 16), (BLOCK,),
+                          self._pull_csr_args()
+                          + (np.int32(len(s.parts)), np.int64(self.n), s.y, s.bm[0], s.bm[1],
+                             s.win, s.tq, s.st, self.limit, np.int32(mode), np.int32(touched))
+                          + self.prop_args)
+
+    def _far(self):
+        """PRIORITY: the near-far split (the kernels return at once unless it is due)."""
+        s = self.s
+        if s.far is None:
+            return
+        grid = self._grid(s.far.shape[0], BLOCK, s.n_sm * 8)
+        s.k["hp_far_min"](grid, (BLOCK,), (np.int64(self.n), s.far, s.st) + self.prop_args)
+        s.k["hp_far_take"](grid, (BLOCK,), (np.int64(self.n), s.far, s.bm[0], s.bm[1], s.q[0],
+                                             s.q[1], s.qh[0], s.qh[1], s.deg, s.st,
+                                             self.bp.priority_delta) + self.prop_args)
 
     def _step(self, kind, count_hint=None, heavy=0):
         """One superstep of ``kind``: "push", "pull" or "mixed" (device-side choice)."""
+        touched = self.bp.apply_to == "received"
         if kind == "push":
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
             self._push(2 if self.direction == "auto" else 0, count_hint, heavy)
-            self._apply(touched=self.bp.apply_to == "received", dir_code=0)
+            self._witness(0, touched)
+            self._apply(touched=touched, dir_code=0)
         elif kind == "pull":
             self._pull(0)
+            self._witness(0, False)
             self._apply(touched=False, dir_code=1)
         else:
             self._push(1)
             self._pull(1)
+            self._witness(1, False)
             s = self.s
             s.k["hp_apply_auto"](self._grid(self.n, BLOCK, s.n_sm * 8), (BLOCK,),
-                                 self._apply_args() + (self.limit,) + self.prop_args)
+                                 self._apply_args() + (self.limit,) + self._feature_args()
+                                 + self.prop_args)
+        self._far()
 
     def _batch(self, kind, k):
         """``k`` blind supersteps of ``kind`` (replayed from a CUDA graph when worth it)."""
@@ -495,12 +565,31 @@ class _Run:
 
     def read_state(self):
         """State words and the first HIST_HEAD history records (one small copy)."""
-        h = self.cp.asnumpy(self.s.sh[:16 + HIST_HEAD * 3], stream=self.s.stream)
+        h = self.cp.asnumpy(self.s.sh[:ST_WORDS + HIST_HEAD * 3], stream=self.s.stream)
         h = h.astype(np.int64)
-        return h[:16], h[16:]
+        return h[:ST_WORDS], h[ST_WORDS:]
 
     # ---- the loop ------------------------------------------------------------------------
     def loop(self, t_start):
+        """The superstep loop: on the device (one cooperative launch, :mod:`.device_loop`)
+        for programs without host logic between supersteps, unless ``hp.config["engine_loop"]``
+        says "host" or the device refuses the launch; else the host loop below."""
+        mode = config["engine_loop"]
+        if mode == "device" and self.bp.converged_hook is not None:
+            raise InvalidProgram(
+                f"{self.bp.name} defines converged(), which runs on the host between "
+                "supersteps, so it cannot run in the device loop (hp.config['engine_loop'] == "
+                "'device'): use engine_loop='auto' (the host loop for such programs) or 'host'")
+        if mode != "host" and self.bp.converged_hook is None and self.s.loop_refused is None:
+            try:
+                return device_loop.loop(self, t_start)
+            except device_loop.LoopRefused as exc:
+                self.loop_info = {"loop": "host", "loop_fallback": str(exc)}
+        elif self.s.loop_refused is not None and mode != "host":
+            self.loop_info = {"loop": "host", "loop_fallback": self.s.loop_refused}
+        return self._host_loop(t_start)
+
+    def _host_loop(self, t_start):
         bp = self.bp
         max_it = bp.max_iterations
         hook = bp.converged_hook
@@ -534,6 +623,8 @@ class _Run:
                 if max_it is not None and step >= max_it:
                     converged = False
                     break
+                if bp.superstep_cap is not None and step >= bp.superstep_cap:
+                    raise SuperstepLimitExceeded(common.cap_message(bp, step))
                 if step + max(BATCHES[-1], MIXED) - hist_read > HIST_CAP:
                     records.append(self._history(hist_read, step, None))
                     hist_read = step
@@ -565,10 +656,13 @@ class _Run:
                     prev = {kk: v.copy() for kk, v in self.props.items()}
                     if push:
                         self._push(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
+                        self._witness(0, bp.apply_to == "received")
                         self._apply(touched=bp.apply_to == "received", dir_code=0)
                     else:
                         self._pull(0)
+                        self._witness(0, False)
                         self._apply(touched=False, dir_code=1)
+                    self._far()
                     st, head = self.read_state()
                     syncs += 1
                     nxt = int(st[S_EXEC]) & 1
@@ -734,4 +828,5 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
         setup_time=setup, backend="gpu", syncs=syncs,
         extra={"graphs": sorted({g[1] for g in state.graphs if g[0] == "push"}),
                "mixed_graphs": sorted({g[1] for g in state.graphs if g[0] != "push"}),
-               "blind_batches": BATCHES, "mixed_batch": MIXED, "reused_state": reused})
+               "blind_batches": BATCHES, "mixed_batch": MIXED, "reused_state": reused,
+               **run.loop_info})

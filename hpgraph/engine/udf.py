@@ -201,10 +201,11 @@ class CompiledCallbacks:
 
 
 def _load(ptr, idx, dt):
-    # properties are read-only during SPMV: use the read-only data cache (no __ldg for bool)
+    # properties are read-only during SPMV: the read-only data cache (HP_LDM: a coherent L2
+    # load in the device loop's module, where phases of one launch write them); none for bool
     if np.dtype(dt).kind == "b":
         return f"{ptr}[{idx}]"
-    return f"__ldg({ptr} + {idx})"
+    return f"HP_LDM({ptr} + {idx})"
 
 
 def _roles(fn, takes_self, roles):

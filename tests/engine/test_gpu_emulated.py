@@ -428,7 +428,7 @@ class _Kernels:
         assert len(pa) == nprop and all(isinstance(x, np.uint64) for x in vals)
         if frontier:
             assert not bm0.any()                  # the bitmasks are zero here
-            st[:16] = 0
+            st[:32] = 0
             st[CNT] = nids
             st[HALT] = 1 if nids == 0 else 0
             for i in range(int(nids)):
@@ -474,6 +474,9 @@ def emulated(monkeypatch, request):
     """``run(prog, G, ...)`` through gpu.execute on emulated kernels, once with
     ``gpu.FAST_SETUP`` on and once off (both setups must give the same runs)."""
     monkeypatch.setattr(gpu, "FAST_SETUP", request.param)
+    # the emulated kernels are the host loop's; the device loop is tested on the GPU
+    restore = hp.config.set(engine_loop="host")
+    request.addfinalizer(lambda: restore.__exit__(None, None, None))
     fake = _FakeCupy()
     state = {}
 
@@ -501,7 +504,7 @@ def emulated(monkeypatch, request):
     monkeypatch.setattr(gpu, "CHUNK", 2)          # split COO-tail rows into chunks
     monkeypatch.setattr(codegen, "HEAVY", 6)      # heavy push rows
 
-    def run(prog, G, direction="auto", push_alpha=program.PUSH_ALPHA, max_iterations=None,
+    def run(prog, G, direction="auto", push_alpha=hp.config["push_alpha"], max_iterations=None,
             outputs=None, **params):
         bp = program.bind(prog, G, params, max_iterations, outputs)
         return gpu.execute(bp, G, direction=direction, push_alpha=push_alpha,

@@ -14,6 +14,24 @@
 // flip), so no extra launch and no host round trip is needed.  hp_init_frontier writes the
 // initial frontier (queue, bitmask, counters) from a vertex list, on the device.
 
+// HP_PERSISTENT (defined 1 by the host for the device-loop module): every kernel below
+// becomes a device function that hp_loop calls in turn, with grid barriers between phases, in
+// one cooperative launch.  Data written in one phase and read in a later one (properties,
+// bitmasks, queues, y, the state words) is then never read through the non-coherent read-only
+// cache nor declared __restrict__: a persistent kernel must see other blocks' writes.
+#ifndef HP_PERSISTENT
+#define HP_PERSISTENT 0
+#endif
+#if HP_PERSISTENT
+#define HP_KERNEL __device__ __forceinline__ void
+#define HP_MUT
+#define HP_LDM(p) __ldcg(p)
+#else
+#define HP_KERNEL extern "C" __global__ void __launch_bounds__(256)
+#define HP_MUT __restrict__
+#define HP_LDM(p) __ldg(p)
+#endif
+
 typedef $IDX_T idx_t;
 typedef $Y_T y_t;
 typedef $W_T w_t;
@@ -28,6 +46,17 @@ typedef unsigned long long u64;
 #define S_TCNT 7   // touched-queue length (push, apply_to="received")
 #define S_DONE 8   // APPLY blocks finished (last-block detection)
 #define S_HCNT 9   // [9 + parity]: heavy frontier vertices (push degree > HP_HEAVY)
+#define S_FARCNT 11   // priority: vertices waiting in the far set
+#define S_BAR 12      // [12], [13]: the device loop's grid barrier (arrivals, generation)
+#define S_FARPEND 14  // priority: the frontier emptied with vertices waiting: split next
+#define S_TSET 15     // priority: the threshold has been set (else every changed vertex waits)
+#define S_THR 16      // priority: the threshold's bits
+#define S_FARBEST 17  // priority: max of ~key over waiting vertices (0: none / only NaN)
+#define S_FDONE 18    // priority: blocks finished with the split (last-block detection)
+#define HP_ST_WORDS 32
+#define HP_WITNESS $WITNESS       // the program records winners in property $WITNESS_PROP
+#define HP_PRIORITY $PRIORITY     // near-far ordering on property $PRIORITY_PROP
+#define HP_PRIO_MAX $PRIO_MAX     // 1: larger values first
 #define HP_HEAVY $HEAVY
 #define HP_GATHER_ALL $GATHER_ALL
 #define HP_HAS_TERMINAL $HAS_TERMINAL
@@ -56,8 +85,8 @@ __device__ __forceinline__ void hp_atomic(y_t* p, y_t v) {
 $ATOMIC
 }
 // x_bitmask: read-only during SPMV, through the read-only data cache.
-__device__ __forceinline__ bool hp_bit(const unsigned* __restrict__ bm, idx_t u) {
-    return (__ldg(bm + (u >> 5)) >> (u & 31)) & 1u;
+__device__ __forceinline__ bool hp_bit(const unsigned* HP_MUT bm, idx_t u) {
+    return (HP_LDM(bm + (u >> 5)) >> (u & 31)) & 1u;
 }
 
 // gather(src = u, edge = w, dst = v): loads from the structure-of-arrays properties.
@@ -78,16 +107,16 @@ __device__ __forceinline__ bool hp_pushes(const u64* st, int cur, u64 limit) {
 
 // ---------------------------------------------------------------------------------------
 // SPMV, pull: one thread per row of the ELL part (column-major, coalesced).
-extern "C" __global__ void __launch_bounds__(256)
+HP_KERNEL
 hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, long long n, int K,
-            const unsigned* __restrict__ bm0, const unsigned* __restrict__ bm1,
-            y_t* __restrict__ y, const u64* __restrict__ st, u64 limit, int mode$PROPS_CONST_PARAMS)
+            const unsigned* HP_MUT bm0, const unsigned* HP_MUT bm1,
+            y_t* HP_MUT y, const u64* HP_MUT st, u64 limit, int mode$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
     if (st[S_CNT + cur] == 0ull) return;
     if (mode == 1 && hp_pushes(st, cur, limit)) return;   // mixed: this superstep pushes
-    const unsigned* __restrict__ bm = cur ? bm1 : bm0;
+    const unsigned* HP_MUT bm = cur ? bm1 : bm0;
     (void)bm;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
@@ -119,17 +148,17 @@ hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, 
 // reduction, so any monoid works without atomics.  Segments longer than a chunk are split at
 // setup when the monoid has an atomic form (seg_row = -(row + 1)); their chunks combine into
 // y with it, so one hub row is not a single warp's critical path.
-extern "C" __global__ void __launch_bounds__(256)
+HP_KERNEL
 hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg_ptr, long long nseg,
             const idx_t* __restrict__ col, const w_t* __restrict__ val,
-            const unsigned* __restrict__ bm0, const unsigned* __restrict__ bm1,
-            y_t* __restrict__ y, const u64* __restrict__ st, u64 limit, int mode$PROPS_CONST_PARAMS)
+            const unsigned* HP_MUT bm0, const unsigned* HP_MUT bm1,
+            y_t* HP_MUT y, const u64* HP_MUT st, u64 limit, int mode$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
     if (st[S_CNT + cur] == 0ull) return;
     if (mode == 1 && hp_pushes(st, cur, limit)) return;   // mixed: this superstep pushes
-    const unsigned* __restrict__ bm = cur ? bm1 : bm0;
+    const unsigned* HP_MUT bm = cur ? bm1 : bm0;
     (void)bm;
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
@@ -175,12 +204,12 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
 // batches): a frontier with more push edges than `limit` aborts the batch so the host can
 // switch to pull.  `track`: record receivers in the touched queue (apply_to="received": APPLY
 // then visits only them).  Receivers that mask(v) rejects are skipped before any load.
-extern "C" __global__ void __launch_bounds__(256)
+HP_KERNEL
 hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-        const idx_t* __restrict__ q0, const idx_t* __restrict__ q1,
-        const idx_t* __restrict__ qh0, const idx_t* __restrict__ qh1, const long long* __restrict__ deg,
-        y_t* __restrict__ y, unsigned* __restrict__ tbm, idx_t* __restrict__ tq,
-        u64* __restrict__ st, u64 limit, int mode, int first, int track$PROPS_CONST_PARAMS)
+        const idx_t* HP_MUT q0, const idx_t* HP_MUT q1,
+        const idx_t* HP_MUT qh0, const idx_t* HP_MUT qh1, const long long* __restrict__ deg,
+        y_t* HP_MUT y, unsigned* HP_MUT tbm, idx_t* HP_MUT tq,
+        u64* HP_MUT st, u64 limit, int mode, int first, int track$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
@@ -190,8 +219,8 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         if (mode == 2 && first && blockIdx.x == 0 && threadIdx.x == 0) st[S_HALT] = 2ull;
         return;
     }
-    const idx_t* __restrict__ q = cur ? q1 : q0;
-    const idx_t* __restrict__ qh = cur ? qh1 : qh0;
+    const idx_t* HP_MUT q = cur ? q1 : q0;
+    const idx_t* HP_MUT qh = cur ? qh1 : qh0;
     const u64 hcnt = st[S_HCNT + cur];
     // relax one edge; true when v is newly touched (it must join the touched queue)
     auto relax = [&](idx_t u, long long e, idx_t& v) -> bool {
@@ -253,14 +282,124 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
 }
 
 // ---------------------------------------------------------------------------------------
+// PRIORITY (near-far) helpers.  Waiting values are compared through an order-preserving
+// 64-bit key (smaller key: taken first; NaN last), so one atomicMax on ~key finds the best.
+typedef $PRIO_T prio_t;
+#define HP_PRIO_FLOAT $PRIO_FLOAT
+#define HP_PRIO_SIGNED $PRIO_SIGNED
+__device__ __forceinline__ u64 hp_prio_bits(prio_t x) {
+    u64 b = 0ull; memcpy(&b, &x, sizeof(prio_t)); return b;
+}
+__device__ __forceinline__ prio_t hp_prio_from_bits(u64 b) {
+    prio_t x; memcpy(&x, &b, sizeof(prio_t)); return x;
+}
+__device__ __forceinline__ u64 hp_prio_key(prio_t x) {
+    if (HP_PRIO_FLOAT && x != x) return ~0ull;
+    u64 k;
+    if (HP_PRIO_FLOAT && sizeof(prio_t) == 4) {
+        unsigned u = (unsigned)hp_prio_bits(x);
+        k = (u64)((u & 0x80000000u) ? ~u : (u | 0x80000000u));
+    } else if (HP_PRIO_FLOAT) {
+        const u64 u = hp_prio_bits(x);
+        k = (u >> 63) ? ~u : (u | (1ull << 63));
+    } else if (HP_PRIO_SIGNED) {
+        k = (u64)(long long)x ^ (1ull << 63);
+    } else {
+        k = (u64)x;
+    }
+    return HP_PRIO_MAX ? ~k : k;
+}
+__device__ __forceinline__ prio_t hp_prio_unkey(u64 k) {
+    if (HP_PRIO_MAX) k = ~k;
+    if (HP_PRIO_FLOAT && sizeof(prio_t) == 4) {
+        unsigned u = (unsigned)k;
+        u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+        return hp_prio_from_bits((u64)u);
+    } else if (HP_PRIO_FLOAT) {
+        const u64 u = (k >> 63) ? (k & ~(1ull << 63)) : ~k;
+        return hp_prio_from_bits(u);
+    } else if (HP_PRIO_SIGNED) {
+        return (prio_t)(long long)(k ^ (1ull << 63));
+    }
+    return (prio_t)k;
+}
+// best + delta (best - delta for "max" order), saturating at the dtype's bounds for integers:
+// engine.common.priority_threshold on the host computes exactly this
+__device__ __forceinline__ prio_t hp_prio_threshold(prio_t best, prio_t delta) {
+    if (HP_PRIO_FLOAT) return HP_PRIO_MAX ? (prio_t)(best - delta) : (prio_t)(best + delta);
+    const prio_t lo = $PRIO_LOWEST, hi = $PRIO_HIGHEST;
+    if (HP_PRIO_MAX) return (best < (prio_t)(lo + delta)) ? lo : (prio_t)(best - delta);
+    return (best > (prio_t)(hi - delta)) ? hi : (prio_t)(best + delta);
+}
+// may a changed vertex with priority value x run next?  (not before the first split)
+__device__ __forceinline__ bool hp_near(prio_t x, const u64* HP_MUT st) {
+    if (!st[S_TSET]) return false;
+    const prio_t t = hp_prio_from_bits(st[S_THR]);
+    return HP_PRIO_MAX ? (x >= t) : (x <= t);
+}
+
+#if HP_WITNESS
+// ---------------------------------------------------------------------------------------
+// WITNESS, between SPMV and APPLY (properties still as at the superstep's start): for every
+// vertex that received a value, the first active sender along its pull rows whose gathered
+// value equals y[v] (-1 if none); APPLY copies it into the witness property when v changes.
+// One warp per receiver, 32 entries at a time.  `touched`: receivers are the touched queue.
+__device__ __forceinline__ bool hp_match(y_t a, y_t b) { return a == b || hp_same(a, b); }
+
+HP_KERNEL
+hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const w_t* __restrict__ pval0,
+           const idx_t* __restrict__ pip1, const idx_t* __restrict__ pix1, const w_t* __restrict__ pval1,
+           int nparts, long long n, const y_t* HP_MUT y, const unsigned* HP_MUT bm0,
+           const unsigned* HP_MUT bm1, idx_t* HP_MUT win, const idx_t* HP_MUT tq,
+           const u64* HP_MUT st, u64 limit, int mode, int touched$PROPS_CONST_PARAMS)
+{
+    if (st[S_HALT]) return;
+    const int cur = (int)(st[S_EXEC] & 1ull);
+    if (st[S_CNT + cur] == 0ull) return;
+    if (mode == 1) touched = HP_RECEIVED_ONLY && hp_pushes(st, cur, limit);
+    const unsigned* HP_MUT bm = cur ? bm1 : bm0;
+    (void)bm;
+    const long long N = touched ? (long long)st[S_TCNT] : n;
+    const int lane = threadIdx.x & 31;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < N; i += nwarps) {
+        const idx_t v = touched ? tq[i] : (idx_t)i;
+        const y_t yv = y[v];
+        if (hp_is_identity(yv)) continue;                      // warp-uniform
+        idx_t w = -1;
+        for (int part = 0; part < nparts && w < 0; ++part) {
+            const idx_t* __restrict__ ip = part ? pip1 : pip0;
+            const idx_t* __restrict__ ix = part ? pix1 : pix0;
+            const w_t* __restrict__ vals = part ? pval1 : pval0;
+            (void)vals;
+            const long long end = ip[v + 1];
+            for (long long base = ip[v]; base < end; base += 32) {
+                const long long e = base + lane;
+                bool ok = false;
+                idx_t u = 0;
+                if (e < end) {
+                    u = __ldg(ix + e);
+                    ok = (HP_GATHER_ALL || hp_bit(bm, u))
+                         && hp_match(hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS), yv);
+                }
+                const unsigned m = __ballot_sync(HP_FULL, ok);
+                if (m) { w = __shfl_sync(HP_FULL, u, __ffs(m) - 1); break; }
+            }
+        }
+        if (lane == 0) win[v] = w;
+    }
+}
+#endif
+
+// ---------------------------------------------------------------------------------------
 // APPLY, fused: update, change test, property writes, y reset to the identity, active
 // bitmask (atomicOr), frontier queue (warp-aggregated append), frontier size and push-edge
 // count; then clears the consumed frontier's bits and (last block) closes the superstep.
 template <bool TOUCHED>
-__device__ __forceinline__ void hp_apply(long long n, y_t* __restrict__ y,
-        unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1, unsigned* __restrict__ tbm,
-        const idx_t* __restrict__ tq, const long long* __restrict__ deg,
-        u64* __restrict__ st, u64* __restrict__ hist, long long hist_cap, int dir$PROPS_MUT_PARAMS)
+__device__ __forceinline__ void hp_apply(long long n, y_t* HP_MUT y,
+        unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm,
+        const idx_t* HP_MUT tq, const long long* __restrict__ deg,
+        u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
 {
     __shared__ int s_last;
     if (st[S_HALT]) return;
@@ -289,6 +428,22 @@ __device__ __forceinline__ void hp_apply(long long n, y_t* __restrict__ y,
             if (!(HP_RECEIVED_ONLY && none)) {
                 bool changed = false;
 $UPDATE_BODY
+#if HP_WITNESS
+                if (changed && !none) P_$WITNESS_PROP[v] = ($WITNESS_T)win[v];
+#endif
+#if HP_PRIORITY
+                if (changed && !hp_near(P_$PRIORITY_PROP[v], st)) {
+                    // waits in the far set until the threshold reaches it
+                    const unsigned bit = 1u << (v & 31);
+                    if (!(atomicOr(far + (v >> 5), bit) & bit)) atomicAdd(st + S_FARCNT, 1ull);
+                    changed = false;
+                } else if (changed) {
+                    const unsigned bit = 1u << (v & 31);
+                    if (far[v >> 5] & bit) {
+                        if (atomicAnd(far + (v >> 5), ~bit) & bit) atomicAdd(st + S_FARCNT, ~0ull);
+                    }
+                }
+#endif
                 if (changed) {
                     atomicOr(bm_nxt + (v >> 5), 1u << (v & 31));
                     act = true;
@@ -329,51 +484,247 @@ $UPDATE_BODY
         st[S_TCNT] = 0ull;
         st[S_DONE] = 0ull;
         st[S_EXEC] = st[S_EXEC] + 1ull;
-        if (atomicAdd(st + S_CNT + nxt, 0ull) == 0ull) st[S_HALT] = 1ull;
+        if (atomicAdd(st + S_CNT + nxt, 0ull) == 0ull) {
+            if (HP_PRIORITY && atomicAdd(st + S_FARCNT, 0ull) != 0ull) st[S_FARPEND] = 1ull;
+            else st[S_HALT] = 1ull;
+        }
         __threadfence();
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-hp_apply_all(long long n, y_t* __restrict__ y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
-             idx_t* qh0, idx_t* qh1, unsigned* __restrict__ tbm, const idx_t* __restrict__ tq, const long long* __restrict__ deg,
-             u64* __restrict__ st, u64* __restrict__ hist, long long hist_cap, int dir$PROPS_MUT_PARAMS)
+HP_KERNEL
+hp_apply_all(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+             idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
+             u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
 {
-    hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$PROPS_ARGS);
+    hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-hp_apply_touched(long long n, y_t* __restrict__ y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
-                 idx_t* qh0, idx_t* qh1, unsigned* __restrict__ tbm, const idx_t* __restrict__ tq, const long long* __restrict__ deg,
-                 u64* __restrict__ st, u64* __restrict__ hist, long long hist_cap, int dir$PROPS_MUT_PARAMS)
+HP_KERNEL
+hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+                 idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
+                 u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
 {
-    hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$PROPS_ARGS);
+    hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
 }
 
 // Mixed batches: APPLY after whichever SPMV the direction rule ran (same predicate).
-extern "C" __global__ void __launch_bounds__(256)
-hp_apply_auto(long long n, y_t* __restrict__ y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
-              idx_t* qh0, idx_t* qh1, unsigned* __restrict__ tbm, const idx_t* __restrict__ tq, const long long* __restrict__ deg,
-              u64* __restrict__ st, u64* __restrict__ hist, long long hist_cap, u64 limit$PROPS_MUT_PARAMS)
+HP_KERNEL
+hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+              idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
+              u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, u64 limit$APPLY_PARAMS$PROPS_MUT_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
     if (st[S_CNT + cur] == 0ull) return;
     if (hp_pushes(st, cur, limit)) {    // grid-uniform: every block takes the same branch
-        if (HP_RECEIVED_ONLY) hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$PROPS_ARGS);
-        else hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$PROPS_ARGS);
+        if (HP_RECEIVED_ONLY) hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
+        else hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
     } else {
-        hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 1$PROPS_ARGS);
+        hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 1$APPLY_ARGS$PROPS_ARGS);
     }
 }
+
+#if HP_PRIORITY
+// ---------------------------------------------------------------------------------------
+// PRIORITY, the split: only when APPLY found the next frontier empty with vertices waiting
+// (S_FARPEND).  hp_far_min finds the best waiting value; hp_far_take moves the threshold past
+// it (best + delta) and makes the waiting vertices within it the frontier of the parity APPLY
+// just made current.  Only NaN values waiting (float keys, S_FARBEST == 0): all are taken and
+// the threshold stays.  One thread per far-bitmap word, which it alone writes in this phase.
+HP_KERNEL
+hp_far_min(long long n, const unsigned* HP_MUT far, u64* HP_MUT st$PROPS_CONST_PARAMS)
+{
+    if (st[S_HALT] || !st[S_FARPEND]) return;
+    const long long nw = (n + 31) >> 5;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < nw; base += stride) {
+        const long long w = base + threadIdx.x;
+        u64 best = 0ull;                                       // max of ~key
+        if (w < nw) {
+            for (unsigned b = far[w]; b; b &= b - 1u) {
+                const idx_t v = (idx_t)(w * 32 + (__ffs(b) - 1));
+                const u64 nk = ~hp_prio_key(P_$PRIORITY_PROP[v]);
+                best = nk > best ? nk : best;
+            }
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            const u64 o = __shfl_down_sync(HP_FULL, best, off);
+            best = o > best ? o : best;
+        }
+        if ((threadIdx.x & 31) == 0 && best) atomicMax(st + S_FARBEST, best);
+    }
+}
+
+HP_KERNEL
+hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+            idx_t* qh0, idx_t* qh1, const long long* __restrict__ deg, u64* HP_MUT st,
+            prio_t delta$PROPS_CONST_PARAMS)
+{
+    __shared__ int s_last;
+    if (st[S_HALT] || !st[S_FARPEND]) return;
+    const int cur = (int)(st[S_EXEC] & 1ull);
+    unsigned* bm = cur ? bm1 : bm0;
+    idx_t* q = cur ? q1 : q0;
+    idx_t* qh = cur ? qh1 : qh0;
+    const u64 fb = st[S_FARBEST];
+    const bool all = HP_PRIO_FLOAT && fb == 0ull;
+    const prio_t thr = hp_prio_threshold(hp_prio_unkey(~fb), delta);
+    const int lane = threadIdx.x & 31;
+    const long long nw = (n + 31) >> 5;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    u64 taken = 0ull;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < nw; base += stride) {
+        const long long w = base + threadIdx.x;
+        unsigned take = 0u;
+        long long d = 0;
+        if (w < nw) {
+            const unsigned bits = far[w];
+            for (unsigned b = bits; b; b &= b - 1u) {
+                const int i = __ffs(b) - 1;
+                const prio_t x = P_$PRIORITY_PROP[(idx_t)(w * 32 + i)];
+                if (all || (HP_PRIO_MAX ? x >= thr : x <= thr)) take |= 1u << i;
+            }
+            if (take) {
+                far[w] = bits & ~take;
+                bm[w] = take;            // the frontier is empty: its bitmap words are zero
+            }
+        }
+        // queue positions: warp-wide exclusive scan of the per-thread counts
+        const int c = __popc(take);
+        int incl = c;
+        for (int off = 1; off < 32; off <<= 1) {
+            const int o = __shfl_up_sync(HP_FULL, incl, off);
+            if (lane >= off) incl += o;
+        }
+        const int total = __shfl_sync(HP_FULL, incl, 31);
+        u64 pos = 0ull;
+        if (lane == 31 && total) pos = atomicAdd(st + S_CNT + cur, (u64)total);
+        pos = __shfl_sync(HP_FULL, pos, 31) + (u64)(incl - c);
+        for (unsigned b = take; b; b &= b - 1u) {
+            const idx_t v = (idx_t)(w * 32 + (__ffs(b) - 1));
+            q[pos++] = v;
+            const long long dv = deg[v];
+            d += dv;
+            if (dv > HP_HEAVY) qh[atomicAdd(st + S_HCNT + cur, 1ull)] = v;
+        }
+        for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
+        if (lane == 0 && d) atomicAdd(st + S_EDG + cur, (u64)d);
+        taken += (u64)c;
+    }
+    if (taken) atomicAdd(st + S_FARCNT, (u64)0 - taken);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = (atomicAdd(st + S_FDONE, 1ull) == (u64)(gridDim.x - 1));
+    __syncthreads();
+    if (s_last && threadIdx.x == 0) {
+        __threadfence();
+        if (!all) {
+            st[S_THR] = hp_prio_bits(thr);
+            st[S_TSET] = 1ull;
+        }
+        st[S_FARBEST] = 0ull;
+        st[S_FDONE] = 0ull;
+        st[S_FARPEND] = 0ull;
+        if (atomicAdd(st + S_CNT + cur, 0ull) == 0ull) st[S_HALT] = 1ull;
+        __threadfence();
+    }
+}
+#endif
+
+#if HP_PERSISTENT
+// ---------------------------------------------------------------------------------------
+// THE DEVICE LOOP: up to max_steps supersteps in one cooperative launch (every block
+// resident), the phases of a superstep separated by grid barriers; the direction is chosen
+// per superstep from the device state (dirmode 0: the rule, 1: push, 2: pull).  The barrier
+// words (S_BAR) are zeroed with the other state words before every launch.
+__device__ __forceinline__ void hp_grid_sync(u64* st)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile u64* vs = st + S_BAR;
+        const u64 gen = vs[1];
+        __threadfence();
+        if (atomicAdd(st + S_BAR, 1ull) == (u64)gridDim.x - 1ull) {
+            atomicExch(st + S_BAR, 0ull);
+            __threadfence();
+            atomicAdd(st + S_BAR + 1, 1ull);
+        } else {
+            while (vs[1] == gen) __nanosleep(20);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ u64 hp_word(const u64* st, int i) { return ((volatile const u64*)st)[i]; }
+
+extern "C" __global__ void __launch_bounds__(256)
+hp_loop(long long n, int nparts, long long max_steps, u64 limit, int dirmode, int track,
+        const idx_t* __restrict__ ell_idx0, const w_t* __restrict__ ell_val0, int K0,
+        const idx_t* __restrict__ seg_row0, const long long* __restrict__ seg_ptr0, long long nseg0,
+        const idx_t* __restrict__ col0, const w_t* __restrict__ cval0,
+        const idx_t* __restrict__ indptr0, const idx_t* __restrict__ indices0, const w_t* __restrict__ vals0,
+        const idx_t* __restrict__ ell_idx1, const w_t* __restrict__ ell_val1, int K1,
+        const idx_t* __restrict__ seg_row1, const long long* __restrict__ seg_ptr1, long long nseg1,
+        const idx_t* __restrict__ col1, const w_t* __restrict__ cval1,
+        const idx_t* __restrict__ indptr1, const idx_t* __restrict__ indices1, const w_t* __restrict__ vals1,
+        y_t* y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1,
+        unsigned* tbm, idx_t* tq, const long long* __restrict__ deg, u64* st, u64* hist,
+        long long hist_cap$LOOP_PARAMS$PROPS_MUT_PARAMS)
+{
+    for (long long it = 0; it < max_steps; ++it) {
+        const int cur = (int)(hp_word(st, S_EXEC) & 1ull);
+        if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;   // grid-uniform
+        const bool push = dirmode == 1 || (dirmode == 0 && hp_word(st, S_EDG + cur) <= limit);
+        if (push) {
+            hp_push(indptr0, indices0, vals0, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PROPS_ARGS);
+            if (nparts > 1)
+                hp_push(indptr1, indices1, vals1, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PROPS_ARGS);
+        } else {
+            if (K0 > 0) hp_pull_ell(ell_idx0, ell_val0, n, K0, bm0, bm1, y, st, limit, 0$PROPS_ARGS);
+            if (nseg0 > 0) {
+                hp_grid_sync(st);
+                hp_pull_coo(seg_row0, seg_ptr0, nseg0, col0, cval0, bm0, bm1, y, st, limit, 0$PROPS_ARGS);
+            }
+            if (nparts > 1) {
+                hp_grid_sync(st);
+                if (K1 > 0) hp_pull_ell(ell_idx1, ell_val1, n, K1, bm0, bm1, y, st, limit, 0$PROPS_ARGS);
+                if (nseg1 > 0) {
+                    hp_grid_sync(st);
+                    hp_pull_coo(seg_row1, seg_ptr1, nseg1, col1, cval1, bm0, bm1, y, st, limit, 0$PROPS_ARGS);
+                }
+            }
+        }
+        hp_grid_sync(st);
+        const bool touched = push && HP_RECEIVED_ONLY;
+#if HP_WITNESS
+        hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, nparts, n, y, bm0, bm1, win, tq, st, limit, 0,
+                   (int)touched$PROPS_ARGS);
+        hp_grid_sync(st);
+#endif
+        if (touched) hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
+        else hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, push ? 0 : 1$APPLY_ARGS$PROPS_ARGS);
+        hp_grid_sync(st);
+#if HP_PRIORITY
+        if (hp_word(st, S_FARPEND)) {                        // grid-uniform
+            hp_far_min(n, far, st$PROPS_ARGS);
+            hp_grid_sync(st);
+            hp_far_take(n, far, bm0, bm1, q0, q1, qh0, qh1, deg, st, delta$PROPS_ARGS);
+            hp_grid_sync(st);
+        }
+#endif
+    }
+}
+#endif
 
 // ---------------------------------------------------------------------------------------
 // The initial frontier (parity 0), on the device: queue, bitmask, size, push-edge count and
 // heavy list from `nids` distinct vertex ids (`all`: every vertex, in order; `ids` unused).
 // The host zeroes `st` and both bitmasks are zero; nothing is read back.
-extern "C" __global__ void __launch_bounds__(256)
+HP_KERNEL
 hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const long long* __restrict__ deg,
-                 unsigned* bm0, idx_t* q0, idx_t* qh0, u64* __restrict__ st)
+                 unsigned* bm0, idx_t* q0, idx_t* qh0, u64* HP_MUT st)
 {
     const int lane = threadIdx.x & 31;
     const long long stride = (long long)gridDim.x * blockDim.x;
@@ -408,15 +759,15 @@ hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const l
 template <class T>
 __device__ __forceinline__ T hp_unbits(u64 b) { T x; memcpy(&x, &b, sizeof(T)); return x; }
 
-extern "C" __global__ void __launch_bounds__(256)
+HP_KERNEL
 hp_init_fused(long long n, int frontier, long long nids, long long i0, long long i1, long long i2,
               long long i3, long long i4, long long i5, long long i6, long long i7,
               const long long* __restrict__ deg, unsigned* bm0, idx_t* q0, idx_t* qh0,
-              u64* __restrict__ st, long long fmode, long long smode$FILL_PARAMS$PROPS_MUT_PARAMS)
+              u64* HP_MUT st, long long fmode, long long smode$FILL_PARAMS$PROPS_MUT_PARAMS)
 {
     const long long ids[8] = {i0, i1, i2, i3, i4, i5, i6, i7};
     if (frontier && blockIdx.x == 0) {       // block-uniform: __syncthreads is safe
-        if (threadIdx.x < 16) st[threadIdx.x] = 0ull;
+        if (threadIdx.x < HP_ST_WORDS) st[threadIdx.x] = 0ull;
         __syncthreads();
         if (threadIdx.x == 0) {
             st[S_CNT] = (u64)nids;

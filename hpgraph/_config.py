@@ -1,0 +1,194 @@
+"""``hp.config``: hpgraph's one configuration object (validated keys, context manager).
+
+Modelled on python-graphblas's ``gb.config``::
+
+    import hpgraph as hp
+
+    hp.config["engine_loop"]                 # read a key
+    hp.config.set(engine_loop="host")        # set keys (validated; unknown keys are errors)
+    with hp.config.set(max_supersteps=100):  # ... or only inside a block
+        hp.run(Prog, G)
+    hp.config.reset()                        # every key back to its default
+    print(hp.config)                         # every key, its value and what it does
+
+Every key may also be given in the environment as ``HPGRAPH_<KEY>`` (upper case), read when
+hpgraph's config is first imported.  Values are process-wide (not per thread).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .exceptions import InvalidValue
+
+__all__ = ["config", "Config"]
+
+
+@dataclass(frozen=True)
+class _Key:
+    name: str
+    default: Any
+    check: Callable[[Any], Any]     # returns the normalised value or raises InvalidValue
+    doc: str
+    parse: Callable[[str], Any] = str
+
+
+def _choice(name, choices):
+    def check(v):
+        if v not in choices:
+            raise InvalidValue(f"hp.config[{name!r}] must be one of {choices}, got {v!r}")
+        return v
+    return check
+
+
+def _int_or_none(name, lo):
+    def check(v):
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise InvalidValue(f"hp.config[{name!r}] must be None or an int >= {lo}, got {v!r}")
+        return int(v)
+    return check
+
+
+def _int(name, lo):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise InvalidValue(f"hp.config[{name!r}] must be an int >= {lo}, got {v!r}")
+        return int(v)
+    return check
+
+
+def _positive(name):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 \
+                or v == float("inf"):
+            raise InvalidValue(f"hp.config[{name!r}] must be a finite number > 0, got {v!r}")
+        return float(v)
+    return check
+
+
+def _bool(name):
+    def check(v):
+        if not isinstance(v, bool):
+            raise InvalidValue(f"hp.config[{name!r}] must be True or False, got {v!r}")
+        return v
+    return check
+
+
+def _parse_bool(s):
+    return s.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _parse_opt_int(s):
+    return None if s.strip().lower() in ("", "none") else int(s)
+
+
+_KEYS = {k.name: k for k in (
+    _Key("engine_loop", "auto", _choice("engine_loop", ("auto", "device", "host")),
+         "GPU superstep loop of hp.run: 'device' runs every superstep inside one cooperative "
+         "kernel launch (grid barriers between phases, the host reads one counter at the end); "
+         "'host' launches a fixed kernel sequence per superstep (CUDA-graph batches); 'auto' "
+         "takes the device loop for every program without a converged() hook, and falls back "
+         "to the host loop where the device refuses a cooperative launch."),
+    _Key("engine_loop_blocks_per_sm", 2, _int("engine_loop_blocks_per_sm", 1),
+         "Blocks per SM of the device loop's cooperative grid (capped by occupancy): more "
+         "blocks hide latency in heavy supersteps, fewer make each grid barrier cheaper.",
+         int),
+    _Key("max_supersteps", None, _int_or_none("max_supersteps", 1),
+         "Safety cap on supersteps of hp.run for programs without max_iterations: reaching it "
+         "raises SuperstepLimitExceeded instead of looping forever.  None: 10 * n + 1000.",
+         _parse_opt_int),
+    _Key("push_alpha", 4.0, _positive("push_alpha"),
+         "Direction rule of hp.run: push while frontier_edges * push_alpha < pull_edges + n "
+         "(the relative cost of an atomic push edge against a streamed pull edge).", float),
+    _Key("trace", False, _bool("trace"),
+         "Log every hp.run's supersteps (direction, frontier size, frontier edges) and loop "
+         "kind to the 'hpgraph.engine' logger at INFO level.", _parse_bool),
+)}
+
+
+class _Restore:
+    """What :meth:`Config.set` returns: restores the previous values when used in ``with``."""
+
+    def __init__(self, cfg, previous):
+        self._cfg = cfg
+        self._previous = previous
+
+    def __enter__(self):
+        return self._cfg
+
+    def __exit__(self, *exc):
+        with self._cfg._lock:
+            self._cfg._values.update(self._previous)
+        return False
+
+
+class Config:
+    """Validated, documented settings (see the module docstring)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._values = {k: spec.default for k, spec in _KEYS.items()}
+        for k, spec in _KEYS.items():
+            raw = os.environ.get("HPGRAPH_" + k.upper())
+            if raw is not None:
+                try:
+                    self._values[k] = spec.check(spec.parse(raw))
+                except (ValueError, InvalidValue) as exc:
+                    raise InvalidValue(f"environment variable HPGRAPH_{k.upper()}={raw!r}: "
+                                       f"{exc}") from None
+
+    @staticmethod
+    def _spec(key):
+        spec = _KEYS.get(key)
+        if spec is None:
+            near = difflib.get_close_matches(str(key), list(_KEYS), n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise InvalidValue(f"hp.config has no key {key!r}{hint} (keys: {sorted(_KEYS)})")
+        return spec
+
+    def __getitem__(self, key):
+        self._spec(key)
+        return self._values[key]
+
+    def get(self, key):
+        """The value of ``key``."""
+        return self[key]
+
+    def __setitem__(self, key, value):
+        self.set(**{key: value})
+
+    def set(self, **values) -> _Restore:
+        """Set keys (all validated before any changes); usable as ``with hp.config.set(...)``
+        to restore the previous values at the block's end."""
+        new = {k: self._spec(k).check(v) for k, v in values.items()}
+        with self._lock:
+            previous = {k: self._values[k] for k in new}
+            self._values.update(new)
+        return _Restore(self, previous)
+
+    def reset(self):
+        """Every key back to its default."""
+        with self._lock:
+            self._values = {k: spec.default for k, spec in _KEYS.items()}
+
+    def keys(self):
+        return list(_KEYS)
+
+    def describe(self, key) -> str:
+        """What ``key`` does."""
+        return self._spec(key).doc
+
+    def __repr__(self):
+        lines = ["hpgraph config:"]
+        for k, spec in _KEYS.items():
+            lines.append(f"  {k} = {self._values[k]!r}  (default {spec.default!r})")
+        return "\n".join(lines)
+
+
+config = Config()

@@ -1,0 +1,145 @@
+"""The device-side superstep loop: a whole run of a vertex program in one kernel launch.
+
+``hp_loop`` (``templates/engine.cu`` compiled with ``HP_PERSISTENT`` 1) is launched
+cooperatively (``cuLaunchCooperativeKernel``: every block resident at once, or the launch is
+refused), so its blocks can wait for each other at grid barriers: it runs SPMV (push or pull,
+chosen per superstep on the device), the witness pass, APPLY and the priority split of
+superstep after superstep -- the same kernel bodies the host loop launches one by one -- and
+the host reads the state words once at the end.  A launch runs at most ``HIST_CAP``
+supersteps (the history ring's size), so the host reads the history between launches of a
+long run.  The barrier words are state words, zeroed with the others before every run.
+
+When the device refuses a cooperative launch (too many blocks for the occupancy, MPS limits)
+the run falls back to the host loop; the run statistics say so (``extra["loop"]``,
+``extra["loop_fallback"]``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .. import backend as _backend
+from .._config import config
+from ..exceptions import SuperstepLimitExceeded
+from . import common
+
+#: ``engine_loop_blocks_per_sm`` is capped by the kernel's occupancy at this block size.
+BLOCK = 256
+
+
+class LoopRefused(RuntimeError):
+    """The device refused the cooperative launch (the caller falls back to the host loop)."""
+
+
+def _kernel(state):
+    """The device loop's kernel of ``state``'s program (compiled once per run state)."""
+    if state.loop_kernel is None:
+        mod = _backend.raw_module("#define HP_PERSISTENT 1\n" + state.source, ("-std=c++17",),
+                                  cooperative=True)
+        kern = mod.get_function("hp_loop")
+        occ = _backend.occupancy(kern, BLOCK)
+        if occ < 1:
+            state.loop_refused = "the loop kernel cannot be resident (occupancy 0)"
+            raise LoopRefused(state.loop_refused)
+        per_sm = max(1, min(config["engine_loop_blocks_per_sm"], occ))
+        state.loop_kernel = (kern, state.n_sm * per_sm)
+    return state.loop_kernel
+
+
+def _part_args(run, p):
+    s = run.s
+    ell_val = s.dummy_w if p.ell_val is None else p.ell_val
+    ell_idx = p.ell_idx if p.K > 0 else s.dummy_ids
+    if p.tail is None:
+        tail = (s.dummy_ids, s.dummy_ll, np.int64(0), s.dummy_ids, s.dummy_w)
+    else:
+        seg_row, seg_ptr, nseg, col, val = p.tail
+        tail = (seg_row, seg_ptr, np.int64(nseg), col, s.dummy_w if val is None else val)
+    return (ell_idx, ell_val, np.int32(p.K)) + tail + \
+        (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals)
+
+
+def _args(run, max_steps):
+    s, bp = run.s, run.bp
+    if run.direction == "push":
+        dirmode = 1
+    elif run.direction == "pull" or not run.can_push:
+        dirmode = 2
+    else:
+        dirmode = 0
+    parts = (s.parts + s.parts)[:2]
+    args = (np.int64(run.n), np.int32(len(s.parts)), np.int64(max_steps), run.limit,
+            np.int32(dirmode), np.int32(bp.apply_to == "received"))
+    for p in parts:
+        args += _part_args(run, p)
+    args += (s.y, s.bm[0], s.bm[1], s.q[0], s.q[1], s.qh[0], s.qh[1], s.tbm, s.tq, s.deg,
+             s.st, s.hist, np.int64(run.hist_cap))
+    if s.win is not None:
+        args += run._pull_csr_args() + (s.win,)
+    if s.far is not None:
+        args += (s.far, bp.priority_delta)
+    return args + run.prop_args
+
+
+def _launch(run, max_steps):
+    kern, blocks = _kernel(run.s)
+    try:
+        kern((blocks,), (BLOCK,), _args(run, max_steps))
+    except Exception as exc:  # noqa: BLE001 -- only the refusals below are ours
+        from cupy_backends.cuda.api.driver import CUDADriverError
+
+        if isinstance(exc, CUDADriverError) and (
+                "COOPERATIVE_LAUNCH_TOO_LARGE" in str(exc) or "NOT_SUPPORTED" in str(exc)):
+            run.s.loop_refused = str(exc)
+            raise LoopRefused(str(exc)) from None
+        raise
+
+
+def loop(run, t_start):
+    """Run ``run`` (a :class:`~hpgraph.engine.gpu._Run` after ``start``) on the device loop.
+
+    Returns what ``_Run.loop`` returns, or raises :class:`LoopRefused` before any superstep
+    ran (the state is then untouched and the host loop can take over).
+    """
+    from .gpu import S_CNT, S_EXEC, S_HALT, S_STEP
+
+    bp = run.bp
+    max_it = bp.max_iterations
+    cap = bp.superstep_cap
+    hist_cap = run.hist_cap
+    records, syncs, launches, hist_read = [], 0, 0, 0
+    converged = True
+    with run.s.stream:
+        setup = time.perf_counter() - t_start
+        t0 = time.perf_counter()
+        step = 0
+        while True:
+            k = hist_cap
+            if max_it is not None:
+                k = min(k, max_it - step)
+            if cap is not None:
+                k = min(k, cap - step)
+            if k > 0:
+                _launch(run, k)
+                launches += 1
+            st, head = run.read_state()
+            syncs += 1
+            step = int(st[S_STEP])
+            records.append(run._history(hist_read, step, head if hist_read == 0 else None))
+            hist_read = step
+            cur = int(st[S_EXEC]) & 1
+            done = int(st[S_HALT]) == 1 or int(st[S_CNT + cur]) == 0
+            if done:
+                break
+            if max_it is not None and step >= max_it:
+                converged = False
+                break
+            if cap is not None and step >= cap:
+                raise SuperstepLimitExceeded(common.cap_message(bp, step))
+        elapsed = time.perf_counter() - t0
+        clean = int(st[S_CNT + (int(st[S_EXEC]) & 1)]) == 0
+    run.loop_info = {"loop": "device", "launches": launches,
+                     "loop_blocks": int(run.s.loop_kernel[1])}
+    return np.concatenate(records), converged, setup, elapsed, syncs, clean
