@@ -32,6 +32,31 @@ class BFSDepth(hp.VertexProgram):
         return min(v.depth, y)
 
 
+class BFSParents(hp.VertexProgram):
+    """Depths and parents: the winner of each vertex's reduction is its parent (``witness``).
+
+    ``any`` stops a pull row at the first active in-neighbour (Beamer's bottom-up step), and
+    ``mask`` keeps visited vertices from receiving at all."""
+
+    edges = "in"
+    properties = {"depth": ("int32", -1), "parent": ("int64", -1)}
+    reduce = "any"
+    apply_to = "received"
+    witness = "parent"
+
+    def init(self, graph, source=0):
+        return {"depth": hp.Seeded(-1, 0), "parent": hp.Seeded(-1, "id")}, [int(source)]
+
+    def mask(v):
+        return v.depth < 0
+
+    def gather(src, edge, dst):
+        return src.depth + 1
+
+    def update(v, y):
+        return {"depth": y if v.depth < 0 else v.depth}
+
+
 def bfs_depth(graph, source=0, **run_kw):
     """Depths (int32; ``-1`` for unreached), NumPy or CuPy like the run."""
     d = hp.run(BFSDepth, graph, source=source, **run_kw).depth

@@ -52,6 +52,25 @@ class SSSP64(SSSP):
         return {"dist": props["dist"].astype(np.float64)}, active
 
 
+class SSSPNearFar(SSSP):
+    """The same program with two declarations: the engine orders the work by ``dist``
+    (near-far buckets, as delta-stepping does) and records each vertex's winning in-neighbour
+    in ``pred`` (a shortest-path tree)."""
+
+    properties = {"dist": ("float32", np.inf), "pred": ("int64", -1)}
+    priority = "dist"
+    witness = "pred"
+
+    def init(self, graph, source=0):
+        n = graph.num_vertices
+        if not 0 <= int(source) < n:
+            raise hp.exceptions.IndexOutOfBound(f"source {source} is outside [0, {n})")
+        return {"dist": hp.Seeded(np.inf, 0.0)}, [int(source)]
+
+    def update(v, y):
+        return {"dist": min(v.dist, y)}
+
+
 def sssp(graph, source=0, **run_kw):
     """Distances from ``source`` (float32; NumPy or CuPy like the run)."""
     return hp.run(SSSP, graph, source=source, **run_kw).dist

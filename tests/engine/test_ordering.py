@@ -1,0 +1,327 @@
+"""Priority ordering (near-far buckets), winner witnesses, the superstep cap and the GPU's
+device loop, for user-written vertex programs, against independent references (Dijkstra,
+a BFS queue, a widest-path fixed point) on the awkward graph cases, on both backends."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hpgraph as hp
+from hpgraph.exceptions import InvalidProgram, SuperstepLimitExceeded
+
+
+class PrioSSSP(hp.VertexProgram):
+    """The README's SSSP with a priority and a witness: near-far delta-stepping."""
+
+    edges = "in"
+    properties = {"dist": ("float64", np.inf), "pred": ("int64", -1)}
+    edge_dtype = "float64"
+    reduce = "min"
+    apply_to = "received"
+    priority = "dist"
+    witness = "pred"
+
+    def init(self, graph, source=0):
+        return {"dist": hp.Seeded(np.inf, 0.0)}, [source]
+
+    def gather(src, edge, dst):
+        return src.dist + edge
+
+    def update(v, y):
+        return {"dist": min(v.dist, y)}
+
+
+class PrioSSSPInt(PrioSSSP):
+    """Integer distances: an integer priority (saturating thresholds) and an int32 witness."""
+
+    properties = {"dist": ("int64", 2**62), "pred": ("int32", -1)}
+    edge_dtype = "int64"
+
+    def init(self, graph, source=0):
+        return {"dist": hp.Seeded(2**62, 0)}, [source]
+
+
+class WidestPrio(hp.VertexProgram):
+    """Widest (bottleneck) paths, larger widths first."""
+
+    edges = "in"
+    properties = {"width": ("float64", 0.0), "pred": ("int64", -1)}
+    edge_dtype = "float64"
+    reduce = "max"
+    apply_to = "received"
+    priority = "width"
+    priority_order = "max"
+    witness = "pred"
+
+    def init(self, graph, source=0):
+        return {"width": hp.Seeded(0.0, np.inf)}, [source]
+
+    def gather(src, edge, dst):
+        return min(src.width, edge)
+
+    def update(v, y):
+        return {"width": max(v.width, y)}
+
+
+class BFSParents(hp.VertexProgram):
+    """BFS depths with parents as the witness of an ``any`` reduction."""
+
+    edges = "in"
+    properties = {"depth": ("int32", -1), "parent": ("int64", -1)}
+    reduce = "any"
+    apply_to = "received"
+    witness = "parent"
+
+    def init(self, graph, source=0):
+        return {"depth": hp.Seeded(-1, 0), "parent": hp.Seeded(-1, "id")}, [source]
+
+    def mask(v):
+        return v.depth < 0
+
+    def gather(src, edge, dst):
+        return src.depth + 1
+
+    def update(v, y):
+        return {"depth": y if v.depth < 0 else v.depth}
+
+
+class Toggle(hp.VertexProgram):
+    """Never settles: every vertex flips every superstep."""
+
+    properties = {"x": "int32"}
+    reduce = "max"
+
+    def gather(src, edge, dst):
+        return src.x
+
+    def update(v, y):
+        return 1 - v.x
+
+
+LOOPS = ["cpu", pytest.param("device", marks=pytest.mark.gpu),
+         pytest.param("host", marks=pytest.mark.gpu)]
+
+
+def _run(prog, G, loop, **kw):
+    backend = "cpu" if loop == "cpu" else "gpu"
+    with hp.config.set(engine_loop="auto" if loop == "cpu" else loop):
+        res = hp.run(prog, G, backend=backend, **kw)
+    if loop != "cpu":
+        assert res.extra["loop"] == loop
+    return res
+
+
+def _min_edges(refs, G):
+    """{(u, v): smallest stored weight} (the graph's duplicate policy keeps the minimum)."""
+    best = {}
+    for u, v, w in refs.edge_list(G):
+        best[(u, v)] = min(w, best.get((u, v), np.inf))
+    return best
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("delta", [None, 1, 3.5, 1e9])
+def test_priority_sssp_and_predecessors(case, refs, loop, delta):
+    G = refs.build(case, "cpu" if loop == "cpu" else "gpu")
+    n = G.num_vertices
+    prog = type("P", (PrioSSSP,), {"priority_delta": delta})
+    edges = _min_edges(refs, G)
+    for source in sorted({0, n - 1}):
+        res = _run(prog, G, loop, source=source)
+        dist, pred = refs.host(res.dist), refs.host(res.pred)
+        ref = refs.sssp(n, refs.edge_list(G), source)
+        np.testing.assert_array_equal(dist, ref)
+        assert pred[source] == -1
+        for v in range(n):
+            if v == source or not np.isfinite(ref[v]):
+                assert pred[v] == -1 or v == source
+                continue
+            u = int(pred[v])
+            assert (u, v) in edges and dist[u] + edges[(u, v)] == dist[v], (v, u)
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_priority_integer_property(case, refs, loop):
+    G = refs.build(case, "cpu" if loop == "cpu" else "gpu")
+    n = G.num_vertices
+    res = _run(type("P", (PrioSSSPInt,), {"priority_delta": 2}), G, loop, source=0)
+    ref = refs.sssp(n, refs.edge_list(G), 0)
+    want = np.where(np.isfinite(ref), ref, 2**62).astype(np.int64)
+    np.testing.assert_array_equal(refs.host(res.dist), want)
+    assert refs.host(res.pred).dtype == np.int32
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_priority_max_order_widest(case, refs, loop):
+    G = refs.build(case, "cpu" if loop == "cpu" else "gpu")
+    n = G.num_vertices
+    res = _run(WidestPrio, G, loop, source=0)
+    width, pred = refs.host(res.width), refs.host(res.pred)
+    ref = refs.widest(n, refs.edge_list(G), 0)
+    np.testing.assert_array_equal(width, ref)
+    edges = _min_edges(refs, G)
+    for v in range(1, n):
+        if ref[v] > 0:
+            u = int(pred[v])
+            assert (u, v) in edges and min(width[u], edges[(u, v)]) == width[v]
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_witness_bfs_parents(case, refs, loop):
+    G = refs.build(case, "cpu" if loop == "cpu" else "gpu")
+    n = G.num_vertices
+    res = _run(BFSParents, G, loop, source=0)
+    depth, parent = refs.host(res.depth), refs.host(res.parent)
+    ref = refs.bfs(n, refs.edge_list(G), 0)
+    np.testing.assert_array_equal(depth, ref)
+    edges = _min_edges(refs, G)
+    assert parent[0] == 0
+    for v in range(1, n):
+        if ref[v] < 0:
+            assert parent[v] == -1
+        else:
+            u = int(parent[v])
+            assert (u, v) in edges and depth[u] == depth[v] - 1
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("prog,prop", [(PrioSSSP, "dist"), (WidestPrio, "width"),
+                                       (BFSParents, "depth")])
+def test_gpu_loops_equal_cpu_on_rmat(prog, prop):
+    G = hp.rmat(10, seed=3, weights=(1, 20), backend="cpu")
+    want = hp.run(prog, G, backend="cpu", source=1)
+    for loop in ("device", "host"):
+        for _ in range(3):      # reused run states: barrier words and far sets reset
+            got = _run(prog, G.to_device(), loop, source=1)
+            np.testing.assert_array_equal(hp.backend.to_host(got[prop]), want[prop])
+    # the priority splits the same way on both backends: identical supersteps
+    if prog.priority is not None:
+        assert got.supersteps == want.supersteps and got.active == want.active
+
+
+def test_priority_wastes_less_work():
+    G = hp.grid_2d(24, 24, weights=(1, 10), seed=2, backend="cpu")
+    plain = type("Plain", (PrioSSSP,), {"priority": None})
+    near_far = type("NF", (PrioSSSP,), {"priority_delta": 4})
+    a = hp.run(plain, G, backend="cpu", source=0)
+    b = hp.run(near_far, G, backend="cpu", source=0)
+    np.testing.assert_array_equal(a.dist, b.dist)
+    assert sum(b.active) < sum(a.active)
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_superstep_cap(loop):
+    G = hp.generators.path(6, backend="cpu")
+    if loop != "cpu":
+        G = G.to_device()
+    with hp.config.set(max_supersteps=40):
+        with pytest.raises(SuperstepLimitExceeded, match="Toggle.*max_supersteps"):
+            _run(Toggle, G, loop)
+        # an explicit max_iterations stops quietly instead
+        res = _run(Toggle, G, loop, max_iterations=7)
+    assert res.supersteps == 7 and not res.converged
+
+
+@pytest.mark.gpu
+def test_device_loop_refused_falls_back(monkeypatch):
+    from hpgraph.engine import device_loop
+
+    def refuse(run, max_steps):
+        raise device_loop.LoopRefused("CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (test)")
+
+    monkeypatch.setattr(device_loop, "_launch", refuse)
+    G = hp.rmat(8, seed=1, weights=(1, 9), backend="cpu")
+    want = hp.run(PrioSSSP, G, backend="cpu", source=0)
+    _gpu_engine().clear_cache()
+    got = hp.run(PrioSSSP, G.to_device(), backend="gpu", source=0)
+    assert got.extra["loop"] == "host" and "TOO_LARGE" in got.extra["loop_fallback"]
+    np.testing.assert_array_equal(hp.backend.to_host(got.dist), want.dist)
+    _gpu_engine().clear_cache()
+
+
+@pytest.mark.gpu
+def test_device_loop_with_converged_hook_is_refused():
+    class Hooked(PrioSSSP):
+        def converged(self, stats):
+            return False
+
+    G = hp.generators.path(5, backend="gpu")
+    with hp.config.set(engine_loop="device"):
+        with pytest.raises(InvalidProgram, match="converged.*device loop"):
+            hp.run(Hooked, G, backend="gpu", source=0)
+    assert hp.run(Hooked, G, backend="gpu", source=0).extra["loop"] == "host"
+
+
+def test_device_loop_module_compiles_with_nvrtc():
+    pytest.importorskip("cupy")
+    from hpgraph import program
+    from hpgraph.backend import compile_ptx
+    from hpgraph.engine import codegen
+
+    G = hp.Graph.from_edges([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], num_vertices=4)
+    U = hp.Graph.from_edges([0, 1], [1, 2], num_vertices=3, directed=False)
+    for prog, graph in ((PrioSSSP, G), (PrioSSSPInt, G), (WidestPrio, G), (BFSParents, U),
+                        (Toggle, U)):
+        bp = program.bind(prog, graph, {} if prog is Toggle else {"source": 0})
+        for idt in (np.int32, np.int64):
+            src = codegen.program_source(bp, np.dtype(idt))
+            try:
+                compile_ptx("#define HP_PERSISTENT 1\n" + src)
+                compile_ptx(src)
+            except hp.exceptions.CompileError as exc:   # pragma: no cover - shows the log
+                pytest.fail(f"{prog.__name__}: {exc.log[:2000]}")
+
+
+@pytest.mark.parametrize("attrs,match", [
+    ({"priority": "nope"}, "priority must name one of its properties"),
+    ({"priority": "flag"}, "cannot be ordered"),
+    ({"priority_order": "up"}, "priority_order must be one of"),
+    ({"priority_delta": 0}, "priority_delta must be a finite number > 0"),
+    ({"priority_delta": float("inf")}, "priority_delta must be a finite number > 0"),
+    ({"priority": "hops", "priority_delta": 1.5}, "whole number"),
+    ({"witness": "dist"}, "witness.*expected an integer property"),
+    ({"witness": "nope"}, "witness must name one of its properties"),
+    ({"reduce": "plus"}, "needs a selecting reduce"),
+    ({"gather_from": "all"}, "gather_from='active'"),
+])
+def test_bad_ordering_declarations(attrs, match):
+    base = {"properties": {"dist": "float64", "pred": "int64", "flag": "bool", "hops": "int32"},
+            "priority": "dist", "witness": "pred", "reduce": "min",
+            "gather": lambda src, edge, dst: src.dist + edge,
+            "update": lambda v, y: {"dist": min(v.dist, y)}}
+    base.update(attrs)
+    G = hp.generators.path(3, backend="cpu")
+    with pytest.raises(InvalidProgram, match=match):
+        cls = type("Bad", (hp.VertexProgram,), base)
+        hp.run(cls, G, backend="cpu")
+
+
+def test_witness_written_by_update_is_an_error():
+    class Writes(PrioSSSP):
+        def update(v, y):
+            return {"dist": min(v.dist, y), "pred": 0}
+
+    dist = np.zeros(3)
+    G = hp.generators.path(3, backend="cpu")
+    with pytest.raises(InvalidProgram, match="writes 'pred', its witness"):
+        hp.run(Writes, G, backend="cpu", source=0)
+    assert (dist == 0).all()
+
+
+def test_witness_dtype_too_small_for_the_graph():
+    class Small(BFSParents):
+        properties = {"depth": ("int32", -1), "parent": ("int8", -1)}
+
+        def init(self, graph, source=0):
+            return {"depth": hp.Seeded(-1, 0)}, [source]
+
+    G = hp.generators.path(300, backend="cpu")
+    with pytest.raises(InvalidProgram, match="cannot hold vertex ids up to 299"):
+        hp.run(Small, G, backend="cpu", source=0)
+
+
+def _gpu_engine():
+    from hpgraph.engine import gpu
+
+    return gpu
