@@ -148,20 +148,32 @@ def bench_graph(label, G, source, repeat, gpu, rows):
             chk_bfs("BFSDepth"), loop=loop)
 
 
-def bench_superstep(n, repeat, gpu, rows):
+def bench_superstep(n, repeat, gpu, rows, blocks=(2,)):
     G = hp.generators.path(n, backend="gpu" if gpu else "cpu")
-    for loop in (("device", "host") if gpu else (None,)):
-        with hp.config.set(**({} if loop is None else {"engine_loop": loop})):
+    runs = [("device", b) for b in blocks] + [("host", None)] if gpu else [(None, None)]
+    for loop, b in runs:
+        cfg = {} if loop is None else {"engine_loop": loop}
+        if b is not None:
+            cfg["engine_loop_blocks_per_sm"] = b
+            from hpgraph.engine import gpu as _g
+
+            _g.clear_cache()          # the loop's grid is sized when its kernel is compiled
+        with hp.config.set(**cfg):
             r, out = timed(lambda: hp.run(BFSDepth, G, source=0), repeat, gpu=gpu)
         d = _host(out.depth)
         _check(np.array_equal(d, np.arange(n)), f"path {n} BFSDepth ({loop})")
         us = out.time * 1e6 / max(out.supersteps, 1)
         r.update(graph=f"path {n}", workload="BFSDepth per superstep", loop=loop,
-                 supersteps=out.supersteps, us_per_superstep=us,
-                 loop_used=out.extra.get("loop"))
+                 supersteps=out.supersteps, us_per_superstep=us, blocks_per_sm=b,
+                 loop_used=out.extra.get("loop"), loop_blocks=out.extra.get("loop_blocks"))
         rows.append(r)
-        print(f"  path {n} BFSDepth {loop}: {out.supersteps} supersteps, {us:.2f} us each "
-              f"(warm {r['warm_ms']:.1f} ms)", flush=True)
+        print(f"  path {n} BFSDepth {loop} (blocks/SM {b}, grid {out.extra.get('loop_blocks')}): "
+              f"{out.supersteps} supersteps, {us:.2f} us each (warm {r['warm_ms']:.1f} ms)",
+              flush=True)
+    if gpu:
+        from hpgraph.engine import gpu as _g
+
+        _g.clear_cache()
 
 
 def bench_first_use(gpu, rows):
@@ -198,6 +210,10 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--out", default=None, help="JSON file for the results")
     ap.add_argument("--skip", default="", help="comma list of: graphs,superstep,first")
+    ap.add_argument("--graphs", default="rmat,grid", help="comma list of: rmat,grid")
+    ap.add_argument("--blocks", default="2", help="device-loop blocks per SM to sweep on the path")
+    ap.add_argument("--loop-blocks", type=int, default=None,
+                    help="hp.config engine_loop_blocks_per_sm for the graph rows")
     args = ap.parse_args(argv)
     gpu = hp.has_gpu()
     skip = set(args.skip.split(","))
@@ -205,10 +221,15 @@ def main(argv=None):
     if "first" not in skip:
         bench_first_use(gpu, rows)
     if "superstep" not in skip:
-        bench_superstep(2000 if args.quick else 100_000, args.repeat, gpu, rows)
+        bench_superstep(2000 if args.quick else 100_000, args.repeat, gpu, rows,
+                        tuple(int(b) for b in args.blocks.split(",")))
+    if args.loop_blocks is not None:
+        hp.config.set(engine_loop_blocks_per_sm=args.loop_blocks)
     if "graphs" not in skip:
+        want = set(args.graphs.split(","))
         for label, G, s in graphs(args.quick):
-            bench_graph(label, G, s, args.repeat, gpu, rows)
+            if label.split()[0].lower().replace("-", "") in want:
+                bench_graph(label, G, s, args.repeat, gpu, rows)
     res = {"meta": metadata(bench="bench_vertex_programs", quick=args.quick,
                             repeat=args.repeat), "rows": rows, "failed": FAILED}
     if args.out:

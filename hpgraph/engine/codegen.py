@@ -223,12 +223,16 @@ def _ordering_subst(bp) -> dict:
     else:
         lowest = highest = "0"
     apply_params, apply_args, loop_params = "", "", ""
+    pull_params = pull_args = push_params = push_args = ""
     if wit is not None:
         apply_params += ", const idx_t* HP_MUT win"
         apply_args += ", win"
+        pull_params, pull_args = ", idx_t* HP_MUT win", ", win"
+        push_params = ", idx_t* HP_MUT win, long long* HP_MUT wedge"
+        push_args = ", win, wedge"
         loop_params += ("".join(f", const idx_t* __restrict__ pip{i}, const idx_t* __restrict__ "
                                 f"pix{i}, const w_t* __restrict__ pval{i}" for i in (0, 1))
-                        + ", idx_t* win")
+                        + ", idx_t* win, long long* wedge")
     if prio is not None:
         apply_params += ", unsigned* HP_MUT far"
         apply_args += ", far"
@@ -246,6 +250,10 @@ def _ordering_subst(bp) -> dict:
         PRIO_LOWEST=lowest,
         PRIO_HIGHEST=highest,
         APPLY_PARAMS=apply_params,
+        PULL_PARAMS=pull_params,
+        PULL_ARGS=pull_args,
+        PUSH_PARAMS=push_params,
+        PUSH_ARGS=push_args,
         APPLY_ARGS=apply_args,
         LOOP_PARAMS=loop_params,
     )

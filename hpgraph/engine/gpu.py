@@ -227,6 +227,7 @@ class _State:
             self.hist = self.sh[ST_WORDS:]
             # winners of the superstep (witness) and the waiting set (priority)
             self.win = cp.zeros(max(n, 1), idt) if bp.witness is not None else None
+            self.wedge = cp.zeros(max(n, 1), cp.int64) if bp.witness is not None else None
             self.far = cp.zeros(nw, cp.uint32) if bp.priority is not None else None
             self.dummy_w = cp.zeros(1, wdt)
             self.dummy_ids = cp.zeros(1, idt)
@@ -435,13 +436,15 @@ class _Run:
                 k["hp_pull_ell"](self._grid(n, BLOCK, s.n_sm * 32), (BLOCK,),
                                  (p.ell_idx, s.dummy_w if p.ell_val is None else p.ell_val,
                                   np.int64(n), np.int32(p.K), s.bm[0], s.bm[1], s.y,
-                                  s.st, self.limit, np.int32(mode)) + self.prop_args)
+                                  s.st, self.limit, np.int32(mode)) + self._win_args()
+                                 + self.prop_args)
             if p.tail is not None:
                 seg_row, seg_ptr, nseg, col, val = p.tail
                 k["hp_pull_coo"](self._grid(nseg, BLOCK // 32, s.n_sm * 32), (BLOCK,),
                                  (seg_row, seg_ptr, np.int64(nseg), col,
                                   s.dummy_w if val is None else val, s.bm[0], s.bm[1],
-                                  s.y, s.st, self.limit, np.int32(mode)) + self.prop_args)
+                                  s.y, s.st, self.limit, np.int32(mode)) + self._win_args()
+                                 + self.prop_args)
 
     def _push(self, mode, count_hint=None, heavy=0):
         s = self.s
@@ -458,7 +461,7 @@ class _Run:
                            (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,
                             s.q[0], s.q[1], s.qh[0], s.qh[1], s.deg, s.y,
                             s.tbm, s.tq, s.st, self.limit, np.int32(mode), np.int32(i == 0),
-                            np.int32(track)) + self.prop_args)
+                            np.int32(track)) + self._win_args(push=True) + self.prop_args)
 
     def _apply_args(self):
         s = self.s
@@ -477,6 +480,13 @@ class _Run:
         s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
                   + self._feature_args() + self.prop_args)
 
+    def _win_args(self, push=False):
+        """The SPMV kernels' witness arguments (winners; push: candidates and their entries)."""
+        s = self.s
+        if s.win is None:
+            return ()
+        return (s.win, s.wedge) if push else (s.win,)
+
     def _pull_csr_args(self):
         """The witness kernel's pull-side CSR arrays of both gather sides (the first twice
         when there is one)."""
@@ -487,15 +497,24 @@ class _Run:
             out += (ip, ix, s.dummy_w if vals is None else vals)
         return out
 
-    def _witness(self, mode, touched):
-        """WITNESS between SPMV and APPLY (``mode`` 1: mixed, the kernel picks ``touched``)."""
+    def _push_csr_args(self):
+        s = self.s
+        out = ()
+        for p in (s.parts + s.parts)[:2]:
+            out += (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals)
+        return out
+
+    def _witness(self, mode, touched, pushed=0):
+        """WITNESS between SPMV and APPLY (``mode`` 1: mixed, the kernel applies the
+        direction rule for ``pushed`` and ``touched``)."""
         s = self.s
         if s.win is None:
             return
         s.k["hp_witness"](self._grid(self.n, BLOCK // 32, s.n_sm * 16), (BLOCK,),
-                          self._pull_csr_args()
+                          self._pull_csr_args() + self._push_csr_args()
                           + (np.int32(len(s.parts)), np.int64(self.n), s.y, s.bm[0], s.bm[1],
-                             s.win, s.tq, s.st, self.limit, np.int32(mode), np.int32(touched))
+                             s.win, s.wedge, s.tq, s.st, self.limit, np.int32(mode),
+                             np.int32(pushed), np.int32(touched))
                           + self.prop_args)
 
     def _far(self):
@@ -515,7 +534,7 @@ class _Run:
         if kind == "push":
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
             self._push(2 if self.direction == "auto" else 0, count_hint, heavy)
-            self._witness(0, touched)
+            self._witness(0, touched, pushed=1)
             self._apply(touched=touched, dir_code=0)
         elif kind == "pull":
             self._pull(0)
@@ -656,7 +675,7 @@ class _Run:
                     prev = {kk: v.copy() for kk, v in self.props.items()}
                     if push:
                         self._push(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
-                        self._witness(0, bp.apply_to == "received")
+                        self._witness(0, bp.apply_to == "received", pushed=1)
                         self._apply(touched=bp.apply_to == "received", dir_code=0)
                     else:
                         self._pull(0)

@@ -132,6 +132,15 @@ def ref_widest(n, edges, s):
 
 
 @pytest.fixture
+def host_loop():
+    """Run the test with the GPU engine's host loop (CUDA-graph batches), not the device loop."""
+    import hpgraph as hp
+
+    with hp.config.set(engine_loop="host"):
+        yield
+
+
+@pytest.fixture
 def refs():
     return types.SimpleNamespace(sssp=ref_sssp, bfs=ref_bfs, widest=ref_widest,
                                  edge_list=edge_list, build=build, cases=CASES, host=host)

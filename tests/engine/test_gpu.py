@@ -60,7 +60,7 @@ def test_auto_mixes_directions_and_blind_batches_abort():
     assert b.directions == a.directions       # same rule, same inputs
 
 
-def test_long_path_blind_batches_and_graphs():
+def test_long_path_blind_batches_and_graphs(host_loop):
     n = 3000
     G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
                             num_vertices=n, directed=False)
@@ -163,7 +163,7 @@ def test_state_reuse_gpu_equals_cpu_and_results_never_alias():
     assert len(gpu._states[Gd]) == 1
 
 
-def test_reused_state_replays_mixed_batches_as_graphs():
+def test_reused_state_replays_mixed_batches_as_graphs(host_loop):
     G = _skewed(20000, 200000, seed=5, directed=False)
     Gd = G.to_device()
     a = hp.run(BFSDepth, G, source=0, backend="cpu")

@@ -100,6 +100,14 @@ __device__ __forceinline__ bool hp_mask(idx_t v$PROPS_CONST_PARAMS) {
 $MASK_BODY
 }
 
+// Combine x, sent by u, into acc; with a witness, remember u when it changed acc (selecting
+// monoids: a changed acc holds x, and ties keep the earlier sender).
+__device__ __forceinline__ void hp_take(y_t& acc, y_t x, idx_t& wu, idx_t u) {
+    const y_t na = hp_add(acc, x);
+    if (HP_WITNESS && !hp_same(na, acc)) wu = u;
+    acc = na;
+}
+
 // Direction predicates of mode-1 (mixed) launches: push iff the frontier's edges <= limit.
 __device__ __forceinline__ bool hp_pushes(const u64* st, int cur, u64 limit) {
     return st[S_EDG + cur] <= limit;
@@ -110,7 +118,7 @@ __device__ __forceinline__ bool hp_pushes(const u64* st, int cur, u64 limit) {
 HP_KERNEL
 hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, long long n, int K,
             const unsigned* HP_MUT bm0, const unsigned* HP_MUT bm1,
-            y_t* HP_MUT y, const u64* HP_MUT st, u64 limit, int mode$PROPS_CONST_PARAMS)
+            y_t* HP_MUT y, const u64* HP_MUT st, u64 limit, int mode$PULL_PARAMS$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
@@ -123,24 +131,32 @@ hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, 
         if (HP_HAS_MASK && !hp_mask((idx_t)v$PROPS_ARGS)) continue;   // y[v] stays the identity
         y_t acc = y[v];
         if (HP_HAS_TERMINAL && hp_is_terminal(acc)) continue;
+        // the winner so far (an earlier gather side's, when there are two)
+        idx_t wu = 0;
+#if HP_WITNESS
+        wu = win[v];
+#endif
         for (int k = 0; k < K; ++k) {
             const long long pos = (long long)k * n + v;
             const idx_t u = __ldg(ell_idx + pos);
             if (u < 0) break;                       // padding only follows the row's entries
 #if HP_GATHER_ALL
-            acc = hp_add(acc, hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS));
+            hp_take(acc, hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS), wu, u);
 #elif HP_ANY
             // `any` stops at the first active sender: most entries are only a bit test
-            if (hp_bit(bm, u)) acc = hp_add(acc, hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS));
+            if (hp_bit(bm, u)) hp_take(acc, hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS), wu, u);
 #else
             // inactive senders contribute the identity; the bit and the sender's properties
             // are loaded side by side instead of one after the other (latency-bound loop)
             const y_t g = hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS);
-            acc = hp_add(acc, hp_bit(bm, u) ? g : hp_identity());
+            hp_take(acc, hp_bit(bm, u) ? g : hp_identity(), wu, u);
 #endif
             if (HP_HAS_TERMINAL && hp_is_terminal(acc)) break;   // early exit
         }
         y[v] = acc;
+#if HP_WITNESS
+        win[v] = wu;
+#endif
     }
 }
 
@@ -152,7 +168,7 @@ HP_KERNEL
 hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg_ptr, long long nseg,
             const idx_t* __restrict__ col, const w_t* __restrict__ val,
             const unsigned* HP_MUT bm0, const unsigned* HP_MUT bm1,
-            y_t* HP_MUT y, const u64* HP_MUT st, u64 limit, int mode$PROPS_CONST_PARAMS)
+            y_t* HP_MUT y, const u64* HP_MUT st, u64 limit, int mode$PULL_PARAMS$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
@@ -170,28 +186,43 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
         const y_t acc0 = y[row];
         if (HP_HAS_TERMINAL && hp_is_terminal(acc0)) continue;   // warp-uniform
         y_t acc = hp_identity();
+        idx_t wu = -1;
         const long long beg = seg_ptr[s], end = seg_ptr[s + 1];
         for (long long base = beg; base < end; base += 32) {
             const long long e = base + lane;
             if (e < end) {
                 const idx_t u = __ldg(col + e);
 #if HP_GATHER_ALL
-                acc = hp_add(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS));
+                hp_take(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS), wu, u);
 #elif HP_ANY
-                if (hp_bit(bm, u)) acc = hp_add(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS));
+                if (hp_bit(bm, u)) hp_take(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS), wu, u);
 #else
                 const y_t g = hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS);
-                acc = hp_add(acc, hp_bit(bm, u) ? g : hp_identity());
+                hp_take(acc, hp_bit(bm, u) ? g : hp_identity(), wu, u);
 #endif
             }
 #if HP_HAS_TERMINAL
             if (__any_sync(HP_FULL, hp_is_terminal(acc))) break;
 #endif
         }
-        for (int off = 16; off > 0; off >>= 1) acc = hp_add(acc, hp_shfl_down(acc, off));
+        for (int off = 16; off > 0; off >>= 1) {
+            const y_t o = hp_shfl_down(acc, off);
+            const idx_t ou = __shfl_down_sync(HP_FULL, wu, off);
+            hp_take(acc, o, wu, ou);
+        }
         if (lane == 0) {
-            if (split) hp_atomic(y + row, acc);
-            else y[row] = hp_add(acc0, acc);
+            if (split) {
+                hp_atomic(y + row, acc);
+#if HP_WITNESS
+                if (!hp_is_identity(acc)) win[row] = -2;     // chunks race: WITNESS scans
+#endif
+            } else {
+                const y_t r = hp_add(acc0, acc);
+                y[row] = r;
+#if HP_WITNESS
+                if (!hp_same(r, acc0)) win[row] = wu;
+#endif
+            }
         }
     }
 }
@@ -209,7 +240,7 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         const idx_t* HP_MUT q0, const idx_t* HP_MUT q1,
         const idx_t* HP_MUT qh0, const idx_t* HP_MUT qh1, const long long* __restrict__ deg,
         y_t* HP_MUT y, unsigned* HP_MUT tbm, idx_t* HP_MUT tq,
-        u64* HP_MUT st, u64 limit, int mode, int first, int track$PROPS_CONST_PARAMS)
+        u64* HP_MUT st, u64 limit, int mode, int first, int track$PUSH_PARAMS$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
@@ -233,6 +264,11 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         if (hp_same(hp_add(old, val), old)) return false;
 #endif
         hp_atomic(y + v, val);
+#if HP_WITNESS
+        // a candidate winner (a later, better value may race past it: WITNESS verifies)
+        win[v] = u;
+        wedge[v] = e;
+#endif
         if (track) {
             const unsigned bit = 1u << (v & 31);
             unsigned* wp = tbm + (v >> 5);
@@ -340,23 +376,32 @@ __device__ __forceinline__ bool hp_near(prio_t x, const u64* HP_MUT st) {
 
 #if HP_WITNESS
 // ---------------------------------------------------------------------------------------
-// WITNESS, between SPMV and APPLY (properties still as at the superstep's start): for every
-// vertex that received a value, the first active sender along its pull rows whose gathered
-// value equals y[v] (-1 if none); APPLY copies it into the witness property when v changes.
-// One warp per receiver, 32 entries at a time.  `touched`: receivers are the touched queue.
+// WITNESS, between SPMV and APPLY (properties still as at the superstep's start).  Pull
+// supersteps leave the exact winner in win[v] (-2 where chunks of a split hub row raced);
+// push supersteps leave a candidate (sender u = win[v], push-matrix entry e = wedge[v]) that a
+// later, better value may have raced past.  Here one warp per receiver checks the candidate
+// in O(1) -- e is u's entry into v, u was active, gather(u, e, v) equals y[v] -- and only
+// where that fails scans v's pull rows for the first active sender whose value equals y[v].
+// `pushed` / `touched` as SPMV and APPLY see them (mode 1: the kernel applies the rule).
 __device__ __forceinline__ bool hp_match(y_t a, y_t b) { return a == b || hp_same(a, b); }
 
 HP_KERNEL
 hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const w_t* __restrict__ pval0,
            const idx_t* __restrict__ pip1, const idx_t* __restrict__ pix1, const w_t* __restrict__ pval1,
+           const idx_t* __restrict__ qip0, const idx_t* __restrict__ qix0, const w_t* __restrict__ qval0,
+           const idx_t* __restrict__ qip1, const idx_t* __restrict__ qix1, const w_t* __restrict__ qval1,
            int nparts, long long n, const y_t* HP_MUT y, const unsigned* HP_MUT bm0,
-           const unsigned* HP_MUT bm1, idx_t* HP_MUT win, const idx_t* HP_MUT tq,
-           const u64* HP_MUT st, u64 limit, int mode, int touched$PROPS_CONST_PARAMS)
+           const unsigned* HP_MUT bm1, idx_t* HP_MUT win, const long long* HP_MUT wedge,
+           const idx_t* HP_MUT tq, const u64* HP_MUT st, u64 limit, int mode, int pushed,
+           int touched$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
     if (st[S_CNT + cur] == 0ull) return;
-    if (mode == 1) touched = HP_RECEIVED_ONLY && hp_pushes(st, cur, limit);
+    if (mode == 1) {
+        pushed = hp_pushes(st, cur, limit);
+        touched = HP_RECEIVED_ONLY && pushed;
+    }
     const unsigned* HP_MUT bm = cur ? bm1 : bm0;
     (void)bm;
     const long long N = touched ? (long long)st[S_TCNT] : n;
@@ -366,7 +411,30 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
         const idx_t v = touched ? tq[i] : (idx_t)i;
         const y_t yv = y[v];
         if (hp_is_identity(yv)) continue;                      // warp-uniform
-        idx_t w = -1;
+        idx_t w = win[v];
+        bool ok;
+        if (!pushed) {
+            ok = w != -2;
+        } else {
+            ok = false;
+            if (lane == 0 && w >= 0 && (long long)w < n) {
+                const long long e = wedge[v];
+                for (int part = 0; part < nparts; ++part) {
+                    const idx_t* __restrict__ ip = part ? qip1 : qip0;
+                    const idx_t* __restrict__ ix = part ? qix1 : qix0;
+                    const w_t* __restrict__ vals = part ? qval1 : qval0;
+                    (void)vals;
+                    if ((long long)ip[w] <= e && e < (long long)ip[w + 1] && ix[e] == v) {
+                        ok = (HP_GATHER_ALL || hp_bit(bm, w))
+                             && hp_match(hp_gather(w, HP_EDGE(vals, e), v$PROPS_ARGS), yv);
+                        if (ok) break;
+                    }
+                }
+            }
+            ok = __shfl_sync(HP_FULL, ok, 0);
+        }
+        if (ok) continue;                                      // warp-uniform
+        w = -1;
         for (int part = 0; part < nparts && w < 0; ++part) {
             const idx_t* __restrict__ ip = part ? pip1 : pip0;
             const idx_t* __restrict__ ix = part ? pix1 : pix0;
@@ -375,14 +443,14 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
             const long long end = ip[v + 1];
             for (long long base = ip[v]; base < end; base += 32) {
                 const long long e = base + lane;
-                bool ok = false;
+                bool hit = false;
                 idx_t u = 0;
                 if (e < end) {
                     u = __ldg(ix + e);
-                    ok = (HP_GATHER_ALL || hp_bit(bm, u))
-                         && hp_match(hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS), yv);
+                    hit = (HP_GATHER_ALL || hp_bit(bm, u))
+                          && hp_match(hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS), yv);
                 }
-                const unsigned m = __ballot_sync(HP_FULL, ok);
+                const unsigned m = __ballot_sync(HP_FULL, hit);
                 if (m) { w = __shfl_sync(HP_FULL, u, __ffs(m) - 1); break; }
             }
         }
@@ -395,7 +463,31 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
 // APPLY, fused: update, change test, property writes, y reset to the identity, active
 // bitmask (atomicOr), frontier queue (warp-aggregated append), frontier size and push-edge
 // count; then clears the consumed frontier's bits and (last block) closes the superstep.
-template <bool TOUCHED>
+// The end of a superstep, by one thread once every block is done with APPLY: history record,
+// counter resets, parity flip; an empty next frontier halts the run (or, with vertices
+// waiting for a priority threshold, asks for a split).
+__device__ __forceinline__ void hp_close(u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir)
+{
+    const int cur = (int)(st[S_EXEC] & 1ull), nxt = cur ^ 1;
+    const u64 step = st[S_STEP];
+    u64* h = hist + (long long)(step % (u64)hist_cap) * 3;
+    h[0] = st[S_CNT + cur];
+    h[1] = st[S_EDG + cur];
+    h[2] = (u64)dir;
+    st[S_STEP] = step + 1ull;
+    st[S_CNT + cur] = 0ull;
+    st[S_EDG + cur] = 0ull;
+    st[S_HCNT + cur] = 0ull;
+    st[S_TCNT] = 0ull;
+    st[S_DONE] = 0ull;
+    st[S_EXEC] = st[S_EXEC] + 1ull;
+    if (atomicAdd(st + S_CNT + nxt, 0ull) == 0ull) {
+        if (HP_PRIORITY && atomicAdd(st + S_FARCNT, 0ull) != 0ull) st[S_FARPEND] = 1ull;
+        else st[S_HALT] = 1ull;
+    }
+}
+
+template <bool TOUCHED, bool SELF_CLOSE = true>
 __device__ __forceinline__ void hp_apply(long long n, y_t* HP_MUT y,
         unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm,
         const idx_t* HP_MUT tq, const long long* __restrict__ deg,
@@ -466,28 +558,14 @@ $UPDATE_BODY
     // x_bitmask <- 0: only the consumed frontier's words can be non-zero
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)cnt; i += stride)
         bm_cur[q_cur[i] >> 5] = 0u;
+    if (!SELF_CLOSE) return;            // the device loop closes the superstep in its barrier
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) s_last = (atomicAdd(st + S_DONE, 1ull) == (u64)(gridDim.x - 1));
     __syncthreads();
     if (s_last && threadIdx.x == 0) {
         __threadfence();
-        const u64 step = st[S_STEP];
-        u64* h = hist + (long long)(step % (u64)hist_cap) * 3;
-        h[0] = cnt;
-        h[1] = st[S_EDG + cur];
-        h[2] = (u64)dir;
-        st[S_STEP] = step + 1ull;
-        st[S_CNT + cur] = 0ull;
-        st[S_EDG + cur] = 0ull;
-        st[S_HCNT + cur] = 0ull;
-        st[S_TCNT] = 0ull;
-        st[S_DONE] = 0ull;
-        st[S_EXEC] = st[S_EXEC] + 1ull;
-        if (atomicAdd(st + S_CNT + nxt, 0ull) == 0ull) {
-            if (HP_PRIORITY && atomicAdd(st + S_FARCNT, 0ull) != 0ull) st[S_FARPEND] = 1ull;
-            else st[S_HALT] = 1ull;
-        }
+        hp_close(st, hist, hist_cap, dir);
         __threadfence();
     }
 }
@@ -638,21 +716,39 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
 // resident), the phases of a superstep separated by grid barriers; the direction is chosen
 // per superstep from the device state (dirmode 0: the rule, 1: push, 2: pull).  The barrier
 // words (S_BAR) are zeroed with the other state words before every launch.
-__device__ __forceinline__ void hp_grid_sync(u64* st)
+__device__ __forceinline__ u64 hp_ld_acquire(const u64* p) {
+    u64 v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void hp_st_release(u64* p, u64 v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ u64 hp_arrive(u64* p) {
+    u64 o;
+    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(o) : "l"(p) : "memory");
+    return o;
+}
+
+// Grid barrier (S_BAR: arrivals, generation).  Thread 0 of each block arrives with a
+// release-acquire atomic (its block's writes, ordered before it by __syncthreads, become
+// visible) and spins on the generation with acquire loads; the last to arrive resets the
+// count, optionally closes the superstep (CLOSE: hp_close, so APPLY needs no last-block
+// detection of its own) and releases the others.
+template <bool CLOSE>
+__device__ __forceinline__ void hp_grid_sync(u64* st, u64* hist = nullptr, long long hist_cap = 1,
+                                             int dir = 0)
 {
     __syncthreads();
     if (threadIdx.x == 0) {
-        volatile u64* vs = st + S_BAR;
-        const u64 gen = vs[1];
-        __threadfence();
-        if (atomicAdd(st + S_BAR, 1ull) == (u64)gridDim.x - 1ull) {
-            atomicExch(st + S_BAR, 0ull);
-            __threadfence();
-            atomicAdd(st + S_BAR + 1, 1ull);
+        const u64 gen = hp_ld_acquire(st + S_BAR + 1);
+        if (hp_arrive(st + S_BAR) == (u64)gridDim.x - 1ull) {
+            st[S_BAR] = 0ull;
+            if (CLOSE) hp_close(st, hist, hist_cap, dir);
+            hp_st_release(st + S_BAR + 1, gen + 1ull);
         } else {
-            while (vs[1] == gen) __nanosleep(20);
+            while (hp_ld_acquire(st + S_BAR + 1) == gen) { }
         }
-        __threadfence();
     }
     __syncthreads();
 }
@@ -678,40 +774,41 @@ hp_loop(long long n, int nparts, long long max_steps, u64 limit, int dirmode, in
         if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;   // grid-uniform
         const bool push = dirmode == 1 || (dirmode == 0 && hp_word(st, S_EDG + cur) <= limit);
         if (push) {
-            hp_push(indptr0, indices0, vals0, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PROPS_ARGS);
+            hp_push(indptr0, indices0, vals0, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
             if (nparts > 1)
-                hp_push(indptr1, indices1, vals1, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PROPS_ARGS);
+                hp_push(indptr1, indices1, vals1, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
         } else {
-            if (K0 > 0) hp_pull_ell(ell_idx0, ell_val0, n, K0, bm0, bm1, y, st, limit, 0$PROPS_ARGS);
+            if (K0 > 0) hp_pull_ell(ell_idx0, ell_val0, n, K0, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
             if (nseg0 > 0) {
-                hp_grid_sync(st);
-                hp_pull_coo(seg_row0, seg_ptr0, nseg0, col0, cval0, bm0, bm1, y, st, limit, 0$PROPS_ARGS);
+                hp_grid_sync<false>(st);
+                hp_pull_coo(seg_row0, seg_ptr0, nseg0, col0, cval0, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
             }
             if (nparts > 1) {
-                hp_grid_sync(st);
-                if (K1 > 0) hp_pull_ell(ell_idx1, ell_val1, n, K1, bm0, bm1, y, st, limit, 0$PROPS_ARGS);
+                hp_grid_sync<false>(st);
+                if (K1 > 0) hp_pull_ell(ell_idx1, ell_val1, n, K1, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
                 if (nseg1 > 0) {
-                    hp_grid_sync(st);
-                    hp_pull_coo(seg_row1, seg_ptr1, nseg1, col1, cval1, bm0, bm1, y, st, limit, 0$PROPS_ARGS);
+                    hp_grid_sync<false>(st);
+                    hp_pull_coo(seg_row1, seg_ptr1, nseg1, col1, cval1, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
                 }
             }
         }
-        hp_grid_sync(st);
+        hp_grid_sync<false>(st);
         const bool touched = push && HP_RECEIVED_ONLY;
 #if HP_WITNESS
-        hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, nparts, n, y, bm0, bm1, win, tq, st, limit, 0,
+        hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
+                   vals1, nparts, n, y, bm0, bm1, win, wedge, tq, st, limit, 0, (int)push,
                    (int)touched$PROPS_ARGS);
-        hp_grid_sync(st);
+        hp_grid_sync<false>(st);
 #endif
-        if (touched) hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
-        else hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, push ? 0 : 1$APPLY_ARGS$PROPS_ARGS);
-        hp_grid_sync(st);
+        if (touched) hp_apply<true, false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
+        else hp_apply<false, false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, push ? 0 : 1$APPLY_ARGS$PROPS_ARGS);
+        hp_grid_sync<true>(st, hist, hist_cap, push ? 0 : 1);
 #if HP_PRIORITY
         if (hp_word(st, S_FARPEND)) {                        // grid-uniform
             hp_far_min(n, far, st$PROPS_ARGS);
-            hp_grid_sync(st);
+            hp_grid_sync<false>(st);
             hp_far_take(n, far, bm0, bm1, q0, q1, qh0, qh1, deg, st, delta$PROPS_ARGS);
-            hp_grid_sync(st);
+            hp_grid_sync<false>(st);
         }
 #endif
     }
