@@ -91,14 +91,17 @@ def _parse_opt_int(s):
 _KEYS = {k.name: k for k in (
     _Key("engine_loop", "auto", _choice("engine_loop", ("auto", "device", "host")),
          "GPU superstep loop of hp.run: 'device' runs every superstep inside one cooperative "
-         "kernel launch (grid barriers between phases, the host reads one counter at the end); "
-         "'host' launches a fixed kernel sequence per superstep (CUDA-graph batches); 'auto' "
-         "takes the device loop for every program without a converged() hook, and falls back "
-         "to the host loop where the device refuses a cooperative launch."),
-    _Key("engine_loop_blocks_per_sm", 2, _int("engine_loop_blocks_per_sm", 1),
+         "kernel launch (grid barriers between phases, the host reads the state once at the "
+         "end; programs with a converged() hook cannot); 'host' launches a fixed kernel "
+         "sequence per superstep, replayed blind in CUDA-graph batches with one host read per "
+         "batch; 'auto' takes the host loop, which measured as fast or faster on every graph "
+         "tried (benchmarks/README.md, [engine-2]).  Where the device refuses a cooperative "
+         "launch the device loop falls back to the host loop (RunResult.extra['loop'])."),
+    _Key("engine_loop_blocks_per_sm", 0, _int("engine_loop_blocks_per_sm", 0),
          "Blocks per SM of the device loop's cooperative grid (capped by occupancy): more "
-         "blocks hide latency in heavy supersteps, fewer make each grid barrier cheaper.",
-         int),
+         "blocks hide latency in heavy supersteps, fewer make each grid barrier cheaper.  0: "
+         "by the graph's mean degree, 1 at or below 8 (long thin graphs: many cheap "
+         "supersteps), 4 above.", int),
     _Key("max_supersteps", None, _int_or_none("max_supersteps", 1),
          "Safety cap on supersteps of hp.run for programs without max_iterations: reaching it "
          "raises SuperstepLimitExceeded instead of looping forever.  None: 10 * n + 1000.",

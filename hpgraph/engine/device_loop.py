@@ -43,7 +43,10 @@ def _kernel(state):
         if occ < 1:
             state.loop_refused = "the loop kernel cannot be resident (occupancy 0)"
             raise LoopRefused(state.loop_refused)
-        per_sm = max(1, min(config["engine_loop_blocks_per_sm"], occ))
+        want = config["engine_loop_blocks_per_sm"]
+        if want == 0:
+            want = 4 if state.mean_degree > 8 else 1
+        per_sm = max(1, min(want, occ))
         state.loop_kernel = (kern, state.n_sm * per_sm)
     return state.loop_kernel
 

@@ -208,6 +208,7 @@ class _State:
                             witness=bp.witness is not None)
                       for a, b in common.matrix_names(bp.edges)]
         self.nnz_pull = sum(p.nnz for p in self.parts)
+        self.mean_degree = self.nnz_pull / max(n, 1)
         self.stream.wait_event(cp.cuda.get_current_stream().record())
         with self.stream:
             deg = cp.zeros(n, dtype=cp.int64)
@@ -590,21 +591,21 @@ class _Run:
 
     # ---- the loop ------------------------------------------------------------------------
     def loop(self, t_start):
-        """The superstep loop: on the device (one cooperative launch, :mod:`.device_loop`)
-        for programs without host logic between supersteps, unless ``hp.config["engine_loop"]``
-        says "host" or the device refuses the launch; else the host loop below."""
+        """The superstep loop: the host loop below, or with ``hp.config["engine_loop"] ==
+        "device"`` the device loop (one cooperative launch, :mod:`.device_loop`), which falls
+        back to the host loop where the device refuses the launch."""
         mode = config["engine_loop"]
         if mode == "device" and self.bp.converged_hook is not None:
             raise InvalidProgram(
                 f"{self.bp.name} defines converged(), which runs on the host between "
                 "supersteps, so it cannot run in the device loop (hp.config['engine_loop'] == "
                 "'device'): use engine_loop='auto' (the host loop for such programs) or 'host'")
-        if mode != "host" and self.bp.converged_hook is None and self.s.loop_refused is None:
+        if mode == "device" and self.s.loop_refused is None:
             try:
                 return device_loop.loop(self, t_start)
             except device_loop.LoopRefused as exc:
                 self.loop_info = {"loop": "host", "loop_fallback": str(exc)}
-        elif self.s.loop_refused is not None and mode != "host":
+        elif self.s.loop_refused is not None and mode == "device":
             self.loop_info = {"loop": "host", "loop_fallback": self.s.loop_refused}
         return self._host_loop(t_start)
 

@@ -234,7 +234,8 @@ def test_device_loop_refused_falls_back(monkeypatch):
     G = hp.rmat(8, seed=1, weights=(1, 9), backend="cpu")
     want = hp.run(PrioSSSP, G, backend="cpu", source=0)
     _gpu_engine().clear_cache()
-    got = hp.run(PrioSSSP, G.to_device(), backend="gpu", source=0)
+    with hp.config.set(engine_loop="device"):
+        got = hp.run(PrioSSSP, G.to_device(), backend="gpu", source=0)
     assert got.extra["loop"] == "host" and "TOO_LARGE" in got.extra["loop_fallback"]
     np.testing.assert_array_equal(hp.backend.to_host(got.dist), want.dist)
     _gpu_engine().clear_cache()
