@@ -103,7 +103,11 @@ def distance_dtype(G) -> np.dtype:
     return np.dtype(np.float64) if dt.itemsize >= 4 else np.dtype(np.float32)
 
 
-def _bellman_ford_class(dtype):
+def _bellman_ford_class(dtype, id_dtype=None):
+    """Bellman-Ford with a frontier for distances of ``dtype``; with ``id_dtype``, the
+    predecessors as the engine's winner witness (a shortest-path tree: a witness's distance
+    was final before the vertex's last change, so the tree has no cycle)."""
+
     class BellmanFord(VertexProgram):
         """dist[v] = min(dist[v], min over active in-neighbours u of dist[u] + w(u, v))."""
 
@@ -121,9 +125,14 @@ def _bellman_ford_class(dtype):
             return src.dist + edge
 
         def update(v, y):
-            return min(v.dist, y)
+            return {"dist": min(v.dist, y)}
 
-    BellmanFord.__name__ = BellmanFord.__qualname__ = f"BellmanFord_{np.dtype(dtype).name}"
+    name = f"BellmanFord_{np.dtype(dtype).name}"
+    if id_dtype is not None:
+        BellmanFord = type(name, (BellmanFord,), {
+            "properties": {"dist": (dtype, np.inf), "pred": (id_dtype, -1)},
+            "witness": "pred", "__module__": __name__})
+    BellmanFord.__name__ = BellmanFord.__qualname__ = name
     return BellmanFord
 
 
@@ -285,16 +294,17 @@ def _sssp_arrays(G, sources, side, predecessors=True, method="auto", delta=None,
         if info is not None:
             info.update(stats, impl="steps" if side == "gpu" else "numpy")
     else:
-        dist = _bellman_ford(G, sources, side, dt)
+        return _bellman_ford(G, sources, side, dt, idt if predecessors else None)
     pred = tight_predecessors(G, dist, sources, side, dt, idt) if predecessors else None
     return dist, pred
 
 
-def _bellman_ford(G, sources, side, dt):
+def _bellman_ford(G, sources, side, dt, idt=None):
+    """``(dist, pred or None)`` by the engine's Bellman-Ford (``pred``: its witness)."""
     from ..program import Seeded, run
 
     n = int(G.num_vertices)
-    prog = _program(_BF, _bellman_ford_class, dt)
+    prog = _program(_BF, _bellman_ford_class, dt, idt)
     # inf everywhere, 0 at the sources: a rule the GPU engine writes in its setup launch
     res = run(prog, G, backend=side, max_iterations=max(n, 1), push_alpha=BF_PUSH_ALPHA,
               dist0=Seeded(np.inf, 0), active=np.unique(sources))
@@ -302,7 +312,7 @@ def _bellman_ford(G, sources, side, dt):
         raise NegativeCycleError(
             f"sssp: a negative-weight cycle is reachable from source {_fmt_sources(sources)} "
             f"(distances still decrease after {n} supersteps); shortest paths are undefined")
-    return res.dist
+    return res.dist, (res.pred if idt is not None else None)
 
 
 def _fmt_sources(sources):

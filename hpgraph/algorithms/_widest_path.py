@@ -6,6 +6,12 @@ in-neighbours, reduces with ``max`` and keeps the larger width; a vertex whose w
 active in the next superstep.  Monotone and bounded by the edge weights, so it terminates for
 any weights (no analogue of a negative cycle).
 
+The program declares ``priority = "width"`` with ``priority_order = "max"`` (the engine runs
+the widest vertices first, in near-far buckets, as Dijkstra-like orderings do) and ``witness =
+"pred"`` (the engine records the in-neighbour whose bottleneck won: a widest-path tree; a
+witness's value was final before the vertex's last change, so the tree has no cycle).  Both
+are engine features any user program can declare; this module adds no kernel.
+
 Conventions: the sources get ``+inf`` (the empty path has no bottleneck), unreachable vertices
 ``-inf`` (the identity of ``max``: "no path", distinct from a path of capacity 0, which zero or
 negative weights make possible).  Unweighted graphs have capacity 1 on every edge.
@@ -18,8 +24,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..program import Seeded, VertexProgram
-from ._common import check_sources, finish, prepare
-from ._sssp import _program, check_weights, distance_dtype, tight_bfs_parents
+from ._common import check_sources, finish, prepare, vertex_id_dtype
+from ._sssp import _program, check_weights, distance_dtype
 
 __all__ = ["widest_path", "WidestPathResult"]
 
@@ -41,7 +47,9 @@ class WidestPathResult(NamedTuple):
     predecessor: Any
 
 
-def _widest_class(dtype):
+def _widest_class(dtype, id_dtype=None):
+    """The program for widths of ``dtype``; with ``id_dtype``, predecessors as its witness."""
+
     class WidestPath(VertexProgram):
         """width[v] = max(width[v], max over active in-neighbours u of min(width[u], w(u, v)))."""
 
@@ -51,6 +59,8 @@ def _widest_class(dtype):
         edge_dtype = dtype
         y_dtype = dtype
         apply_to = "received"  # update(v, -inf) == v
+        priority = "width"
+        priority_order = "max"
 
         def init(self, graph, width0=None, active=None):
             return {"width": width0}, active
@@ -59,9 +69,14 @@ def _widest_class(dtype):
             return min(src.width, edge)
 
         def update(v, y):
-            return max(v.width, y)
+            return {"width": max(v.width, y)}
 
-    WidestPath.__name__ = WidestPath.__qualname__ = f"WidestPath_{np.dtype(dtype).name}"
+    name = f"WidestPath_{np.dtype(dtype).name}"
+    if id_dtype is not None:
+        WidestPath = type(name, (WidestPath,), {
+            "properties": {"width": (dtype, -np.inf), "pred": (id_dtype, -1)},
+            "witness": "pred", "__module__": __name__})
+    WidestPath.__name__ = WidestPath.__qualname__ = name
     return WidestPath
 
 
@@ -78,7 +93,7 @@ def widest_path(G, source, *, predecessors=True, backend=None, to=None):
     source : int or sequence of int
         Source vertex, or several (width from the best source).
     predecessors : bool, default True
-        Also compute a widest-path tree (a BFS over the tight edges); False leaves
+        Also compute a widest-path tree (the engine's winner witnesses); False leaves
         ``predecessor`` None.
     backend : {None, "auto", "cpu", "gpu"}
     to : {None, "numpy", "cupy"}
@@ -100,18 +115,11 @@ def widest_path(G, source, *, predecessors=True, backend=None, to=None):
     G, side, on_dev = prepare(G, backend)
     sources = check_sources(G, source)
     check_weights(G, "widest_path")
-    xp = G.xp
     dt = distance_dtype(G)
-    prog = _program(_WP, _widest_class, dt)
+    ids = vertex_id_dtype(G.num_vertices) if predecessors else None
+    prog = _program(_WP, _widest_class, dt, ids)
     # -inf everywhere, inf at the sources: a rule the GPU engine writes in its setup launch
-    res = run(prog, G, backend=side, width0=Seeded(-np.inf, np.inf), active=np.unique(sources))
-    width = res.width
-    # tight edges: min(width[u], w) == width[v], from a reached u.  Following them back from any
-    # reachable v reaches a source (induction on width, descending), so a BFS over them from the
-    # sources yields a widest-path tree.
-    pred = None
-    if predecessors:
-        pred = tight_bfs_parents(
-            G, sources, side,
-            lambda wu, w, wv: (xp.minimum(wu, w) == wv) & (wu > -np.inf), width, dt)
-    return WidestPathResult(finish(width, on_dev, to), finish(pred, on_dev, to))
+    res = run(prog, G, backend=side, width0=Seeded(-np.inf, np.inf), active=np.unique(sources),
+              outputs=("width", "pred") if predecessors else ("width",))
+    pred = res.pred if predecessors else None
+    return WidestPathResult(finish(res.width, on_dev, to), finish(pred, on_dev, to))
