@@ -38,8 +38,8 @@ _LAZY = {
     "Semiring": ("hpgraph.ops", "Semiring"),
     "mxv": ("hpgraph.spmv", "mxv"),
     "vxm": ("hpgraph.spmv", "vxm"),
-    "VertexProgram": ("hpgraph.program", "VertexProgram"),
-    "run": ("hpgraph.program", "run"),
+    "VertexProgram": ("hpgraph.engine.program", "VertexProgram"),
+    "run": ("hpgraph.engine.run", "run"),
     "read": ("hpgraph.io", "read"),
     "write": ("hpgraph.io", "write"),
     "rmat": ("hpgraph.generators", "rmat"),
@@ -47,7 +47,9 @@ _LAZY = {
     "erdos_renyi": ("hpgraph.generators", "erdos_renyi"),
     "has_gpu": ("hpgraph.backend", "has_gpu"),
     "config": ("hpgraph._config", "config"),
-    "Seeded": ("hpgraph.program", "Seeded"),
+    "Seeded": ("hpgraph.engine.program", "Seeded"),
+    "program": ("hpgraph.program", None),
+    "engine": ("hpgraph.engine", None),
 }
 
 # algorithms exported as hp.<name>

@@ -1,16 +1,22 @@
-"""The vertex-program engine behind :func:`hpgraph.run` (internal).
+"""The vertex-program engine: ``hp.VertexProgram`` and ``hp.run`` (PREPROCESS -> SPMV -> APPLY).
 
-* :mod:`.udf` -- compiles a program's ``gather``/``update`` through :mod:`hpgraph.compiler`
-  into vectorised NumPy callables and CUDA C snippets that read properties from
-  structure-of-arrays.
-* :mod:`.cpu` -- the superstep loop on NumPy (push or pull, identical results).
-* :mod:`.codegen` + ``templates/`` -- the generated CUDA module of one program: pull kernels
-  over HYB (ELL + COO tail) with the x_bitmask and early exit, a push kernel over the frontier
-  queue with monoid atomics, and one fused APPLY kernel.
+* :mod:`.program` -- :class:`VertexProgram` (the user's class: properties, gather / reduce /
+  update, mask, priority, witness) and its structural checks; :class:`Seeded` initial values.
+* :mod:`.bind` -- a program typed against one graph (:class:`BoundProgram`): init run, callbacks
+  compiled, ordering features resolved.
+* :mod:`.run` -- :func:`run`: picks the side and hands the bound program to an engine.
+* :mod:`.results` -- :class:`RunResult`, :class:`SuperstepStats`.
+* :mod:`.udf` -- compiles ``gather``/``update``/``mask`` through :mod:`hpgraph.compiler` into
+  vectorised NumPy callables and CUDA C snippets over structure-of-arrays properties.
+* :mod:`.cpu` -- the superstep loop on NumPy (push or pull, identical results), near-far
+  ordering and witnesses included.
+* :mod:`.codegen` + ``templates/engine.cu`` -- the one generated CUDA module of a program:
+  pull kernels over HYB (ELL + COO tail) with the x_bitmask and early exit, a push kernel over
+  the frontier queue with monoid atomics, the witness pass, the near-far split, one fused
+  APPLY kernel; compiled with ``HP_PERSISTENT`` the same bodies form the device loop.
 * :mod:`.gpu` -- run states (module, buffers, stream, CUDA graphs) kept per (device graph,
-  program code) and reused by the next call, a fixed launch sequence per superstep, blind
-  batches of supersteps (direction chosen on the device) replayed as CUDA graphs, one small
-  counter read per batch.
+  program code), a fixed launch sequence per superstep, blind batches replayed as CUDA graphs.
+* :mod:`.device_loop` -- the whole run in one cooperative launch (grid barriers).
 
 Importing this package imports neither cupy nor the compiler.
 """

@@ -6,6 +6,12 @@ import numpy as np
 
 from .. import backend as _backend
 
+#: Indices of the GPU engine's device state words (``templates/engine.cu``: S_*); the words,
+#: ST_WORDS of them, are followed by the superstep history ring.
+S_HALT, S_EXEC, S_STEP, S_CNT, S_EDG, S_TCNT, S_DONE, S_HCNT = 0, 1, 2, 3, 5, 7, 8, 9
+S_FARCNT, S_FARPEND = 11, 14
+ST_WORDS = 32
+
 
 def matrix_names(edges: str):
     """``[(pull, push), ...]`` Graph matrix names (``"A"``/``"AT"``) for ``edges``, one pair per

@@ -28,7 +28,8 @@ import time
 import numpy as np
 
 from ..exceptions import SuperstepLimitExceeded
-from ..program import RunResult, Seeded, SuperstepStats
+from .program import Seeded
+from .results import RunResult, SuperstepStats
 from . import common
 
 

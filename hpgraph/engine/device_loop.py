@@ -24,6 +24,7 @@ from .. import backend as _backend
 from .._config import config
 from ..exceptions import SuperstepLimitExceeded
 from . import common
+from .common import S_CNT, S_EXEC, S_HALT, S_STEP
 
 #: ``engine_loop_blocks_per_sm`` is capped by the kernel's occupancy at this block size.
 BLOCK = 256
@@ -106,8 +107,6 @@ def loop(run, t_start):
     Returns what ``_Run.loop`` returns, or raises :class:`LoopRefused` before any superstep
     ran (the state is then untouched and the host loop can take over).
     """
-    from .gpu import S_CNT, S_EXEC, S_HALT, S_STEP
-
     bp = run.bp
     max_it = bp.max_iterations
     cap = bp.superstep_cap

@@ -48,8 +48,10 @@ import numpy as np
 from .. import backend as _backend
 from .._config import config
 from ..exceptions import InvalidProgram, SuperstepLimitExceeded
-from ..program import RunResult, Seeded, SuperstepStats
+from .program import Seeded
+from .results import RunResult, SuperstepStats
 from . import codegen, common, device_loop
+from .common import S_CNT, S_EDG, S_EXEC, S_HALT, S_HCNT, S_STEP, ST_WORDS
 
 #: The leaner per-call setup (issue #6), switchable so one process can time old against new:
 #: one fused launch (``hp_init_fused``) for the state words, an initial frontier of up to
@@ -80,10 +82,6 @@ BLOCK = 256
 #: monoid has an atomic form, so a hub row is not one warp's critical path.
 CHUNK = 1024
 
-S_HALT, S_EXEC, S_STEP, S_CNT, S_EDG, S_TCNT, S_DONE, S_HCNT = 0, 1, 2, 3, 5, 7, 8, 9
-S_FARCNT, S_FARPEND = 11, 14
-#: Device state words (the template's HP_ST_WORDS), followed by the history ring.
-ST_WORDS = 32
 
 _matrix_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 #: device Graph -> OrderedDict(state key -> _State); weak, so a dead graph frees its states
