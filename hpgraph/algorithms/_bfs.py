@@ -228,43 +228,27 @@ def _bfs_kernel(G, sources, direction):
 def bfs_engine(G, sources, *, direction="auto", side="gpu", push_alpha=None):
     """BFS through :func:`hpgraph.run` (the ``BFSAny`` program above); returns
     ``(depth, parent)`` (int32, and int32 or int64 by the number of vertices)."""
-    from ..engine import gpu as _gpu
     from ..program import run
 
     n = int(G.num_vertices)
     idt = vertex_id_dtype(n)
-    kw = bfs_run_args(G.xp, n, idt, sources, lambda: _vertex_ids(G, idt), fast=_gpu.FAST_SETUP)
+    kw = bfs_run_args(n, sources, lambda: _vertex_ids(G, idt))
     res = run(_BFS_ANY[idt], G, backend=side, direction=direction,
               push_alpha=PUSH_ALPHA_ENGINE if push_alpha is None else push_alpha, **kw)
     return res.depth, res.parent
 
 
-def bfs_run_args(xp, n, idt, sources, vertex_ids, *, fast=True):
-    """The ``hp.run`` keywords of a BFS from ``sources`` (host int64 ids, maybe repeated).
-
-    ``fast`` (``engine.gpu.FAST_SETUP``): no array is built here -- the initial depth and
-    parent are :class:`~hpgraph.program.Seeded` rules (the GPU engine writes them in its one
-    setup launch), a single source skips ``np.unique``, and only ``depth`` and ``parent`` are
-    asked back (``vid`` is read in place and never copied out).  Otherwise: the arrays of the
-    previous version (two fills and two scatters on ``xp``).
-    """
+def bfs_run_args(n, sources, vertex_ids):
+    """The ``hp.run`` keywords of a BFS from ``sources`` (host int64 ids, maybe repeated): no
+    array is built here -- the initial depth and parent are :class:`~hpgraph.program.Seeded`
+    rules (the GPU engine writes them in its one setup launch), a single source skips
+    ``np.unique``, and only ``depth`` and ``parent`` are asked back (``vid`` is read in place
+    and never copied out)."""
     from ..program import Seeded
 
     src = sources if sources.shape[0] == 1 else np.unique(sources)
-    if fast:
-        return dict(depth=Seeded(-1, 0), parent=Seeded(-1, "id"), vid=vertex_ids(),
-                    active=src, outputs=("depth", "parent"))
-    depth = xp.full(n, -1, dtype=np.int32)
-    parent = xp.full(n, -1, dtype=idt)
-    if src.size == 1:   # a scalar store: no index array to upload, no scatter kernel
-        s = int(src[0])
-        depth[s] = 0
-        parent[s] = s
-    else:
-        s = xp.asarray(src.astype(idt))
-        depth[s] = 0
-        parent[s] = s
-    return dict(depth=depth, parent=parent, vid=vertex_ids(), active=src)
+    return dict(depth=Seeded(-1, 0), parent=Seeded(-1, "id"), vid=vertex_ids(),
+                active=src, outputs=("depth", "parent"))
 
 
 # ---------------------------------------------------------------------------------------------

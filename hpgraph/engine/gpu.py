@@ -53,14 +53,6 @@ from .results import RunResult, SuperstepStats
 from . import codegen, common, device_loop
 from .common import S_CNT, S_EDG, S_EXEC, S_HALT, S_HCNT, S_STEP, ST_WORDS
 
-#: The leaner per-call setup (issue #6), switchable so one process can time old against new:
-#: one fused launch (``hp_init_fused``) for the state words, an initial frontier of up to
-#: :data:`INLINE_IDS` vertices (passed by value: no upload) and every property given as a
-#: scalar or :class:`~hpgraph.program.Seeded`; properties that ``update`` never writes read
-#: from the caller's device array instead of a copy; only the properties in
-#: ``hp.run(outputs=)`` are copied out or handed over; buffers no CUDA graph holds are handed
-#: over even when the state has graphs.  ``hp.bfs`` builds no arrays when it is on.
-FAST_SETUP = True
 #: Initial frontiers up to this size travel as kernel arguments (``hp_init_fused``).
 INLINE_IDS = 8
 #: Blind batch sizes (push supersteps between two host syncs); the last one repeats.
@@ -231,10 +223,9 @@ class _State:
             self.dummy_w = cp.zeros(1, wdt)
             self.dummy_ids = cp.zeros(1, idt)
             self.dummy_ll = cp.zeros(2, cp.int64)
-        self.props = None          # {name: array} owned by the state, or None (handed over)
-        self.own = {}              # FAST_SETUP: {name: array} owned by the state (missing:
+        self.own = {}              # {name: array} owned by the state (missing:
                                    # handed over or never needed)
-        self.alias = {}            # FAST_SETUP: {name: address} of the caller's array last
+        self.alias = {}            # {name: address} of the caller's array last
                                    # given for a property update never writes
         self.graph_ptrs = set()    # property addresses that captured graphs hold
         self.graphs = {}
@@ -263,23 +254,13 @@ class _Run:
 
     # ---- per-call setup ----------------------------------------------------------------
     def start(self):
-        """Initial properties (caller's stream), then frontier and state words (run stream)."""
-        if FAST_SETUP:
-            return self._start_fast()
-        s, cp, bp, n = self.s, self.cp, self.bp, self.n
-        caller = cp.cuda.get_current_stream()
-        # The properties are prepared on the caller's stream: the init arrays were written
-        # there, and results handed over must belong to the stream that will free them.
-        if s.props is None:
-            s.props = {p.name: cp.empty(n, p.dtype) for p in bp.props}
-        for p in bp.props:
-            v = bp.init_props[p.name]
-            if isinstance(v, Seeded):
-                v = v.materialize(cp, n, p.dtype, bp.init_active)
-            _fill(cp, s.props[p.name], v)
-        self._adopt(s.props, caller)
-        with s.stream:
-            self._init_frontier(bp.init_active)
+        """Initial properties (caller's stream), then frontier and state words (run stream):
+        one fused launch (``hp_init_fused``) for the state words, an initial frontier of up
+        to :data:`INLINE_IDS` vertices (passed by value: no upload) and every property given
+        as a scalar or :class:`~hpgraph.engine.program.Seeded` rule; properties that
+        ``update`` never writes read from the caller's device array instead of a copy; only
+        the properties in ``hp.run(outputs=)`` are copied out or handed over."""
+        return self._start_fast()
 
     def _adopt(self, props, caller):
         """Take ``props`` as this run's property arrays; order the run stream after the caller's
@@ -312,9 +293,7 @@ class _Run:
                                  s.q[0], s.qh[0], s.st))
 
     def _start_fast(self):
-        """:meth:`start` with FAST_SETUP: one fused launch where the old path made several.
-
-        Properties: a scalar or :class:`Seeded` value is written by ``hp_init_fused`` (no
+        """:meth:`start`.  Properties: a scalar or :class:`Seeded` value is written by ``hp_init_fused`` (no
         per-property fill, no array built by the caller); a device array of the right dtype
         for a property that ``update`` never writes is read in place (the engine never writes
         it; while the state holds CUDA graphs, only an address also given last call, so a
@@ -410,19 +389,8 @@ class _Run:
         """The properties for the caller (never a buffer a later call writes)."""
         s, cp = self.s, self.cp
         cp.cuda.get_current_stream().wait_event(s.stream.record())
-        if FAST_SETUP:
-            s.clean = clean
-            return self._finish_fast()
-        if s.graphs:
-            # captured graphs hold these addresses: keep the buffers, hand out copies
-            out = {k: v.copy() for k, v in s.props.items()}
-        else:
-            out = s.props
-            s.props = None
         s.clean = clean
-        if self.bp.outputs is not None:
-            out = {k: out[k] for k in self.bp.outputs}
-        return out
+        return self._finish_fast()
 
     # ---- launches ---------------------------------------------------------------------------
     def _grid(self, items, per_block, cap):

@@ -245,18 +245,14 @@ def test_bfs_gpu_repeated_calls_fresh_results():
     assert r[0].depth.data.ptr != r[2].depth.data.ptr
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["fast_setup", "old_setup"])
 @pytest.mark.parametrize("nsrc", [1, 3, 12], ids=["1src", "3src", "12src"])
-def test_bfs_engine_setup_modes(backend_name, fast, nsrc, monkeypatch, cases):
-    """hp.bfs's engine path with engine.gpu.FAST_SETUP on (Seeded depth/parent, inline
-    frontier up to 8 sources, only depth/parent copied out) and off, repeated sources
-    included, on random graphs (CPU: the CPU engine runs the same program and arguments)."""
+def test_bfs_engine_setup(backend_name, nsrc, cases):
+    """hp.bfs's engine path (Seeded depth/parent, inline frontier up to 8 sources, only
+    depth/parent copied out), repeated sources included, on random graphs (CPU: the CPU
+    engine runs the same program and arguments)."""
     import scipy.sparse as sp
 
     from hpgraph.algorithms._bfs import BFSResult, bfs_engine
-    from hpgraph.engine import gpu
-
-    monkeypatch.setattr(gpu, "FAST_SETUP", fast)
     for seed in range(12):
         n, s, d, directed = _random_graph(100 + seed)
         G = hp.Graph.from_edges(s, d, num_vertices=n, directed=directed)

@@ -186,15 +186,12 @@ def test_caller_stream_sees_results():
     np.testing.assert_array_equal(got, a.dist)
 
 
-# ---- FAST_SETUP (issue #6): fused setup launch, Seeded properties, outputs, in-place reads
+# ---- the setup: fused setup launch, Seeded properties, outputs, in-place reads
 
 
-@pytest.fixture(params=[True, False], ids=["fast", "old"])
-def setup_mode(request, monkeypatch):
-    from hpgraph.engine import gpu
-
-    monkeypatch.setattr(gpu, "FAST_SETUP", request.param)
-    return request.param
+@pytest.fixture
+def setup_mode():
+    return True
 
 
 

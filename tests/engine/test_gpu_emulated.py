@@ -469,11 +469,9 @@ class _Kernels:
                 st[HCNT] += 1
 
 
-@pytest.fixture(params=[True, False], ids=["fast", "old"])
+@pytest.fixture
 def emulated(monkeypatch, request):
-    """``run(prog, G, ...)`` through gpu.execute on emulated kernels, once with
-    ``gpu.FAST_SETUP`` on and once off (both setups must give the same runs)."""
-    monkeypatch.setattr(gpu, "FAST_SETUP", request.param)
+    """``run(prog, G, ...)`` through gpu.execute on emulated kernels."""
     # the emulated kernels are the host loop's; the device loop is tested on the GPU
     restore = hp.config.set(engine_loop="host")
     request.addfinalizer(lambda: restore.__exit__(None, None, None))
@@ -514,7 +512,7 @@ def emulated(monkeypatch, request):
 
 def _kept(state):
     """The property buffers a run state keeps (its own, never handed to a caller)."""
-    return state.own if gpu.FAST_SETUP else (state.props or {})
+    return state.own
 
 
 def _graph(seed=0, n=40, m=120, directed=True, weighted=True):
@@ -767,7 +765,7 @@ def test_emulated_bfs_any_program(emulated, direction):
 
 
 
-# ---- FAST_SETUP: fused setup launch, Seeded properties, outputs, in-place reads ----------
+# ---- the setup: fused setup launch, Seeded properties, outputs, in-place reads ----------
 
 
 
@@ -839,8 +837,7 @@ def test_emulated_inplace_prop_new_address_with_graphs(emulated):
         np.testing.assert_array_equal(b.d, a.d)
         assert b.extra["graphs"]
     (st,) = gpu._states[G].values()
-    if gpu.FAST_SETUP:
-        assert st.alias["ro"] == ro1.data.ptr and "ro" in st.own   # the third call copied
+    assert st.alias["ro"] == ro1.data.ptr and "ro" in st.own   # the third call copied
 
 
 def test_seeded_errors():
@@ -888,17 +885,16 @@ def test_emulated_many_properties_fall_back(emulated):
         np.testing.assert_array_equal(b.properties[k], a.properties[k], err_msg=k)
 
 
-def _bfs_call_ops(emulated, G, fast, srcs):
-    """(OPS of one warm hp.bfs-equivalent call, its result) with FAST_SETUP = ``fast``."""
+def _bfs_call_ops(emulated, G, srcs):
+    """(OPS of one warm hp.bfs-equivalent call, its result)."""
     from hpgraph.algorithms._bfs import _BFS_ANY, bfs_run_args
 
     n = G.num_vertices
     idt = np.dtype(np.int32)
     vid = _dev(np.arange(n, dtype=idt))
-    xp = _FakeCupy()
 
     def call():
-        kw = bfs_run_args(xp, n, idt, np.array(srcs, np.int64), lambda: vid, fast=fast)
+        kw = bfs_run_args(n, np.array(srcs, np.int64), lambda: vid)
         return emulated(_BFS_ANY[idt], G, push_alpha=4.0, **kw)
 
     call()
@@ -910,36 +906,16 @@ def _bfs_call_ops(emulated, G, fast, srcs):
 
 @pytest.mark.parametrize("srcs", [[0], [0, 9, 17]], ids=["one", "three"])
 def test_emulated_bfs_setup_op_counts(emulated, srcs):
-    """What one warm BFS call asks of the device, old setup vs FAST_SETUP (the counts are
-    printed: ``pytest -s``); both give the CPU engine's depths and valid parents."""
-    if not gpu.FAST_SETUP:
-        pytest.skip("compares both setups itself")
+    """One warm BFS call: one fused setup launch, no host-to-device copy, no scatter; the
+    CPU engine's depths and valid parents."""
     G = _graph(0, directed=False, weighted=False)
-    counts = {}
-    for fast in (False, True):
-        gpu.FAST_SETUP = fast
-        ops, r = _bfs_call_ops(emulated, G, fast, srcs)
-        counts[fast] = ops
-        ref = hp.bfs(G, srcs, backend="cpu")
-        np.testing.assert_array_equal(r.depth, ref.depth)
-        v = np.flatnonzero(r.depth > 0)
-        np.testing.assert_array_equal(r.depth[r.parent[v]], r.depth[v] - 1)
-        np.testing.assert_array_equal(r.parent[srcs], srcs)
-        assert list(r.properties) == (["depth", "parent"] if fast else
-                                      ["depth", "parent", "vid"])
-
-    def summary(ops):
-        launches = sum(v for k, v in ops.items()
-                       if k.startswith("launch:") or k in ("fill", "setitem", "astype",
-                                                            "copyto", "graph"))
-        copies = sum(ops.get(k, 0) for k in ("d2d", "h2d", "d2h"))
-        return launches, copies, ops.get("alloc", 0)
-
-    old, new = summary(counts[False]), summary(counts[True])
-    print(f"\nBFS {srcs}: old setup {counts[False]}\n  -> launches {old[0]}, copies "
-          f"{old[1]}, allocations {old[2]}\nFAST_SETUP {counts[True]}\n  -> launches "
-          f"{new[0]}, copies {new[1]}, allocations {new[2]}")
-    assert new[0] < old[0] and new[1] < old[1] and new[2] < old[2]
-    assert counts[True].get("h2d", 0) == 0 and counts[True].get("setitem", 0) == 0
-    assert counts[True]["launch:hp_init_fused"] == 1
-    assert "launch:hp_init_frontier" not in counts[True]
+    ops, r = _bfs_call_ops(emulated, G, srcs)
+    ref = hp.bfs(G, srcs, backend="cpu")
+    np.testing.assert_array_equal(r.depth, ref.depth)
+    v = np.flatnonzero(r.depth > 0)
+    np.testing.assert_array_equal(r.depth[r.parent[v]], r.depth[v] - 1)
+    np.testing.assert_array_equal(r.parent[srcs], srcs)
+    assert list(r.properties) == ["depth", "parent"]
+    assert ops.get("h2d", 0) == 0 and ops.get("setitem", 0) == 0
+    assert ops["launch:hp_init_fused"] == 1
+    assert "launch:hp_init_frontier" not in ops

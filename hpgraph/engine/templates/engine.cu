@@ -845,7 +845,7 @@ hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const l
 }
 
 // ---------------------------------------------------------------------------------------
-// One launch for a whole per-call setup (engine.gpu.FAST_SETUP): the state words and a small
+// One launch for a whole per-call setup (engine.gpu._Run.start): the state words and a small
 // initial frontier (`frontier`: up to 8 ids passed by value -- no upload, no separate zeroing
 // of `st`), and the properties given as scalars or seeded rules, all in one grid-stride pass.
 // Per property i, 2 bits of `fmode`: 0 leave (copied by the host), 1 fill with D_<p>, 2 fill
