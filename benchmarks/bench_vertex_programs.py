@@ -204,12 +204,60 @@ def bench_first_use(gpu, rows):
     print(f"  first use of a new program: {first:.1f} ms", flush=True)
 
 
+def bench_sweep(repeat, gpu, rows, quick):
+    """The direction constant and the bucket width for the user programs on R-MAT."""
+    label, G, source = graphs(quick)[0]
+    backend = "gpu" if gpu else "cpu"
+    for alpha in (1.0, 4.0, 16.0, 64.0):
+        for prog, extra in ((SSSPNearFar, {}), (SSSP, {}), (BFSParents, {})):
+            with hp.config.set(push_alpha=alpha):
+                r, out = timed(lambda: hp.run(prog, G, backend=backend, source=source),
+                               repeat, gpu=gpu)
+            r.update(graph=label, workload=f"sweep {prog.__name__}", push_alpha=alpha,
+                     supersteps=out.supersteps, directions="".join("h" if d == "push" else "l" for d in out.directions))
+            rows.append(r)
+            print(f"  sweep {prog.__name__:<12} push_alpha {alpha:5.1f}: warm {r['warm_ms']:8.3f} ms,"
+                  f" {out.supersteps} supersteps {r['directions']} (h push, l pull)", flush=True)
+    base = hp.program.default_priority_delta(G)
+    for f in (0.125, 0.5, 2.0, 8.0):
+        prog = type("SSSPNearFarD", (SSSPNearFar,), {"priority_delta": base * f})
+        r, out = timed(lambda: hp.run(prog, G, backend=backend, source=source), repeat, gpu=gpu)
+        r.update(graph=label, workload="sweep SSSPNearFar delta", delta_factor=f,
+                 supersteps=out.supersteps)
+        rows.append(r)
+        print(f"  sweep SSSPNearFar delta x{f}: warm {r['warm_ms']:8.3f} ms, {out.supersteps} "
+              "supersteps", flush=True)
+
+
+def bench_cold_process(rows):
+    """A known program in a new Python process: import, graph, first hp.run (CuPy's on-disk
+    kernel cache holds the module compiled by an earlier process)."""
+    import subprocess
+
+    code = ("import time, sys; sys.path.insert(0, %r); t0 = time.perf_counter(); "
+            "import hpgraph as hp; from examples.sssp import SSSPNearFar; "
+            "G = hp.generators.path(1000, backend='auto'); t1 = time.perf_counter(); "
+            "r = hp.run(SSSPNearFar, G, source=0); hp.backend.synchronize(); "
+            "t2 = time.perf_counter(); print((t1 - t0) * 1e3, (t2 - t1) * 1e3)" % str(ROOT))
+    for i in range(3):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        if out.returncode != 0:
+            _check(False, f"cold process: {out.stderr[-300:]}")
+            return
+        setup, first = (float(x) for x in out.stdout.split())
+        rows.append({"graph": "path 1000", "workload": "new process, known program",
+                     "process": i, "import_and_graph_ms": setup, "first_run_ms": first})
+        print(f"  new process {i}: import + graph {setup:.1f} ms, first hp.run {first:.1f} ms",
+              flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--out", default=None, help="JSON file for the results")
-    ap.add_argument("--skip", default="", help="comma list of: graphs,superstep,first")
+    ap.add_argument("--skip", default="", help="comma list of: graphs,superstep,first,cold")
+    ap.add_argument("--sweep", action="store_true", help="push_alpha / delta sweep on R-MAT")
     ap.add_argument("--graphs", default="rmat,grid", help="comma list of: rmat,grid")
     ap.add_argument("--blocks", default="2", help="device-loop blocks per SM to sweep on the path")
     ap.add_argument("--loop-blocks", type=int, default=None,
@@ -220,6 +268,8 @@ def main(argv=None):
     rows = []
     if "first" not in skip:
         bench_first_use(gpu, rows)
+    if "cold" not in skip:
+        bench_cold_process(rows)
     if "superstep" not in skip:
         bench_superstep(2000 if args.quick else 100_000, args.repeat, gpu, rows,
                         tuple(int(b) for b in args.blocks.split(",")))
@@ -230,6 +280,8 @@ def main(argv=None):
         for label, G, s in graphs(args.quick):
             if label.split()[0].lower().replace("-", "") in want:
                 bench_graph(label, G, s, args.repeat, gpu, rows)
+    if args.sweep:
+        bench_sweep(args.repeat, gpu, rows, args.quick)
     res = {"meta": metadata(bench="bench_vertex_programs", quick=args.quick,
                             repeat=args.repeat), "rows": rows, "failed": FAILED}
     if args.out:

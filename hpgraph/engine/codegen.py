@@ -15,6 +15,7 @@ segment, warp per pushed row) follow the same layout as ``hpgraph/spmv``.
 from __future__ import annotations
 
 import functools
+import re
 import string
 from pathlib import Path
 
@@ -178,7 +179,7 @@ def program_source(bp, idx_dtype) -> str:
     mask_body = k.c_mask_body(v="v", ptr="P_")
     preamble = "\n".join(x for x in (mon.c_preamble, k.c_preamble) if x)
     subst = dict(
-        PROGRAM=bp.name,
+        PROGRAM=re.sub(r"[^A-Za-z0-9_]", "_", bp.name),   # a comment: no way to close it
         IDX_T=_dt.c_type(idx_dtype),
         Y_T=_dt.c_type(ydt),
         W_T=_dt.c_type(wdt),
