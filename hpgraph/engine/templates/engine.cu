@@ -508,7 +508,8 @@ __device__ __forceinline__ void hp_apply(long long n, y_t* HP_MUT y,
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < N; base += stride) {
         const long long i = base + threadIdx.x;
-        bool act = false;
+        bool act = false, to_far = false, from_far = false;
+        (void)to_far; (void)from_far;
         long long d = 0;
         idx_t v = 0;
         if (i < N) {
@@ -527,13 +528,11 @@ $UPDATE_BODY
                 if (changed && !hp_near(P_$PRIORITY_PROP[v], st)) {
                     // waits in the far set until the threshold reaches it
                     const unsigned bit = 1u << (v & 31);
-                    if (!(atomicOr(far + (v >> 5), bit) & bit)) atomicAdd(st + S_FARCNT, 1ull);
+                    to_far = !(atomicOr(far + (v >> 5), bit) & bit);
                     changed = false;
                 } else if (changed) {
                     const unsigned bit = 1u << (v & 31);
-                    if (far[v >> 5] & bit) {
-                        if (atomicAnd(far + (v >> 5), ~bit) & bit) atomicAdd(st + S_FARCNT, ~0ull);
-                    }
+                    if (far[v >> 5] & bit) from_far = (atomicAnd(far + (v >> 5), ~bit) & bit) != 0u;
                 }
 #endif
                 if (changed) {
@@ -544,6 +543,11 @@ $UPDATE_BODY
                 }
             }
         }
+#if HP_PRIORITY
+        // the far-set size, one atomic per warp (millions of vertices may wait at once)
+        const int nf = __popc(__ballot_sync(HP_FULL, to_far)) - __popc(__ballot_sync(HP_FULL, from_far));
+        if (lane == 0 && nf != 0) atomicAdd(st + S_FARCNT, (u64)(long long)nf);
+#endif
         const unsigned m = __ballot_sync(HP_FULL, act);
         if (m) {
             for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
@@ -688,7 +692,7 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
         }
         for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
         if (lane == 0 && d) atomicAdd(st + S_EDG + cur, (u64)d);
-        taken += (u64)c;
+        if (lane == 31 && total) taken += (u64)total;
     }
     if (taken) atomicAdd(st + S_FARCNT, (u64)0 - taken);
     __threadfence();
