@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import hpgraph as hp
+from examples.bfs import BFSParents  # BFS depths, parents as the witness of an `any` reduce
 from hpgraph.exceptions import InvalidProgram, SuperstepLimitExceeded
 
 
@@ -62,28 +63,6 @@ class WidestPrio(hp.VertexProgram):
 
     def update(v, y):
         return {"width": max(v.width, y)}
-
-
-class BFSParents(hp.VertexProgram):
-    """BFS depths with parents as the witness of an ``any`` reduction."""
-
-    edges = "in"
-    properties = {"depth": ("int32", -1), "parent": ("int64", -1)}
-    reduce = "any"
-    apply_to = "received"
-    witness = "parent"
-
-    def init(self, graph, source=0):
-        return {"depth": hp.Seeded(-1, 0), "parent": hp.Seeded(-1, "id")}, [source]
-
-    def mask(v):
-        return v.depth < 0
-
-    def gather(src, edge, dst):
-        return src.depth + 1
-
-    def update(v, y):
-        return {"depth": y if v.depth < 0 else v.depth}
 
 
 class Toggle(hp.VertexProgram):
