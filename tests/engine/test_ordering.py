@@ -305,3 +305,34 @@ def _gpu_engine():
     from hpgraph.engine import gpu
 
     return gpu
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("loop", ["device", "host"])
+def test_witness_on_split_hub_rows(loop):
+    """Rows longer than K + CHUNK are split into chunks combined with atomics: their winner
+    comes from the witness pass's scan.  A star (one hub row of 6,000 in-edges) and weighted
+    in-edges into the hub, pulled and pushed."""
+    rng = np.random.default_rng(5)
+    n = 6001
+    leaves = np.arange(1, n)
+    # 0 -> leaf, leaf -> 0 (the hub's in-row is long), and a few leaf -> leaf edges
+    s = np.r_[np.zeros(n - 1, np.int64), leaves, rng.integers(1, n, 3000)]
+    d = np.r_[leaves, np.zeros(n - 1, np.int64), rng.integers(1, n, 3000)]
+    w = rng.integers(1, 50, s.size).astype(np.float64)
+    G = hp.Graph.from_edges(s, d, w, num_vertices=n, directed=True)
+    from tests.engine.conftest import edge_list, ref_sssp
+
+    edges = {}
+    for u, v, x in edge_list(G):
+        edges[(u, v)] = min(x, edges.get((u, v), np.inf))
+    for source in (1, 0):
+        ref = ref_sssp(n, edge_list(G), source)
+        for direction in ("pull", "push", "auto"):
+            res = _run(PrioSSSP, G.to_device(), loop, source=source, direction=direction)
+            dist, pred = hp.backend.to_host(res.dist), hp.backend.to_host(res.pred)
+            np.testing.assert_array_equal(dist, ref)
+            v = np.flatnonzero(np.isfinite(ref) & (np.arange(n) != source))
+            u = pred[v]
+            assert (u >= 0).all()
+            assert all(dist[a] + edges[(a, b)] == dist[b] for a, b in zip(u.tolist(), v.tolist()))
