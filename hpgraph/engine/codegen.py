@@ -228,7 +228,8 @@ def _ordering_subst(bp) -> dict:
     if wit is not None:
         apply_params += ", const idx_t* HP_MUT win"
         apply_args += ", win"
-        pull_params, pull_args = ", idx_t* HP_MUT win", ", win"
+        pull_params = ", idx_t* HP_MUT win, long long* HP_MUT wedge"
+        pull_args = ", win, wedge"
         push_params = ", idx_t* HP_MUT win, long long* HP_MUT wedge"
         push_args = ", win, wedge"
         loop_params += ("".join(f", const idx_t* __restrict__ pip{i}, const idx_t* __restrict__ "

@@ -428,7 +428,7 @@ class _Run:
                            (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,
                             s.q[0], s.q[1], s.qh[0], s.qh[1], s.deg, s.y,
                             s.tbm, s.tq, s.st, self.limit, np.int32(mode), np.int32(i == 0),
-                            np.int32(track)) + self._win_args(push=True) + self.prop_args)
+                            np.int32(track)) + self._win_args() + self.prop_args)
 
     def _apply_args(self):
         s = self.s
@@ -447,12 +447,12 @@ class _Run:
         s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
                   + self._feature_args() + self.prop_args)
 
-    def _win_args(self, push=False):
+    def _win_args(self):
         """The SPMV kernels' witness arguments (winners; push: candidates and their entries)."""
         s = self.s
         if s.win is None:
             return ()
-        return (s.win, s.wedge) if push else (s.win,)
+        return (s.win, s.wedge)
 
     def _pull_csr_args(self):
         """The witness kernel's pull-side CSR arrays of both gather sides (the first twice
@@ -465,11 +465,17 @@ class _Run:
         return out
 
     def _push_csr_args(self):
+        """The push-side CSR arrays of both gather sides, then the first side's HYB tail (the
+        witness kernel checks candidates against them)."""
         s = self.s
         out = ()
         for p in (s.parts + s.parts)[:2]:
             out += (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals)
-        return out
+        tail = s.parts[0].tail
+        if tail is None:
+            return out + (s.dummy_ids, s.dummy_ll, np.int64(0), s.dummy_ids, s.dummy_w)
+        seg_row, seg_ptr, nseg, col, val = tail
+        return out + (seg_row, seg_ptr, np.int64(nseg), col, s.dummy_w if val is None else val)
 
     def _witness(self, mode, touched, pushed=0):
         """WITNESS between SPMV and APPLY (``mode`` 1: mixed, the kernel applies the

@@ -102,7 +102,8 @@ $MASK_BODY
 
 // Combine x, sent by u, into acc; with a witness, remember u when it changed acc (selecting
 // monoids: a changed acc holds x, and ties keep the earlier sender).
-__device__ __forceinline__ void hp_take(y_t& acc, y_t x, idx_t& wu, idx_t u) {
+template <class I>
+__device__ __forceinline__ void hp_take(y_t& acc, y_t x, I& wu, I u) {
     const y_t na = hp_add(acc, x);
     if (HP_WITNESS && !hp_same(na, acc)) wu = u;
     acc = na;
@@ -156,6 +157,7 @@ hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, 
         y[v] = acc;
 #if HP_WITNESS
         win[v] = wu;
+        wedge[v] = -1;                          // an exact winner, not a candidate
 #endif
     }
 }
@@ -186,19 +188,19 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
         const y_t acc0 = y[row];
         if (HP_HAS_TERMINAL && hp_is_terminal(acc0)) continue;   // warp-uniform
         y_t acc = hp_identity();
-        idx_t wu = -1;
+        long long we = -1;                      // the winning entry of the tail
         const long long beg = seg_ptr[s], end = seg_ptr[s + 1];
         for (long long base = beg; base < end; base += 32) {
             const long long e = base + lane;
             if (e < end) {
                 const idx_t u = __ldg(col + e);
 #if HP_GATHER_ALL
-                hp_take(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS), wu, u);
+                hp_take(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS), we, e);
 #elif HP_ANY
-                if (hp_bit(bm, u)) hp_take(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS), wu, u);
+                if (hp_bit(bm, u)) hp_take(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS), we, e);
 #else
                 const y_t g = hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS);
-                hp_take(acc, hp_bit(bm, u) ? g : hp_identity(), wu, u);
+                hp_take(acc, hp_bit(bm, u) ? g : hp_identity(), we, e);
 #endif
             }
 #if HP_HAS_TERMINAL
@@ -207,20 +209,31 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
         }
         for (int off = 16; off > 0; off >>= 1) {
             const y_t o = hp_shfl_down(acc, off);
-            const idx_t ou = __shfl_down_sync(HP_FULL, wu, off);
-            hp_take(acc, o, wu, ou);
+            const long long oe = __shfl_down_sync(HP_FULL, we, off);
+            hp_take(acc, o, we, oe);
         }
         if (lane == 0) {
             if (split) {
-                hp_atomic(y + row, acc);
 #if HP_WITNESS
-                if (!hp_is_identity(acc)) win[row] = -2;     // chunks race: WITNESS scans
+                // chunks race: a chunk that improves y leaves a candidate (sender, entry)
+                // that WITNESS verifies (a later, better chunk may race past it)
+                const y_t old = *((volatile y_t*)(y + row));
+                if (!hp_is_identity(acc) && !hp_same(hp_add(old, acc), old)) {
+                    hp_atomic(y + row, acc);
+                    win[row] = __ldg(col + we);
+                    wedge[row] = we;
+                }
+#else
+                hp_atomic(y + row, acc);
 #endif
             } else {
                 const y_t r = hp_add(acc0, acc);
                 y[row] = r;
 #if HP_WITNESS
-                if (!hp_same(r, acc0)) win[row] = wu;
+                if (!hp_same(r, acc0)) {
+                    win[row] = __ldg(col + we);
+                    wedge[row] = -1;
+                }
 #endif
             }
         }
@@ -390,6 +403,8 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
            const idx_t* __restrict__ pip1, const idx_t* __restrict__ pix1, const w_t* __restrict__ pval1,
            const idx_t* __restrict__ qip0, const idx_t* __restrict__ qix0, const w_t* __restrict__ qval0,
            const idx_t* __restrict__ qip1, const idx_t* __restrict__ qix1, const w_t* __restrict__ qval1,
+           const idx_t* __restrict__ tseg_row, const long long* __restrict__ tseg_ptr, long long tnseg,
+           const idx_t* __restrict__ tcol, const w_t* __restrict__ tval,
            int nparts, long long n, const y_t* HP_MUT y, const unsigned* HP_MUT bm0,
            const unsigned* HP_MUT bm1, idx_t* HP_MUT win, const long long* HP_MUT wedge,
            const idx_t* HP_MUT tq, const u64* HP_MUT st, u64 limit, int mode, int pushed,
@@ -414,7 +429,21 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
         idx_t w = win[v];
         bool ok;
         if (!pushed) {
-            ok = w != -2;
+            // exact (wedge -1), or the candidate of a split hub row: entry e of the first gather
+            // side's HYB tail, which must lie in v's row, come from w, active, with y's value
+            const long long e = wedge[v];
+            ok = e < 0;
+            if (!ok && lane == 0 && e < (tnseg ? tseg_ptr[tnseg] : 0ll) && __ldg(tcol + e) == w) {
+                long long lo = 0, hi = tnseg;
+                while (hi - lo > 1) {
+                    const long long mid = (lo + hi) >> 1;
+                    if (tseg_ptr[mid] <= e) lo = mid; else hi = mid;
+                }
+                const idx_t r = tseg_row[lo];
+                ok = (r == v || r == -v - 1) && (HP_GATHER_ALL || hp_bit(bm, w))
+                     && hp_match(hp_gather(w, HP_EDGE(tval, e), v$PROPS_ARGS), yv);
+            }
+            ok = __shfl_sync(HP_FULL, ok, 0);
         } else {
             ok = false;
             if (lane == 0 && w >= 0 && (long long)w < n) {
@@ -800,7 +829,7 @@ hp_loop(long long n, int nparts, long long max_steps, u64 limit, int dirmode, in
         const bool touched = push && HP_RECEIVED_ONLY;
 #if HP_WITNESS
         hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
-                   vals1, nparts, n, y, bm0, bm1, win, wedge, tq, st, limit, 0, (int)push,
+                   vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, tq, st, limit, 0, (int)push,
                    (int)touched$PROPS_ARGS);
         hp_grid_sync<false>(st);
 #endif
