@@ -60,7 +60,7 @@ class VertexLabels(Sequence):
             if bool(np.any(bad)):
                 i = int(np.flatnonzero(bad)[0])
                 raise InvalidValue(f"VertexLabels: values must be strictly increasing (sorted, no repeats), "
-                                   f"got values[{i}] = {v[i]!r} and values[{i + 1}] = {v[i + 1]!r}")
+                                   f"got values[{i}:{i + 2}] = {v[i:i + 2].tolist()!r}")
         self._values = _frozen(v.copy())
 
     @classmethod
@@ -182,9 +182,9 @@ class VertexLabels(Sequence):
         if bool(over.any()) or (missing is _NO_FILL and bool(neg.any())):
             bad = over | neg if missing is _NO_FILL else over
             i = int(np.flatnonzero(bad.ravel())[0])
+            hint = "; pass missing= to map negative ids" if missing is _NO_FILL else ""
             raise IndexOutOfBound(f"VertexLabels.to_labels: id {int(a.ravel()[i])} is out of range for "
-                                  f"{n} vertices (ids must lie in [0, {n})"
-                                  + ("; pass missing= to map negative ids" if missing is _NO_FILL else ")"))
+                                  f"{n} vertices (ids must lie in [0, {n})){hint}")
         if missing is not _NO_FILL and bool(neg.any()):
             out = self._values[np.where(neg, 0, a)]
             try:
@@ -198,7 +198,9 @@ class VertexLabels(Sequence):
         else:
             out = self._values[a]
         if scalar:
-            return out.item() if out.dtype != object else out[()]
+            if isinstance(out, np.ndarray):
+                out = out[()]
+            return out.item() if isinstance(out, np.generic) else out
         return out
 
     def frame(self, **columns):

@@ -221,7 +221,7 @@ def read_csv(path, source=0, destination=1, weight=None, *, delimiter=",", heade
     Parameters
     ----------
     path : str or path-like
-        ``.gz``, ``.bz2``, ``.zst`` and ``.lz4`` files are decompressed by their extension.
+        gzip, bzip2, xz, zstd and lz4 files are decompressed (detected from their first bytes).
     source, destination, weight : int or str
         Column positions (0-based) or names (names need a header line); ``weight=None``: unweighted.
     delimiter : str, default ","
@@ -256,7 +256,8 @@ def read_csv(path, source=0, destination=1, weight=None, *, delimiter=",", heade
         raise InvalidValue(f"read_csv: id_type must be None, 'string' or 'int64', got {id_type!r}")
     if one_based and kwargs.get("renumber", True):
         raise InvalidValue("read_csv: one_based=True needs renumber=False (labels keep the file's ids)")
-    lines, skip = _peek(pa, p, comment)
+    source_file = _open_text(pa, p)
+    lines, skip = _peek(pa, source_file, p, comment)
     names_given = any(isinstance(c, str) for c in (source, destination, weight))
     if header is None:
         header = names_given or _looks_like_header(lines, delimiter, (source, destination, weight))
@@ -265,7 +266,7 @@ def read_csv(path, source=0, destination=1, weight=None, *, delimiter=",", heade
     ropts = pacsv.ReadOptions(skip_rows=skip, autogenerate_column_names=not header)
     popts = pacsv.ParseOptions(delimiter=delimiter)
     try:
-        table = pacsv.read_csv(p, read_options=ropts, parse_options=popts)
+        table = pacsv.read_csv(_reopen(pa, source_file), read_options=ropts, parse_options=popts)
     except Exception as exc:  # ArrowInvalid for bad rows, OSError / EOFError for a corrupt stream
         raise FileFormatError(f"cannot parse the edge list ({type(exc).__name__}: {exc})", p) from None
     names = table.column_names
@@ -524,13 +525,53 @@ def _codec_of(path):
     return None
 
 
-def _peek(pa, path, comment, nbytes=1 << 16):
+def _open_text(pa, path):
+    """What pyarrow.csv reads: the path, or the decompressed bytes of a gzip / bzip2 / xz file.
+
+    Compression is detected from the first bytes.  gzip, bzip2 and xz are decompressed by
+    Python's modules, which raise on a truncated stream (pyarrow's gzip reader returns the
+    rows it got); zstd and lz4 go through pyarrow, which does raise.
+    """
+    import bz2
+    import gzip
+    import lzma
+
+    with open(path, "rb") as f:
+        magic = f.read(6)
+    codecs = ((b"\x1f\x8b", gzip.decompress), (b"BZh", bz2.decompress), (b"\xfd7zXZ\x00", lzma.decompress))
+    for sig, decompress in codecs:
+        if magic.startswith(sig):
+            with open(path, "rb") as f:
+                raw = f.read()
+            try:
+                return pa.py_buffer(decompress(raw))
+            except (EOFError, OSError, ValueError, lzma.LZMAError) as exc:
+                raise FileFormatError(f"truncated or corrupt compressed file ({type(exc).__name__}: {exc})",
+                                      path) from None
+    if magic.startswith(b"\x28\xb5\x2f\xfd"):
+        return ("zstd", path)
+    if magic.startswith(b"\x04\x22\x4d\x18"):
+        return ("lz4", path)
+    return path
+
+
+def _reopen(pa, source):
+    if isinstance(source, tuple):
+        return pa.input_stream(source[1], compression=source[0])
+    if isinstance(source, str):
+        return source
+    return pa.BufferReader(source)
+
+
+def _peek(pa, source, path, comment, nbytes=1 << 16):
     """First two data lines (as str) and the number of leading comment lines."""
     try:
-        with pa.input_stream(path, compression="detect") as f:
+        with _reopen(pa, source) if not isinstance(source, str) else open(source, "rb") as f:
             head = f.read(nbytes)
     except Exception as exc:
         raise FileFormatError(f"cannot read the file ({type(exc).__name__}: {exc})", path) from None
+    if isinstance(head, memoryview) or hasattr(head, "to_pybytes"):
+        head = bytes(head)
     text = head.decode("utf-8", errors="replace").splitlines()
     skip, data = 0, []
     for line in text:
