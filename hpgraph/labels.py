@@ -20,7 +20,14 @@ from .exceptions import DimensionMismatch, DomainMismatch, IndexOutOfBound, Inva
 
 __all__ = ["VertexLabels", "renumber", "frame"]
 
-_NO_FILL = object()
+class _NoFill:
+    """Default of ``to_labels(missing=)``: negative ids are errors."""
+
+    def __repr__(self):
+        return "<error>"
+
+
+_NO_FILL = _NoFill()
 # pandas.api.types.infer_dtype results accepted as vertex labels (one kind of value each)
 _LABEL_KINDS = {"string": "string", "bytes": "bytes", "integer": "integer", "floating": "floating",
                 "mixed-integer-float": "floating"}
