@@ -343,7 +343,11 @@ def _kind(a, name):
         return "floating"
     if k == "S":
         return "bytes"
-    missing = np.frompyfunc(_is_missing, 1, 1)(a).astype(bool)
+    try:
+        import pandas as pd
+        missing = np.asarray(pd.isna(a), bool)
+    except ImportError:
+        missing = np.frompyfunc(_is_missing, 1, 1)(a).astype(bool)
     if bool(missing.any()):
         raise InvalidGraph(f"renumber: {name}[{int(np.flatnonzero(missing)[0])}] is missing (None / NaN); "
                            "every edge needs both endpoints")

@@ -88,6 +88,12 @@ def from_pandas(df, source="source", destination="destination", weight=None, *, 
     src = _pandas_ids(df, source, who)
     dst = _pandas_ids(df, destination, who)
     w = None if weight is None else _weights(df[weight].to_numpy(), weight, who, df[weight].isna().to_numpy())
+    if renumber:
+        ids = _pandas_strings_as_arrow(df, source, destination)
+        if ids is not None:  # strings: Arrow's dictionary encoding hashes them without Python objects
+            s, d, labels = _arrow_renumber(ids, source, destination, vertices, who)
+            return _build(who, s, d, w, (source, destination), directed, False, None, duplicates, backend,
+                          labels=labels)
     return _build(who, src, dst, w, (source, destination), directed, renumber, vertices, duplicates, backend)
 
 
@@ -342,6 +348,21 @@ def _pandas_ids(df, name, who):
     return s
 
 
+def _pandas_strings_as_arrow(df, source, destination):
+    """The two id columns as an Arrow table when both hold strings and pyarrow is there, else None."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    cols = (df[source], df[destination])
+    if len(df) == 0 or not all(is_string_dtype(c.dtype) or is_object_dtype(c.dtype) for c in cols):
+        return None
+    try:
+        pa = _pa()
+        return pa.table({source: pa.array(cols[0], from_pandas=True),
+                         destination: pa.array(cols[1], from_pandas=True)})
+    except Exception:  # no pyarrow, or mixed objects: the NumPy path names the problem
+        return None
+
+
 def _weights(values, name, who, na=None):
     if na is not None and bool(np.any(na)):
         i = int(np.flatnonzero(na)[0])
@@ -415,6 +436,7 @@ def _arrow_renumber(table, source, destination, vertices, who):
     import pyarrow.compute as pc
 
     cols = {c: table.column(c) for c in (source, destination)}
+    cols = {c: a.cast(pa.int64()) if pa.types.is_null(a.type) and len(a) == 0 else a for c, a in cols.items()}
     kinds = {}
     for c, arr in cols.items():
         if arr.null_count:

@@ -340,3 +340,21 @@ def test_from_arrow_bad_tables():
     t = pa.table({"source": pa.array([1.0, 2.0]), "destination": pa.array([True, False])})
     with pytest.raises(DomainMismatch):
         hp.from_arrow(t)
+
+
+@pytest.mark.parametrize("dtype", [object, "string[python]", "string[pyarrow]", "category"])
+def test_from_pandas_string_column_dtypes(dtype):
+    df = _random_table(9)
+    typed = df.astype({"source": dtype, "destination": dtype})
+    G = hp.from_pandas(typed, weight="w")
+    assert _actual(G) == _expected(df)
+    assert all(isinstance(x, str) for x in G.node_labels)
+
+
+def test_from_pandas_object_columns_of_integers_and_mixed_objects():
+    df = pd.DataFrame({"source": np.array([10**18, 3], dtype=object), "destination": np.array([3, 7], dtype=object)})
+    G = hp.from_pandas(df)
+    assert list(G.node_labels) == [3, 7, 10**18] and _actual(G)[1] == {(10**18, 3): 1.0, (3, 7): 1.0}
+    bad = pd.DataFrame({"source": np.array([1, "x"], dtype=object), "destination": np.array(["a", "b"], dtype=object)})
+    with pytest.raises(DomainMismatch, match="mixed"):
+        hp.from_pandas(bad)
