@@ -358,3 +358,16 @@ def test_from_pandas_object_columns_of_integers_and_mixed_objects():
     bad = pd.DataFrame({"source": np.array([1, "x"], dtype=object), "destination": np.array(["a", "b"], dtype=object)})
     with pytest.raises(DomainMismatch, match="mixed"):
         hp.from_pandas(bad)
+
+
+@pytest.mark.gpu
+def test_device_graph_keeps_labels_and_maps_device_results():
+    df = _random_table(12)
+    G = hp.from_pandas(df, weight="w", backend="gpu")
+    assert G.on_device and isinstance(G.node_labels, VertexLabels)
+    assert _actual(G.to_host()) == _expected(df)
+    depth, _ = hp.bfs(G, 0)  # a CuPy array: the frame copies it to the host
+    f = hp.result_frame(G, depth=depth)
+    host_depth, _ = hp.bfs(G.to_host(), 0, backend="cpu")
+    assert f["vertex"].tolist() == list(G.node_labels) and f["depth"].tolist() == host_depth.tolist()
+    assert G.to_host().node_labels is G.node_labels
