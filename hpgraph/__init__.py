@@ -50,6 +50,19 @@ _LAZY = {
     "Seeded": ("hpgraph.engine.program", "Seeded"),
     "program": ("hpgraph.program", None),
     "engine": ("hpgraph.engine", None),
+    # tables with vertex labels (pandas / pyarrow imported on first use) and DLPack exchange
+    "labels": ("hpgraph.labels", None),
+    "tables": ("hpgraph.tables", None),
+    "exchange": ("hpgraph.exchange", None),
+    "VertexLabels": ("hpgraph.labels", "VertexLabels"),
+    "from_pandas": ("hpgraph.tables", "from_pandas"),
+    "from_arrow": ("hpgraph.tables", "from_arrow"),
+    "read_parquet": ("hpgraph.tables", "read_parquet"),
+    "write_parquet": ("hpgraph.tables", "write_parquet"),
+    "result_frame": ("hpgraph.tables", "result_frame"),
+    "from_dlpack": ("hpgraph.exchange", "from_dlpack"),
+    "from_edge_index": ("hpgraph.exchange", "from_edge_index"),
+    "to_edge_index": ("hpgraph.exchange", "to_edge_index"),
 }
 
 # algorithms exported as hp.<name>

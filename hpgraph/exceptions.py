@@ -141,3 +141,13 @@ class GraphFileNotFound(HpgraphError, FileNotFoundError):
 
     def __str__(self) -> str:  # OSError would print "[Errno None] ..." once filename is set
         return str(self.args[0]) if self.args else ""
+
+
+class VertexNotFound(InvalidValue, KeyError):
+    """A vertex label is not a vertex of the graph (``VertexLabels.to_ids``).
+
+    Also a :class:`KeyError`, as a missing dictionary key would be.
+    """
+
+    def __str__(self) -> str:  # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""

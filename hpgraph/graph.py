@@ -85,7 +85,8 @@ class Graph:
         self._A = csr
         self._directed = bool(directed)
         if node_labels is not None:
-            node_labels = list(node_labels)
+            if not hasattr(node_labels, "to_ids"):  # a VertexLabels (hpgraph.labels) is kept as it is
+                node_labels = list(node_labels)
             if len(node_labels) != csr.nrows:
                 raise InvalidValue(f"Graph: node_labels has {len(node_labels)} labels for {csr.nrows} vertices")
         self._node_labels = node_labels
@@ -245,6 +246,27 @@ class Graph:
         g._node_labels = nodes
         return g
 
+    @classmethod
+    def from_pandas(cls, df, source="source", destination="destination", weight=None, **kwargs):
+        """Graph of a pandas edge table with vertex labels (see :func:`hpgraph.tables.from_pandas`)."""
+        from .tables import from_pandas
+
+        return from_pandas(df, source, destination, weight, **kwargs)
+
+    @classmethod
+    def from_arrow(cls, table, source="source", destination="destination", weight=None, **kwargs):
+        """Graph of an Arrow edge table with vertex labels (see :func:`hpgraph.tables.from_arrow`)."""
+        from .tables import from_arrow
+
+        return from_arrow(table, source, destination, weight, **kwargs)
+
+    @classmethod
+    def from_edge_index(cls, edge_index, edge_weight=None, num_nodes=None, **kwargs):
+        """Graph of a PyTorch Geometric ``2 x E`` edge_index (see :func:`hpgraph.exchange.from_edge_index`)."""
+        from .exchange import from_edge_index
+
+        return from_edge_index(edge_index, edge_weight, num_nodes, **kwargs)
+
     # -- export --------------------------------------------------------------------------
 
     def to_scipy(self, copy: bool = True):
@@ -348,7 +370,11 @@ class Graph:
 
     @property
     def node_labels(self):
-        """Original vertex labels (list), or None when vertices are just 0..n-1."""
+        """Original vertex labels, or None when vertices are just 0..n-1.
+
+        A list for graphs from networkx; a :class:`hpgraph.labels.VertexLabels` (a sequence with
+        ``to_ids`` / ``to_labels``) for graphs from tables.
+        """
         return self._node_labels
 
     @property

@@ -15,6 +15,7 @@ from hpgraph.algorithms import _bfs, _bfs_gpu, _coop
                                          (np.int32, np.int32, np.int32)])
 @pytest.mark.parametrize("block", [256, 1024])
 def test_bfs_kernel_compiles_with_nvrtc(idt, pdt, par, block):
+    pytest.importorskip("cupy_backends.cuda.libs.nvrtc", reason="NVRTC (the nvrtc extra) is not installed")
     src, name = _bfs_gpu.bfs_source(idt, pdt, par, block)
     assert name.startswith("hpg_bfs_coop_") and f"__launch_bounds__(BLOCK) {name}(" in src
     ptx = hp.backend.compile_ptx(src, name=name + ".cu", options=("-std=c++17",))

@@ -16,6 +16,7 @@ from hpgraph.algorithms import _coop, _sssp, _sssp_gpu
 @pytest.mark.parametrize("dist", [np.float32, np.float64])
 @pytest.mark.parametrize("w", [None, np.int32, np.uint8, np.bool_, np.float32, np.float64])
 def test_kernel_compiles_with_nvrtc(dist, w):
+    pytest.importorskip("cupy_backends.cuda.libs.nvrtc", reason="NVRTC (the nvrtc extra) is not installed")
     for idx, ptr, pred, block in ((np.int32, np.int64, np.int32, 1024), (np.int64, np.int64, np.int64, 256),
                                   (np.int32, np.int32, np.int32, 256)):
         src, name = _sssp_gpu.sssp_source(dist, idx, ptr, w, pred, block, pack=block == 1024)

@@ -1,0 +1,87 @@
+"""Type stub for hpgraph: the public names that ``__init__.py`` loads lazily, for editors and type
+checkers.  tests/test_package.py checks that it lists exactly ``hpgraph.__all__``."""
+
+from typing import List
+
+from . import algorithms as algorithms
+from . import backend as backend
+from . import compiler as compiler
+from . import csgraph as csgraph
+from . import dtypes as dtypes
+from . import exceptions as exceptions
+from . import exchange as exchange
+from . import formats as formats
+from . import generators as generators
+from . import io as io
+from . import labels as labels
+from . import ops as ops
+from . import spmv as spmv
+from . import tables as tables
+from .algorithms import (
+    betweenness_centrality as betweenness_centrality,
+    bfs as bfs,
+    connected_components as connected_components,
+    hits as hits,
+    k_core as k_core,
+    label_propagation as label_propagation,
+    pagerank as pagerank,
+    sssp as sssp,
+    triangle_count as triangle_count,
+    triangles as triangles,
+    widest_path as widest_path,
+)
+from .backend import has_gpu as has_gpu
+from .exchange import (
+    from_dlpack as from_dlpack,
+    from_edge_index as from_edge_index,
+    to_edge_index as to_edge_index,
+)
+from .formats import (
+    Bitmask as Bitmask,
+    COO as COO,
+    CSC as CSC,
+    CSR as CSR,
+    ELL as ELL,
+    HYB as HYB,
+)
+from .generators import (
+    erdos_renyi as erdos_renyi,
+    grid_2d as grid_2d,
+    rmat as rmat,
+)
+from .graph import Graph as Graph
+from .io import (
+    read as read,
+    write as write,
+)
+from .labels import VertexLabels as VertexLabels
+from .ops import (
+    BinaryOp as BinaryOp,
+    Monoid as Monoid,
+    Semiring as Semiring,
+    binary as binary,
+    monoid as monoid,
+    semiring as semiring,
+)
+from ._config import config as config
+from . import engine as engine
+from . import program as program
+from .engine.program import (
+    Seeded as Seeded,
+    VertexProgram as VertexProgram,
+)
+from .engine.run import run as run
+from .spmv import (
+    mxv as mxv,
+    vxm as vxm,
+)
+from .tables import (
+    from_arrow as from_arrow,
+    from_pandas as from_pandas,
+    read_parquet as read_parquet,
+    result_frame as result_frame,
+    write_parquet as write_parquet,
+)
+
+__version__: str
+__all__: List[str]
