@@ -516,8 +516,10 @@ __device__ __forceinline__ void hp_close(u64* HP_MUT st, u64* HP_MUT hist, long 
     }
 }
 
-template <bool TOUCHED, bool SELF_CLOSE = true>
-__device__ __forceinline__ void hp_apply(long long n, y_t* HP_MUT y,
+// One copy (not inlined): the three APPLY kernels and the device loop call it, so the
+// program's update is compiled once -- NVRTC's time grows with every inlined copy.
+template <bool SELF_CLOSE = true>
+__device__ __noinline__ void hp_apply(bool touched, long long n, y_t* HP_MUT y,
         unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm,
         const idx_t* HP_MUT tq, const long long* __restrict__ deg,
         u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
@@ -532,7 +534,7 @@ __device__ __forceinline__ void hp_apply(long long n, y_t* HP_MUT y,
     const idx_t* q_cur = cur ? q1 : q0;
     idx_t* q_nxt = cur ? q0 : q1;
     idx_t* qh_nxt = cur ? qh0 : qh1;
-    const long long N = TOUCHED ? (long long)st[S_TCNT] : n;
+    const long long N = touched ? (long long)st[S_TCNT] : n;
     const int lane = threadIdx.x & 31;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < N; base += stride) {
@@ -542,10 +544,10 @@ __device__ __forceinline__ void hp_apply(long long n, y_t* HP_MUT y,
         long long d = 0;
         idx_t v = 0;
         if (i < N) {
-            v = TOUCHED ? tq[i] : (idx_t)i;
+            v = touched ? tq[i] : (idx_t)i;
             const y_t yv = y[v];
             const bool none = hp_is_identity(yv);
-            if (TOUCHED) tbm[v >> 5] = 0u;          // every bit of the word is being cleared
+            if (touched) tbm[v >> 5] = 0u;          // every bit of the word is being cleared
             if (!none) y[v] = hp_identity();        // keep y == identity between supersteps
             if (!(HP_RECEIVED_ONLY && none)) {
                 bool changed = false;
@@ -608,7 +610,7 @@ hp_apply_all(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0
              idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
              u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
 {
-    hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
+    hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
 }
 
 HP_KERNEL
@@ -616,7 +618,7 @@ hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t
                  idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
                  u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
 {
-    hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
+    hp_apply(true, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
 }
 
 // Mixed batches: APPLY after whichever SPMV the direction rule ran (same predicate).
@@ -629,10 +631,9 @@ hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q
     const int cur = (int)(st[S_EXEC] & 1ull);
     if (st[S_CNT + cur] == 0ull) return;
     if (hp_pushes(st, cur, limit)) {    // grid-uniform: every block takes the same branch
-        if (HP_RECEIVED_ONLY) hp_apply<true>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
-        else hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
+        hp_apply(HP_RECEIVED_ONLY, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
     } else {
-        hp_apply<false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 1$APPLY_ARGS$PROPS_ARGS);
+        hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 1$APPLY_ARGS$PROPS_ARGS);
     }
 }
 
@@ -833,8 +834,7 @@ hp_loop(long long n, int nparts, long long max_steps, u64 limit, int dirmode, in
                    (int)touched$PROPS_ARGS);
         hp_grid_sync<false>(st);
 #endif
-        if (touched) hp_apply<true, false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
-        else hp_apply<false, false>(n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, push ? 0 : 1$APPLY_ARGS$PROPS_ARGS);
+        hp_apply<false>(touched, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, push ? 0 : 1$APPLY_ARGS$PROPS_ARGS);
         hp_grid_sync<true>(st, hist, hist_cap, push ? 0 : 1);
 #if HP_PRIORITY
         if (hp_word(st, S_FARPEND)) {                        // grid-uniform
