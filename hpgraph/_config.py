@@ -110,8 +110,10 @@ _KEYS = {k.name: k for k in (
          "Direction rule of hp.run: push while frontier_edges * push_alpha < pull_edges + n "
          "(the relative cost of an atomic push edge against a streamed pull edge).", float),
     _Key("trace", False, _bool("trace"),
-         "Log every hp.run's supersteps (direction, frontier size, frontier edges) and loop "
-         "kind to the 'hpgraph.engine' logger at INFO level.", _parse_bool),
+         "Log every hp.run's supersteps (direction, frontier size and representation, "
+         "frontier edges; on the GPU each superstep's time by CUDA events, the host loop then "
+         "running one superstep at a time) to the 'hpgraph.engine' logger at INFO level.",
+         _parse_bool),
 )}
 
 

@@ -585,8 +585,11 @@ class _Run:
         bp = self.bp
         max_it = bp.max_iterations
         hook = bp.converged_hook
-        blind = hook is None
+        # hp.config["trace"]: one superstep at a time, each timed by CUDA events
+        timed = config["trace"]
+        blind = hook is None and not timed
         mixed = self.direction == "auto" and self.can_push
+        step_ms = []
         syncs = 0
         hist_read = 0
         records = []
@@ -645,7 +648,10 @@ class _Run:
                         self._batch("pull", k if left is None else min(k, left))
                         pi += 1
                 else:
-                    prev = {kk: v.copy() for kk, v in self.props.items()}
+                    prev = {kk: v.copy() for kk, v in self.props.items()} if hook else None
+                    if timed:
+                        ev = (self.cp.cuda.Event(), self.cp.cuda.Event())
+                        ev[0].record(self.s.stream)
                     if push:
                         self._push(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
                         self._witness(0, bp.apply_to == "received", pushed=1)
@@ -655,8 +661,14 @@ class _Run:
                         self._witness(0, False)
                         self._apply(touched=False, dir_code=1)
                     self._far()
+                    if timed:
+                        ev[1].record(self.s.stream)
                     st, head = self.read_state()
                     syncs += 1
+                    if timed:
+                        step_ms.append(self.cp.cuda.get_elapsed_time(*ev))
+                    if hook is None:
+                        continue
                     nxt = int(st[S_EXEC]) & 1
                     stats = SuperstepStats(step, cnt, int(st[S_CNT + nxt]),
                                            "push" if push else "pull", dict(self.props), prev)
@@ -669,6 +681,8 @@ class _Run:
             step = int(st[S_STEP])
             records.append(self._history(hist_read, step, head))
             clean = int(st[S_CNT + (int(st[S_EXEC]) & 1)]) == 0
+        if timed:
+            self.loop_info = dict(self.loop_info, step_ms=step_ms)
         return np.concatenate(records), converged, setup, elapsed, syncs, clean
 
     def _history(self, start, stop, head):

@@ -102,9 +102,12 @@ def _trace(bp, res):
     log.info("run %s on %s (%s loop): %d supersteps, %.3f ms loop, %.3f ms setup%s", bp.name,
              res.backend, loop, res.supersteps, res.time * 1e3, res.setup_time * 1e3,
              f", fallback: {res.extra['loop_fallback']}" if "loop_fallback" in res.extra else "")
-    for i, (a, d, e) in enumerate(zip(res.active, res.directions, res.frontier_edges)):
-        log.info("  superstep %d: %s, frontier %d vertices (%s), %d frontier edges", i, d, a,
-                 "queue" if d == "push" else "bitmap", e)
+    step_ms = res.extra.get("step_ms") or [None] * res.supersteps
+    for i, (a, d, e, ms) in enumerate(zip(res.active, res.directions, res.frontier_edges,
+                                          step_ms)):
+        log.info("  superstep %d: %s, frontier %d vertices (%s), %d frontier edges%s", i, d, a,
+                 "queue" if d == "push" else "bitmap", e,
+                 "" if ms is None else f", {ms * 1e3:.1f} us on the GPU")
 
 
 def _graph_probe_array(graph):

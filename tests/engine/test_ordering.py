@@ -336,3 +336,15 @@ def test_witness_on_split_hub_rows(loop):
             u = pred[v]
             assert (u >= 0).all()
             assert all(dist[a] + edges[(a, b)] == dist[b] for a, b in zip(u.tolist(), v.tolist()))
+
+
+@pytest.mark.gpu
+def test_trace_times_every_gpu_superstep(caplog):
+    G = hp.generators.path(5, backend="gpu")
+    with hp.config.set(trace=True, engine_loop="host"), \
+            caplog.at_level("INFO", logger="hpgraph.engine"):
+        res = hp.run(PrioSSSP, G, backend="gpu", source=0)
+    np.testing.assert_array_equal(hp.backend.to_host(res.dist), np.arange(5))
+    assert len(res.extra["step_ms"]) == res.supersteps
+    lines = [r.getMessage() for r in caplog.records if r.name == "hpgraph.engine"]
+    assert len(lines) == 1 + res.supersteps and lines[-1].endswith("us on the GPU")
