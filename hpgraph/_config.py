@@ -80,6 +80,16 @@ def _bool(name):
     return check
 
 
+def _path_or_none(name):
+    def check(v):
+        if v is None:
+            return None
+        if not isinstance(v, (str, os.PathLike)) or not str(v):
+            raise InvalidValue(f"hp.config[{name!r}] must be None or a directory path, got {v!r}")
+        return str(v)
+    return check
+
+
 def _parse_bool(s):
     return s.strip().lower() in ("1", "true", "yes", "on")
 
@@ -109,6 +119,10 @@ _KEYS = {k.name: k for k in (
     _Key("push_alpha", 4.0, _positive("push_alpha"),
          "Direction rule of hp.run: push while frontier_edges * push_alpha < pull_edges + n "
          "(the relative cost of an atomic push edge against a streamed pull edge).", float),
+    _Key("dump_source", None, _path_or_none("dump_source"),
+         "A directory: every generated CUDA module is saved there as <hash>.cu when it is "
+         "compiled (CuPy's CUPY_CACHE_SAVE_CUDA_SOURCE for hpgraph's own kernels); None: not "
+         "saved.", lambda s: None if s.strip().lower() in ("", "none") else s),
     _Key("trace", False, _bool("trace"),
          "Log every hp.run's supersteps (direction, frontier size and representation, "
          "frontier edges; on the GPU each superstep's time by CUDA events, the host loop then "

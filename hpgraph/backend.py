@@ -212,10 +212,18 @@ def raw_module(source: str, options: tuple = ("-std=c++17",), name_expressions: 
     """A cached ``cupy.RawModule`` for ``source``; compile failures become :class:`CompileError`.
 
     CuPy keeps its own on-disk cache, so a new process does not recompile an identical source.
+    With ``hp.config["dump_source"]`` set to a directory, the source is also saved there
+    (:func:`hpgraph.cuda_source.save`).
     ``cooperative``: its kernels are launched with ``cuLaunchCooperativeKernel`` (every block
     resident at once, or the launch fails), which grid-wide barriers need.
     """
     cp = cupy()
+    from ._config import config
+
+    if config["dump_source"] is not None:
+        from .cuda_source import save
+
+        save(source, config["dump_source"])
     try:
         mod = cp.RawModule(code=source, options=options,
                            name_expressions=list(name_expressions) if name_expressions else None,

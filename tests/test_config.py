@@ -90,3 +90,34 @@ class _Hops(hp.VertexProgram):
 
     def update(v, y):
         return y if v.d < 0 else v.d
+
+
+@pytest.mark.gpu
+def test_dump_source_saves_every_compiled_module(tmp_path):
+    pytest.importorskip("cupy")
+    if not hp.has_gpu():
+        pytest.skip("raw_module needs a device")
+    from examples.sssp import SSSP
+
+    with hp.config.set(dump_source=str(tmp_path)):
+        hp.run(SSSP, hp.generators.path(4, backend="gpu"), backend="gpu", source=0)
+    files = list(tmp_path.glob("*.cu"))
+    assert files and any("hp_pull_ell" in f.read_text() for f in files)
+
+
+def test_cuda_source_render_is_strict():
+    from hpgraph.cuda_source import render
+
+    assert render("a ${X} $Y", {"X": 1}, Y="b") == "a 1 b"
+    with pytest.raises(KeyError, match="Y"):
+        render("a ${X} $Y", X=1)
+    with pytest.raises(InvalidValue):
+        hp.config.set(dump_source=3)
+
+
+def test_cuda_source_save(tmp_path):
+    from hpgraph.cuda_source import save
+
+    p = save("__global__ void k() {}", tmp_path / "d")
+    assert p.read_text() == "__global__ void k() {}" and p.suffix == ".cu"
+    assert save("__global__ void k() {}", tmp_path / "d") == p

@@ -85,16 +85,16 @@ S_SLOT, SLOT_WORDS = 8, 8           # slot k: light, heavy, huge counts, out-edg
 S_WORDS = S_SLOT + 3 * SLOT_WORDS
 
 _SOURCE = r"""
-typedef @IDX@ idx_t;
-typedef @PTR@ ptr_t;
-typedef @PAR@ par_t;
-#define BLOCK @BLOCK@
-#define HEAVY @HEAVY@
-#define HUGE @HUGE@
-#define LONG @LONG@
-#define UNROLL @UNROLL@
-#define NPROF @NPROF@
-@COMMON@
+typedef ${IDX} idx_t;
+typedef ${PTR} ptr_t;
+typedef ${PAR} par_t;
+#define BLOCK ${BLOCK}
+#define HEAVY ${HEAVY}
+#define HUGE ${HUGE}
+#define LONG ${LONG}
+#define UNROLL ${UNROLL}
+#define NPROF ${NPROF}
+${COMMON}
 
 enum { S_SLOT = 8, SLOT_WORDS = 8 };
 enum { C_LIGHT = 0, C_HEAVY = 1, C_HUGE = 2, C_EDGES = 3, C_LONG = 4, C_IN = 5 };
@@ -200,7 +200,7 @@ __device__ __forceinline__ void push_edge(const Ctx& c, bool valid, long long e,
     discovered(c, got, v, level);
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
+extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}(
         const ptr_t* __restrict__ ipo, const idx_t* __restrict__ ixo,
         const ptr_t* __restrict__ ipi, const idx_t* __restrict__ ixi,
         int* depth, par_t* parent, unsigned* bitmaps, const unsigned* __restrict__ dead,

@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from .. import backend as _backend
+from ..cuda_source import render
 
 __all__ = ["DEVICE_COMMON", "CoopKernel", "CooperativeLaunchRefused", "fill", "null_ptr",
            "adjacency", "source_args", "PlanCache"]
@@ -124,12 +125,8 @@ class CooperativeLaunchRefused(RuntimeError):
 
 
 def fill(template: str, **kw) -> str:
-    """``template`` with every ``@KEY@`` replaced (and none left)."""
-    src = template
-    for k, v in kw.items():
-        src = src.replace(f"@{k}@", str(v))
-    assert "@" not in src, "unfilled template slot"
-    return src
+    """``template`` with every ``${KEY}`` hole filled (:func:`hpgraph.cuda_source.render`)."""
+    return render(template, **kw)
 
 
 class CoopKernel:

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import dtypes as _dt
+from ..cuda_source import render
 
 __all__ = ["tc_source", "tc_count", "heavy_edges", "pagerank_update_source", "pagerank_update",
            "TC_BLOCK", "TC_SEARCH_RATIO", "TC_HEAVY"]
@@ -45,151 +46,151 @@ TC_SEARCH_RATIO = 16
 TC_HEAVY = 2048
 
 _TC_TEMPLATE = r"""
-typedef {IDX} idx_t;
-typedef {PTR} ptr_t;
+typedef ${IDX} idx_t;
+typedef ${PTR} ptr_t;
 
 // |list(a0..a1) & list(b0..b1)| of two sorted, duplicate-free lists of `indices`.
 // With `pv` (per-vertex counts), every common element w gets one count.
 __device__ __forceinline__ unsigned long long intersect(
         const idx_t* __restrict__ indices, ptr_t a0, ptr_t a1, ptr_t b0, ptr_t b1,
         unsigned long long* __restrict__ pv)
-{{
+{
     ptr_t la = a1 - a0, lb = b1 - b0;
     if (la <= 0 || lb <= 0) return 0ull;
     // s = the shorter list, l = the longer one
     ptr_t s0 = a0, s1 = a1, l0 = b0, l1 = b1;
-    if (la > lb) {{ s0 = b0; s1 = b1; l0 = a0; l1 = a1; ptr_t t = la; la = lb; lb = t; }}
+    if (la > lb) { s0 = b0; s1 = b1; l0 = a0; l1 = a1; ptr_t t = la; la = lb; lb = t; }
     // disjoint ranges: nothing to do
     if (__ldg(indices + s1 - 1) < __ldg(indices + l0) || __ldg(indices + l1 - 1) < __ldg(indices + s0))
         return 0ull;
     unsigned long long c = 0ull;
-    if (lb > {RATIO} * la) {{
+    if (lb > ${RATIO} * la) {
         // binary search of each element of the short list in the long one; the lower bound
         // only moves forward because both lists are sorted
         ptr_t lo = l0;
-        for (ptr_t i = s0; i < s1; ++i) {{
+        for (ptr_t i = s0; i < s1; ++i) {
             idx_t key = __ldg(indices + i);
             ptr_t hi = l1;
-            while (lo < hi) {{
+            while (lo < hi) {
                 ptr_t mid = lo + ((hi - lo) >> 1);
                 if (__ldg(indices + mid) < key) lo = mid + 1; else hi = mid;
-            }}
+            }
             if (lo >= l1) break;
-            if (__ldg(indices + lo) == key) {{
+            if (__ldg(indices + lo) == key) {
                 ++c;
                 if (pv) atomicAdd(pv + key, 1ull);
                 ++lo;
-            }}
-        }}
-    }} else {{
+            }
+        }
+    } else {
         ptr_t i = s0, j = l0;
         idx_t x = __ldg(indices + i), y = __ldg(indices + j);
-        while (true) {{
-            if (x == y) {{
+        while (true) {
+            if (x == y) {
                 ++c;
                 if (pv) atomicAdd(pv + x, 1ull);
                 if (++i >= s1 || ++j >= l1) break;
                 x = __ldg(indices + i); y = __ldg(indices + j);
-            }} else if (x < y) {{
+            } else if (x < y) {
                 if (++i >= s1) break;
                 x = __ldg(indices + i);
-            }} else {{
+            } else {
                 if (++j >= l1) break;
                 y = __ldg(indices + j);
-            }}
-        }}
-    }}
+            }
+        }
+    }
     return c;
-}}
+}
 
 // One thread per *light* edge e = (erow[e], indices[e]) of the oriented graph (CSR
 // indptr/indices, rows sorted): edges with |N+(u)| + |N+(v)| > heavy are skipped here (the
 // warp kernel below takes them).  total[0] += triangles closed by the edge; with pv, pv[u],
-// pv[v] and pv[w] get one count per triangle {{u, v, w}} found at this edge.
-extern "C" __global__ void {NAME}(
+// pv[v] and pv[w] get one count per triangle {u, v, w} found at this edge.
+extern "C" __global__ void ${NAME}(
         const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
         const idx_t* __restrict__ erow, long long nedges, long long heavy,
         unsigned long long* __restrict__ total, unsigned long long* __restrict__ pv)
-{{
-    __shared__ unsigned long long warp_sums[{BLOCK} / 32];
+{
+    __shared__ unsigned long long warp_sums[${BLOCK} / 32];
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long c = 0ull;
-    if (e < nedges) {{
+    if (e < nedges) {
         idx_t u = __ldg(erow + e);
         idx_t v = __ldg(indices + e);
         ptr_t a0 = __ldg(indptr + u), a1 = __ldg(indptr + u + 1);
         ptr_t b0 = __ldg(indptr + v), b1 = __ldg(indptr + v + 1);
-        if ((long long)(a1 - a0) + (long long)(b1 - b0) <= heavy) {{
+        if ((long long)(a1 - a0) + (long long)(b1 - b0) <= heavy) {
             c = intersect(indices, a0, a1, b0, b1, pv);
-            if (pv && c) {{
+            if (pv && c) {
                 atomicAdd(pv + u, c);
                 atomicAdd(pv + v, c);
-            }}
-        }}
-    }}
+            }
+        }
+    }
     // block reduction, one atomic per block
     for (int off = 16; off > 0; off >>= 1)
         c += __shfl_down_sync(0xffffffffu, c, off);
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) warp_sums[warp] = c;
     __syncthreads();
-    if (warp == 0) {{
+    if (warp == 0) {
         c = (lane < (int)(blockDim.x >> 5)) ? warp_sums[lane] : 0ull;
         for (int off = 16; off > 0; off >>= 1)
             c += __shfl_down_sync(0xffffffffu, c, off);
         if (lane == 0 && c) atomicAdd(total, c);
-    }}
-}}
+    }
+}
 
 // One warp per *heavy* edge (ids in heavy_edges): the 32 lanes binary-search the elements
 // of the shorter list in the longer one, 32 at a time.  The loop over edges is warp-uniform,
 // so the shuffles inside it see all 32 lanes.
-extern "C" __global__ void {NAME}_warp(
+extern "C" __global__ void ${NAME}_warp(
         const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
         const idx_t* __restrict__ erow, const long long* __restrict__ heavy_edges,
         long long nheavy, unsigned long long* __restrict__ total,
         unsigned long long* __restrict__ pv)
-{{
+{
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     unsigned long long c = 0ull;
     for (long long h = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; h < nheavy;
-         h += nwarps) {{
+         h += nwarps) {
         long long e = __ldg(heavy_edges + h);
         idx_t u = __ldg(erow + e);
         idx_t v = __ldg(indices + e);
         ptr_t s0 = __ldg(indptr + u), s1 = __ldg(indptr + u + 1);
         ptr_t l0 = __ldg(indptr + v), l1 = __ldg(indptr + v + 1);
-        if (s1 - s0 > l1 - l0) {{ ptr_t t = s0; s0 = l0; l0 = t; t = s1; s1 = l1; l1 = t; }}
+        if (s1 - s0 > l1 - l0) { ptr_t t = s0; s0 = l0; l0 = t; t = s1; s1 = l1; l1 = t; }
         unsigned long long ce = 0ull;
-        if (s1 > s0 && l1 > l0) {{
-            for (ptr_t i = s0 + lane; i < s1; i += 32) {{
+        if (s1 > s0 && l1 > l0) {
+            for (ptr_t i = s0 + lane; i < s1; i += 32) {
                 idx_t key = __ldg(indices + i);
                 ptr_t lo = l0, hi = l1;
-                while (lo < hi) {{
+                while (lo < hi) {
                     ptr_t mid = lo + ((hi - lo) >> 1);
                     if (__ldg(indices + mid) < key) lo = mid + 1; else hi = mid;
-                }}
-                if (lo < l1 && __ldg(indices + lo) == key) {{
+                }
+                if (lo < l1 && __ldg(indices + lo) == key) {
                     ++ce;
                     if (pv) atomicAdd(pv + key, 1ull);
-                }}
-            }}
-        }}
+                }
+            }
+        }
         c += ce;
-        if (pv) {{
+        if (pv) {
             for (int off = 16; off > 0; off >>= 1)
                 ce += __shfl_down_sync(0xffffffffu, ce, off);
-            if (lane == 0 && ce) {{
+            if (lane == 0 && ce) {
                 atomicAdd(pv + u, ce);
                 atomicAdd(pv + v, ce);
-            }}
-        }}
-    }}
+            }
+        }
+    }
     for (int off = 16; off > 0; off >>= 1)
         c += __shfl_down_sync(0xffffffffu, c, off);
     if (lane == 0 && c) atomicAdd(total, c);
-}}
+}
 """
 
 
@@ -203,7 +204,7 @@ def tc_source(idx_dtype=np.int32, ptr_dtype=np.int64):
     """``(source, kernel name)`` of the triangle-counting kernel for these index dtypes."""
     idx_dtype, ptr_dtype = np.dtype(idx_dtype), np.dtype(ptr_dtype)
     name = _tc_name(idx_dtype, ptr_dtype)
-    src = _TC_TEMPLATE.format(IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype), NAME=name,
+    src = render(_TC_TEMPLATE, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype), NAME=name,
                               BLOCK=TC_BLOCK, RATIO=TC_SEARCH_RATIO)
     return src, name
 
@@ -276,24 +277,24 @@ def tc_count(indptr, indices, erow, n: int, per_vertex: bool, heavy=None,
 PR_BLOCK = 256
 
 _PR_TEMPLATE = r"""
-typedef {T} val_t;
+typedef ${T} val_t;
 
 // x_new = alpha * (y + dsum * dw) + (1 - alpha) * p      (networkx's power step)
 // w_next = x_new * S;  acc_next[0] += |x_new - x|;  acc_next[1] += x_new over dangling (S == 0)
 // p == nullptr: uniform p_uniform; dw == nullptr: dw = p.  dsum = acc_prev[1].
-extern "C" __global__ void {NAME}(
+extern "C" __global__ void ${NAME}(
         const val_t* __restrict__ y, const val_t* __restrict__ x, const val_t* __restrict__ S,
         const val_t* __restrict__ p, const val_t* __restrict__ dw,
         const double* __restrict__ acc_prev, double* __restrict__ acc_next,
         val_t* __restrict__ x_new, val_t* __restrict__ w_next,
         double alpha, double p_uniform, long long n)
-{{
-    __shared__ double sh_err[{BLOCK} / 32];
-    __shared__ double sh_dan[{BLOCK} / 32];
+{
+    __shared__ double sh_err[${BLOCK} / 32];
+    __shared__ double sh_dan[${BLOCK} / 32];
     const double dsum = acc_prev[1];
     double err = 0.0, dan = 0.0;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
-         v += (long long)gridDim.x * blockDim.x) {{
+         v += (long long)gridDim.x * blockDim.x) {
         double pv = p ? (double)p[v] : p_uniform;
         double dv = dw ? (double)dw[v] : pv;
         val_t xn = (val_t)(alpha * ((double)y[v] + dsum * dv) + (1.0 - alpha) * pv);
@@ -302,28 +303,28 @@ extern "C" __global__ void {NAME}(
         val_t s = S[v];
         w_next[v] = xn * s;
         if (s == (val_t)0) dan += (double)xn;
-    }}
-    for (int off = 16; off > 0; off >>= 1) {{
+    }
+    for (int off = 16; off > 0; off >>= 1) {
         err += __shfl_down_sync(0xffffffffu, err, off);
         dan += __shfl_down_sync(0xffffffffu, dan, off);
-    }}
+    }
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) {{ sh_err[warp] = err; sh_dan[warp] = dan; }}
+    if (lane == 0) { sh_err[warp] = err; sh_dan[warp] = dan; }
     __syncthreads();
-    if (warp == 0) {{
+    if (warp == 0) {
         int nw = (int)(blockDim.x >> 5);
         err = lane < nw ? sh_err[lane] : 0.0;
         dan = lane < nw ? sh_dan[lane] : 0.0;
-        for (int off = 16; off > 0; off >>= 1) {{
+        for (int off = 16; off > 0; off >>= 1) {
             err += __shfl_down_sync(0xffffffffu, err, off);
             dan += __shfl_down_sync(0xffffffffu, dan, off);
-        }}
-        if (lane == 0) {{
+        }
+        if (lane == 0) {
             atomicAdd(acc_next, err);
             atomicAdd(acc_next + 1, dan);
-        }}
-    }}
-}}
+        }
+    }
+}
 """
 
 
@@ -331,7 +332,7 @@ def pagerank_update_source(dtype=np.float64):
     """``(source, kernel name)`` of PageRank's fused update for ``float32`` or ``float64``."""
     dtype = np.dtype(dtype)
     name = f"hpg_pagerank_update_{dtype.name}"
-    return _PR_TEMPLATE.format(T=_dt.c_type(dtype), NAME=name, BLOCK=PR_BLOCK), name
+    return render(_PR_TEMPLATE, T=_dt.c_type(dtype), NAME=name, BLOCK=PR_BLOCK), name
 
 
 def _pr_grid(n: int) -> int:

@@ -71,21 +71,21 @@ S_MISSING, S_SLOT, SLOT_WORDS, NSLOT = 3, 8, 8, 4
 S_WORDS = S_SLOT + NSLOT * SLOT_WORDS
 
 _SOURCE = r"""
-typedef @IDX@ idx_t;
-typedef @PTR@ ptr_t;
-typedef @DIST@ dist_t;
-typedef @BITS@ bits_t;
-typedef @WT@ w_t;
-typedef @PIDX@ pidx_t;
-#define BLOCK @BLOCK@
-#define HEAVY @HEAVY@
-#define CHUNK @CHUNK@
-#define LIGHT_UNROLL @LIGHT_UNROLL@
-#define LONG @LONG@
-#define WEIGHTED @WEIGHTED@
-#define PACK @PACK@
-#define NPROF @NPROF@
-@COMMON@
+typedef ${IDX} idx_t;
+typedef ${PTR} ptr_t;
+typedef ${DIST} dist_t;
+typedef ${BITS} bits_t;
+typedef ${WT} w_t;
+typedef ${PIDX} pidx_t;
+#define BLOCK ${BLOCK}
+#define HEAVY ${HEAVY}
+#define CHUNK ${CHUNK}
+#define LIGHT_UNROLL ${LIGHT_UNROLL}
+#define LONG ${LONG}
+#define WEIGHTED ${WEIGHTED}
+#define PACK ${PACK}
+#define NPROF ${NPROF}
+${COMMON}
 
 enum { S_MISSING = 3, S_SLOT = 8, SLOT_WORDS = 8, NSLOT = 4 };
 enum { C_LIGHT = 0, C_CHUNKS = 1, C_PENDING = 3, C_FMIN = 4, C_LONG = 5 };
@@ -141,7 +141,7 @@ __device__ __forceinline__ void relax_many(const idx_t* __restrict__ ixo, const 
 
 __device__ __forceinline__ u64* slot(u64* st, int k) { return st + S_SLOT + SLOT_WORDS * (k % NSLOT); }
 
-extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
+extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}(
         const ptr_t* __restrict__ ipo, const idx_t* __restrict__ ixo, const w_t* __restrict__ wo,
         const ptr_t* __restrict__ ipi, const idx_t* __restrict__ ixi, const w_t* __restrict__ wi,
         dist_t* dist, pidx_t* pred, unsigned char* flag, u64* cand, idx_t* q, idx_t* cu,

@@ -57,6 +57,7 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import dtypes as _dt
+from ..cuda_source import render
 from ._coop import PlanCache
 
 __all__ = ["nearfar_source", "pred_source", "default_delta", "weight_stats", "near_far_cpu",
@@ -91,16 +92,16 @@ S_FMIN, S_THR, S_DELTA, S_NRELAX, S_NSPLIT, S_MAXQ = 12, 13, 14, 15, 16, 17
 S_WORDS = 32
 
 _NF_SOURCE = r"""
-typedef @DIST@ dist_t;
-typedef @BITS@ bits_t;
-typedef @IDX@ idx_t;
-typedef @PTR@ ptr_t;
-typedef @WT@ w_t;
-#define GROUP @GROUP@
-#define HEAVY @HEAVY@
-#define HAS_HEAVY @HAS_HEAVY@
-#define WEIGHTED @WEIGHTED@
-#define BLOCK @BLOCK@
+typedef ${DIST} dist_t;
+typedef ${BITS} bits_t;
+typedef ${IDX} idx_t;
+typedef ${PTR} ptr_t;
+typedef ${WT} w_t;
+#define GROUP ${GROUP}
+#define HEAVY ${HEAVY}
+#define HAS_HEAVY ${HAS_HEAVY}
+#define WEIGHTED ${WEIGHTED}
+#define BLOCK ${BLOCK}
 #define FULL 0xffffffffu
 
 enum { S_HALT = 0, S_PAR = 1, S_FP = 2, S_IT = 3, S_PHASE = 4, S_DONE = 5, S_NEAR = 6,
@@ -179,7 +180,7 @@ __device__ __forceinline__ void relax(const Ctx& c, bool valid, long long e, dis
     append(far, v, c.fout, c.cf);
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
+extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}(
         const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
         const w_t* __restrict__ w, dist_t* dist,
         idx_t* q0, idx_t* q1, idx_t* h0, idx_t* h1, idx_t* f0, idx_t* f1,
@@ -317,13 +318,13 @@ extern "C" __global__ void __launch_bounds__(BLOCK) @NAME@(
 """
 
 _PRED_SOURCE = r"""
-typedef @DIST@ dist_t;
-typedef @IDX@ idx_t;
-typedef @PIDX@ pidx_t;
-typedef @PTR@ ptr_t;
-typedef @WT@ w_t;
-#define WEIGHTED @WEIGHTED@
-#define ITEMS @ITEMS@
+typedef ${DIST} dist_t;
+typedef ${IDX} idx_t;
+typedef ${PIDX} pidx_t;
+typedef ${PTR} ptr_t;
+typedef ${WT} w_t;
+#define WEIGHTED ${WEIGHTED}
+#define ITEMS ${ITEMS}
 
 // largest r in [lo, hi) with indptr[r] <= e (indptr[lo] <= e < indptr[hi] on entry)
 __device__ __forceinline__ long long row_of(const ptr_t* __restrict__ indptr, long long e,
@@ -339,7 +340,7 @@ __device__ __forceinline__ long long row_of(const ptr_t* __restrict__ indptr, lo
 // pred[v] = max over stored entries u -> v with dist[u] < dist[v] == dist[u] + w (dist finite).
 // Each warp takes 32 * ITEMS consecutive entries, lane l the entries l, l + 32, ...; a lane
 // finds its row by binary search once, then walks forward (a few steps, else search again).
-extern "C" __global__ void @NAME@(const ptr_t* __restrict__ indptr,
+extern "C" __global__ void ${NAME}(const ptr_t* __restrict__ indptr,
         const idx_t* __restrict__ indices, const w_t* __restrict__ w,
         const dist_t* __restrict__ dist, pidx_t* pred, long long n, long long nnz)
 {
@@ -376,12 +377,6 @@ extern "C" __global__ void @NAME@(const ptr_t* __restrict__ indptr,
 """
 
 
-def _fill(template, **kw):
-    src = template
-    for k, v in kw.items():
-        src = src.replace(f"@{k}@", str(v))
-    assert "@" not in src.replace("@@", ""), "unfilled template slot"
-    return src
 
 
 def group_size(avg_degree: float) -> int:
@@ -426,7 +421,7 @@ def nearfar_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=N
     heavy = heavy_threshold(group) if heavy is None else int(heavy)
     name = (f"hpg_nearfar_{_kernel_tag(dist_dtype, idx_dtype, ptr_dtype, w_dtype)}"
             f"_g{group}{'_h' + str(heavy) if has_heavy else ''}")
-    src = _fill(_NF_SOURCE, DIST=_dt.c_type(dist_dtype),
+    src = render(_NF_SOURCE, DIST=_dt.c_type(dist_dtype),
                 BITS="int" if dist_dtype.itemsize == 4 else "long long",
                 IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype),
                 WT=_w_ctype(w_dtype, dist_dtype), GROUP=group, HEAVY=heavy, HAS_HEAVY=int(bool(has_heavy)),
@@ -440,7 +435,7 @@ def pred_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None
     the matrix's column indices; ``pred_dtype``: the output's, default ``idx_dtype``)."""
     pred_dtype = idx_dtype if pred_dtype is None else pred_dtype
     name = f"hpg_tight_pred_{_kernel_tag(dist_dtype, idx_dtype, ptr_dtype, w_dtype, pred_dtype)}"
-    src = _fill(_PRED_SOURCE, DIST=_dt.c_type(dist_dtype), IDX=_dt.c_type(idx_dtype),
+    src = render(_PRED_SOURCE, DIST=_dt.c_type(dist_dtype), IDX=_dt.c_type(idx_dtype),
                 PIDX=_dt.c_type(pred_dtype), PTR=_dt.c_type(ptr_dtype),
                 WT=_w_ctype(w_dtype, dist_dtype),
                 WEIGHTED=int(w_dtype is not None), ITEMS=PRED_ITEMS, NAME=name)

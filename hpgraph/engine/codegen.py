@@ -14,13 +14,12 @@ segment, warp per pushed row) follow the same layout as ``hpgraph/spmv``.
 
 from __future__ import annotations
 
-import functools
 import re
-import string
 from pathlib import Path
 
 import numpy as np
 
+from .. import cuda_source
 from .. import dtypes as _dt
 
 _TEMPLATE_DIR = Path(__file__).with_name("templates")
@@ -39,9 +38,8 @@ def kernel_names(bp) -> tuple:
 HEAVY = 1024
 
 
-@functools.lru_cache(maxsize=None)
-def _template(name: str) -> string.Template:
-    return string.Template((_TEMPLATE_DIR / name).read_text())
+def _template(name: str):
+    return cuda_source.load(str(_TEMPLATE_DIR / name))
 
 
 def _bits_type(dt: np.dtype) -> str:
@@ -208,7 +206,7 @@ def program_source(bp, idx_dtype) -> str:
         FILL_BODY="\n".join(fill_lines) if fill_lines else "        (void)v;",
         **_ordering_subst(bp),
     )
-    return _template("engine.cu").substitute(subst)
+    return cuda_source.render(_template("engine.cu"), **subst)
 
 
 def _ordering_subst(bp) -> dict:

@@ -39,13 +39,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import string
 from dataclasses import dataclass, replace as _dc_replace
-from functools import lru_cache
 import os
 
 import numpy as np
 
+from .. import cuda_source
 from .. import dtypes as _dt
 from ..exceptions import DomainMismatch, InvalidValue
 
@@ -333,12 +332,9 @@ def semiring_spec(family: str, sr, *, a_dtype, x_dtype, index_dtype, mask: int =
 # source generation
 
 
-@lru_cache(maxsize=None)
-def _template(name: str) -> string.Template:
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates", f"{name}.cu")
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    return string.Template(text)
+def _template(name: str):
+    return cuda_source.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates",
+                                         f"{name}.cu"))
 
 
 def _atomic_code(spec: KernelSpec) -> str:
@@ -425,24 +421,24 @@ def generate(spec: KernelSpec, *, namespace: str | None = None) -> tuple[str, di
         ANY=_b(spec.terminal_any), STREAM=str(spec.stream),
         ATOMIC=_atomic_code(spec) if spec.family == "push" else "",
     )
-    parts = [_template("common").substitute(common)]
+    parts = [cuda_source.render(_template("common"), common)]
     bounds = f"{spec.block}, {spec.min_blocks}" if spec.min_blocks else str(spec.block)
     kw = dict(BLOCK=bounds, EXTRA=extra, EDGE_VALUE=spec.edge_value, GROUP=str(spec.group),
               BLOCK_THREADS=str(spec.block))
     if spec.family == "ell":
-        parts.append(_template("ell").substitute(kw, KNAME=names["ell"], FINAL="true"))
+        parts.append(cuda_source.render(_template("ell"), kw, KNAME=names["ell"], FINAL="true"))
     elif spec.family == "hyb":
-        parts.append(_template("ell").substitute(kw, KNAME=names["ell"], FINAL="true"))
-        parts.append(_template("ell").substitute(kw, KNAME=names["ell_raw"], FINAL="false"))
-        parts.append(_template("hyb").substitute(kw, KNAME=base))
+        parts.append(cuda_source.render(_template("ell"), kw, KNAME=names["ell"], FINAL="true"))
+        parts.append(cuda_source.render(_template("ell"), kw, KNAME=names["ell_raw"], FINAL="false"))
+        parts.append(cuda_source.render(_template("hyb"), kw, KNAME=base))
     elif spec.family == "csr_vector":
-        parts.append(_template("csr_vector").substitute(kw, KNAME=names["vector"]))
+        parts.append(cuda_source.render(_template("csr_vector"), kw, KNAME=names["vector"]))
     elif spec.family == "csr_lb":
-        parts.append(_template("csr_lb").substitute(kw, KNAME=base))
+        parts.append(cuda_source.render(_template("csr_lb"), kw, KNAME=base))
     elif spec.family == "csr_mp":
-        parts.append(_template("csr_mp").substitute(kw, KNAME=base))
+        parts.append(cuda_source.render(_template("csr_mp"), kw, KNAME=base))
     elif spec.family == "push":
-        parts.append(_template("push").substitute(kw, KNAME=names["push"]))
+        parts.append(cuda_source.render(_template("push"), kw, KNAME=names["push"]))
     parts.append(f"}}  // namespace {ns}\n")
     return "\n".join(parts), names
 
@@ -499,7 +495,7 @@ def gather_source(itemsize: int, index_dtype) -> tuple[str, str]:
     if idx not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise DomainMismatch(f"index dtype must be int32 or int64, got {idx.name}")
     name = f"hpgraph_gather_w{int(itemsize)}_{_dt.short_name(idx)}"
-    src = _template("gather").substitute(KNAME=name, W_T=w, IDX_T=_dt.c_type(idx))
+    src = cuda_source.render(_template("gather"), KNAME=name, W_T=w, IDX_T=_dt.c_type(idx))
     return src, name
 
 
