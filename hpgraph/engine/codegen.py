@@ -55,65 +55,13 @@ def shfl_down_expr(dt: np.dtype) -> str:
 
 
 def atomic_body(monoid) -> str:
-    """Body of ``hp_atomic(y_t* p, y_t v)``: combine ``v`` into ``*p`` concurrently.
-
-    Native atomics where CUDA has one for the dtype (``monoid.atomic``), else an atomicCAS
-    loop over the 32/64-bit word that applies the monoid's C expression.
-    """
-    dt = np.dtype(monoid.dtype)
-    kind = monoid.atomic
-    if kind is None:
+    """Body of ``hp_atomic(y_t* p, y_t v)``: the monoid's atomic form
+    (:meth:`hpgraph.ops.TypedMonoid.c_atomic_body`, the one table every generator uses); a
+    trap where there is none (push is then never launched)."""
+    body = monoid.c_atomic_body()
+    if body is None:
         return "    (void)p; (void)v; __trap();  // no atomic form: push is never launched"
-    native = {
-        ("add", "f", 4): "atomicAdd(p, v);",
-        ("add", "f", 8): "atomicAdd(p, v);",
-        ("add", "i", 4): "atomicAdd((int*)p, (int)v);",
-        ("add", "u", 4): "atomicAdd((unsigned int*)p, (unsigned int)v);",
-        ("add", "i", 8): "atomicAdd((unsigned long long*)p, (unsigned long long)v);",
-        ("add", "u", 8): "atomicAdd((unsigned long long*)p, (unsigned long long)v);",
-        ("min", "i", 4): "atomicMin((int*)p, (int)v);",
-        ("min", "u", 4): "atomicMin((unsigned int*)p, (unsigned int)v);",
-        ("min", "i", 8): "atomicMin((long long*)p, (long long)v);",
-        ("min", "u", 8): "atomicMin((unsigned long long*)p, (unsigned long long)v);",
-        ("max", "i", 4): "atomicMax((int*)p, (int)v);",
-        ("max", "u", 4): "atomicMax((unsigned int*)p, (unsigned int)v);",
-        ("max", "i", 8): "atomicMax((long long*)p, (long long)v);",
-        ("max", "u", 8): "atomicMax((unsigned long long*)p, (unsigned long long)v);",
-        ("or", "i", 4): "atomicOr((unsigned int*)p, (unsigned int)v);",
-        ("or", "u", 4): "atomicOr((unsigned int*)p, (unsigned int)v);",
-        ("or", "i", 8): "atomicOr((unsigned long long*)p, (unsigned long long)v);",
-        ("or", "u", 8): "atomicOr((unsigned long long*)p, (unsigned long long)v);",
-        ("and", "i", 4): "atomicAnd((unsigned int*)p, (unsigned int)v);",
-        ("and", "u", 4): "atomicAnd((unsigned int*)p, (unsigned int)v);",
-        ("and", "i", 8): "atomicAnd((unsigned long long*)p, (unsigned long long)v);",
-        ("and", "u", 8): "atomicAnd((unsigned long long*)p, (unsigned long long)v);",
-    }
-    code = native.get((kind, dt.kind, dt.itemsize))
-    if code is not None:
-        return "    " + code
-    parent = getattr(monoid, "parent", None)
-    if dt.kind == "f" and monoid.name in ("min", "max") and getattr(parent, "is_builtin", False):
-        # IEEE floats of one sign order like their bit patterns: non-negative ones as signed
-        # ints, negative ones reversed as unsigned -- one native atomic instead of a CAS loop.
-        # NaN is skipped, as fmin/fmax (the monoid) ignore it.
-        i, u = ("int", "unsigned int") if dt.itemsize == 4 else ("long long", "unsigned long long")
-        fi, fu = ("__float_as_int", "__float_as_uint") if dt.itemsize == 4 else \
-            ("__double_as_longlong", "(unsigned long long)__double_as_longlong")
-        pos, neg = ("atomicMin", "atomicMax") if monoid.name == "min" else ("atomicMax", "atomicMin")
-        return (f"    if (v != v) return;\n"
-                f"    if (!signbit(v)) {pos}(({i}*)p, {fi}(v));\n"
-                f"    else {neg}(({u}*)p, {fu}(v));")
-    if dt.itemsize not in (4, 8):
-        return "    (void)p; (void)v; __trap();  // no atomic form: push is never launched"
-    word = "unsigned int" if dt.itemsize == 4 else "unsigned long long"
-    return (f"    {word}* a = ({word}*)p;\n"
-            f"    {word} old = *((volatile {word}*)a), assumed;\n"
-            f"    do {{\n"
-            f"        assumed = old;\n"
-            f"        const {word} nb = ({word})hp_bits(hp_add(hp_from_bits(($BITS_T)assumed), v));\n"
-            f"        if (nb == assumed) break;\n"
-            f"        old = atomicCAS(a, assumed, nb);\n"
-            f"    }} while (old != assumed);").replace("$BITS_T", _bits_type(dt))
+    return "\n".join("    " + ln for ln in body.splitlines())
 
 
 def change_test(name: str, dt: np.dtype, tol) -> str:

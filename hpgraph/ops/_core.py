@@ -147,6 +147,33 @@ class TypedBinaryOp:
         return f"binary.{self.name}[{self.in_dtype.name}]"
 
 
+#: Native CUDA atomics: (monoid atomic kind, dtype kind, itemsize) -> body of f(y_t* p, y_t v).
+_NATIVE_ATOMICS = {
+    ("add", "f", 4): "atomicAdd(p, v);",
+    ("add", "f", 8): "atomicAdd(p, v);",
+    ("add", "i", 4): "atomicAdd((int*)p, (int)v);",
+    ("add", "u", 4): "atomicAdd((unsigned int*)p, (unsigned int)v);",
+    ("add", "i", 8): "atomicAdd((unsigned long long*)p, (unsigned long long)v);",
+    ("add", "u", 8): "atomicAdd((unsigned long long*)p, (unsigned long long)v);",
+    ("min", "i", 4): "atomicMin((int*)p, (int)v);",
+    ("min", "u", 4): "atomicMin((unsigned int*)p, (unsigned int)v);",
+    ("min", "i", 8): "atomicMin((long long*)p, (long long)v);",
+    ("min", "u", 8): "atomicMin((unsigned long long*)p, (unsigned long long)v);",
+    ("max", "i", 4): "atomicMax((int*)p, (int)v);",
+    ("max", "u", 4): "atomicMax((unsigned int*)p, (unsigned int)v);",
+    ("max", "i", 8): "atomicMax((long long*)p, (long long)v);",
+    ("max", "u", 8): "atomicMax((unsigned long long*)p, (unsigned long long)v);",
+    ("or", "i", 4): "atomicOr((unsigned int*)p, (unsigned int)v);",
+    ("or", "u", 4): "atomicOr((unsigned int*)p, (unsigned int)v);",
+    ("or", "i", 8): "atomicOr((unsigned long long*)p, (unsigned long long)v);",
+    ("or", "u", 8): "atomicOr((unsigned long long*)p, (unsigned long long)v);",
+    ("and", "i", 4): "atomicAnd((unsigned int*)p, (unsigned int)v);",
+    ("and", "u", 4): "atomicAnd((unsigned int*)p, (unsigned int)v);",
+    ("and", "i", 8): "atomicAnd((unsigned long long*)p, (unsigned long long)v);",
+    ("and", "u", 8): "atomicAnd((unsigned long long*)p, (unsigned long long)v);",
+}
+
+
 @dataclass(frozen=True, eq=False)
 class TypedMonoid:
     """An associative, commutative binary operator with an identity, for one dtype.
@@ -207,6 +234,49 @@ class TypedMonoid:
         if self.c_terminal is None:
             return None
         return f"(({a}) == {self.c_terminal})"
+
+    def c_atomic_body(self) -> str | None:
+        """The body of ``void f(y_t* p, y_t v)`` combining ``v`` into ``*p`` concurrently (None
+        without an atomic form): the one atomic table of every generated kernel.
+
+        A native atomic where CUDA has one for the dtype; for the built-in float ``min``/``max``
+        one integer atomic on the bit pattern (IEEE floats of one sign order like their bits:
+        non-negative ones as signed ints, negative ones reversed as unsigned; NaN skipped, as
+        ``fmin``/``fmax`` ignore it); otherwise an ``atomicCAS`` loop over the 32/64-bit word
+        applying ``hp_add`` (which the including template defines as this monoid's combine).
+        """
+        dt = self.dtype
+        kind = self.atomic
+        if kind is None:
+            return None
+        code = _NATIVE_ATOMICS.get((kind, dt.kind, dt.itemsize))
+        if code is not None:
+            return code
+        if dt.kind == "f" and self.name in ("min", "max") and \
+                getattr(self.parent, "is_builtin", False):
+            i, u = ("int", "unsigned int") if dt.itemsize == 4 else \
+                ("long long", "unsigned long long")
+            fi, fu = ("__float_as_int", "__float_as_uint") if dt.itemsize == 4 else \
+                ("__double_as_longlong", "(unsigned long long)__double_as_longlong")
+            pos, neg = ("atomicMin", "atomicMax") if self.name == "min" else \
+                ("atomicMax", "atomicMin")
+            return (f"if (v != v) return;\n"
+                    f"if (!signbit(v)) {pos}(({i}*)p, {fi}(v));\n"
+                    f"else {neg}(({u}*)p, {fu}(v));")
+        if dt.itemsize not in (4, 8):
+            return None
+        w = "unsigned int" if dt.itemsize == 4 else "unsigned long long"
+        return (f"{w}* wp = ({w}*)p;\n"
+                f"{w} old = *(volatile {w}*)wp;\n"
+                "while (true) {\n"
+                "    y_t cur; memcpy(&cur, &old, sizeof(y_t));\n"
+                "    const y_t nv = hp_add(cur, v);\n"
+                f"    {w} nw = 0; memcpy(&nw, &nv, sizeof(y_t));\n"
+                "    if (nw == old) return;\n"
+                f"    const {w} prev = atomicCAS(wp, old, nw);\n"
+                "    if (prev == old) return;\n"
+                "    old = prev;\n"
+                "}")
 
     def np_add(self, a, b):
         """Elementwise ``op(a, b)`` on NumPy arrays."""

@@ -56,14 +56,6 @@ FAMILIES = ("ell", "hyb", "csr_vector", "csr_lb", "csr_mp", "push")
 #: mask / x_active encodings
 MASK_NONE, MASK_BITS, MASK_BOOL = 0, 1, 2
 
-_NATIVE_ATOMIC = {
-    # op -> C types with a native atomic of that name
-    "add": {"int", "unsigned int", "unsigned long long", "float", "double"},
-    "min": {"int", "unsigned int", "long long", "unsigned long long"},
-    "max": {"int", "unsigned int", "long long", "unsigned long long"},
-    "or": {"int", "unsigned int", "unsigned long long"},
-    "and": {"int", "unsigned int", "unsigned long long"},
-}
 
 
 @dataclass(frozen=True)
@@ -146,6 +138,7 @@ class KernelSpec:
     min_blocks: int = 0
     stream: int = 0
     tag: str = ""
+    atomic_body: str | None = None   # the monoid's atomic form (TypedMonoid.c_atomic_body)
 
     # -- derived --------------------------------------------------------------------
     @property
@@ -295,7 +288,8 @@ def make_spec(family: str, *, name: str, edge_value: str, extra_params: str = ""
         mask=int(mask), complement=bool(complement), x_active=int(x_active), has_out=has_out,
         replace=bool(replace) and has_out, accum=acc_expr, accum_name=acc_name,
         terminal=bool(terminal), group=int(group), items=int(items), block=int(block),
-        min_blocks=int(min_blocks), stream=int(stream), tag=tag)
+        min_blocks=int(min_blocks), stream=int(stream), tag=tag,
+        atomic_body=monoid.c_atomic_body())
 
 
 def _dedupe(parts):
@@ -338,38 +332,15 @@ def _template(name: str):
 
 
 def _atomic_code(spec: KernelSpec) -> str:
-    """``hp_atomic_combine(y_t* p, y_t v)`` for the push kernel."""
-    ct = _dt.c_type(spec.y_dtype)
-    size = np.dtype(spec.y_dtype).itemsize
-    op = spec.atomic
-    if op is None:
+    """``hp_atomic_combine(y_t* p, y_t v)`` for the push kernel (the monoid's atomic form:
+    :meth:`hpgraph.ops.TypedMonoid.c_atomic_body`)."""
+    if spec.atomic is None or spec.atomic_body is None:
         raise DomainMismatch(
             f"the monoid of {spec.name!r} on {spec.y_dtype} has no atomic form (8/16-bit or bool "
             "dtype), so push is not allowed; use a 32/64-bit dtype or the pull (mxv) path")
-    if op in _NATIVE_ATOMIC and ct in _NATIVE_ATOMIC[op]:
-        fn = {"add": "atomicAdd", "min": "atomicMin", "max": "atomicMax", "or": "atomicOr", "and": "atomicAnd"}[op]
-        body = f"{fn}(p, v);"
-    elif op in ("add", "or", "and") and ct == "long long":
-        fn = {"add": "atomicAdd", "or": "atomicOr", "and": "atomicAnd"}[op]
-        body = f"{fn}((unsigned long long*)p, (unsigned long long)v);"
-    elif size in (4, 8):
-        w = "unsigned int" if size == 4 else "unsigned long long"
-        body = (f"typedef {w} w_t;\n"
-                "  w_t* wp = (w_t*)p;\n"
-                "  w_t old = *(volatile w_t*)wp;\n"
-                "  while (true) {\n"
-                "    y_t cur; memcpy(&cur, &old, sizeof(y_t));\n"
-                "    const y_t nv = hp_add(cur, v);\n"
-                "    w_t nw; memcpy(&nw, &nv, sizeof(y_t));\n"
-                "    if (nw == old) return;\n"
-                "    const w_t prev = atomicCAS(wp, old, nw);\n"
-                "    if (prev == old) return;\n"
-                "    old = prev;\n"
-                "  }")
-    else:
-        raise DomainMismatch(f"no atomic form for {spec.y_dtype} (monoid atomic={op!r}); push is not allowed")
+    body = "\n".join("  " + ln for ln in spec.atomic_body.splitlines())
     return ("// monoid combine with an atomic (push)\n"
-            f"__device__ __forceinline__ void hp_atomic_combine(y_t* p, y_t v) {{\n  {body}\n}}\n")
+            f"__device__ __forceinline__ void hp_atomic_combine(y_t* p, y_t v) {{\n{body}\n}}\n")
 
 
 def kernel_names(spec: KernelSpec) -> dict:
