@@ -1,0 +1,426 @@
+"""Linear-time, chunked edge list -> CSR build (a counting sort by row), on NumPy or CuPy.
+
+The build never sorts all edges at once.  It makes two passes over the edge chunks and one
+pass over the rows:
+
+1. **count**: per chunk, validate the ids and add each row's entries to a degree count
+   (``bincount``);
+2. **scan**: ``indptr`` = exclusive cumulative sum of the counts;
+3. **scatter**: per chunk, a *stable* placement of every entry at its row's cursor: the chunk
+   is ordered by row (a chunk-sized stable sort), each entry's rank within its run of equal
+   rows is added to the row's cursor, and each run advances its row's cursor once.  So within
+   a row entries keep the input order, which the ``first``/``last`` duplicate policies and
+   float sums (the same order in both directions of an undirected edge) rely on;
+4. **rows**: batches of whole rows (about ``batch_size`` entries each) are ordered by column
+   (a stable sort of the batch, skipped when the batch is already ordered) and their
+   duplicates combined; the result is compacted in place, in front of the unread part.
+
+Peak memory is the output arrays sized for every entry counted (before duplicates are
+removed), one ``int64`` cursor per row, chunk- and batch-sized temporaries, and at the end a
+copy of the columns (and values) trimmed to the final size when duplicates were removed.
+
+An undirected edge ``(u, v)`` puts ``v`` in row ``u`` and ``u`` in row ``v`` (a self-loop once);
+the two entries of one edge are interleaved in the scatter order, so both directions see the
+edges joining them in the same order and get the same combined value.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .. import backend, dtypes
+from ..exceptions import DeviceOutOfMemory, InvalidValue
+from ._base import counts_to_indptr, expand_indptr, stable_argsort
+from ._chunks import Spec, _side, check_chunk
+from .coo import DUPLICATE_POLICIES, _combine
+from .csr import CSR
+
+#: What to do with an edge ``u -> u``.
+SELF_LOOP_POLICIES = ("keep", "drop")
+
+#: Edges per chunk when one edge array is cut into chunks (bounds the scatter temporaries).
+DEFAULT_CHUNK = 1 << 25
+#: Entries per batch of rows in the row pass (bounds the row-sort temporaries).
+DEFAULT_BATCH = 1 << 26
+
+#: Force ``int64`` indices on every build (tests use it to run the 64-bit path on small
+#: graphs); also set by the environment variable ``HPGRAPH_FORCE_INT64=1``.
+FORCE_INT64 = os.environ.get("HPGRAPH_FORCE_INT64", "") not in ("", "0")
+
+_I64 = np.dtype(np.int64)
+
+
+# ---------------------------------------------------------------------------------------
+# the build
+
+
+def _ids(xp, a):
+    """Vertex ids as int32/int64 (bincount and stacking need one signed dtype)."""
+    a = _side(xp, a)
+    return a if a.dtype in (np.int32, np.int64) else a.astype(_I64)
+
+
+def _entries(xp, u, v, w, directed: bool, drop_loops: bool):
+    """The (row, col, value) entries one chunk of edges stores, in scatter order."""
+    u, v = _ids(xp, u), _ids(xp, v)
+    if u.dtype != v.dtype:
+        u, v = u.astype(_I64), v.astype(_I64)
+    if drop_loops:
+        keep = u != v
+        if not bool(keep.all()):
+            u, v = u[keep], v[keep]
+            w = None if w is None else w[keep]
+    if directed:
+        return u, v, w
+    # interleave the two directions of each edge: (u0,v0), (v0,u0), (u1,v1), ...
+    r = xp.stack([u, v], axis=1).ravel()
+    c = xp.stack([v, u], axis=1).ravel()
+    ww = None if w is None else xp.stack([w, w], axis=1).ravel()
+    loop = u == v
+    if bool(loop.any()):  # a self-loop is stored once: drop its mirrored entry
+        keep = xp.stack([xp.ones_like(loop), ~loop], axis=1).ravel()
+        r, c = r[keep], c[keep]
+        ww = None if ww is None else ww[keep]
+    return r, c, ww
+
+
+def _count(xp, counts, rows):
+    """``counts`` plus a bincount of ``rows`` (grown when ``rows`` reach past its end)."""
+    if rows.shape[0] == 0:
+        return counts
+    c = xp.bincount(rows, minlength=counts.shape[0])
+    if c.shape[0] > counts.shape[0]:
+        c[:counts.shape[0]] += counts
+        return c
+    counts += c
+    return counts
+
+
+def _device_free_bytes():
+    """Bytes a new allocation can use: free device memory plus the pool's cached blocks."""
+    cp = backend.cupy()
+    free, _ = cp.cuda.runtime.memGetInfo()
+    return int(free) + int(cp.get_default_memory_pool().free_bytes())
+
+
+def build_estimate(n: int, entries: int, idt, vdt, chunk: int, batch: int, directed: bool) -> int:
+    """Peak bytes :func:`build_csr` needs after counting ``entries`` entries over ``n`` rows."""
+    isz = np.dtype(idt).itemsize
+    vsz = 0 if vdt is None else np.dtype(vdt).itemsize
+    k = min(chunk * (1 if directed else 2), entries)
+    scatter = k * (4 * 8 + 2 * vsz + 1)    # entries (r, c as int64 at worst), perm, run, dest, flags
+    rows = min(batch, entries) * (3 * 8 + 2 * vsz + 1)   # keys, perm, sorted keys, values, flags
+    trim = entries * max(isz, vsz)         # the copy trimmed to the final size
+    return entries * (isz + vsz) + (n + 1) * 8 + 2 * n * 8 + max(scatter, rows, trim)
+
+
+def _check_fits(estimate: int, n: int, entries: int, weighted: bool, owner: str):
+    free = _device_free_bytes()
+    if estimate <= free:
+        return
+    helps = ["free other device arrays (and cupy.get_default_memory_pool().free_all_blocks())",
+             "a smaller chunk_size"]
+    if weighted:
+        helps.insert(0, "drop the weights (an unweighted graph stores no value array)")
+    helps.append("several GPUs (not supported yet) or backend='cpu'")
+    raise DeviceOutOfMemory(
+        f"{owner}: building a CSR of {n:,} vertices and up to {entries:,} stored entries needs about "
+        f"{estimate / 2**30:.2f} GiB of device memory, but only {free / 2**30:.2f} GiB is free; "
+        f"what would help: {'; '.join(helps)}")
+
+
+def _is_oom(exc) -> bool:
+    """CuPy's OutOfMemoryError, or Thrust's ``std::bad_alloc`` (a MemoryError from cupy's sort)."""
+    if isinstance(exc, DeviceOutOfMemory):
+        return False
+    if isinstance(exc, MemoryError):
+        return True
+    try:
+        cp = backend.cupy()
+    except Exception:  # noqa: BLE001 -- no device: cannot be a device allocation failure
+        return False
+    return isinstance(exc, cp.cuda.memory.OutOfMemoryError)
+
+
+def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", self_loops="keep",
+              index_dtype=None, xp=np, batch_size=DEFAULT_BATCH, chunk_hint=DEFAULT_CHUNK,
+              validate=True, owner="Graph.from_edges"):
+    """A CSR adjacency matrix from chunks of edges, by a stable counting sort by row.
+
+    Parameters
+    ----------
+    chunks : callable
+        Called twice (count pass, scatter pass); each call returns an iterable of
+        ``(src, dst, weights)`` chunks (weights may be None) that must be the same both times.
+    num_vertices : int, optional
+        Default: the largest id + 1.
+    directed : bool
+        False stores both directions of each edge (a self-loop once).
+    duplicates : {"min", "max", "sum", "first", "last", "keep"}
+        How entries with the same (row, col) combine (see :meth:`COO.deduplicate`).
+    self_loops : {"keep", "drop"}
+    index_dtype : {None, "int32", "int64"}
+        Default: the smallest that fits the final size (``FORCE_INT64`` forces int64).
+    xp : numpy or cupy
+        Where the matrix is built; host chunks are copied to the device one at a time.
+    batch_size : int
+        Entries per batch of rows in the row pass.
+    chunk_hint : int
+        The largest chunk expected (only used for the device memory estimate).
+    validate : bool
+        Check every chunk (ids, lengths, dtypes); False for arrays the caller checked.
+
+    Raises
+    ------
+    DeviceOutOfMemory
+        The estimated peak does not fit in free device memory (nothing large was allocated),
+        or an allocation failed during the build (the pool's cached blocks are released).
+    """
+    if duplicates not in DUPLICATE_POLICIES:
+        raise InvalidValue(f"{owner}: duplicates must be one of {DUPLICATE_POLICIES}, got {duplicates!r}")
+    if self_loops not in SELF_LOOP_POLICIES:
+        raise InvalidValue(f"{owner}: self_loops must be one of {SELF_LOOP_POLICIES}, got {self_loops!r}")
+    if xp is np:
+        return _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, xp,
+                      batch_size, chunk_hint, validate, owner)
+    try:
+        return _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, xp,
+                      batch_size, chunk_hint, validate, owner)
+    except Exception as exc:
+        if not _is_oom(exc):
+            raise
+        pool = xp.get_default_memory_pool()
+        pool.free_all_blocks()
+        free, total = xp.cuda.runtime.memGetInfo()
+        raise DeviceOutOfMemory(
+            f"{owner}: the device ran out of memory during the CSR build ({type(exc).__name__}: {exc}); "
+            f"{free / 2**30:.2f} GiB of {total / 2**30:.2f} GiB is free now (the pool's cached blocks "
+            "were released). What would help: drop the weights, a smaller chunk_size, host chunks "
+            "instead of whole device arrays, or backend='cpu'") from None
+
+
+def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, xp, batch_size,
+           chunk_hint, validate, owner):
+    drop = self_loops == "drop"
+    spec = Spec()
+    # -- 1. count -----------------------------------------------------------------------
+    counts = xp.zeros(0 if num_vertices is None else int(num_vertices), dtype=_I64)
+    top = -1
+    biggest = 0
+    for k, (u, v, w) in enumerate(chunks()):
+        if validate:
+            u, v, w = check_chunk(xp, u, v, w, k, spec, num_vertices, owner)
+        else:
+            w = None if w is None else _side(xp, w)
+            if not spec.seen:
+                spec.seen, spec.weighted = True, w is not None
+                spec.wdtype = None if w is None else np.dtype(w.dtype)
+        u, v = _ids(xp, u), _ids(xp, v)
+        biggest = max(biggest, int(u.shape[0]))
+        if u.shape[0] == 0:
+            continue
+        if num_vertices is None:
+            top = max(top, int(u.max()), int(v.max()))
+        if drop:
+            keep = u != v
+            u, v = u[keep], v[keep]
+        counts = _count(xp, counts, u)
+        counts = _count(xp, counts, v[u != v] if not directed else v[:0])
+    n = int(num_vertices) if num_vertices is not None else top + 1
+    if counts.shape[0] < n:
+        grown = xp.zeros(n, dtype=_I64)
+        grown[:counts.shape[0]] = counts
+        counts = grown
+    entries = int(counts.sum()) if n else 0
+    vdt = spec.wdtype
+    idt = _pick_index_dtype(index_dtype, n, entries, owner)
+    if xp is not np:
+        est = build_estimate(n, entries, idt, vdt, max(biggest, 1), batch_size, directed)
+        _check_fits(est, n, entries, vdt is not None, owner)
+    # -- 2. scan ------------------------------------------------------------------------
+    indptr = counts_to_indptr(xp, counts, _I64)
+    del counts
+    # -- 3. scatter ---------------------------------------------------------------------
+    cols = xp.empty(entries, dtype=idt)
+    vals = None if vdt is None else xp.empty(entries, dtype=vdt)
+    cursor = indptr[:-1].copy()
+    for u, v, w in chunks():
+        if len(u) == 0:
+            continue
+        w = None if w is None else _side(xp, w)
+        r, c, ww = _entries(xp, u, v, w, directed, drop)
+        _scatter(xp, cursor, r, c, ww, cols, vals)
+    del cursor
+    # -- 4. rows (the list hands over the only references, so trimmed copies can free them)
+    out = [cols, vals]
+    del cols, vals
+    return _finish_rows(xp, n, indptr, out, duplicates, index_dtype, batch_size, owner)
+
+
+def _pick_index_dtype(index_dtype, n, size, owner):
+    if FORCE_INT64:
+        return _I64
+    if index_dtype is not None:
+        from ._base import check_index_dtype_arg
+
+        return check_index_dtype_arg(index_dtype, owner, (n, size))
+    return dtypes.index_dtype(n, size)
+
+
+def _scatter(xp, cursor, r, c, w, cols, vals):
+    """Place entries at their rows' cursors, keeping the chunk's order within each row."""
+    k = int(r.shape[0])
+    if k == 0:
+        return
+    if bool((r[1:] >= r[:-1]).all()):
+        rs, cs, ws = r, c, w
+    else:
+        perm = stable_argsort(xp, r)
+        rs, cs = r[perm], c[perm]
+        ws = None if w is None else w[perm]
+        del perm
+    new = xp.empty(k, dtype=bool)
+    new[0] = True
+    xp.not_equal(rs[1:], rs[:-1], out=new[1:])
+    starts = xp.flatnonzero(new)
+    run = xp.cumsum(new, dtype=_I64) - 1
+    del new
+    dest = cursor[rs] + (xp.arange(k, dtype=_I64) - starts[run])
+    del run
+    cols[dest] = cs
+    if vals is not None:
+        vals[dest] = ws
+    del dest
+    ends = xp.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = k
+    cursor[rs[starts]] += ends - starts
+
+
+def _finish_rows(xp, n, indptr, out, duplicates, index_dtype, batch_size, owner):
+    """Sort each row by column and combine duplicates, batch by batch, compacting in place.
+
+    ``out`` is ``[cols, vals]``, emptied here so that the trimmed copies can free the originals.
+    """
+    cols, vals = out
+    out.clear()
+    entries = int(cols.shape[0])
+    lengths = xp.zeros(n, dtype=_I64)
+    bounds = _row_batches(xp, indptr, n, entries, batch_size)
+    ip_host = backend.to_host(indptr[xp.asarray(bounds)]) if len(bounds) else np.zeros(0, np.int64)
+    write = 0
+    ncols = max(n, 1)
+    for b in range(len(bounds) - 1):
+        r0, r1 = int(bounds[b]), int(bounds[b + 1])
+        s, e = int(ip_host[b]), int(ip_host[b + 1])
+        if e == s:
+            continue
+        local = expand_indptr(xp, indptr[r0:r1 + 1] - s, e - s, _I64)
+        key = local * ncols + cols[s:e].astype(_I64)
+        del local
+        bv = None if vals is None else vals[s:e]
+        if not bool((key[1:] >= key[:-1]).all()):
+            if bv is None:
+                key = xp.sort(key)
+            else:
+                perm = stable_argsort(xp, key)
+                key, bv = key[perm], bv[perm]
+                del perm
+        if duplicates != "keep" and key.shape[0] > 1:
+            key, bv = _combine_sorted(xp, key, bv, duplicates)
+        k = int(key.shape[0])
+        cols[write:write + k] = (key % ncols).astype(cols.dtype)
+        if vals is not None:
+            vals[write:write + k] = bv
+        lengths[r0:r1] = xp.bincount(key // ncols, minlength=r1 - r0)
+        write += k
+        del key, bv
+    nnz = write
+    idt = _pick_index_dtype(index_dtype, n, nnz, owner)
+    new_indptr = counts_to_indptr(xp, lengths, idt)
+    del lengths
+    if nnz != entries or idt != cols.dtype:
+        cols = cols[:nnz].astype(idt)           # a fresh array of the final size; frees the old
+        if vals is not None and nnz != entries:
+            vals = vals[:nnz].copy()
+    return CSR._new(new_indptr, cols, vals, (n, n))
+
+
+def _row_batches(xp, indptr, n, entries, batch_size):
+    """Row boundaries ``[0, r1, r2, ..., n]`` of batches of about ``batch_size`` entries."""
+    if n == 0:
+        return []
+    if entries <= batch_size:
+        return [0, n]
+    targets = xp.arange(batch_size, entries, batch_size, dtype=_I64)
+    cut = backend.to_host(xp.searchsorted(indptr, targets, side="right") - 1)
+    cut = np.unique(np.clip(cut, 1, n - 1)) if n > 1 else np.zeros(0, np.int64)
+    return [0, *cut.tolist(), n]
+
+
+def _combine_sorted(xp, key, val, how):
+    """One entry per distinct key of a sorted key array (values combined by ``how``)."""
+    n = int(key.shape[0])
+    new = xp.empty(n, dtype=bool)
+    new[0] = True
+    xp.not_equal(key[1:], key[:-1], out=new[1:])
+    starts = xp.flatnonzero(new)
+    ng = int(starts.shape[0])
+    if ng == n:
+        return key, val
+    out_key = key[starts]
+    if val is None:
+        return out_key, None
+    ends = xp.empty(ng, dtype=starts.dtype)
+    ends[:-1] = starts[1:] - 1
+    ends[-1] = n - 1
+    if xp is not np and how in ("sum", "min", "max"):
+        return out_key, segment_reduce(xp, how, val, starts, ends)
+    return out_key, _combine(xp, how, val, new, starts, ends, ng)
+
+
+# ---------------------------------------------------------------------------------------
+# device segment reduction (sequential within a group, so the result depends only on the
+# order of the group's entries: both directions of an undirected edge get the same value)
+
+_OPS = {"sum": "acc = acc + x;", "min": "acc = x < acc ? x : acc;", "max": "acc = x > acc ? x : acc;"}
+
+
+def segment_reduce_source(how: str, ctype: str) -> str:
+    """CUDA source of the kernel combining each group ``val[starts[g]..ends[g]]`` in order."""
+    op = _OPS[how]
+    if ctype == "bool" and how != "sum":
+        op = "acc = acc && x;" if how == "min" else "acc = acc || x;"
+    elif ctype == "bool":
+        op = "acc = acc || x;"
+    return (
+        f'extern "C" __global__ void segment_reduce(const {ctype}* __restrict__ val,\n'
+        f"    const long long* __restrict__ starts, const long long* __restrict__ ends,\n"
+        f"    {ctype}* __restrict__ out, long long ngroups)\n"
+        "{\n"
+        "    for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < ngroups;\n"
+        "         g += (long long)gridDim.x * blockDim.x) {\n"
+        f"        {ctype} acc = val[starts[g]];\n"
+        "        for (long long i = starts[g] + 1; i <= ends[g]; ++i) {\n"
+        f"            {ctype} x = val[i];\n"
+        f"            {op}\n"
+        "        }\n"
+        "        out[g] = acc;\n"
+        "    }\n"
+        "}\n")
+
+
+def segment_reduce(xp, how, val, starts, ends):
+    """Per-group sum/min/max of contiguous groups of ``val`` on the device, in entry order."""
+    ctype = dtypes.c_type(val.dtype)
+    mod = backend.raw_module(segment_reduce_source(how, ctype))
+    kern = mod.get_function("segment_reduce")
+    ng = int(starts.shape[0])
+    out = xp.empty(ng, dtype=val.dtype)
+    threads = 256
+    blocks = max(1, min((ng + threads - 1) // threads, 65535))
+    kern((blocks,), (threads,), (xp.ascontiguousarray(val), starts.astype(_I64), ends.astype(_I64), out,
+                                 np.int64(ng)))
+    return out
