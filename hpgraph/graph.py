@@ -12,6 +12,7 @@ immutable, so the cache never goes stale.
 from __future__ import annotations
 
 import numbers
+import types
 
 import numpy as np
 
@@ -415,6 +416,27 @@ class Graph:
             self._cache[key] = g
         return g
 
+    # -- memory --------------------------------------------------------------------------
+
+    def memory_usage(self, deep: bool = False) -> dict:
+        """Bytes held per component, like pandas' ``memory_usage``.
+
+        Returns a dict ``{"indptr": ..., "indices": ..., "values": ...}`` for the adjacency
+        matrix (``values`` is 0 for an unweighted graph); ``deep=True`` adds one entry per
+        cached derived object (``"AT"``, HYB forms, degrees; the copy of the graph on the
+        other side is left out).  ``sum(G.memory_usage().values())`` is the graph at rest.
+        """
+        A = self._A
+        out = {"indptr": int(A.indptr.nbytes), "indices": int(A.indices.nbytes),
+               "values": 0 if A.values is None else int(A.values.nbytes)}
+        if deep:
+            for (name, side), val in self._cache.items():
+                if name == "graph":
+                    continue
+                key = name if side == self.side else f"{name}[{side}]"
+                out[key] = _nbytes(val)
+        return out
+
     # -- cache ---------------------------------------------------------------------------
 
     def _cached(self, name, make):
@@ -433,6 +455,15 @@ class Graph:
 
 # ---------------------------------------------------------------------------------------
 # helpers
+
+
+def _nbytes(obj, depth: int = 0) -> int:
+    """Bytes of the arrays an object holds (an array, or the arrays among a matrix's attributes)."""
+    if isinstance(obj, np.ndarray) or backend.is_device_array(obj):
+        return int(obj.nbytes)
+    if depth > 1 or isinstance(obj, (type, types.ModuleType)) or not hasattr(obj, "__dict__"):
+        return 0
+    return sum(_nbytes(v, depth + 1) for v in vars(obj).values())
 
 
 def _same_matrix(a: CSR, b: CSR) -> bool:

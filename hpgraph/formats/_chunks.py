@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend, dtypes
-from ..exceptions import DomainMismatch, IndexOutOfBound, InvalidGraph, InvalidValue
+from ..exceptions import DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph, InvalidValue
 from ._base import first_bad
 
 
@@ -45,11 +45,11 @@ def check_chunk(xp, src, dst, w, k: int, spec: Spec, num_vertices, owner: str):
     src, dst = out
     m = int(src.shape[0])
     if dst.shape[0] != m:
-        raise InvalidGraph(f"{where}: src and dst must have the same length, got {m} and {dst.shape[0]}")
+        raise DimensionMismatch(f"{where}: src and dst must have the same length, got {m} and {dst.shape[0]}")
     if w is not None:
         w = _side(xp, w)
         if w.ndim != 1 or w.shape[0] != m:
-            raise InvalidGraph(f"{where}.weights must be 1-D with one value per edge ({m}), got shape "
+            raise DimensionMismatch(f"{where}.weights must be 1-D with one value per edge ({m}), got shape "
                                f"{tuple(w.shape)}")
         if not w.dtype.isnative:
             w = w.astype(w.dtype.newbyteorder("="))
