@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import backend, dtypes
 from ..exceptions import DeviceOutOfMemory, InvalidValue
-from ._base import counts_to_indptr, expand_indptr, stable_argsort
+from ._base import check_index_dtype_arg, counts_to_indptr, expand_indptr, stable_argsort
 from ._chunks import Spec, _side, check_chunk
 from .coo import DUPLICATE_POLICIES, _combine
 from .csr import CSR
@@ -205,6 +205,8 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
            chunk_hint, validate, owner):
     drop = self_loops == "drop"
     spec = Spec()
+    if index_dtype is not None:  # refuse before allocating per-vertex counts
+        check_index_dtype_arg(index_dtype, owner, (num_vertices or 0,))
     # -- 1. count -----------------------------------------------------------------------
     counts = xp.zeros(0 if num_vertices is None else int(num_vertices), dtype=_I64)
     top = -1
@@ -263,8 +265,6 @@ def _pick_index_dtype(index_dtype, n, size, owner):
     if FORCE_INT64:
         return _I64
     if index_dtype is not None:
-        from ._base import check_index_dtype_arg
-
         return check_index_dtype_arg(index_dtype, owner, (n, size))
     return dtypes.index_dtype(n, size)
 
