@@ -10,7 +10,9 @@ pass over the rows:
    is ordered by row (a chunk-sized stable sort), each entry's rank within its run of equal
    rows is added to the row's cursor, and each run advances its row's cursor once.  So within
    a row entries keep the input order, which the ``first``/``last`` duplicate policies and
-   float sums (the same order in both directions of an undirected edge) rely on;
+   float sums (the same order in both directions of an undirected edge) rely on.  On the
+   device, when that order cannot matter (no values, ``min``/``max``, integer ``sum``), one
+   atomic kernel per chunk places the entries instead (:mod:`._build_gpu`);
 4. **rows**: batches of whole rows (about ``batch_size`` entries each) are ordered by column
    (a stable sort of the batch, skipped when the batch is already ordered) and their
    duplicates combined; the result is compacted in place, in front of the unread part.
@@ -32,6 +34,7 @@ import numpy as np
 
 from .. import backend, dtypes
 from ..exceptions import DeviceOutOfMemory, InvalidValue
+from . import _build_gpu
 from ._base import check_index_dtype_arg, counts_to_indptr, expand_indptr, stable_argsort
 from ._chunks import Spec, _side, check_chunk
 from .coo import DUPLICATE_POLICIES, _combine
@@ -60,6 +63,14 @@ def _ids(xp, a):
     """Vertex ids as int32/int64 (bincount and stacking need one signed dtype)."""
     a = _side(xp, a)
     return a if a.dtype in (np.int32, np.int64) else a.astype(_I64)
+
+
+def _same_ids(xp, u, v):
+    """Contiguous ids of one dtype (int32 or int64) for the device kernels."""
+    u, v = _ids(xp, u), _ids(xp, v)
+    if u.dtype != v.dtype:
+        u, v = u.astype(_I64), v.astype(_I64)
+    return xp.ascontiguousarray(u), xp.ascontiguousarray(v)
 
 
 def _entries(xp, u, v, w, directed: bool, drop_loops: bool):
@@ -225,6 +236,10 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
             continue
         if num_vertices is None:
             top = max(top, int(u.max()), int(v.max()))
+        elif xp is not np:  # one atomic kernel, no per-chunk bincount arrays
+            u, v = _same_ids(xp, u, v)
+            _build_gpu.count(xp, counts, u, v, directed, drop)
+            continue
         if drop:
             keep = u != v
             u, v = u[keep], v[keep]
@@ -248,10 +263,15 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
     cols = xp.empty(entries, dtype=idt)
     vals = None if vdt is None else xp.empty(entries, dtype=vdt)
     cursor = indptr[:-1].copy()
+    unordered = xp is not np and _build_gpu.order_free(duplicates, vdt)
     for u, v, w in chunks():
         if len(u) == 0:
             continue
         w = None if w is None else _side(xp, w)
+        if unordered:
+            u, v = _same_ids(xp, u, v)
+            _build_gpu.scatter(xp, cursor, u, v, w, cols, vals, directed, drop)
+            continue
         r, c, ww = _entries(xp, u, v, w, directed, drop)
         _scatter(xp, cursor, r, c, ww, cols, vals)
     del cursor

@@ -319,7 +319,7 @@ def test_estimate_and_refusal(monkeypatch):
     _build._check_fits(2**30, 10, 10, False, "Graph.from_edges")  # fits: no error
 
 
-def test_segment_reduce_compiles_with_nvrtc():
+def test_device_kernels_compile_with_nvrtc():
     from hpgraph.backend import compile_ptx
     from hpgraph.exceptions import DeviceUnavailable
 
@@ -328,11 +328,19 @@ def test_segment_reduce_compiles_with_nvrtc():
         for ctype in ("bool", "signed char", "int", "long long", "unsigned char", "float", "double"):
             srcs.append(segment_reduce_source(how, ctype).replace("segment_reduce(",
                                                                    f"segment_reduce_{len(srcs)}("))
+    from hpgraph.formats._build_gpu import count_source, scatter_source
+
+    for idc in ("int", "long long"):
+        srcs.append(count_source(idc)[0])
+        for outc in ("int", "long long"):
+            for vc in (None, "bool", "int", "unsigned char", "float", "double"):
+                srcs.append(scatter_source(idc, outc, vc)[0])
     try:
         ptx = compile_ptx("\n".join(srcs), name="hpgraph_segment_reduce_test.cu")
     except DeviceUnavailable as exc:
         pytest.skip(str(exc))
     assert ".entry segment_reduce_0" in ptx
+    assert ".entry hpg_build_count_long_long" in ptx and ".entry hpg_build_scatter_int_long_long_float" in ptx
 
 
 # ---------------------------------------------------------------------------------------
@@ -402,3 +410,18 @@ def test_gpu_out_of_memory_is_typed_and_pool_stays_usable(monkeypatch):
     monkeypatch.undo()
     G = hp.Graph.from_edges(u, (u + 1) % 37, directed=False)
     assert G.num_edges == 2 * 37
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8, bool])
+@pytest.mark.parametrize("how", POLICIES)
+def test_gpu_value_dtypes(dtype, how):
+    """Every policy and value dtype on the device: the unordered (atomic) scatter where the order
+    cannot matter, the stable one elsewhere; mixed id dtypes."""
+    cp = backend.cupy()
+    rng = np.random.default_rng(12)
+    u, v, w = random_edges(rng, 40, 3000, dtype)
+    for directed in (True, False):
+        G = hp.Graph.from_edges(cp.asarray(u.astype(np.int32)), cp.asarray(v), cp.asarray(w), num_vertices=40,
+                                directed=directed, duplicates=how, chunk_size=512)
+        check(G.A.to_host(), reference(u, v, w, 40, directed, how, False))
