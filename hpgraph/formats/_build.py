@@ -157,7 +157,7 @@ def _is_oom(exc) -> bool:
 
 def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", self_loops="keep",
               index_dtype=None, xp=np, batch_size=DEFAULT_BATCH, chunk_hint=DEFAULT_CHUNK,
-              validate=True, owner="Graph.from_edges"):
+              validate=True, owner="Graph.from_edges", ncols=None):
     """A CSR adjacency matrix from chunks of edges, by a stable counting sort by row.
 
     Parameters
@@ -182,6 +182,9 @@ def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", sel
         The largest chunk expected (only used for the device memory estimate).
     validate : bool
         Check every chunk (ids, lengths, dtypes); False for arrays the caller checked.
+    ncols : int, optional
+        A rectangular ``num_vertices x ncols`` matrix (``directed=True`` only; the chunks'
+        ``dst`` are column ids, which the caller has checked).
 
     Raises
     ------
@@ -195,10 +198,10 @@ def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", sel
         raise InvalidValue(f"{owner}: self_loops must be one of {SELF_LOOP_POLICIES}, got {self_loops!r}")
     if xp is np:
         return _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, xp,
-                      batch_size, chunk_hint, validate, owner)
+                      batch_size, chunk_hint, validate, owner, ncols)
     try:
         return _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, xp,
-                      batch_size, chunk_hint, validate, owner)
+                      batch_size, chunk_hint, validate, owner, ncols)
     except Exception as exc:
         if not _is_oom(exc):
             raise
@@ -213,7 +216,7 @@ def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", sel
 
 
 def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, xp, batch_size,
-           chunk_hint, validate, owner):
+           chunk_hint, validate, owner, ncols=None):
     drop = self_loops == "drop"
     spec = Spec()
     if index_dtype is not None:  # refuse before allocating per-vertex counts
@@ -252,7 +255,8 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
         counts = grown
     entries = int(counts.sum()) if n else 0
     vdt = spec.wdtype
-    idt = _pick_index_dtype(index_dtype, n, entries, owner)
+    ncols = n if ncols is None else int(ncols)
+    idt = _pick_index_dtype(index_dtype, max(n, ncols), entries, owner)
     if xp is not np:
         est = build_estimate(n, entries, idt, vdt, max(biggest, 1), batch_size, directed)
         _check_fits(est, n, entries, vdt is not None, owner)
@@ -278,14 +282,15 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
     # -- 4. rows (the list hands over the only references, so trimmed copies can free them)
     out = [cols, vals]
     del cols, vals
-    return _finish_rows(xp, n, indptr, out, duplicates, index_dtype, batch_size, owner)
+    return _finish_rows(xp, n, ncols, indptr, out, duplicates, index_dtype, batch_size, owner)
 
 
 def _pick_index_dtype(index_dtype, n, size, owner):
-    if FORCE_INT64:
-        return _I64
+    """An explicit ``index_dtype`` (validated); else int64 under FORCE_INT64; else the rule."""
     if index_dtype is not None:
         return check_index_dtype_arg(index_dtype, owner, (n, size))
+    if FORCE_INT64:
+        return _I64
     return dtypes.index_dtype(n, size)
 
 
@@ -319,7 +324,7 @@ def _scatter(xp, cursor, r, c, w, cols, vals):
     cursor[rs[starts]] += ends - starts
 
 
-def _finish_rows(xp, n, indptr, out, duplicates, index_dtype, batch_size, owner):
+def _finish_rows(xp, n, ncols, indptr, out, duplicates, index_dtype, batch_size, owner):
     """Sort each row by column and combine duplicates, batch by batch, compacting in place.
 
     ``out`` is ``[cols, vals]``, emptied here so that the trimmed copies can free the originals.
@@ -331,14 +336,24 @@ def _finish_rows(xp, n, indptr, out, duplicates, index_dtype, batch_size, owner)
     bounds = _row_batches(xp, indptr, n, entries, batch_size)
     ip_host = backend.to_host(indptr[xp.asarray(bounds)]) if len(bounds) else np.zeros(0, np.int64)
     write = 0
-    ncols = max(n, 1)
+    width = max(ncols, 1)
     for b in range(len(bounds) - 1):
         r0, r1 = int(bounds[b]), int(bounds[b + 1])
         s, e = int(ip_host[b]), int(ip_host[b + 1])
         if e == s:
             continue
-        local = expand_indptr(xp, indptr[r0:r1 + 1] - s, e - s, _I64)
-        key = local * ncols + cols[s:e].astype(_I64)
+        lptr = indptr[r0:r1 + 1] - s
+        if _rows_final(xp, lptr, cols[s:e], duplicates):
+            # already ordered with nothing to combine: move the batch down, keep its rows
+            if write != s:
+                cols[write:write + e - s] = cols[s:e].copy()
+                if vals is not None:
+                    vals[write:write + e - s] = vals[s:e].copy()
+            lengths[r0:r1] = lptr[1:] - lptr[:-1]
+            write += e - s
+            continue
+        local = expand_indptr(xp, lptr, e - s, _I64)
+        key = local * width + cols[s:e].astype(_I64)
         del local
         bv = None if vals is None else vals[s:e]
         if not bool((key[1:] >= key[:-1]).all()):
@@ -351,21 +366,35 @@ def _finish_rows(xp, n, indptr, out, duplicates, index_dtype, batch_size, owner)
         if duplicates != "keep" and key.shape[0] > 1:
             key, bv = _combine_sorted(xp, key, bv, duplicates)
         k = int(key.shape[0])
-        cols[write:write + k] = (key % ncols).astype(cols.dtype)
+        cols[write:write + k] = (key % width).astype(cols.dtype)
         if vals is not None:
             vals[write:write + k] = bv
-        lengths[r0:r1] = xp.bincount(key // ncols, minlength=r1 - r0)
+        lengths[r0:r1] = xp.bincount(key // width, minlength=r1 - r0)
         write += k
         del key, bv
     nnz = write
-    idt = _pick_index_dtype(index_dtype, n, nnz, owner)
+    idt = _pick_index_dtype(index_dtype, max(n, ncols), nnz, owner)
     new_indptr = counts_to_indptr(xp, lengths, idt)
     del lengths
     if nnz != entries or idt != cols.dtype:
         cols = cols[:nnz].astype(idt)           # a fresh array of the final size; frees the old
         if vals is not None and nnz != entries:
             vals = vals[:nnz].copy()
-    return CSR._new(new_indptr, cols, vals, (n, n))
+    return CSR._new(new_indptr, cols, vals, (n, ncols))
+
+
+def _rows_final(xp, lptr, seg, duplicates) -> bool:
+    """True when every row of a batch is ordered by column and (unless ``keep``) has no
+    repeated column: the batch needs no sort and no combining."""
+    k = int(seg.shape[0])
+    if k <= 1:
+        return True
+    ok = seg[1:] > seg[:-1] if duplicates != "keep" else seg[1:] >= seg[:-1]
+    starts = lptr[1:-1]
+    starts = starts[(starts > 0) & (starts < k)]
+    if starts.shape[0]:
+        ok[starts - 1] = True  # a new row may start lower
+    return bool(ok.all())
 
 
 def _row_batches(xp, indptr, n, entries, batch_size):

@@ -425,3 +425,35 @@ def test_gpu_value_dtypes(dtype, how):
         G = hp.Graph.from_edges(cp.asarray(u.astype(np.int32)), cp.asarray(v), cp.asarray(w), num_vertices=40,
                                 directed=directed, duplicates=how, chunk_size=512)
         check(G.A.to_host(), reference(u, v, w, 40, directed, how, False))
+
+
+@pytest.mark.parametrize("pattern", [False, True])
+def test_csr_csc_from_coo_and_transpose_small_chunks(pattern, monkeypatch):
+    """COO -> CSR / CSC and CSR.transpose go through the same counting sort: rectangular
+    shapes, duplicates kept in input order, many chunks and row batches."""
+    from hpgraph.formats import COO, csr as csr_mod
+
+    monkeypatch.setattr(csr_mod, "DEFAULT_CHUNK", 7)
+    monkeypatch.setattr(_build, "DEFAULT_BATCH", 5)
+    rng = np.random.default_rng(31)
+    for nr, nc, m in ((1, 1, 0), (3, 17, 60), (17, 3, 60), (40, 25, 500)):
+        r, c = rng.integers(0, nr, m), rng.integers(0, nc, m)
+        if m:
+            r[::5], c[::5] = r[0], c[0]
+        vals = None if pattern else rng.integers(-50, 50, m).astype(np.float32)
+        coo = COO(r, c, vals, (nr, nc))
+        o = np.lexsort((np.arange(m), c, r))      # by row, column, then input order
+        A = coo.to_csr()
+        assert A.shape == (nr, nc)
+        assert A.indptr.tolist() == np.r_[0, np.cumsum(np.bincount(r, minlength=nr))].tolist()
+        assert A.indices.tolist() == c[o].tolist()
+        assert (A.values is None) if pattern else A.values.tolist() == vals[o].tolist()
+        oc = np.lexsort((np.arange(m), r, c))     # by column, row, then input order
+        C = coo.to_csc()
+        assert C.indptr.tolist() == np.r_[0, np.cumsum(np.bincount(c, minlength=nc))].tolist()
+        assert C.indices.tolist() == r[oc].tolist()
+        assert (C.values is None) if pattern else C.values.tolist() == vals[oc].tolist()
+        T = A.transpose()
+        assert T.shape == (nc, nr) and T.indptr.tolist() == C.indptr.tolist()
+        assert T.indices.tolist() == C.indices.tolist()
+        assert (T.values is None) if pattern else T.values.tolist() == C.values.tolist()
