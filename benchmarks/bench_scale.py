@@ -167,11 +167,12 @@ def build_step(run, label, scale, weights, stream):
     coo_bytes = 0
     if stream or weights is not None:
         t_gen = None
-        t_build, G = run.timed(lambda: hp.Graph.from_edges(chunks, **kw))
+        t_build, G = run.timed(lambda: hp.Graph.from_edges(chunks, num_vertices=chunks.num_vertices, **kw))
     else:
         t_gen, (src, dst) = run.timed(lambda: draw_coo(run, chunks))
         coo_bytes = int(src.nbytes + dst.nbytes)
-        t_build, G = run.timed(lambda: hp.Graph.from_edges(src, dst, chunk_size=args.chunk, **kw))
+        t_build, G = run.timed(lambda: hp.Graph.from_edges(src, dst, num_vertices=chunks.num_vertices,
+                                                           chunk_size=args.chunk, **kw))
         del src, dst
     peak = run.pool_total()
     run.pool_reset()
