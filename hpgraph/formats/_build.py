@@ -205,14 +205,16 @@ def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", sel
     except Exception as exc:
         if not _is_oom(exc):
             raise
-        pool = xp.get_default_memory_pool()
-        pool.free_all_blocks()
-        free, total = xp.cuda.runtime.memGetInfo()
-        raise DeviceOutOfMemory(
-            f"{owner}: the device ran out of memory during the CSR build ({type(exc).__name__}: {exc}); "
-            f"{free / 2**30:.2f} GiB of {total / 2**30:.2f} GiB is free now (the pool's cached blocks "
-            "were released). What would help: drop the weights, a smaller chunk_size, host chunks "
-            "instead of whole device arrays, or backend='cpu'") from None
+        what = f"{type(exc).__name__}: {exc}"
+    # Raised outside the handler: the failed allocation's traceback (and the build's arrays its
+    # frames hold) is gone by now, so the pool can really release them.
+    xp.get_default_memory_pool().free_all_blocks()
+    free, total = xp.cuda.runtime.memGetInfo()
+    raise DeviceOutOfMemory(
+        f"{owner}: the device ran out of memory during the CSR build ({what}); {free / 2**30:.2f} GiB "
+        f"of {total / 2**30:.2f} GiB is free now (the pool's cached blocks were released). What would "
+        "help: drop the weights, a smaller chunk_size, host chunks instead of whole device arrays, "
+        "or backend='cpu'")
 
 
 def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, xp, batch_size,
