@@ -422,13 +422,14 @@ class Graph:
         """Bytes held per component, like pandas' ``memory_usage``.
 
         Returns a dict ``{"indptr": ..., "indices": ..., "values": ...}`` for the adjacency
-        matrix (``values`` is 0 for an unweighted graph); ``deep=True`` adds one entry per
+        matrix (``values`` is 0 for an unweighted graph): the buffers held, so an array that
+        is a view of a longer buffer counts that buffer.  ``deep=True`` adds one entry per
         cached derived object (``"AT"``, HYB forms, degrees; the copy of the graph on the
         other side is left out).  ``sum(G.memory_usage().values())`` is the graph at rest.
         """
         A = self._A
-        out = {"indptr": int(A.indptr.nbytes), "indices": int(A.indices.nbytes),
-               "values": 0 if A.values is None else int(A.values.nbytes)}
+        out = {"indptr": _held_bytes(A.indptr), "indices": _held_bytes(A.indices),
+               "values": 0 if A.values is None else _held_bytes(A.values)}
         if deep:
             for (name, side), val in self._cache.items():
                 if name == "graph":
@@ -457,10 +458,20 @@ class Graph:
 # helpers
 
 
+def _held_bytes(a) -> int:
+    """Bytes of the buffer an array keeps alive: its own, or its base array's when it is a view
+    of a larger array (the build may keep the first nnz entries of a longer buffer)."""
+    base = a
+    while getattr(base, "base", None) is not None:
+        base = base.base
+    held = getattr(base, "nbytes", 0)
+    return int(max(a.nbytes, held if isinstance(held, (int, np.integer)) else 0))
+
+
 def _nbytes(obj, depth: int = 0) -> int:
     """Bytes of the arrays an object holds (an array, or the arrays among a matrix's attributes)."""
     if isinstance(obj, np.ndarray) or backend.is_device_array(obj):
-        return int(obj.nbytes)
+        return _held_bytes(obj)
     if depth > 1 or isinstance(obj, (type, types.ModuleType)) or not hasattr(obj, "__dict__"):
         return 0
     return sum(_nbytes(v, depth + 1) for v in vars(obj).values())

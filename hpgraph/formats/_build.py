@@ -18,8 +18,9 @@ pass over the rows:
    duplicates combined; the result is compacted in place, in front of the unread part.
 
 Peak memory is the output arrays sized for every entry counted (before duplicates are
-removed), one ``int64`` cursor per row, chunk- and batch-sized temporaries, and at the end a
-copy of the columns (and values) trimmed to the final size when duplicates were removed.
+removed), one ``int64`` cursor per row, chunk- and batch-sized temporaries, and, when more than
+:data:`TRIM_WASTE` of the entries were duplicates (or the index dtype narrows), a copy of the
+columns (and values) trimmed to the final size.
 
 An undirected edge ``(u, v)`` puts ``v`` in row ``u`` and ``u`` in row ``v`` (a self-loop once);
 the two entries of one edge are interleaved in the scatter order, so both directions see the
@@ -51,6 +52,11 @@ DEFAULT_BATCH = 1 << 26
 #: Force ``int64`` indices on every build (tests use it to run the 64-bit path on small
 #: graphs); also set by the environment variable ``HPGRAPH_FORCE_INT64=1``.
 FORCE_INT64 = os.environ.get("HPGRAPH_FORCE_INT64", "") not in ("", "0")
+
+#: Removed duplicates (a fraction of the counted entries) above which the columns and values
+#: are copied to arrays of the final size; below it they stay views of the first nnz entries,
+#: which spares the build a copy at its peak.
+TRIM_WASTE = 1 / 16
 
 _I64 = np.dtype(np.int64)
 
@@ -156,7 +162,7 @@ def _is_oom(exc) -> bool:
 
 
 def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", self_loops="keep",
-              index_dtype=None, xp=np, batch_size=DEFAULT_BATCH, chunk_hint=DEFAULT_CHUNK,
+              index_dtype=None, xp=np, batch_size=None, chunk_hint=DEFAULT_CHUNK,
               validate=True, owner="Graph.from_edges", ncols=None):
     """A CSR adjacency matrix from chunks of edges, by a stable counting sort by row.
 
@@ -176,8 +182,8 @@ def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", sel
         Default: the smallest that fits the final size (``FORCE_INT64`` forces int64).
     xp : numpy or cupy
         Where the matrix is built; host chunks are copied to the device one at a time.
-    batch_size : int
-        Entries per batch of rows in the row pass.
+    batch_size : int, optional
+        Entries per batch of rows in the row pass (default :data:`DEFAULT_BATCH`).
     chunk_hint : int
         The largest chunk expected (only used for the device memory estimate).
     validate : bool
@@ -196,6 +202,8 @@ def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", sel
         raise InvalidValue(f"{owner}: duplicates must be one of {DUPLICATE_POLICIES}, got {duplicates!r}")
     if self_loops not in SELF_LOOP_POLICIES:
         raise InvalidValue(f"{owner}: self_loops must be one of {SELF_LOOP_POLICIES}, got {self_loops!r}")
+    if batch_size is None:
+        batch_size = DEFAULT_BATCH
     if xp is np:
         return _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, xp,
                       batch_size, chunk_hint, validate, owner, ncols)
@@ -378,10 +386,15 @@ def _finish_rows(xp, n, ncols, indptr, out, duplicates, index_dtype, batch_size,
     idt = _pick_index_dtype(index_dtype, max(n, ncols), nnz, owner)
     new_indptr = counts_to_indptr(xp, lengths, idt)
     del lengths
-    if nnz != entries or idt != cols.dtype:
+    if idt != cols.dtype or (entries - nnz) > entries * TRIM_WASTE:
         cols = cols[:nnz].astype(idt)           # a fresh array of the final size; frees the old
         if vals is not None and nnz != entries:
             vals = vals[:nnz].copy()
+    elif nnz != entries:
+        # few duplicates: keep the arrays (views of the first nnz entries) rather than pay a
+        # copy at the peak; Graph.memory_usage reports the buffers actually held
+        cols = cols[:nnz]
+        vals = None if vals is None else vals[:nnz]
     return CSR._new(new_indptr, cols, vals, (n, ncols))
 
 

@@ -293,7 +293,8 @@ def test_index_dtype_int64_from_edges():
 # memory
 
 
-def test_memory_usage_exact():
+def test_memory_usage_exact(monkeypatch):
+    monkeypatch.setattr(_build, "TRIM_WASTE", 0.0)   # always trim: arrays of exactly nnz entries
     rng = np.random.default_rng(4)
     u, v, _ = random_edges(rng, 100, 1000)
     G = hp.Graph.from_edges(u, v, num_vertices=100, directed=False, backend="cpu")
@@ -308,10 +309,26 @@ def test_memory_usage_exact():
     assert deep["AT"] == 404 + 8 * Gw.num_edges and deep["out_degree"] == 400
 
 
+def test_few_duplicates_keep_the_buffer_and_memory_usage_counts_it():
+    """Below TRIM_WASTE the columns stay a view of the counted buffer (no copy at the peak);
+    memory_usage reports the buffer held, not the view."""
+    n = 1000
+    u = np.arange(n)
+    v = (u + 1) % n
+    u2, v2 = np.r_[u, 5], np.r_[v, 6]          # one duplicate among 1001 edges
+    G = hp.Graph.from_edges(u2, v2, np.ones(n + 1, np.float32), num_vertices=n, backend="cpu")
+    assert G.num_edges == n
+    assert G.A.indices.nbytes == 4 * n
+    assert G.memory_usage() == {"indptr": 4 * (n + 1), "indices": 4 * (n + 1), "values": 4 * (n + 1)}
+    check(G.A, reference(u2, v2, np.ones(n + 1, np.float32), n, True, "min", False))
+    many = hp.Graph.from_edges(np.r_[u, u], np.r_[v, v], num_vertices=n, backend="cpu")
+    assert many.memory_usage() == {"indptr": 4 * (n + 1), "indices": 4 * n, "values": 0}
+
+
 def test_estimate_and_refusal(monkeypatch):
     est = build_estimate(n=2**27, entries=4_300_000_000, idt=np.int64, vdt=None, chunk=2**25,
                          batch=2**26, directed=False)
-    # the output (8 B/entry), one trimmed copy (8 B/entry), plus per-vertex arrays
+    # the output (8 B/entry), at most one trimmed copy (8 B/entry), plus per-vertex arrays
     assert 16 * 4_300_000_000 < est < 16 * 4_300_000_000 + 8 * 2**30
     monkeypatch.setattr(_build, "_device_free_bytes", lambda: 10 * 2**30)
     with pytest.raises(DeviceOutOfMemory, match=r"needs about .* GiB .* only 10.00 GiB is free.*drop the weights"):
