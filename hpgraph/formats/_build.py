@@ -129,8 +129,8 @@ def build_estimate(n: int, entries: int, idt, vdt, chunk: int, batch: int, direc
     k = min(chunk * (1 if directed else 2), entries)
     scatter = k * (4 * 8 + 2 * vsz + 1)    # entries (r, c as int64 at worst), perm, run, dest, flags
     rows = min(batch, entries) * (3 * 8 + 2 * vsz + 1)   # keys, perm, sorted keys, values, flags
-    trim = entries * max(isz, vsz)         # the copy trimmed to the final size
-    return entries * (isz + vsz) + (n + 1) * 8 + 2 * n * 8 + max(scatter, rows, trim)
+    # (the trimming copy is optional: made only when it fits, see _trim)
+    return entries * (isz + vsz) + (n + 1) * 8 + 2 * n * 8 + max(scatter, rows)
 
 
 def _check_fits(estimate: int, n: int, entries: int, weighted: bool, owner: str):
@@ -384,18 +384,33 @@ def _finish_rows(xp, n, ncols, indptr, out, duplicates, index_dtype, batch_size,
         del key, bv
     nnz = write
     idt = _pick_index_dtype(index_dtype, max(n, ncols), nnz, owner)
-    new_indptr = counts_to_indptr(xp, lengths, idt)
+    cols, vals = _trim(xp, cols, vals, nnz, idt)
+    new_indptr = counts_to_indptr(xp, lengths, cols.dtype)   # idt, unless the copy did not fit
     del lengths
-    if idt != cols.dtype or (entries - nnz) > entries * TRIM_WASTE:
+    return CSR._new(new_indptr, cols, vals, (n, ncols))
+
+
+def _trim(xp, cols, vals, nnz: int, idt):
+    """The first ``nnz`` columns (as ``idt``) and values.
+
+    Copied to arrays of the final size when more than :data:`TRIM_WASTE` of the buffer would
+    be wasted or the index dtype narrows, and the copy fits in free device memory; otherwise
+    views of the buffers (no copy at the build's peak; ``Graph.memory_usage`` reports the
+    buffers held).  Without a copy the columns keep their dtype.
+    """
+    entries = int(cols.shape[0])
+    want = np.dtype(idt) != cols.dtype or (entries - nnz) > entries * TRIM_WASTE
+    if want and xp is not np:
+        need = nnz * max(np.dtype(idt).itemsize, 0 if vals is None else vals.dtype.itemsize)
+        want = need <= _device_free_bytes()
+    if want:
         cols = cols[:nnz].astype(idt)           # a fresh array of the final size; frees the old
         if vals is not None and nnz != entries:
             vals = vals[:nnz].copy()
-    elif nnz != entries:
-        # few duplicates: keep the arrays (views of the first nnz entries) rather than pay a
-        # copy at the peak; Graph.memory_usage reports the buffers actually held
-        cols = cols[:nnz]
-        vals = None if vals is None else vals[:nnz]
-    return CSR._new(new_indptr, cols, vals, (n, ncols))
+        return cols, vals
+    if nnz == entries:
+        return cols, vals
+    return cols[:nnz], (None if vals is None else vals[:nnz])
 
 
 def _rows_final(xp, lptr, seg, duplicates) -> bool:
