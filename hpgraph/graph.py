@@ -168,6 +168,10 @@ class Graph:
             src, dst and weights differ in length.
         InvalidGraph
             Non-integer ids, or NaN / infinite weights.
+        DeviceOutOfMemory
+            The device build does not fit (checked before the large arrays are allocated,
+            with the estimate, the free memory and what would help), or an allocation failed
+            during it; the memory pool stays usable.
         """
         who = "Graph.from_edges"
         if dst is None and weights is None and is_chunk_source(src):
