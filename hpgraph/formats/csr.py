@@ -25,6 +25,7 @@ from ._base import (
     parse_shape,
     rows_sorted,
     sort_perm,
+    stable_argsort,
 )
 from .coo import COO
 
@@ -186,7 +187,7 @@ class _Compressed(SparseMatrix):
         nmajor, nminor = self._major_minor(self._shape)
         major = self._expand_major()
         return counting_sort(self._xp, self._indices, major, self._values, nminor, nmajor,
-                             self._index_dtype)
+                             self._index_dtype, minor_sorted=True)
 
     def _scipy(self, kind: str, copy: bool):
         import scipy.sparse as sp
@@ -322,11 +323,21 @@ class CSC(_Compressed):
         return self._cupyx("csc")
 
 
-def counting_sort(xp, major, minor, values, nmajor: int, nminor: int, idt):
+def counting_sort(xp, major, minor, values, nmajor: int, nminor: int, idt, minor_sorted=False):
     """``(indptr, minor, values)`` of entries ordered by (major, minor), duplicates kept in
-    their order: the chunked counting sort of :mod:`._build` (linear, bounded temporaries)."""
+    their order: the chunked counting sort of :mod:`._build` (linear, bounded temporaries).
+
+    Up to one row batch of entries (``_build.DEFAULT_BATCH``) a single stable sort is faster
+    and its temporaries are no larger than a batch's, so it is used there.
+    """
     from . import _build
     from ._chunks import array_chunks
+
+    if int(major.shape[0]) <= _build.DEFAULT_BATCH:
+        # entries already ordered by minor (a transposition) need only a stable sort by major
+        perm = stable_argsort(xp, major) if minor_sorted else sort_perm(xp, major, minor, nmajor, nminor)
+        indptr = indptr_from_sorted(xp, major[perm], nmajor, idt)
+        return indptr, xp.ascontiguousarray(minor[perm]), (None if values is None else values[perm])
 
     m = _build.build_csr(array_chunks(major, minor, values, DEFAULT_CHUNK), num_vertices=nmajor, ncols=nminor,
                          directed=True, duplicates="keep", index_dtype=idt, xp=xp, validate=False,
