@@ -340,9 +340,13 @@ def test_device_kernels_compile_with_nvrtc():
     from hpgraph.backend import compile_ptx
     from hpgraph.exceptions import DeviceUnavailable
 
+    from hpgraph import dtypes
+
+    ctypes = sorted({dtypes.c_type(d) for d in (bool, np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                                np.uint32, np.int64, np.uint64, np.float32, np.float64)})
     srcs = []
     for how in ("sum", "min", "max"):
-        for ctype in ("bool", "signed char", "int", "long long", "unsigned char", "float", "double"):
+        for ctype in ctypes:
             srcs.append(segment_reduce_source(how, ctype).replace("segment_reduce(",
                                                                    f"segment_reduce_{len(srcs)}("))
     from hpgraph.formats._build_gpu import count_source, scatter_source
@@ -350,7 +354,7 @@ def test_device_kernels_compile_with_nvrtc():
     for idc in ("int", "long long"):
         srcs.append(count_source(idc)[0])
         for outc in ("int", "long long"):
-            for vc in (None, "bool", "int", "unsigned char", "float", "double"):
+            for vc in (None, *ctypes):
                 srcs.append(scatter_source(idc, outc, vc)[0])
     try:
         ptx = compile_ptx("\n".join(srcs), name="hpgraph_segment_reduce_test.cu")
