@@ -117,6 +117,24 @@ def test_build_matches_reference(how, directed, drop, force64, monkeypatch):
             csr.check(full=True)
 
 
+@pytest.mark.parametrize("how", POLICIES)
+@pytest.mark.parametrize("dtype", [None, np.float64, np.int32, bool])
+def test_any_order_within_rows(how, dtype, monkeypatch):
+    """Where the device scatters in arbitrary order (no values, min/max, integer sum) the
+    result must not depend on it: the host build, shuffled the same way, still matches."""
+    monkeypatch.setattr(_build, "_SHUFFLE_ROWS", np.random.default_rng(99))
+    rng = np.random.default_rng(13)
+    for trial in range(5):
+        n = int(rng.integers(1, 50))
+        u, v, w = random_edges(rng, n, int(rng.integers(0, 400)), dtype or np.float64)
+        w = None if dtype is None else w
+        for directed in (True, False):
+            csr = build_csr(array_chunks(u, v, w, 64), num_vertices=n, directed=directed, duplicates=how,
+                            self_loops="drop" if trial % 2 else "keep", batch_size=37)
+            check(csr, reference(u, v, w, n, directed, how if w is not None or how == "keep" else "min",
+                                 bool(trial % 2)))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.uint8, bool])
 @pytest.mark.parametrize("how", ["sum", "min", "max"])
 def test_value_dtypes(dtype, how):
