@@ -523,3 +523,35 @@ def test_csr_csc_from_coo_and_transpose_small_chunks(pattern, monkeypatch):
         assert T.shape == (nc, nr) and T.indptr.tolist() == C.indptr.tolist()
         assert T.indices.tolist() == C.indices.tolist()
         assert (T.values is None) if pattern else T.values.tolist() == C.values.tolist()
+
+
+def test_forced_int64_graph_through_algorithms(backend_name, monkeypatch):
+    """A graph built on the forced 64-bit path runs BFS, connected components and PageRank
+    with the results SciPy gives on the same edges."""
+    from scipy.sparse.csgraph import breadth_first_order, connected_components
+
+    monkeypatch.setattr(_build, "FORCE_INT64", True)
+    rng = np.random.default_rng(17)
+    n = 300
+    u, v = rng.integers(0, n, 900), rng.integers(0, n, 900)
+    G = hp.Graph.from_edges(u, v, num_vertices=n, directed=False, self_loops="drop", backend=backend_name)
+    assert G.A.index_dtype == np.int64
+    A = sp.coo_array((np.ones(2 * len(u)), (np.r_[u, v], np.r_[v, u])), shape=(n, n)).tocsr()
+    A.setdiag(0)
+    A.eliminate_zeros()
+    A.data[:] = 1.0          # repeated pairs are one edge (duplicates="min" on a pattern)
+    order, pred = breadth_first_order(A, 0, directed=False, return_predecessors=True)
+    depth = np.full(n, -1)
+    depth[0] = 0
+    for x in order[1:]:
+        depth[x] = depth[pred[x]] + 1
+    assert backend.to_host(hp.bfs(G, 0).depth).tolist() == depth.tolist()
+    nc, labels = connected_components(A, directed=False)
+    got_nc, got = hp.connected_components(G)
+    assert got_nc == nc and backend.to_host(got).tolist() == labels.tolist()
+    pr = backend.to_host(hp.pagerank(G, tol=1e-10, max_iter=500))
+    deg = np.asarray(A.sum(axis=1)).ravel()
+    x = np.full(n, 1.0 / n)
+    for _ in range(500):
+        x = 0.85 * (A.T @ np.where(deg > 0, x / np.maximum(deg, 1), 0) + x[deg == 0].sum() / n) + 0.15 / n
+    assert np.allclose(pr, x, rtol=1e-6, atol=1e-12)
