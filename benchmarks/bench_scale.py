@@ -290,12 +290,36 @@ def meta(on_gpu):
     return m
 
 
+def goals(r) -> str:
+    """Issue 15's goals met or missed by one row (empty where none applies)."""
+    out = []
+
+    def mark(text, ok):
+        out.append(f"{text}: {'met' if ok else 'MISSED'}")
+
+    if r["step"] == "build":
+        if r.get("peak_bytes_per_edge") is not None:
+            mark("peak <= 24 B/edge", r["peak_bytes_per_edge"] <= 24)
+        if r["mode"] == "device COO" and r.get("build_s_per_billion") is not None:
+            mark("<= 0.5 s per 1e9 edges", r["build_s_per_billion"] <= 0.5)
+        limit = 9 if r["weights"] == "None" else 13
+        mark(f"rest <= {limit} B/edge", r["rest_bytes_per_edge"] <= limit)
+    elif r["step"] == "bfs" and r["graph"] == "rmat27" and r.get("ms") is not None:
+        mark("<= 20 ms", r["ms"] <= 20)
+    elif r["step"] == "pagerank_iter" and r["graph"] == "rmat27" and r.get("ratio_to_base") is not None:
+        mark("<= 1.5x per edge vs base", r["ratio_to_base"] <= 1.5)
+    return "; ".join(out)
+
+
 def render(res) -> str:
     md = res["meta"]
     lines = [f"Device: {md['device'] or 'none (CPU smoke test)'}; driver {md['driver']}; commit "
              f"{(md['commit'] or '?')[:10]}; total {res['total_s']:.0f} s.", "",
-             "| graph | step | time | memory / result | check |", "|---|---|---|---|---|"]
+             "| graph | step | time | memory / result | check | goal |", "|---|---|---|---|---|---|"]
     for r in res["rows"]:
+        if "error" in r:
+            lines.append(f"| {r['graph']} | {r['step']} | -- | -- | {r['error']} | |")
+            continue
         if r["step"] == "build":
             t = f"{r['build_s']} s ({r['build_s_per_billion']} s per 1e9 edges; {r['mode']})"
             mem = (f"n={r['n']:,}, stored edges={r['stored_edges']:,} ({r['index_dtype']}, {r['weights']}); "
@@ -305,7 +329,7 @@ def render(res) -> str:
             t = f"{r.get('ms', '--')} ms"
             mem = ", ".join(f"{k}={r[k]}" for k in ("gteps", "reached", "components", "sum", "err",
                                                      "ns_per_edge", "ratio_to_base") if r.get(k) is not None)
-        lines.append(f"| {r['graph']} | {r['step']} | {t} | {mem} | {r.get('error') or r.get('check', '')} |")
+        lines.append(f"| {r['graph']} | {r['step']} | {t} | {mem} | {r.get('check', '')} | {goals(r)} |")
     if res["skipped"]:
         lines += ["", "Skipped (time budget): " + ", ".join(res["skipped"])]
     if res["failures"]:
