@@ -48,6 +48,8 @@ __all__ = [
     "star_edges",
     "complete_edges",
     "SPEC_HELP",
+    "rmat_chunks",
+    "grid_2d_chunks",
 ]
 
 _CHUNK = 1 << 22  # R-MAT edges drawn per batch (bounds temporary memory)
@@ -541,3 +543,7 @@ def from_spec(spec: str, *, seed=None, directed=None, weights=None, backend=None
     """A :class:`~hpgraph.graph.Graph` from a short spec such as ``"rmat:16"`` or ``"grid:64x64"``."""
     el = edges_from_spec(spec, seed=seed, directed=directed, weights=weights, backend=backend)
     return _graph(el, _backend.resolve(backend))
+
+
+# chunked generation for the streaming build (Graph.from_edges(chunks))
+from ._gen_chunks import grid_2d_chunks, rmat_chunks  # noqa: E402

@@ -12,14 +12,17 @@ immutable, so the cache never goes stale.
 from __future__ import annotations
 
 import numbers
+import types
 
 import numpy as np
 
 from . import backend, dtypes
 from .exceptions import DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph, InvalidValue
-from .formats import COO, CSR, HYB, from_any, from_scipy
+from .formats import CSR, HYB, from_any, from_scipy
 from .formats._base import first_bad, freeze, side_of
 from .formats.convert import is_sparse_input
+from .formats._build import build_csr
+from .formats._chunks import array_chunks, chunk_source, is_chunk_source
 from .formats.coo import DUPLICATE_POLICIES
 
 
@@ -119,14 +122,24 @@ class Graph:
         return cls(A, directed, node_labels=node_labels)
 
     @classmethod
-    def from_edges(cls, src, dst, weights=None, num_vertices=None, directed=True, duplicates="min",
-                   backend=None, *, index_dtype=None):
-        """Graph of an edge list ``src[i] -> dst[i]`` (weight ``weights[i]``).
+    def from_edges(cls, src, dst=None, weights=None, num_vertices=None, directed=True, duplicates="min",
+                   backend=None, *, index_dtype=None, self_loops="keep", chunk_size=None):
+        """Graph of an edge list ``src[i] -> dst[i]`` (weight ``weights[i]``), or of chunks of one.
+
+        The build is a counting sort by row in bounded memory (see
+        :mod:`hpgraph.formats._build`): no global sort of the edges.
 
         Parameters
         ----------
         src, dst : array_like of int
-            Vertex ids (numpy, cupy or lists), same length.
+            Vertex ids (numpy, cupy or lists), same length.  Or ``src`` = chunks and no
+            ``dst``: a callable returning an iterable of chunks (called twice, it must give
+            the same chunks each time), a list of chunks, a one-shot iterator of chunks (kept
+            as given while building), or an Arrow table.  A chunk is ``(src, dst)``,
+            ``(src, dst, weights)``, an Arrow record batch or a mapping with ``src``/``dst``
+            (and optionally ``weights``) columns, or an EdgeList.  Host chunks are copied to
+            the device one at a time, so a graph whose edge list does not fit on the device
+            can still be built there.
         weights : array_like, optional
             One finite value per edge; None gives an unweighted (pattern-only) graph.
         num_vertices : int, optional
@@ -142,6 +155,11 @@ class Graph:
             on the host.  "auto": the GPU when one is usable.
         index_dtype : {None, "int32", "int64"}
             Force the index dtype (default: int32 unless sizes need int64).
+        self_loops : {"keep", "drop"}, default "keep"
+            ``"drop"`` leaves out every edge ``u -> u``.
+        chunk_size : int, optional
+            Edges scattered at a time when building from whole arrays (bounds the build's
+            temporaries; default 2**25).
 
         Raises
         ------
@@ -151,8 +169,18 @@ class Graph:
             src, dst and weights differ in length.
         InvalidGraph
             Non-integer ids, or NaN / infinite weights.
+        DeviceOutOfMemory
+            The device build does not fit (checked before the large arrays are allocated,
+            with the estimate, the free memory and what would help), or an allocation failed
+            during it; the memory pool stays usable.
         """
         who = "Graph.from_edges"
+        if dst is None and weights is None and is_chunk_source(src):
+            return cls._from_chunks(src, num_vertices, directed, duplicates, backend, index_dtype,
+                                    self_loops, who)
+        if dst is None:
+            raise InvalidValue(f"{who}: dst is missing; pass src and dst arrays, or chunks of edges as the "
+                               "only positional argument")
         if duplicates not in DUPLICATE_POLICIES:
             raise InvalidValue(f"{who}: duplicates must be one of {DUPLICATE_POLICIES}, got {duplicates!r}")
         if not isinstance(directed, (bool, np.bool_)):
@@ -186,33 +214,33 @@ class Graph:
                         raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is out of range for "
                                               f"num_vertices={n} (ids must lie in [0, {n}))")
         w = _edge_weights(weights, m, xp, who)
-        nnz_bound = m if directed else 2 * m
-        if index_dtype is not None:
-            from .formats._base import check_index_dtype_arg
+        chunk = _chunk_size_arg(chunk_size, who)
+        csr = build_csr(array_chunks(src, dst, w, chunk), num_vertices=n, directed=bool(directed),
+                        duplicates=duplicates, self_loops=self_loops, index_dtype=index_dtype, xp=xp,
+                        chunk_hint=chunk, validate=False, owner=who)
+        return cls._new(csr, bool(directed))
 
-            idt = check_index_dtype_arg(index_dtype, who, (n, nnz_bound))
+    @classmethod
+    def _from_chunks(cls, chunks, num_vertices, directed, duplicates, backend_arg, index_dtype,
+                     self_loops, who):
+        """from_edges for chunks of edges (validated one chunk at a time by the build)."""
+        if not isinstance(directed, (bool, np.bool_)):
+            raise InvalidValue(f"{who}: directed must be True or False, got {directed!r}")
+        if num_vertices is not None and (isinstance(num_vertices, bool)
+                                         or not isinstance(num_vertices, numbers.Integral)
+                                         or int(num_vertices) < 0):
+            raise InvalidValue(f"{who}: num_vertices must be a non-negative integer, got {num_vertices!r}")
+        source = chunk_source(chunks, who)
+        if backend_arg is None:
+            first = next(iter(source()), None)
+            on_dev = first is not None and any(a is not None and backend.is_device_array(a) for a in first)
+            xp = backend.cupy() if on_dev else np
         else:
-            idt = dtypes.index_dtype(n, nnz_bound)
-        # astype copies: the graph never shares (or writes) the caller's arrays.
-        src, dst = src.astype(idt), dst.astype(idt)
-        shape = (n, n)
-        if directed:
-            coo = COO._new(src, dst, w, shape)
-            if duplicates != "keep":
-                coo = coo.deduplicate(duplicates)
-        else:
-            # Combine duplicates on the canonical half (u <= v), then mirror: both
-            # directions get exactly the same value, whatever the policy or backend.
-            lo, hi = xp.minimum(src, dst), xp.maximum(src, dst)
-            half = COO._new(lo, hi, w, shape)
-            if duplicates != "keep":
-                half = half.deduplicate(duplicates)
-            off = half.row != half.col
-            r = xp.concatenate([half.row, half.col[off]])
-            c = xp.concatenate([half.col, half.row[off]])
-            v = None if w is None else xp.concatenate([half.values, half.values[off]])
-            coo = COO._new(r, c, v, shape)
-        return cls._new(CSR.from_coo(coo), bool(directed))
+            xp = backend.cupy() if backend.resolve(backend_arg) == "gpu" else np
+        csr = build_csr(source, num_vertices=None if num_vertices is None else int(num_vertices),
+                        directed=bool(directed), duplicates=duplicates, self_loops=self_loops,
+                        index_dtype=index_dtype, xp=xp, owner=who)
+        return cls._new(csr, bool(directed))
 
     @classmethod
     def from_networkx(cls, G, weight="weight", *, duplicates="min", backend=None):
@@ -418,6 +446,28 @@ class Graph:
             self._cache[key] = g
         return g
 
+    # -- memory --------------------------------------------------------------------------
+
+    def memory_usage(self, deep: bool = False) -> dict:
+        """Bytes held per component, like pandas' ``memory_usage``.
+
+        Returns a dict ``{"indptr": ..., "indices": ..., "values": ...}`` for the adjacency
+        matrix (``values`` is 0 for an unweighted graph): the buffers held, so an array that
+        is a view of a longer buffer counts that buffer.  ``deep=True`` adds one entry per
+        cached derived object (``"AT"``, HYB forms, degrees; the copy of the graph on the
+        other side is left out).  ``sum(G.memory_usage().values())`` is the graph at rest.
+        """
+        A = self._A
+        out = {"indptr": _held_bytes(A.indptr), "indices": _held_bytes(A.indices),
+               "values": 0 if A.values is None else _held_bytes(A.values)}
+        if deep:
+            for (name, side), val in self._cache.items():
+                if name == "graph":
+                    continue
+                key = name if side == self.side else f"{name}[{side}]"
+                out[key] = _nbytes(val)
+        return out
+
     # -- cache ---------------------------------------------------------------------------
 
     def _cached(self, name, make):
@@ -436,6 +486,25 @@ class Graph:
 
 # ---------------------------------------------------------------------------------------
 # helpers
+
+
+def _held_bytes(a) -> int:
+    """Bytes of the buffer an array keeps alive: its own, or its base array's when it is a view
+    of a larger array (the build may keep the first nnz entries of a longer buffer)."""
+    base = a
+    while getattr(base, "base", None) is not None:
+        base = base.base
+    held = getattr(base, "nbytes", 0)
+    return int(max(a.nbytes, held if isinstance(held, (int, np.integer)) else 0))
+
+
+def _nbytes(obj, depth: int = 0) -> int:
+    """Bytes of the arrays an object holds (an array, or the arrays among a matrix's attributes)."""
+    if isinstance(obj, np.ndarray) or backend.is_device_array(obj):
+        return _held_bytes(obj)
+    if depth > 1 or isinstance(obj, (type, types.ModuleType)) or not hasattr(obj, "__dict__"):
+        return 0
+    return sum(_nbytes(v, depth + 1) for v in vars(obj).values())
 
 
 def _same_matrix(a: CSR, b: CSR) -> bool:
@@ -462,6 +531,16 @@ def _sum_duplicates(csr: CSR) -> CSR:
     if not bool(same.any()):
         return csr
     return CSR.from_coo(csr.to_coo().deduplicate("sum"))
+
+
+def _chunk_size_arg(chunk_size, who):
+    if chunk_size is None:
+        from .formats._build import DEFAULT_CHUNK
+
+        return DEFAULT_CHUNK
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, numbers.Integral) or chunk_size < 1:
+        raise InvalidValue(f"{who}: chunk_size must be a positive integer, got {chunk_size!r}")
+    return int(chunk_size)
 
 
 def _edge_xp(backend_arg, *arrays):

@@ -17,7 +17,6 @@ from ._base import (
     as_index_array,
     as_values,
     choose_index_dtype,
-    counts_to_indptr,
     expand_indptr,
     first_bad,
     freeze,
@@ -173,9 +172,9 @@ class _Compressed(SparseMatrix):
         nmajor, nminor = cls._major_minor(coo.shape)
         values = coo.values
         if not already:
-            perm = sort_perm(xp, major, minor, nmajor, nminor)
-            major, minor = major[perm], minor[perm]
-            values = None if values is None else values[perm]
+            indptr, minor, values = counting_sort(xp, major, minor, values, nmajor, nminor,
+                                                  coo.index_dtype)
+            return cls._new(indptr, minor, values, coo.shape)
         indptr = indptr_from_sorted(xp, major, nmajor, coo.index_dtype)
         return cls._new(indptr, xp.ascontiguousarray(minor), values, coo.shape)
 
@@ -185,18 +184,10 @@ class _Compressed(SparseMatrix):
         Majors are ascending, so one stable sort by minor orders entries by (minor, major):
         the rows of the result come out sorted with no second pass.
         """
-        xp = self._xp
-        _, nminor = self._major_minor(self._shape)
+        nmajor, nminor = self._major_minor(self._shape)
         major = self._expand_major()
-        perm = stable_argsort(xp, self._indices)
-        new_indices = major[perm]
-        new_values = None if self._values is None else self._values[perm]
-        if self.nnz:
-            counts = xp.bincount(self._indices, minlength=nminor)
-        else:
-            counts = xp.zeros(nminor, dtype=self._index_dtype)
-        new_indptr = counts_to_indptr(xp, counts, self._index_dtype)
-        return new_indptr, new_indices, new_values
+        return counting_sort(self._xp, self._indices, major, self._values, nminor, nmajor,
+                             self._index_dtype, minor_sorted=True)
 
     def _scipy(self, kind: str, copy: bool):
         import scipy.sparse as sp
@@ -330,6 +321,32 @@ class CSC(_Compressed):
 
     def to_cupyx(self):
         return self._cupyx("csc")
+
+
+def counting_sort(xp, major, minor, values, nmajor: int, nminor: int, idt, minor_sorted=False):
+    """``(indptr, minor, values)`` of entries ordered by (major, minor), duplicates kept in
+    their order: the chunked counting sort of :mod:`._build` (linear, bounded temporaries).
+
+    Up to one row batch of entries (``_build.DEFAULT_BATCH``) a single stable sort is faster
+    and its temporaries are no larger than a batch's, so it is used there.
+    """
+    from . import _build
+    from ._chunks import array_chunks
+
+    if int(major.shape[0]) <= _build.DEFAULT_BATCH:
+        # entries already ordered by minor (a transposition) need only a stable sort by major
+        perm = stable_argsort(xp, major) if minor_sorted else sort_perm(xp, major, minor, nmajor, nminor)
+        indptr = indptr_from_sorted(xp, major[perm], nmajor, idt)
+        return indptr, xp.ascontiguousarray(minor[perm]), (None if values is None else values[perm])
+
+    m = _build.build_csr(array_chunks(major, minor, values, DEFAULT_CHUNK), num_vertices=nmajor, ncols=nminor,
+                         directed=True, duplicates="keep", index_dtype=idt, xp=xp, validate=False,
+                         batch_size=_build.DEFAULT_BATCH, owner="CSR.from_coo")
+    return m.indptr, m.indices, m.values
+
+
+#: Entries scattered at a time by :func:`counting_sort`.
+DEFAULT_CHUNK = 1 << 25
 
 
 def sort_compressed(xp, indptr, indices, values, nmajor: int, nminor: int, idt):

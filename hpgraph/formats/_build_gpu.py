@@ -1,0 +1,91 @@
+"""Device kernels of the chunked CSR build: the degree count and an unordered scatter.
+
+Both read one chunk of edges ``(u, v[, w])`` as it is (no interleaved copy for undirected
+graphs) and use 64-bit atomics on the per-row counters, so they work past 2**31 entries.  The
+scatter places entries in an arbitrary order within each row; the build uses it only when the
+order of equal entries cannot change the result (no values; ``min``/``max``; integer ``sum``;
+``keep`` without values).  Otherwise the stable chunk scatter of :mod:`._build` runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend, dtypes
+
+_LOOP = """
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k;
+         i += (long long)gridDim.x * blockDim.x) {
+        const long long a = (long long)u[i], b = (long long)v[i];
+        if (drop && a == b) continue;
+"""
+
+
+def count_source(id_ctype: str) -> tuple:
+    """``(source, name)`` of the degree-count kernel for ids of C type ``id_ctype``."""
+    name = "hpg_build_count_" + id_ctype.replace(" ", "_")
+    src = (f'extern "C" __global__ void {name}(const {id_ctype}* __restrict__ u, '
+           f"const {id_ctype}* __restrict__ v,\n"
+           "    unsigned long long* counts, long long k, int undirected, int drop)\n{" + _LOOP +
+           "        atomicAdd(&counts[a], 1ULL);\n"
+           "        if (undirected && a != b) atomicAdd(&counts[b], 1ULL);\n"
+           "    }\n}\n")
+    return src, name
+
+
+def scatter_source(id_ctype: str, out_ctype: str, val_ctype: str | None) -> tuple:
+    """``(source, name)`` of the unordered scatter: each entry goes to ``atomicAdd(cursor[row])``."""
+    tag = "_".join(t.replace(" ", "_") for t in (id_ctype, out_ctype, val_ctype or "none"))
+    name = "hpg_build_scatter_" + tag
+    wparams = "" if val_ctype is None else f"const {val_ctype}* __restrict__ w, {val_ctype}* vals, "
+    put_w = "" if val_ctype is None else " vals[p] = w[i];"
+    src = (f'extern "C" __global__ void {name}(const {id_ctype}* __restrict__ u, '
+           f"const {id_ctype}* __restrict__ v,\n"
+           f"    {wparams}unsigned long long* cursor, {out_ctype}* cols, long long k, int undirected, int drop)\n"
+           "{" + _LOOP +
+           f"        unsigned long long p = atomicAdd(&cursor[a], 1ULL); cols[p] = ({out_ctype})b;{put_w}\n"
+           "        if (undirected && a != b) {\n"
+           f"            p = atomicAdd(&cursor[b], 1ULL); cols[p] = ({out_ctype})a;{put_w}\n"
+           "        }\n"
+           "    }\n}\n")
+    return src, name
+
+
+def _grid(k: int):
+    threads = 256
+    return (max(1, min((k + threads - 1) // threads, backend.num_sms() * 32)),), (threads,)
+
+
+def count(cp, counts, u, v, directed: bool, drop: bool):
+    """Add the chunk's entries per row to ``counts`` (int64, one per vertex) on the device."""
+    k = int(u.shape[0])
+    if k == 0:
+        return
+    src, name = count_source(dtypes.c_type(u.dtype))
+    kern = backend.raw_module(src).get_function(name)
+    grid, block = _grid(k)
+    kern(grid, block, (u, v, counts, np.int64(k), np.int32(not directed), np.int32(drop)))
+
+
+def scatter(cp, cursor, u, v, w, cols, vals, directed: bool, drop: bool):
+    """Place the chunk's entries at their rows' cursors (any order within a row)."""
+    k = int(u.shape[0])
+    if k == 0:
+        return
+    vct = None if vals is None else dtypes.c_type(vals.dtype)
+    src, name = scatter_source(dtypes.c_type(u.dtype), dtypes.c_type(cols.dtype), vct)
+    kern = backend.raw_module(src).get_function(name)
+    grid, block = _grid(k)
+    flags = (np.int64(k), np.int32(not directed), np.int32(drop))
+    if vals is None:
+        kern(grid, block, (u, v, cursor, cols, *flags))
+    else:
+        kern(grid, block, (u, v, cp.ascontiguousarray(w.astype(vals.dtype, copy=False)), vals, cursor, cols,
+                           *flags))
+
+
+def order_free(duplicates: str, vdt) -> bool:
+    """True when the order of a row's entries before the row sort cannot change the result."""
+    if vdt is None:
+        return True
+    return duplicates in ("min", "max") or (duplicates == "sum" and np.dtype(vdt).kind in "iub")
