@@ -60,11 +60,10 @@ def _check_tree(A, dist, pred, source, what, hops=False):
     u = pred[v]
     if (u < 0).any():
         return _check(False, f"{what}: {int((u < 0).sum())} reached vertices without predecessor")
+    # the benchmark graphs' weights are >= 1, so a stored edge reads non-zero
     w = np.asarray(A[u, v]).ravel()
-    exists = np.asarray((A[u, v] != 0).todense() if hasattr(A[u, v], "todense") else
-                        A[u, v] != 0).ravel() | (w == 0)
     step = np.ones_like(w) if hops else w
-    _check(bool(exists.all()) and bool(np.all(dist[u] + step == dist[v])),
+    _check(bool(np.all(w != 0)) and bool(np.all(dist[u] + step == dist[v])),
            f"{what}: predecessors are not a shortest-path tree")
 
 
