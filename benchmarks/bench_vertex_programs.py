@@ -228,6 +228,23 @@ def bench_sweep(repeat, gpu, rows, quick):
               "supersteps", flush=True)
 
 
+def bench_steps(rows, quick):
+    """Per-superstep GPU times of the user programs (hp.config trace: the host loop one
+    superstep at a time, CUDA events around each)."""
+    for label, G, source in graphs(quick):
+        for prog in (SSSPNearFar, SSSP, BFSParents, BFSDepth):
+            with hp.config.set(trace=True):
+                hp.run(prog, G, source=source)
+                out = hp.run(prog, G, source=source)
+            ms = out.extra.get("step_ms", [])
+            rows.append({"graph": label, "workload": f"steps {prog.__name__}",
+                         "step_ms": ms, "directions": out.directions, "active": out.active})
+            head = ", ".join(f"{d[:2]}{a}:{t * 1e3:.0f}us" for d, a, t in
+                             zip(out.directions[:12], out.active[:12], ms[:12]))
+            print(f"  [{label}] {prog.__name__}: {len(ms)} steps, {sum(ms):.2f} ms: {head}",
+                  flush=True)
+
+
 def bench_cold_process(rows):
     """A known program in a new Python process: import, graph, first hp.run (CuPy's on-disk
     kernel cache holds the module compiled by an earlier process)."""
@@ -257,6 +274,7 @@ def main(argv=None):
     ap.add_argument("--out", default=None, help="JSON file for the results")
     ap.add_argument("--skip", default="", help="comma list of: graphs,superstep,first,cold")
     ap.add_argument("--sweep", action="store_true", help="push_alpha / delta sweep on R-MAT")
+    ap.add_argument("--steps", action="store_true", help="per-superstep GPU times (trace)")
     ap.add_argument("--graphs", default="rmat,grid", help="comma list of: rmat,grid")
     ap.add_argument("--blocks", default="2", help="device-loop blocks per SM to sweep on the path")
     ap.add_argument("--loop-blocks", type=int, default=None,
@@ -281,6 +299,8 @@ def main(argv=None):
                 bench_graph(label, G, s, args.repeat, gpu, rows)
     if args.sweep:
         bench_sweep(args.repeat, gpu, rows, args.quick)
+    if args.steps and gpu:
+        bench_steps(rows, args.quick)
     res = {"meta": metadata(bench="bench_vertex_programs", quick=args.quick,
                             repeat=args.repeat), "rows": rows, "failed": FAILED}
     if args.out:
