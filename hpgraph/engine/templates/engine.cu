@@ -220,8 +220,10 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
                 const y_t old = *((volatile y_t*)(y + row));
                 if (!hp_is_identity(acc) && !hp_same(hp_add(old, acc), old)) {
                     hp_atomic(y + row, acc);
-                    win[row] = __ldg(col + we);
-                    wedge[row] = we;
+                    if (hp_same(*((volatile y_t*)(y + row)), acc)) {
+                        win[row] = __ldg(col + we);
+                        wedge[row] = we;
+                    }
                 }
 #else
                 hp_atomic(y + row, acc);
@@ -278,9 +280,12 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
 #endif
         hp_atomic(y + v, val);
 #if HP_WITNESS
-        // a candidate winner (a later, better value may race past it: WITNESS verifies)
-        win[v] = u;
-        wedge[v] = e;
+        // a candidate winner, written only while y still holds this value (a later, better
+        // value may still race past it: WITNESS verifies)
+        if (hp_same(*((volatile y_t*)(y + v)), val)) {
+            win[v] = u;
+            wedge[v] = e;
+        }
 #endif
         if (track) {
             const unsigned bit = 1u << (v & 31);
