@@ -212,6 +212,8 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
         xn = alpha * op(x) + b
         err = float(xp.abs(xn - x).sum())
         x = xn
+        if not np.isfinite(err):   # diverged (alpha above 1 / lambda_max): it cannot converge
+            break
         if err < n * tol:
             if normalized:
                 norm = float(xp.sqrt((x * x).sum()))
