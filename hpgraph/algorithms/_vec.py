@@ -156,6 +156,33 @@ def check_number(name, value, *, lo=None, hi=None, lo_open=False, integer=False)
     return value
 
 
+def expand_rows(xp, indptr, rows):
+    """Positions ``indptr[v] .. indptr[v+1]-1`` of every ``v`` in ``rows``, concatenated (the
+    edges of a frontier in a CSR; int64).  A cumulative sum and a sorted search, no Python loop
+    and no ``repeat`` by a device array."""
+    if rows.shape[0] == 0:
+        return xp.zeros(0, dtype=np.int64)
+    start = indptr[rows].astype(np.int64)
+    length = indptr[rows + 1].astype(np.int64) - start
+    ends = xp.cumsum(length)
+    total = int(ends[-1])
+    if total == 0:
+        return xp.zeros(0, dtype=np.int64)
+    pos = xp.arange(total, dtype=np.int64)
+    owner = xp.searchsorted(ends, pos, side="right")
+    return start[owner] + pos - (ends[owner] - length[owner])
+
+
+def csr_of_pairs(xp, r, c, n):
+    """``(indptr int64, cols)`` of the pairs ``r -> c`` grouped by ``r`` (stable)."""
+    order = xp.argsort(r, kind="stable") if xp is np else xp.argsort(r)
+    counts = xp.bincount(r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
+    indptr = xp.zeros(n + 1, dtype=np.int64)
+    if n:
+        indptr[1:] = xp.cumsum(counts)
+    return indptr, c[order]
+
+
 def pointer_jump(xp, parent):
     """Follow ``parent`` pointers to their roots (pointer doubling; the pointers form a forest
     whose roots point to themselves)."""
