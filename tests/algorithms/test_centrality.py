@@ -101,3 +101,16 @@ def test_bad_input():
         hp.katz_centrality(N, weighted=True, backend="cpu")
     with pytest.raises(ConvergenceError, match="alpha"):
         hp.katz_centrality(hp.generators.complete(6, backend="cpu"), alpha=0.5, backend="cpu")
+
+
+@pytest.mark.gpu
+def test_gpu_equals_cpu(cases):
+    for case in cases.graph_cases(min_n=1):
+        G = cases.to_graph(case, "cpu")
+        D = G.to_device()
+        np.testing.assert_array_equal(cases.host(hp.degree_centrality(D, backend="gpu")),
+                                      hp.degree_centrality(G, backend="cpu"))
+        A = abs(cases.to_scipy(case, unweighted=True))
+        alpha = 0.5 / max(1.0, A.sum(axis=0).max(initial=0), A.sum(axis=1).max(initial=0))
+        np.testing.assert_allclose(cases.host(hp.katz_centrality(D, alpha, backend="gpu")),
+                                   hp.katz_centrality(G, alpha, backend="cpu"), rtol=1e-12)

@@ -40,3 +40,14 @@ def test_out_of_range():
         hp.closeness_centrality(G, [0, 3], backend="cpu")
     with pytest.raises(IndexOutOfBound, match="vertices -1"):
         hp.harmonic_centrality(G, -1, backend="cpu")
+
+
+@pytest.mark.gpu
+def test_gpu_equals_cpu(cases):
+    for case in cases.graph_cases(max_n=300):
+        G = cases.to_graph(case, "cpu")
+        D = G.to_device()
+        np.testing.assert_array_equal(cases.host(hp.closeness_centrality(D, backend="gpu")),
+                                      hp.closeness_centrality(G, backend="cpu"))
+        np.testing.assert_array_equal(cases.host(hp.harmonic_centrality(D, backend="gpu")),
+                                      hp.harmonic_centrality(G, backend="cpu"))

@@ -41,3 +41,12 @@ def test_bad_input():
         hp.average_clustering(E, backend="cpu")
     assert hp.transitivity(E, backend="cpu") == 0.0
     assert hp.clustering(E, backend="cpu").shape == (0,)
+
+
+@pytest.mark.gpu
+@pytest.mark.cases(directed=False)
+def test_gpu_equals_cpu(graph_case, cases):
+    G = cases.to_graph(graph_case, "cpu")
+    np.testing.assert_array_equal(cases.host(hp.clustering(G.to_device(), backend="gpu")),
+                                  hp.clustering(G, backend="cpu"))
+    assert hp.transitivity(G.to_device(), backend="gpu") == hp.transitivity(G, backend="cpu")

@@ -52,3 +52,12 @@ def test_bad_input():
         hp.k_truss(D, 3, backend="cpu")
     E = hp.Graph.from_edges([], [], num_vertices=0, directed=False, backend="cpu")
     assert hp.k_truss(E, 3, backend="cpu").num_vertices == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.cases(directed=False)
+def test_gpu_equals_cpu(graph_case, cases):
+    G = cases.to_graph(graph_case, "cpu")
+    for k in (3, 4):
+        assert _edges(hp.k_truss(G.to_device(), k, backend="gpu")) == _edges(
+            hp.k_truss(G, k, backend="cpu"))

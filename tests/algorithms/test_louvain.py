@@ -110,3 +110,14 @@ def test_bad_input():
         hp.modularity(G, [0, 1], backend="cpu")
     E = hp.Graph.from_edges([], [], num_vertices=0, directed=False, backend="cpu")
     assert hp.louvain(E, backend="cpu").labels.shape == (0,)
+
+
+@pytest.mark.gpu
+@pytest.mark.cases(directed=False)
+def test_gpu_equals_cpu(graph_case, cases):
+    """Same communities on both sides where the weights are integers (exact sums)."""
+    G = cases.to_graph(graph_case, "cpu")
+    a = hp.louvain(G, weighted=False, backend="cpu")
+    b = hp.louvain(G.to_device(), weighted=False, backend="gpu")
+    np.testing.assert_array_equal(cases_host(b.labels), a.labels)
+    assert b.modularity == pytest.approx(a.modularity, rel=1e-12, abs=1e-15)

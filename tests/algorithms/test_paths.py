@@ -98,3 +98,14 @@ def test_paths_from_predecessors_and_bad_input():
     with pytest.raises(InvalidValue, match="dense"):
         hp.all_pairs_shortest_path_length(big, backend="cpu")
     assert nx.shortest_path(nx.path_graph(3), 0, 2) == hp.shortest_path(G, 0, 2).tolist()
+
+
+@pytest.mark.gpu
+@pytest.mark.cases(max_n=300)
+def test_gpu_equals_cpu(graph_case, cases):
+    G = cases.to_graph(graph_case, "cpu")
+    for weighted in (True, False):
+        a = hp.all_pairs_shortest_path_length(G, weighted=weighted, backend="cpu")
+        b = cases.host(hp.all_pairs_shortest_path_length(G.to_device(), weighted=weighted,
+                                                         backend="gpu"))
+        np.testing.assert_allclose(b, a, rtol=1e-12)

@@ -82,3 +82,14 @@ def test_scc_and_wcc_reject_undirected(graph_case, cases):
     for f in (hp.strongly_connected_components, hp.weakly_connected_components):
         with pytest.raises(InvalidValue, match="connected_components"):
             f(G, backend="cpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.cases(directed=True)
+def test_gpu_equals_cpu(graph_case, cases):
+    G = cases.to_graph(graph_case, "cpu")
+    for f in (hp.strongly_connected_components, hp.weakly_connected_components):
+        kc, lc = f(G, backend="cpu")
+        kg, lg = f(G.to_device(), backend="gpu")
+        assert kc == kg
+        np.testing.assert_array_equal(cases.host(lg), lc)

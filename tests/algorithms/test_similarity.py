@@ -109,3 +109,17 @@ def test_all_pairs_small_complete():
     P = np.array(list(itertools.permutations(range(n), 2)))
     np.testing.assert_allclose(hp.jaccard(G, P, backend="cpu").score, 3 / 5)
     np.testing.assert_allclose(hp.overlap(G, P, backend="cpu").score, 3 / 4)
+
+
+@pytest.mark.gpu
+@pytest.mark.cases(directed=False, max_n=300)
+def test_gpu_equals_cpu(graph_case, cases):
+    G = cases.to_graph(graph_case, "cpu")
+    D = G.to_device()
+    P = _random_pairs(graph_case.n, np.random.default_rng(5))
+    for f in (hp.jaccard, hp.overlap, hp.cosine):
+        a, b = f(G, P, backend="cpu"), f(D, P, backend="gpu")
+        np.testing.assert_array_equal(cases.host(b.score), a.score)
+    a, b = hp.similarity_topk(G, 3, backend="cpu"), hp.similarity_topk(D, 3, backend="gpu")
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(cases.host(y), x)

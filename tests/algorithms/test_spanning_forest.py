@@ -58,3 +58,13 @@ def test_negative_weights_and_bad_input():
     D = hp.Graph.from_edges([0, 1], [1, 2], num_vertices=3, backend="cpu")
     with pytest.raises(InvalidValue, match="undirected"):
         hp.minimum_spanning_forest(D, backend="cpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.cases(directed=False)
+def test_gpu_equals_cpu(graph_case, cases):
+    G = cases.to_graph(graph_case, "cpu")
+    a = _forest_edges(hp.minimum_spanning_forest(G, backend="cpu"))
+    b = _forest_edges(hp.minimum_spanning_forest(G.to_device(), backend="gpu"))
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
