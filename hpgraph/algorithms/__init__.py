@@ -21,6 +21,19 @@ _WHERE = {
     "triangle_count": "_triangles", "triangles": "_triangles",
     "k_core": "kcore",
     "label_propagation": "_label_propagation",
+    "strongly_connected_components": "scc", "weakly_connected_components": "scc",
+    "jaccard": "similarity", "overlap": "similarity", "cosine": "similarity",
+    "similarity_topk": "similarity", "SimilarityResult": "similarity",
+    "clustering": "_clustering", "average_clustering": "_clustering",
+    "transitivity": "_clustering",
+    "k_truss": "ktruss",
+    "degree_centrality": "centrality", "eigenvector_centrality": "centrality",
+    "katz_centrality": "centrality",
+    "closeness_centrality": "closeness", "harmonic_centrality": "closeness",
+    "minimum_spanning_forest": "spanning_forest",
+    "shortest_path": "paths", "paths_from_predecessors": "paths",
+    "all_pairs_shortest_path_length": "paths",
+    "louvain": "_louvain", "modularity": "_louvain", "LouvainResult": "_louvain",
 }
 
 __all__ = sorted(_WHERE)

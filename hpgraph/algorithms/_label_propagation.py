@@ -15,8 +15,8 @@ keeps its label.  Two schedules:
     The run stops when an iteration changes no label -- then every vertex's label is among
     its most frequent neighbour labels (networkx's stopping rule) -- or after ``max_iter``
     iterations.  The colouring is Jones-Plassmann's: in round ``r`` every uncoloured vertex
-    whose priority exceeds those of all its uncoloured neighbours gets colour ``r`` (one
-    max-second SpMV per round); priorities are a bijective 64-bit hash of the vertex id and
+    whose priority exceeds those of all its uncoloured neighbours gets colour ``r``;
+    priorities are a bijective 64-bit hash of the vertex id and
     ``seed``, so they are distinct and the run is deterministic.  networkx colours greedily
     (a sequential algorithm), so communities may differ from networkx's on ambiguous graphs.
 ``mode="synchronous"``
@@ -28,7 +28,8 @@ keeps its label.  Two schedules:
 Labels are vertex ids, so the label of a vertex is the id of a vertex in its (weakly)
 connected component.  The mode of a multiset is not a monoid, so the update is not an SpMV:
 it sorts ``(vertex, neighbour label)`` keys and counts runs (the sort-based CDLP of LAGraph),
-vectorised with NumPy or CuPy; the colouring runs on the engine's SpMV.
+vectorised with NumPy or CuPy; the colouring is Kahn's levels of the priority DAG, each edge
+read once (see ``_colouring``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import numpy as np
 from .. import backend as _backend
 from ..exceptions import InvalidValue
 from ._common import finish, prepare, vertex_id_dtype
-from ._triangles import simple_matrix, simple_pairs
+from ._triangles import simple_pairs
 
 __all__ = ["label_propagation", "MODES", "priorities"]
 
@@ -100,26 +101,41 @@ def _update(xp, n, rows, cols, labels, prec):
     return verts, best[verts]
 
 
-def _colouring(G, side, seed):
-    """Colour of every vertex (int64, Jones-Plassmann rounds on max_second SpMVs) and count."""
-    from .. import ops
-    from .. import spmv as _spmv
+def _colouring(G, side, seed, r, c):
+    """Colour of every vertex (int64) and the number of colours: Jones-Plassmann's.
+
+    ``r -> c`` lists every neighbour pair in both directions.  In Jones-Plassmann's rounds a
+    vertex is coloured in the first round where no uncoloured neighbour has a higher priority,
+    so its colour is the length of the longest chain of neighbours of increasing priority
+    ending at it: the level of the vertex in the DAG that orients every edge from the higher
+    to the lower priority.  The levels come from Kahn's algorithm, vectorised: the vertices of
+    level ``k`` push along their DAG edges (one gather of their CSR rows), and a vertex whose
+    count of higher-priority neighbours drops to zero is on level ``k + 1``.  Each edge is
+    read once over all rounds (R-MAT graphs need hundreds of rounds for their dense core,
+    where a round over the whole edge list cost ``m`` each).
+    """
+    from ._vec import csr_of_pairs, expand_rows
 
     xp = G.xp
     n = G.num_vertices
-    S = simple_matrix(G)
     prio = priorities(n, seed, xp)
-    sr = ops.lookup_semiring("max_second[int64]")
+    down = prio[r] > prio[c]
+    hi, lo = r[down], c[down]
+    indptr, succ = csr_of_pairs(xp, hi, lo, n)
+    waiting = xp.bincount(lo, minlength=n) if lo.shape[0] else xp.zeros(n, dtype=np.int64)
     colour = xp.full(n, -1, dtype=np.int64)
-    uncol = xp.ones(n, dtype=bool)
-    r = 0
-    while bool(uncol.any()):
-        nb = _spmv.spmv(S, prio, sr, x_active=uncol, row_mask=uncol, backend=side)
-        sel = uncol & (prio > nb)
-        colour[sel] = r
-        uncol &= ~sel
-        r += 1
-    return colour, r
+    level = xp.flatnonzero(waiting == 0)
+    k = 0
+    while level.shape[0]:
+        colour[level] = k
+        k += 1
+        t = succ[expand_rows(xp, indptr, level)]
+        if t.shape[0] == 0:
+            break
+        ut, cnt = xp.unique(t, return_counts=True)
+        waiting[ut] -= cnt
+        level = ut[waiting[ut] == 0]
+    return colour, k
 
 
 def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", backend=None,
@@ -183,7 +199,7 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
             labels[verts] = new
         return finish(labels, on_dev, to)
 
-    colour, ncol = _colouring(G, side, seed)
+    colour, ncol = _colouring(G, side, seed, r, c)
     # edges grouped by the colour of their row, once
     order = xp.argsort(colour[r])
     r, c = r[order], c[order]

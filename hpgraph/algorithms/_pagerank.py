@@ -1,14 +1,19 @@
 """PageRank: networkx's power iteration, and the HPGraph paper's Eq. (2) as a vertex program.
 
-``variant="networkx"`` (default) reproduces ``networkx.pagerank`` (its ``_pagerank_scipy``):
-with ``M`` the row-normalised adjacency matrix (row ``u`` divided by ``u``'s out-degree, or
+``variant="power"`` (default) and ``variant="networkx"`` run ``networkx.pagerank``'s iteration
+(its ``_pagerank_scipy``): with ``M`` the row-normalised adjacency matrix (row ``u`` divided by ``u``'s out-degree, or
 by its out-weight sum with ``weighted=True``) and ``D`` the dangling vertices (no out-edges,
 or out-weight sum 0)::
 
     x <- damping * (x M + sum(x[D]) * dangling_weights) + (1 - damping) * p
 
-from ``x = nstart / sum(nstart)`` (uniform by default), stopping when ``||x - x_last||_1 <
-n * tol``; ranks sum to 1.  One iteration is one plus-times SpMV over ``A^T`` of the scaled
+from ``x = nstart / sum(nstart)`` (uniform by default); ranks sum to 1.  They differ only in
+when they stop: "networkx" when ``||x - x_last||_1 < n * tol`` (networkx's rule: a mean change
+per vertex, which on a graph of millions of vertices stops after two or three iterations,
+0.1-0.4 away in L1 from the converged vector), "power" when ``||x - x_last||_1 < tol``, an L1
+bound that means the same at any size (as cuGraph's): the iteration is a ``damping``
+contraction in L1, so the result is within ``damping / (1 - damping) * tol`` of the exact
+vector.  One iteration is one plus-times SpMV over ``A^T`` of the scaled
 vector ``x / outweight`` plus one fused vector update (the new ranks, the next SpMV's input,
 the L1 change and the dangling mass in one pass; :mod:`._kernels` on the GPU).  On the GPU
 the only host synchronisation per iteration is the convergence check, and it lags one
@@ -35,15 +40,39 @@ ranks include the final pending changes.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import backend as _backend
 from ..exceptions import ConvergenceError, IndexOutOfBound, InvalidValue
 from ._common import finish, prepare
 
-__all__ = ["pagerank"]
+__all__ = ["pagerank", "PageRankInfo"]
 
-VARIANTS = ("networkx", "hpgraph")
+VARIANTS = ("power", "networkx", "hpgraph")
+
+
+class PageRankInfo(NamedTuple):
+    """How a :func:`pagerank` run ended (``return_info=True``).
+
+    Attributes
+    ----------
+    iterations : int
+        Power iterations (SpMVs) run; supersteps for ``variant="hpgraph"``.
+    residual : float
+        L1 norm of the last iteration's change, ``||x_k - x_(k-1)||_1`` ("power" and
+        "networkx"); for "hpgraph", the L1 norm of the changes still pending at the end.
+    error_bound : float
+        Bound on the L1 distance of the result from the exact PageRank vector:
+        ``damping / (1 - damping) * residual`` for "power" and "networkx" (the iteration is a
+        ``damping``-contraction in L1; rounding aside), ``inf`` at ``damping == 1``; NaN for
+        "hpgraph".
+    """
+
+    iterations: int
+    residual: float
+    error_bound: float
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,33 +168,33 @@ def _operands(G, weighted, dtype):
 # networkx variant
 
 
-def _networkx(G, side, damping, tol, max_iter, p, x0, dw, weighted, dtype):
+def _networkx(G, side, damping, thresh, max_iter, p, x0, dw, weighted, dtype, rule):
+    """Power iteration until the L1 change is below ``thresh``; ``(x, iterations, change)``."""
     from .. import spmv as _spmv
 
     n = G.num_vertices
     S, AT, sr = _operands(G, weighted, dtype)
-    thresh = n * tol
     if side == "gpu":
-        return _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype)
+        return _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype, rule)
 
     # CPU: the same steps in NumPy
     x = np.full(n, 1.0 / n, dtype=dtype) if x0 is None else x0.astype(dtype)
     pv = dtype.type(1.0 / n) if p is None else p.astype(dtype)
     dwv = pv if dw is None else dw.astype(dtype)
     dang = S == 0
-    for _ in range(max_iter):
+    for k in range(max_iter):
         y = _spmv.spmv(AT, x * S, sr, backend="cpu")
         dsum = x[dang].sum(dtype=np.float64)
         xn = (damping * (y + dsum * dwv) + (1 - damping) * pv).astype(dtype, copy=False)
         err = float(np.abs(xn.astype(np.float64) - x).sum())
         x = xn
         if err < thresh:
-            return x
-    raise ConvergenceError(f"pagerank did not converge to tol={tol} (L1 change < n*tol) within "
+            return x, k + 1, err
+    raise ConvergenceError(f"pagerank did not converge ({rule} = {thresh:g}) within "
                            f"max_iter={max_iter} iterations; raise max_iter or tol")
 
 
-def _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype):
+def _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype, rule):
     from .. import spmv as _spmv
     from . import _kernels
 
@@ -218,8 +247,8 @@ def _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype):
             launch(k + 1)          # the bound was not tight enough after all
         if host[k + 1, 0] < thresh:
             stream.synchronize()   # the speculative iteration must not outlive the buffers' use
-            return bufs[k % 3].copy()
-    raise ConvergenceError(f"pagerank did not converge (L1 change < n*tol = {thresh:g}) within "
+            return bufs[k % 3].copy(), k + 1, float(host[k + 1, 0])
+    raise ConvergenceError(f"pagerank did not converge ({rule} = {thresh:g}) within "
                            f"max_iter={max_iter} iterations; raise max_iter or tol")
 
 
@@ -303,7 +332,8 @@ def _hpgraph(G, side, damping, tol, max_iter, nstart, weighted, dtype):
         raise ConvergenceError(f"pagerank(variant='hpgraph') did not converge: vertices still "
                                f"changed by more than tol={tol} after max_iter={max_iter} "
                                "supersteps; raise max_iter or tol")
-    return (res.rank + res.pend).astype(dtype, copy=False)
+    x = (res.rank + res.pend).astype(dtype, copy=False)
+    return x, int(res.supersteps), float(xp.abs(res.pend).sum(dtype=np.float64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,8 +341,8 @@ def _hpgraph(G, side, damping, tol, max_iter, nstart, weighted, dtype):
 
 
 def pagerank(G, damping=0.85, tol=1e-6, max_iter=100, personalization=None, nstart=None,
-             dangling=None, weighted=False, *, variant="networkx", dtype=np.float64,
-             backend=None, to=None):
+             dangling=None, weighted=False, *, variant="power", dtype=np.float64,
+             return_info=False, backend=None, to=None):
     """PageRank of every vertex.
 
     Parameters
@@ -324,10 +354,17 @@ def pagerank(G, damping=0.85, tol=1e-6, max_iter=100, personalization=None, nsta
         networkx's ``alpha``: the probability of following a link.  (The paper's ``d`` is
         ``1 - damping``; see the module docstring.)
     tol : float, default 1e-6
-        networkx variant: stop when the L1 change of an iteration is below ``n * tol``.
-        hpgraph variant: a vertex is converged while its pending change is at most ``tol``.
+        ``variant="power"`` (default): stop when the L1 change of an iteration,
+        ``||x_k - x_(k-1)||_1``, is below ``tol`` -- the same bound at any size; the result is
+        then within ``damping / (1 - damping) * tol`` (L1) of the exact vector (5.7e-6 with the
+        defaults).  ``variant="networkx"``: networkx's rule, L1 change below ``n * tol`` (a
+        mean change per vertex: on a large graph it stops after a few iterations, far from
+        the converged vector).  ``variant="hpgraph"``: a vertex is converged while its pending
+        change is at most ``tol``.
     max_iter : int, default 100
         Iterations (SpMVs) at most; :class:`~hpgraph.exceptions.ConvergenceError` after.
+        With ``variant="power"`` and ``damping <= 0.85``, 100 iterations always reach
+        ``tol >= 1e-6`` (the change shrinks by ``damping`` per iteration from at most 2).
     personalization, nstart, dangling : dict {vertex: value} or array of length n, optional
         networkx's meanings (normalised to sum 1; missing dict keys are 0): the teleport
         distribution (default uniform), the starting vector (default uniform) and where a
@@ -337,10 +374,13 @@ def pagerank(G, damping=0.85, tol=1e-6, max_iter=100, personalization=None, nsta
         Use edge weights (networkx's ``weight="weight"``): links are followed in proportion to
         their weight.  Default: every stored edge weighs 1 (networkx's ``weight=None``).
         Weights must be non-negative.
-    variant : {"networkx", "hpgraph"}
-        See the module docstring.
+    variant : {"power", "networkx", "hpgraph"}
+        "power" and "networkx" run networkx's power iteration (the same vector, with the
+        stopping rules of ``tol``); "hpgraph" is the paper's Eq. (2) (module docstring).
     dtype : numpy float dtype, default float64
         Rank dtype (float32 halves the memory traffic; float64 matches networkx to ~1e-12).
+    return_info : bool, default False
+        Also return a :class:`PageRankInfo` (iterations run, final residual, error bound).
     backend : {"auto", "cpu", "gpu", None}
     to : {None, "numpy", "cupy"}
         Where the result goes (default: the input's side).
@@ -348,6 +388,7 @@ def pagerank(G, damping=0.85, tol=1e-6, max_iter=100, personalization=None, nsta
     Returns
     -------
     array of ``dtype``, length n
+        Or ``(ranks, PageRankInfo)`` with ``return_info=True``.
 
     Raises
     ------
@@ -364,6 +405,9 @@ def pagerank(G, damping=0.85, tol=1e-6, max_iter=100, personalization=None, nsta
     >>> G = hp.generators.path(3, directed=True, backend="cpu")
     >>> hp.pagerank(G, backend="cpu").round(4)
     array([0.1844, 0.3412, 0.4744])
+    >>> x, info = hp.pagerank(G, return_info=True, backend="cpu")
+    >>> info.residual < 1e-6
+    True
     """
     if variant not in VARIANTS:
         raise InvalidValue(f"variant must be one of {VARIANTS}, got {variant!r}")
@@ -376,21 +420,34 @@ def pagerank(G, damping=0.85, tol=1e-6, max_iter=100, personalization=None, nsta
     damping, tol, max_iter = float(damping), float(tol), int(max_iter)
     G, side, on_dev = prepare(G, backend)
     n = G.num_vertices
+
+    def done(x, iterations, residual):
+        x = finish(x, on_dev, to)
+        if not return_info:
+            return x
+        if variant == "hpgraph":
+            bound = float("nan")
+        else:
+            bound = damping / (1.0 - damping) * residual if damping < 1.0 else float("inf")
+        return x, PageRankInfo(int(iterations), float(residual), bound)
+
     if variant == "hpgraph":
         if personalization is not None or dangling is not None:
             raise InvalidValue("pagerank(variant='hpgraph') is the paper's Eq. (2), which has no "
-                               "personalization or dangling weights; use variant='networkx'")
+                               "personalization or dangling weights; use variant='power'")
         x0 = vertex_vector(nstart, n, "nstart", normalize=False)
         if n == 0:
-            return finish(G.xp.zeros(0, dtype=dtype), on_dev, to)
-        x = _hpgraph(G, side, damping, tol, max_iter, x0, weighted, dtype)
-        return finish(x, on_dev, to)
+            return done(G.xp.zeros(0, dtype=dtype), 0, 0.0)
+        return done(*_hpgraph(G, side, damping, tol, max_iter, x0, weighted, dtype))
     p = vertex_vector(personalization, n, "personalization", normalize=True)
     x0 = vertex_vector(nstart, n, "nstart", normalize=True)
     dw = vertex_vector(dangling, n, "dangling", normalize=True)
     if dw is None:
         dw = p
     if n == 0:
-        return finish(G.xp.zeros(0, dtype=dtype), on_dev, to)
-    x = _networkx(G, side, damping, tol, max_iter, p, x0, dw, weighted, dtype)
-    return finish(x, on_dev, to)
+        return done(G.xp.zeros(0, dtype=dtype), 0, 0.0)
+    if variant == "networkx":
+        thresh, rule = n * tol, "L1 change < n*tol"
+    else:
+        thresh, rule = tol, "L1 change < tol"
+    return done(*_networkx(G, side, damping, thresh, max_iter, p, x0, dw, weighted, dtype, rule))

@@ -1,14 +1,17 @@
 """Betweenness centrality (Brandes), unweighted, on semiring SpMV; matches networkx.
 
-For every source ``s`` (all vertices, or ``k`` sampled exactly as networkx samples them):
+The sources (all vertices, or ``k`` sampled exactly as networkx samples them) go in batches of
+``b``: every per-source vector becomes an ``n x b`` block, one column per source, and one level
+of all ``b`` searches is one sparse-dense product (SciPy on the CPU, cuSPARSE through cupyx on
+the GPU):
 
-* **forward** -- a BFS level by level counting shortest paths:
-  ``t = spmv(A^T, sigma, plus_second, row_mask=visited, complement=True, x_active=frontier)``
-  gives, for every unvisited vertex, the number of shortest paths arriving from the frontier;
-  the vertices with ``t > 0`` form the next level and take ``sigma = t``;
-* **backward** -- dependencies level by level, deepest first:
-  ``t = spmv(A, (1 + delta) / sigma on level d, plus_second, row_mask=level d - 1,
-  x_active=level d)`` and ``delta = sigma * t`` on level ``d - 1``;
+* **forward** -- a BFS level by level counting shortest paths: ``T = A^T @ F``, with ``F`` the
+  path counts ``sigma`` on each column's frontier and 0 elsewhere, gives the paths arriving at
+  every vertex; the unvisited entries with ``T > 0`` form the next level and take
+  ``sigma = T``;
+* **backward** -- dependencies level by level, deepest first: ``T = A @ C`` with
+  ``C = (1 + delta) / sigma`` on level ``d`` (0 elsewhere), and ``delta = sigma * T`` on level
+  ``d - 1``;
 
 then ``bc += delta`` off the source (networkx's ``_accumulate_basic``/``_accumulate_endpoints``)
 and networkx's rescaling (``_rescale``, including the per-vertex scales of ``k`` sampling when
@@ -28,10 +31,9 @@ from ._common import finish, prepare
 
 __all__ = ["betweenness_centrality"]
 
-#: GPU kernel layout of the masked SpMVs (forward: unvisited rows only; backward: one level's
-#: rows only).  The vector CSR kernel skips masked rows without reading them; the load-balanced
-#: kernel that ``"auto"`` picks on skewed graphs reads every stored entry.  None = auto.
-SPMV_FORMAT = "csr_vector:8"
+#: Entries of one ``n x b`` block of a batch of ``b`` sources (about 5 blocks live at once):
+#: 64 sources of R-MAT 21 (2M vertices) in one batch on the GPU.
+BATCH_ENTRIES = {"cpu": 1 << 23, "gpu": 1 << 27}
 
 
 def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=False, weight=None,
@@ -91,9 +93,11 @@ def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=F
         sources = _py_random_state(seed).sample(list(range(n)), k)
 
     A, AT = _unique_pattern(G)
+    Ap, ATp = _pattern_operands(A, AT, xp)
     bc = xp.zeros(n, dtype=np.float64)
-    for s in sources:
-        bc = _accumulate(A, AT, n, xp, int(s), bc, endpoints, side)
+    width = max(1, BATCH_ENTRIES[side] // max(n, 1))
+    for i in range(0, len(sources), width):
+        bc = _accumulate_batch(Ap, ATp, n, xp, sources[i:i + width], bc, endpoints)
     bc = _rescale(xp, bc, n, normalized=normalized, directed=G.directed, endpoints=endpoints,
                   sampled=None if k is None else sources)
     return finish(bc, on_dev, to)
@@ -145,48 +149,61 @@ def _unique_pattern(G):
     return A, G.AT
 
 
-def _accumulate(A, AT, n, xp, s, bc, endpoints, side):
-    from .. import ops
-    from ..formats import Bitmask
-    from ..spmv import spmv
+def _pattern_operands(A, AT, xp):
+    """scipy (host) or cupyx (device) float64 CSR matrices of the patterns of ``A`` and
+    ``A^T`` (every stored entry 1.0), for the sparse-dense products of the sweeps."""
+    def conv(M):
+        data = xp.ones(M.nnz, dtype=np.float64)
+        if xp is np:
+            import scipy.sparse as sp
 
-    sr = ops.lookup_semiring("plus_second", np.float64)
-    sigma = xp.zeros(n, dtype=np.float64)
-    sigma[s] = 1.0
-    depth = xp.full(n, -1, dtype=np.int32)
-    depth[s] = 0
-    visited = xp.zeros(n, dtype=bool)
-    visited[s] = True
-    frontier = visited.copy()
+            return sp.csr_matrix((data, M.indices, M.indptr), shape=M.shape)
+        import cupyx.scipy.sparse as cs
+
+        return cs.csr_matrix((data, M.indices, M.indptr), shape=M.shape)
+
+    Ap = conv(A)
+    return Ap, (Ap if AT is A else conv(AT))
+
+
+def _accumulate_batch(Ap, ATp, n, xp, sources, bc, endpoints):
+    """Brandes for a batch of sources at once: column ``j`` of every ``n x b`` block belongs
+    to ``sources[j]``; a BFS level (forward) or a dependency level (backward) of the whole
+    batch is one sparse-dense product."""
+    b = len(sources)
+    cols = xp.arange(b)
+    src = xp.asarray(np.asarray(sources, dtype=np.int64))
+    sigma = xp.zeros((n, b), dtype=np.float64)
+    sigma[src, cols] = 1.0
+    depth = xp.full((n, b), -1, dtype=np.int32)
+    depth[src, cols] = 0
+    front = sigma.copy()
     d = 0
     while True:  # forward: count shortest paths level by level
-        t = spmv(AT, sigma, sr, row_mask=Bitmask.from_bool(visited), complement=True,
-                 x_active=Bitmask.from_bool(frontier), backend=side, format=SPMV_FORMAT)
-        new = (t > 0) & ~visited
+        t = ATp @ front
+        new = (t > 0) & (depth < 0)
         if not bool(new.any()):
             break
         d += 1
         sigma = xp.where(new, t, sigma)
         depth[new] = d
-        visited |= new
-        frontier = new
-    delta = xp.zeros(n, dtype=np.float64)
+        front = xp.where(new, t, 0.0)
+    delta = xp.zeros((n, b), dtype=np.float64)
+    safe = xp.where(sigma > 0, sigma, 1.0)
     for lvl in range(d, 0, -1):  # backward: dependencies, deepest level first
-        here = depth == lvl
-        above = depth == lvl - 1
-        coeff = xp.where(here, (1.0 + delta) / xp.where(here, sigma, 1.0), 0.0)
-        t = spmv(A, coeff, sr, row_mask=Bitmask.from_bool(above), x_active=Bitmask.from_bool(here),
-                 backend=side, format=SPMV_FORMAT)
-        delta = xp.where(above, sigma * t, delta)
+        coeff = xp.where(depth == lvl, (1.0 + delta) / safe, 0.0)
+        t = Ap @ coeff
+        delta = xp.where(depth == lvl - 1, sigma * t, delta)
+    reached = depth >= 0
     if endpoints:
-        reached = visited.copy()
-        reached[s] = False
-        bc = bc + xp.where(reached, delta + 1.0, 0.0)
-        bc[s] += float(int(visited.sum()) - 1)
-    else:
-        delta[s] = 0.0
-        bc = bc + delta
-    return bc
+        reached[src, cols] = False
+        bc = bc + xp.where(reached, delta + 1.0, 0.0).sum(axis=1)
+        counts = reached.sum(axis=0).astype(np.float64)       # reached, source excluded
+        add = xp.zeros(n, dtype=np.float64)
+        add += xp.bincount(src, weights=counts, minlength=n)
+        return bc + add
+    delta[src, cols] = 0.0
+    return bc + delta.sum(axis=1)
 
 
 def _rescale(xp, bc, n, *, normalized, directed, endpoints, sampled):

@@ -7,8 +7,8 @@ the smallest remaining degree.  Each round is one SpMV: ``deg -= A (+.second) re
 the removed vertices as the active sources and the remaining vertices as the row mask -- so
 the engine's SpMV optimisations apply.  On the GPU it is the engine's push over the removed
 vertices' rows (:func:`hpgraph.spmv.gpu.push`, atomic adds into the remaining vertices), so a
-round costs the removed vertices' edges and the whole run ``O(m)``; on the CPU it is
-:func:`hpgraph.spmv.spmv` with ``x_active`` (the paper's x_bitmask) and a row mask.  One
+round costs the removed vertices' edges and the whole run ``O(m)``; on the CPU the same push is
+a gather of the removed vertices' CSR rows and a ``bincount`` of their neighbours.  One
 scalar (the smallest remaining degree) and the removed count are read back per round.
 
 Graph semantics:
@@ -27,6 +27,7 @@ import numpy as np
 
 from ._common import finish, prepare
 from ._triangles import simple_matrix
+from ._vec import expand_rows
 
 __all__ = ["k_core"]
 
@@ -93,7 +94,12 @@ def k_core(G, *, backend=None, to=None):
             frontier = xp.flatnonzero(removed).astype(S.index_dtype)
             dec = xp.zeros(n, dtype=np.int32)
             push(S, frontier, ones, sr, dec, mask=alive)
+            deg = deg - dec
         else:
-            dec = _spmv.spmv(S, ones, sr, x_active=removed, row_mask=alive, backend=side)
-        deg = deg - dec
+            # the removed vertices' rows only (the CPU's push): O(their edges) per round
+            pos = expand_rows(np, S.indptr, np.flatnonzero(removed))
+            tgt = S.indices[pos]
+            w = None if S.values is None else S.values[pos].astype(np.float64)
+            dec = np.bincount(tgt, weights=w, minlength=n)
+            deg = np.where(alive, deg - dec.astype(np.int32), deg)
     return finish(core, on_dev, to)

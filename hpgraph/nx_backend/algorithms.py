@@ -632,7 +632,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstar
             raise NotImplementedError("dangling sums to zero")
         dw /= dw.sum()
     try:
-        x = hp_pagerank(G.hp(weight), damping=alpha, tol=tol, max_iter=max_iter,
+        x = hp_pagerank(G.hp(weight), damping=alpha, tol=tol, max_iter=max_iter, variant="networkx",
                         personalization=p, nstart=x0, dangling=dw, weighted=weight is not None,
                         backend=device())
     except ConvergenceError:

@@ -23,7 +23,7 @@ def test_pagerank_matches_networkx(graph_case, backend_name, cases, weighted):
     if weighted and not case.weighted:
         pytest.skip("unweighted case")
     G = cases.to_graph(case, backend_name)
-    x = cases.host(hp.pagerank(G, weighted=weighted, backend=backend_name))
+    x = cases.host(hp.pagerank(G, weighted=weighted, backend=backend_name, variant="networkx"))
     assert x.dtype == np.float64 and x.shape == (case.n,)
     if case.n == 0:
         return
@@ -46,13 +46,13 @@ def test_pagerank_personalization_nstart_dangling(graph_case, backend_name, case
     for kw in ({"personalization": pers}, {"dangling": dang}, {"nstart": nst},
                {"personalization": pers, "dangling": dang, "nstart": nst}):
         ref = nx_ranks(H, n, weight=None, **kw)
-        x = cases.host(hp.pagerank(G, backend=backend_name, **kw))
+        x = cases.host(hp.pagerank(G, backend=backend_name, **kw, variant="networkx"))
         np.testing.assert_allclose(x, ref, rtol=1e-7, atol=1e-10)
     # the same as arrays
     parr = np.zeros(n)
     for k, v in pers.items():
         parr[k] = v
-    x = cases.host(hp.pagerank(G, personalization=parr, backend=backend_name))
+    x = cases.host(hp.pagerank(G, personalization=parr, backend=backend_name, variant="networkx"))
     np.testing.assert_allclose(x, nx_ranks(H, n, weight=None, personalization=pers),
                                rtol=1e-7, atol=1e-10)
 
@@ -65,7 +65,7 @@ def test_pagerank_damping_values(damping, backend_name):
     H = nx.DiGraph()
     H.add_nodes_from(range(40))
     H.add_edges_from(zip(s.tolist(), d.tolist()))
-    x = cases_host(hp.pagerank(G, damping=damping, max_iter=1000, backend=backend_name))
+    x = cases_host(hp.pagerank(G, damping=damping, max_iter=1000, backend=backend_name, variant="networkx"))
     np.testing.assert_allclose(x, nx_ranks(H, 40, alpha=damping, weight=None, max_iter=1000),
                                rtol=1e-7, atol=1e-10)
 
@@ -113,11 +113,11 @@ def test_pagerank_bad_arguments():
 def test_pagerank_inputs_and_sides(backend_name):
     H = nx.gnp_random_graph(30, 0.2, seed=4, directed=True)
     ref = nx_ranks(H, 30, weight=None)
-    x = hp.pagerank(H, backend=backend_name, to="numpy")          # a networkx graph
+    x = hp.pagerank(H, backend=backend_name, to="numpy", variant="networkx")          # a networkx graph
     assert isinstance(x, np.ndarray)
     np.testing.assert_allclose(x, ref, rtol=1e-7, atol=1e-10)
     A = nx.to_scipy_sparse_array(H, nodelist=range(30))
-    np.testing.assert_allclose(cases_host(hp.pagerank(A, backend=backend_name)), ref,
+    np.testing.assert_allclose(cases_host(hp.pagerank(A, backend=backend_name, variant="networkx")), ref,
                                rtol=1e-7, atol=1e-10)
     if backend_name == "gpu":
         G = hp.Graph.from_networkx(H).to_device()
@@ -247,3 +247,77 @@ def test_eq2_program_compiles(weighted, dtype, index_dtype):
     ptx = hp.backend.compile_ptx(src, "pagerank_eq2.cu")
     for k in codegen.KERNELS:
         assert k in ptx
+
+
+# -- the default stopping rule (variant="power": an L1 bound independent of n) -----------------
+
+
+def exact_pagerank(A, damping):
+    """Dense solve of networkx's PageRank equations (dangling rows teleport uniformly)."""
+    A = np.asarray(A, dtype=np.float64)
+    n = A.shape[0]
+    W = A.sum(axis=1)
+    P = np.where(W[:, None] > 0, A / np.where(W > 0, W, 1)[:, None], 1.0 / n)
+    return np.linalg.solve(np.eye(n) - damping * P.T, np.full(n, (1.0 - damping) / n))
+
+
+@pytest.mark.cases(min_n=1, max_n=300)
+@pytest.mark.parametrize("tol", [1e-6, 1e-10])
+def test_power_variant_is_within_its_bound(graph_case, backend_name, cases, tol):
+    G = cases.to_graph(graph_case, backend_name)
+    # the change shrinks at least by 0.85 per iteration from <= 2: 100 iterations reach 1e-6,
+    # 1e-10 may take up to 146
+    x, info = hp.pagerank(G, tol=tol, max_iter=150, return_info=True, backend=backend_name)
+    x = cases.host(x)
+    ref = exact_pagerank(cases.to_scipy(graph_case, unweighted=True).toarray(), 0.85)
+    assert info.residual < tol and 1 <= info.iterations <= (100 if tol >= 1e-6 else 150)
+    assert info.error_bound == pytest.approx(0.85 / 0.15 * info.residual)
+    assert np.abs(x - ref).sum() <= info.error_bound + 1e-12
+    # networkx's rule on the same graph: stops no later, and reports its own residual
+    _, nx_info = hp.pagerank(G, tol=tol, max_iter=150, variant="networkx", return_info=True,
+                             backend=backend_name)
+    assert nx_info.iterations <= info.iterations
+    assert nx_info.residual < graph_case.n * tol
+
+
+def test_power_variant_on_100k_vertices_against_a_tight_reference():
+    """R-MAT scale 17 (131,072 vertices, 1.9M stored entries): the default stops within its
+    L1 bound of a reference iterated to a 1e-15 change; networkx's rule (n * tol = 0.13)
+    stops after a few iterations, orders of magnitude further away."""
+    import scipy.sparse as sp
+
+    G = hp.generators.rmat(17, edge_factor=8, seed=5, backend="cpu")
+    n = G.num_vertices
+    assert n >= 100_000
+    A = G.to_scipy().astype(np.float64)
+    A.data[:] = 1.0
+    out = np.asarray(A.sum(axis=1)).ravel()
+    S = np.where(out > 0, 1.0 / np.maximum(out, 1.0), 0.0)
+    AT = sp.csr_array(A.T)
+    dang = out == 0
+    ref = np.full(n, 1.0 / n)
+    for _ in range(1000):
+        nxt = 0.85 * (AT @ (ref * S) + ref[dang].sum() / n) + 0.15 / n
+        change = np.abs(nxt - ref).sum()
+        ref = nxt
+        if change < 1e-15:
+            break
+    assert change < 1e-15
+    x, info = hp.pagerank(G, return_info=True, backend="cpu")
+    err = np.abs(x - ref).sum()
+    assert info.residual < 1e-6 and err <= info.error_bound and err < 6e-6
+    x_nx, nx_info = hp.pagerank(G, variant="networkx", return_info=True, backend="cpu")
+    assert nx_info.iterations < info.iterations
+    assert np.abs(x_nx - ref).sum() > 100 * err
+
+
+def test_return_info_for_every_variant(backend_name):
+    G = hp.generators.path(5, directed=True, backend="cpu")
+    for variant in ("power", "networkx", "hpgraph"):
+        x, info = hp.pagerank(G, variant=variant, return_info=True, backend=backend_name)
+        assert info.iterations >= 1 and info.residual >= 0.0
+        np.testing.assert_array_equal(cases_host(x), cases_host(
+            hp.pagerank(G, variant=variant, backend=backend_name)))
+    E = hp.Graph.from_edges([], [], num_vertices=0, backend="cpu")
+    x, info = hp.pagerank(E, return_info=True, backend=backend_name)
+    assert x.shape == (0,) and info.iterations == 0

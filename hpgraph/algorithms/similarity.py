@@ -1,0 +1,196 @@
+"""Vertex-pair similarity from shared neighbours: Jaccard, overlap and cosine (like
+``cugraph.jaccard`` / ``cugraph.overlap`` / ``cugraph.cosine`` and networkx's
+``jaccard_coefficient``).
+
+With ``N(u)`` the set of neighbours of ``u`` in the simple graph (self-loops and repeated
+edges ignored) and ``I = |N(u) & N(v)|``:
+
+* Jaccard ``I / |N(u) | N(v)|``, overlap ``I / min(|N(u)|, |N(v)|)``, cosine
+  ``I / sqrt(|N(u)| |N(v)|)``; 0 where the denominator is 0 (networkx's convention).
+
+Given pairs: ``I`` is the row sum of ``S[u] .* S[v]`` over the simple pattern ``S`` (a sparse
+row gather and an element-wise product, SciPy or cupyx).  Top-k per vertex: every pair at
+distance two is a nonzero of ``S @ S`` (one sparse-sparse product), scored, and the best ``k``
+of each row are kept by one sort on ``(row, -score, column)``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import backend as _backend
+from ..exceptions import IndexOutOfBound, InvalidValue
+from ._common import finish, prepare
+from ._vec import check_number, check_undirected, simple_sparse
+
+__all__ = ["jaccard", "overlap", "cosine", "similarity_topk", "SimilarityResult"]
+
+METRICS = ("jaccard", "overlap", "cosine")
+
+
+class SimilarityResult(NamedTuple):
+    """Scores of vertex pairs: ``score[i]`` is the similarity of ``first[i]`` and ``second[i]``."""
+
+    first: object
+    second: object
+    score: object
+
+
+def _score(xp, metric, inter, du, dv):
+    inter = inter.astype(np.float64)
+    du = du.astype(np.float64)
+    dv = dv.astype(np.float64)
+    if metric == "jaccard":
+        den = du + dv - inter
+    elif metric == "overlap":
+        den = xp.minimum(du, dv)
+    else:
+        den = xp.sqrt(du * dv)
+    return xp.where(den > 0, inter / xp.where(den > 0, den, 1.0), 0.0)
+
+
+def _pairs(G, pairs, xp):
+    """``(u, v)`` int64 arrays of the pairs argument (an (k, 2) array; None: every edge)."""
+    n = G.num_vertices
+    if pairs is None:
+        from ._triangles import simple_pairs
+
+        u, v, _ = simple_pairs(G, symmetrize=False)
+        return u, v
+    P = np.asarray(_backend.to_host(pairs))
+    if P.size == 0:
+        z = xp.zeros(0, dtype=np.int64)
+        return z, z
+    if P.ndim != 2 or P.shape[1] != 2 or P.dtype.kind not in "iu":
+        raise InvalidValue(f"pairs must be an integer array of shape (k, 2), got shape {P.shape} "
+                           f"and dtype {P.dtype}")
+    bad = (P < 0) | (P >= n)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise IndexOutOfBound(f"pairs[{i}, {j}] = {int(P[i, j])} is out of range for a graph of "
+                              f"{n} vertices (valid ids are 0..{n - 1})")
+    P = xp.asarray(P.astype(np.int64))
+    return P[:, 0].copy(), P[:, 1].copy()
+
+
+def _similarity(metric, G, pairs, backend, to):
+    G, side, on_dev = prepare(G, backend)
+    check_undirected(G, metric)
+    xp = G.xp
+    u, v = _pairs(G, pairs, xp)
+    if u.shape[0] == 0:
+        e = xp.zeros(0, dtype=np.int64)
+        return SimilarityResult(finish(e, on_dev, to), finish(e, on_dev, to),
+                                finish(xp.zeros(0, dtype=np.float64), on_dev, to))
+    S = simple_sparse(G)
+    deg = xp.diff(S.indptr).astype(np.int64)
+    inter = xp.asarray(S[u].multiply(S[v]).sum(axis=1)).reshape(-1)
+    score = _score(xp, metric, inter, deg[u], deg[v])
+    return SimilarityResult(finish(u, on_dev, to), finish(v, on_dev, to), finish(score, on_dev, to))
+
+
+def jaccard(G, pairs=None, *, backend=None, to=None):
+    """Jaccard similarity ``|N(u) & N(v)| / |N(u) | N(v)|`` of vertex pairs.
+
+    Parameters
+    ----------
+    G : Graph (undirected), scipy/cupyx sparse matrix or networkx graph
+        Weights, self-loops and repeated edges are ignored.
+    pairs : array of shape (k, 2), optional
+        The pairs ``(u, v)`` to score.  Default: every edge, both directions (as
+        ``cugraph.jaccard`` without ``vertex_pair``).
+    backend : {None, "auto", "cpu", "gpu"}
+    to : {None, "numpy", "cupy"}
+
+    Returns
+    -------
+    SimilarityResult
+        ``first``, ``second`` (int64) and ``score`` (float64), in the order of ``pairs``.
+
+    Raises
+    ------
+    InvalidValue
+        ``G`` is directed, or ``pairs`` is not a (k, 2) integer array.
+    IndexOutOfBound
+        A vertex of ``pairs`` is out of range.
+
+    Examples
+    --------
+    >>> import hpgraph as hp
+    >>> G = hp.Graph.from_edges([0, 0, 1], [1, 2, 2], num_vertices=4, directed=False, backend="cpu")
+    >>> hp.jaccard(G, [[0, 1], [0, 3]], backend="cpu").score
+    array([0.33333333, 0.        ])
+    """
+    return _similarity("jaccard", G, pairs, backend, to)
+
+
+def overlap(G, pairs=None, *, backend=None, to=None):
+    """Overlap coefficient ``|N(u) & N(v)| / min(|N(u)|, |N(v)|)`` of vertex pairs.
+
+    Parameters and result as :func:`jaccard`.
+    """
+    return _similarity("overlap", G, pairs, backend, to)
+
+
+def cosine(G, pairs=None, *, backend=None, to=None):
+    """Cosine similarity ``|N(u) & N(v)| / sqrt(|N(u)| |N(v)|)`` of vertex pairs.
+
+    Parameters and result as :func:`jaccard`.
+    """
+    return _similarity("cosine", G, pairs, backend, to)
+
+
+def similarity_topk(G, k, metric="jaccard", *, backend=None, to=None):
+    """The ``k`` most similar other vertices of every vertex.
+
+    Only vertices sharing at least one neighbour have a nonzero score, so candidates are the
+    pairs at distance two.  Ties are broken by the smaller vertex id.
+
+    Parameters
+    ----------
+    G : Graph (undirected), scipy/cupyx sparse matrix or networkx graph
+    k : int >= 1
+        Pairs kept per vertex (fewer where a vertex has fewer candidates).
+    metric : {"jaccard", "overlap", "cosine"}
+    backend : {None, "auto", "cpu", "gpu"}
+    to : {None, "numpy", "cupy"}
+
+    Returns
+    -------
+    SimilarityResult
+        Sorted by ``first``, then by decreasing score, then by ``second``; every score > 0.
+
+    Raises
+    ------
+    InvalidValue
+        ``G`` is directed, ``k < 1`` or an unknown ``metric``.
+    """
+    check_number("k", k, lo=1, integer=True)
+    if metric not in METRICS:
+        raise InvalidValue(f"metric must be one of {METRICS}, got {metric!r}")
+    G, side, on_dev = prepare(G, backend)
+    check_undirected(G, "similarity_topk")
+    xp = G.xp
+    n = G.num_vertices
+    if n == 0:
+        e = xp.zeros(0, dtype=np.int64)
+        return SimilarityResult(finish(e, on_dev, to), finish(e, on_dev, to),
+                                finish(xp.zeros(0, dtype=np.float64), on_dev, to))
+    S = simple_sparse(G)
+    deg = xp.diff(S.indptr).astype(np.int64)
+    C = (S @ S).tocoo()
+    u = C.row.astype(np.int64)
+    v = C.col.astype(np.int64)
+    inter = C.data
+    off = u != v
+    u, v, inter = u[off], v[off], inter[off]
+    score = _score(xp, metric, xp.rint(inter), deg[u], deg[v])
+    order = xp.lexsort(xp.stack([v, -score, u]))
+    u, v, score = u[order], v[order], score[order]
+    start = xp.searchsorted(u, xp.arange(n, dtype=np.int64))
+    rank = xp.arange(u.shape[0], dtype=np.int64) - start[u]
+    keep = rank < int(k)
+    return SimilarityResult(finish(u[keep], on_dev, to), finish(v[keep], on_dev, to),
+                            finish(score[keep], on_dev, to))
