@@ -1,0 +1,73 @@
+"""Sorted-key helpers shared by the operations (NumPy or CuPy, same code).
+
+An object's entries are handled as one sorted, duplicate-free int64 *key* per entry (a
+vector's index; ``row * ncols + col`` for a matrix) and a value array.  Set algebra on keys
+(membership, union, intersection) is a sort or a binary search, which both backends do fast.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..formats._base import stable_argsort
+
+__all__ = ["member", "lookup", "union", "repeat_index", "segment_starts", "sort_by"]
+
+
+def member(xp, keys, sorted_keys):
+    """Bool array: ``keys[k]`` occurs in ``sorted_keys``."""
+    if sorted_keys.shape[0] == 0 or keys.shape[0] == 0:
+        return xp.zeros(keys.shape[0], dtype=bool)
+    pos = xp.searchsorted(sorted_keys, keys)
+    pos = xp.minimum(pos, sorted_keys.shape[0] - 1)
+    return sorted_keys[pos] == keys
+
+
+def lookup(xp, keys, sorted_keys):
+    """(found, pos): ``sorted_keys[pos[k]] == keys[k]`` where ``found[k]``."""
+    if sorted_keys.shape[0] == 0:
+        z = xp.zeros(keys.shape[0], dtype=np.int64)
+        return xp.zeros(keys.shape[0], dtype=bool), z
+    pos = xp.searchsorted(sorted_keys, keys)
+    pos = xp.minimum(pos, sorted_keys.shape[0] - 1)
+    return sorted_keys[pos] == keys, pos
+
+
+def union(xp, ka, kb):
+    """Sorted union of two sorted duplicate-free key arrays, and for each union key its
+    position in ``ka`` / ``kb`` (or -1)."""
+    in_a_of_b = member(xp, kb, ka)
+    keys = xp.concatenate([ka, kb[~in_a_of_b]])
+    keys = xp.sort(keys)
+    fa, pa = lookup(xp, keys, ka)
+    fb, pb = lookup(xp, keys, kb)
+    return keys, xp.where(fa, pa, -1), xp.where(fb, pb, -1)
+
+
+def repeat_index(xp, counts, total=None):
+    """``repeat(arange(len(counts)), counts)`` without a host copy of ``counts``."""
+    counts = counts.astype(np.int64, copy=False)
+    n = counts.shape[0]
+    if total is None:
+        total = int(counts.sum()) if n else 0
+    if total == 0:
+        return xp.zeros(0, dtype=np.int64)
+    ends = xp.cumsum(counts)
+    # owner of position p: number of ends <= p
+    return xp.searchsorted(ends, xp.arange(total, dtype=np.int64), side="right")
+
+
+def segment_starts(xp, sorted_keys):
+    """Positions where a new key starts in a sorted key array (duplicates grouped)."""
+    n = sorted_keys.shape[0]
+    if n == 0:
+        return xp.zeros(0, dtype=np.int64)
+    flag = xp.empty(n, dtype=bool)
+    flag[0] = True
+    flag[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    return xp.flatnonzero(flag)
+
+
+def sort_by(xp, keys):
+    """Stable permutation sorting ``keys``."""
+    return stable_argsort(xp, keys)
