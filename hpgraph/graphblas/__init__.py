@@ -22,7 +22,7 @@ Example: triangles of an undirected graph as ``sum(L .* (L @ L))`` with ``L = tr
     >>> from hpgraph import graphblas as gb
     >>> A = hp.Matrix.from_coo(np.array([0, 1, 1, 2, 0, 2]), np.array([1, 0, 2, 1, 2, 0]), True)
     >>> L = gb.select(A, "tril", -1)
-    >>> int(gb.reduce_scalar(gb.mxm(L, L, "plus_pair", mask=L.S)))
+    >>> int(gb.reduce_scalar(gb.mxm(L, L, "plus_pair[int64]", mask=L.S)))
     1
 
 The GPU path runs when the operands live on the device (``A.to_device()``, or built from
