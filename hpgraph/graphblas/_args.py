@@ -4,6 +4,7 @@
 ``accum`` and ``replace``, exactly as the GraphBLAS C API 2.0 specifies::
 
     Z = accum ? (C (+)accum T) : T            union: accum(c, t) where both, else c or t
+                                              (accum typed by C's dtype, as python-graphblas)
     C<M, replace> = Z                         mask True: Z's entry or none;
                                               mask False: C's entry (none with replace)
 
@@ -176,7 +177,7 @@ def write(xp, tkeys, tvals, tdtype, shape, *, out=None, mask=None, accum=None, r
         cdtype = out.dtype
         ckeys, cvals = out._keys(), out._values()
     if accum is not None and out is not None:
-        acc = binary_op(accum, _dt.result_type(cdtype, tdtype), "accum")
+        acc = binary_op(accum, cdtype, "accum")  # typed by out's dtype, as python-graphblas
         keys, pc, pt = union(xp, ckeys, tkeys)
         both = (pc >= 0) & (pt >= 0)
         zdt = acc.out_dtype

@@ -91,7 +91,11 @@ def ewise_union(A, B, op, left_default, right_default, *, mask=None, accum=None,
     """Union with defaults: ``op(a, b)`` where both have an entry, ``op(a, right_default)``
     where only ``A`` has one, ``op(left_default, b)`` where only ``B`` has one."""
     kind, mask, out = _prep(A, B, "ewise_union", mask, out)
-    t = binary_op(op, _dt.result_type(A.dtype, B.dtype))
+    for what, dv in (("left_default", left_default), ("right_default", right_default)):
+        _scalar(dv, np.float64, what)
+    # typed by the operands and the defaults, as python-graphblas does
+    t = binary_op(op, _dt.result_type(A.dtype, B.dtype, _scalar_dtype(left_default),
+                                      _scalar_dtype(right_default)))
     xp, (A, B) = same_side(A, B)
     keys, pa, pb = union(xp, A._keys(), B._keys())
     av = xp.empty(keys.shape[0], dtype=t.in_dtype)
@@ -159,7 +163,7 @@ UNARY = {
 INDEXUNARY = {
     "rowindex": lambda i, j, t: i + t,
     "colindex": lambda i, j, t: j + t,
-    "diagindex": lambda i, j, t: j - i + t,
+    "diagindex": lambda i, j, t: j - (i + t),
 }
 
 

@@ -312,7 +312,7 @@ def assign(C, value, rows=None, cols=None, *, mask=None, accum=None, replace=Fal
     inside = in_rows[ck // nc] & in_cols[ck % nc]
     zdt = C.dtype
     if accum is not None:
-        acc = binary_op(accum, _dt.result_type(C.dtype, vdtype), "accum")
+        acc = binary_op(accum, C.dtype, "accum")
         rk, pc, pt = union(xp, ck[inside], tk)
         civ, tv2 = cv[inside], tv
         z = xp.empty(rk.shape[0], dtype=zdt)
