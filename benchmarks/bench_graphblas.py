@@ -220,7 +220,7 @@ def run(args):
         res = fn()
         out_bytes = csr_bytes(res) if isinstance(res, hgb.Matrix) else res.nvals * (8 + res.dtype.itemsize)
         record(name, label, fn, gfn, nbytes=sum(csr_bytes(o) for o in operands) + out_bytes)
-    del A, B, GA, GB_, G, Gd
+    B = GB_ = G = Gd = ops = None  # free the large graph before the SpGEMM one
 
     # -- SpGEMM on a smaller graph ------------------------------------------------------
     A, _ = make_matrix(mscale, on_gpu)

@@ -16,18 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
 from .. import ops
-from ..exceptions import DimensionMismatch, DomainMismatch, HpgraphError, InvalidValue
+from ..exceptions import DimensionMismatch, HpgraphError, InvalidValue
 from . import _kern
 from ._keys import member, union
 from ._objects import Mask, Matrix, Vector
 
-__all__ = ["binary_op", "monoid_op", "semiring_op", "as_mask", "write", "check_obj", "same_side"]
-
-
-def _untyped_name(obj):
-    return obj
+__all__ = ["binary_op", "monoid_op", "semiring_op", "as_mask", "mask_allows", "write", "check_obj",
+           "check_out", "same_side"]
 
 
 def binary_op(op, dtype, what="op"):
@@ -210,10 +206,3 @@ def write(xp, tkeys, tvals, tdtype, shape, *, out=None, mask=None, accum=None, r
     if kind == "matrix":
         return Matrix._from_keys(xp, keys, vals, shape[0], shape[1], cdtype)
     return Vector._new(xp, keys, vals, shape[0], cdtype)
-
-
-def check_dtype_ok(dtype, what):
-    try:
-        return _dt.lookup_dtype(dtype)
-    except DomainMismatch as exc:
-        raise DomainMismatch(f"{what}: {exc}") from None
