@@ -26,6 +26,15 @@ __all__ = ["binary_op", "monoid_op", "semiring_op", "as_mask", "mask_allows", "w
            "check_out", "same_side"]
 
 
+def _reraise(exc, msg):
+    """Raise ``exc``'s type with ``msg`` (``exc`` itself if that type takes other arguments)."""
+    try:
+        new = type(exc)(msg)
+    except Exception:
+        raise exc from None
+    raise new from None
+
+
 def binary_op(op, dtype, what="op"):
     """A TypedBinaryOp for ``op`` (object, name or Python function), typed by ``dtype``.
 
@@ -40,7 +49,7 @@ def binary_op(op, dtype, what="op"):
     try:
         b = ops.lookup_binary(op)
     except HpgraphError as exc:
-        raise type(exc)(f"{what}: {exc}") from None
+        _reraise(exc, f"{what}: {exc}")
     except Exception as exc:
         raise InvalidValue(f"{what} must be a binary op (object, name such as 'plus' or a Python "
                            f"function), got {op!r}: {exc}") from None
@@ -49,7 +58,7 @@ def binary_op(op, dtype, what="op"):
     try:
         return b[dtype]
     except HpgraphError as exc:
-        raise type(exc)(f"{what}: {exc}") from None
+        _reraise(exc, f"{what}: {exc}")
 
 
 def monoid_op(op, dtype, what="monoid"):
@@ -59,8 +68,8 @@ def monoid_op(op, dtype, what="monoid"):
     try:
         m = ops.lookup_monoid(op)
     except HpgraphError as exc:
-        raise type(exc)(f"{what}: {op!r} is not a monoid (an associative op with an identity, "
-                        f"such as 'plus', 'min', 'lor'): {exc}") from None
+        _reraise(exc, f"{what}: {op!r} is not a monoid (an associative op with an identity, "
+                 f"such as 'plus', 'min', 'lor'): {exc}")
     except Exception as exc:
         raise InvalidValue(f"{what} must be a monoid (object or name such as 'plus'), got {op!r}: "
                            f"{exc}") from None
@@ -69,7 +78,7 @@ def monoid_op(op, dtype, what="monoid"):
     try:
         return m[dtype]
     except HpgraphError as exc:
-        raise type(exc)(f"{what}: {exc}") from None
+        _reraise(exc, f"{what}: {exc}")
 
 
 def semiring_op(s, a_dtype, b_dtype, what="semiring"):
@@ -82,7 +91,7 @@ def semiring_op(s, a_dtype, b_dtype, what="semiring"):
             return u
         return u[ops.default_dtype(u, a_dtype, b_dtype)]
     except HpgraphError as exc:
-        raise type(exc)(f"{what}: {exc}") from None
+        _reraise(exc, f"{what}: {exc}")
     except Exception as exc:
         raise InvalidValue(f"{what} must be a semiring (object or name such as 'min_plus'), got "
                            f"{s!r}: {exc}") from None

@@ -21,6 +21,7 @@ from ..exceptions import DimensionMismatch, InvalidValue
 from ..formats import CSR
 from ..formats._base import expand_indptr, indptr_from_sorted
 from . import _kern
+from ._methods import MatrixMethods, VectorMethods
 
 __all__ = ["Matrix", "Vector", "Mask"]
 
@@ -91,7 +92,7 @@ class _Base:
 # Vector
 
 
-class Vector(_Base):
+class Vector(_Base, VectorMethods):
     """A sparse vector of ``size`` entries of one dtype.
 
     Parameters
@@ -243,7 +244,7 @@ class Vector(_Base):
 # Matrix
 
 
-class Matrix(_Base):
+class Matrix(_Base, MatrixMethods):
     """A sparse matrix of one dtype, stored as an :class:`hpgraph.formats.CSR`.
 
     Parameters
@@ -424,6 +425,7 @@ class Matrix(_Base):
 
     @property
     def T(self):
+        """:func:`hpgraph.graphblas.transpose` of ``self``."""
         from ._ops2 import transpose
 
         return transpose(self)
