@@ -24,7 +24,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..compiler import _numerics as _n
 
-__all__ = ["binary", "reduce_segments", "cast", "binary_source", "segment_source"]
+__all__ = ["binary", "reduce_segments", "cast", "binary_source", "segment_source",
+           "block_segment_source"]
 
 
 def _is_host(xp) -> bool:
@@ -106,6 +107,42 @@ extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __
     return src, name
 
 
+def block_segment_source(monoid) -> tuple[str, str]:
+    """(source, kernel name) reducing segment ``s`` with one block of 256 threads (long
+    segments: a scalar reduction, rows of a skewed matrix): strided partial reductions from
+    the monoid's identity, then a shared-memory tree.  Not for ``any`` (its identity is not
+    neutral under "keep the second operand")."""
+    t = _dt.c_type(monoid.dtype)
+    name = "hp_gb_block_reduce"
+    src = f"""{monoid.c_preamble}
+extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __restrict__ S,
+                                  {t}* __restrict__ out, long long nseg) {{
+    __shared__ {t} sh[256];
+    for (long long s = blockIdx.x; s < nseg; s += gridDim.x) {{
+        long long b = S[s], e = S[s + 1];
+        {t} acc = {monoid.c_identity};
+        for (long long k = b + threadIdx.x; k < e; k += blockDim.x) {{
+            {t} v = V[k];
+            acc = ({t})({monoid.c_add("acc", "v")});
+        }}
+        sh[threadIdx.x] = acc;
+        __syncthreads();
+        for (int w = blockDim.x / 2; w > 0; w >>= 1) {{
+            if (threadIdx.x < w) {{
+                {t} l = sh[threadIdx.x];
+                {t} r = sh[threadIdx.x + w];
+                sh[threadIdx.x] = ({t})({monoid.c_add("l", "r")});
+            }}
+            __syncthreads();
+        }}
+        if (threadIdx.x == 0) out[s] = sh[0];
+        __syncthreads();
+    }}
+}}
+"""
+    return src, name
+
+
 @functools.lru_cache(maxsize=256)
 def _kernel(src: str, name: str):
     from ..backend import raw_module
@@ -163,6 +200,11 @@ def reduce_segments(monoid, vals, starts, xp):
     bounds = xp.empty(nseg + 1, dtype=np.int64)
     bounds[:-1] = starts
     bounds[-1] = vals.shape[0]
+    if not monoid.terminal_any and vals.shape[0] >= 64 * nseg:
+        # long segments: one block each (a thread per segment would walk them serially)
+        src, name = block_segment_source(monoid)
+        _kernel(src, name)((min(nseg, 65535),), (256,), (vals, bounds, out, np.int64(nseg)))
+        return out
     src, name = segment_source(monoid)
     _launch(_kernel(src, name), nseg, (vals, bounds, out, np.int64(nseg)))
     return out

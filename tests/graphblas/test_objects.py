@@ -124,6 +124,8 @@ def test_device_kernels_compile(dtype):
     for name in ("plus", "times", "min", "max", "any", "lor", "land"):
         m = hp.ops.lookup_monoid(name, dtype)
         hp.backend.compile_ptx(_kern.segment_source(m)[0], f"m_{name}.cu")
+        if name != "any":
+            hp.backend.compile_ptx(_kern.block_segment_source(m)[0], f"bm_{name}.cu")
     if dtype != "bool":
         user = semirings("user")[0][dtype]
         hp.backend.compile_ptx(_kern.binary_source(user.mul, False)[0], "user.cu")

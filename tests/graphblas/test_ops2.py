@@ -244,3 +244,26 @@ def test_ops2_errors_leave_inputs_unchanged():
     with pytest.raises(InvalidValue, match="not a monoid"):
         hgb.reduce_scalar(A, "first")
     assert all(np.array_equal(x, y) for x, y in zip(before, A.to_coo()))
+
+
+@pytest.mark.gpu
+def test_gpu_long_segments_and_duplicates():
+    """The device's block-per-segment reduction and its duplicate combining (``dup_op``)."""
+    import cupy as cp
+
+    rng = np.random.default_rng(21)
+    vals = (rng.integers(-8, 16, 200_000) / 4.0)
+    v = hgb.Vector.from_coo(cp.arange(200_000), cp.asarray(vals), size=200_000)
+    gv = gb.Vector.from_coo(np.arange(200_000), vals, size=200_000)
+    for m in ("plus", "min", "max", "times"):
+        assert hgb.reduce_scalar(v, m) == gv.reduce(getattr(gb.monoid, m)).new().value
+    rows = np.r_[np.zeros(50_000, np.int64), rng.integers(1, 100, 5_000)]
+    cols = np.r_[np.arange(50_000), rng.integers(0, 50_000, 5_000)]
+    w = rng.integers(1, 9, rows.size).astype(np.float64)
+    A = hgb.Matrix.from_coo(cp.asarray(rows), cp.asarray(cols), cp.asarray(w), nrows=100,
+                            ncols=50_000, dup_op="plus")
+    GA = gb.Matrix.from_coo(rows, cols, w, nrows=100, ncols=50_000, dup_op=gb.binary.plus)
+    assert A.on_device and A.to_host().isequal(hgb.Matrix.from_graphblas(GA))
+    for m in ("plus", "min", "max"):
+        assert compare(hgb.reduce_rowwise(A, m), GA.reduce_rowwise(getattr(gb.monoid, m)).new(),
+                       f"long rows {m}") is None
