@@ -45,16 +45,19 @@ def union(xp, ka, kb):
 
 
 def repeat_index(xp, counts, total=None):
-    """``repeat(arange(len(counts)), counts)`` without a host copy of ``counts``."""
+    """``repeat(arange(len(counts)), counts)`` (on the device without a host copy of ``counts``)."""
     counts = counts.astype(np.int64, copy=False)
     n = counts.shape[0]
     if total is None:
         total = int(counts.sum()) if n else 0
     if total == 0:
         return xp.zeros(0, dtype=np.int64)
-    ends = xp.cumsum(counts)
-    # owner of position p: number of ends <= p
-    return xp.searchsorted(ends, xp.arange(total, dtype=np.int64), side="right")
+    if xp is np:
+        return np.repeat(np.arange(n, dtype=np.int64), counts)
+    # owner of position p = number of segment ends <= p: a bincount of the ends and a cumsum
+    ends = xp.cumsum(counts)[:-1]
+    marks = xp.bincount(ends, minlength=total + 1)[:total] if n > 1 else xp.zeros(total, np.int64)
+    return xp.cumsum(marks).astype(np.int64, copy=False)
 
 
 def segment_starts(xp, sorted_keys):

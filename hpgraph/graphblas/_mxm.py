@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exceptions import DimensionMismatch
+from ..exceptions import DimensionMismatch, InvalidValue
 from . import _kern
 from ._args import as_mask, check_obj, check_out, mask_allows, same_side, semiring_op, write
 from ._keys import repeat_index, segment_starts, sort_by
@@ -30,7 +30,7 @@ _MAX_PRODUCTS = {"cpu": 1 << 25, "gpu": 1 << 28}
 
 
 def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None,
-        max_products=None):
+        max_products=None, method="auto"):
     """Matrix-matrix product over a semiring: ``C[i, j] = ADD_k MUL(A[i, k], B[k, j])``.
 
     Parameters
@@ -52,6 +52,13 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     max_products : int, optional
         Bound on the products held at once (row blocks); default 2**25 on the host, 2**28
         on the device.
+    method : {"auto", "expand", "cusparse"}
+        ``"expand"``: the row-wise expansion described in the module docstring (every
+        semiring, both backends).  ``"cusparse"``: cuSPARSE SpGEMM through cupyx (device,
+        unmasked ``plus_times`` on float32 / float64 only), falling back to ``"expand"`` when
+        cuSPARSE raises (``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES``) or returns an empty row
+        where the product has entries (its silent failure on very large products).
+        ``"auto"``: ``"cusparse"`` where it applies, else ``"expand"``.
 
     Returns
     -------
@@ -75,15 +82,51 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     sr = semiring_op(semiring, A.dtype, B.dtype)
     mask = as_mask(mask, shape)
     out = check_out(out, shape, "matrix")
+    if method not in ("auto", "expand", "cusparse"):
+        raise InvalidValue(f"mxm: method must be 'auto', 'expand' or 'cusparse', got {method!r}")
     xp, (A, B) = same_side(A, B)
     if max_products is None:
         max_products = _MAX_PRODUCTS["cpu" if xp is np else "gpu"]
-    keys, vals = _spgemm(xp, A, B, sr, mask, int(max_products))
+    use_cusparse = method != "expand" and _cusparse_applies(xp, sr, mask)
+    if method == "cusparse" and not use_cusparse:
+        raise InvalidValue("mxm: method='cusparse' needs device operands, no mask and the "
+                           "plus_times semiring on float32 / float64")
+    keys, vals = _spgemm(xp, A, B, sr, mask, int(max_products), use_cusparse)
     return write(xp, keys, vals, sr.out_dtype, shape, out=out, mask=mask, accum=accum,
                  replace=replace, kind="matrix")
 
 
-def _spgemm(xp, A, B, sr, mask, max_products):
+def _cusparse_applies(xp, sr, mask):
+    parent = getattr(sr, "parent", None)
+    return (xp is not np and mask is None and parent is not None
+            and getattr(parent, "is_builtin", False) and parent.name == "plus_times"
+            and sr.in_dtype in (np.float32, np.float64) and sr.out_dtype == sr.in_dtype)
+
+
+def _cusparse_product(xp, A, B, sr, row_cum):
+    """Keys and values of ``A @ B`` from cuSPARSE (through cupyx), or None when cuSPARSE fails
+    (an exception, or an empty output row where the product has entries)."""
+    import cupyx.scipy.sparse as csp
+
+    from ..formats._base import expand_indptr
+
+    dt = sr.in_dtype
+    try:
+        a = csp.csr_matrix((_kern.cast(A._values(), dt, xp), A.csr.indices, A.csr.indptr), shape=A.shape)
+        b = csp.csr_matrix((_kern.cast(B._values(), dt, xp), B.csr.indices, B.csr.indptr), shape=B.shape)
+        C = a @ b
+        if not C.has_sorted_indices:
+            C.sort_indices()
+    except Exception:  # cuSPARSE gives up (e.g. CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
+        return None
+    has_products = xp.diff(row_cum) > 0
+    if bool((has_products & (xp.diff(C.indptr) == 0)).any()):
+        return None  # cuSPARSE returned an incomplete product
+    rows = expand_indptr(xp, C.indptr.astype(_I64), int(C.nnz), _I64)
+    return rows * B.ncols + C.indices.astype(_I64), _kern.cast(C.data, sr.out_dtype, xp)
+
+
+def _spgemm(xp, A, B, sr, mask, max_products, use_cusparse=False):
     """Sorted keys and values of ``A (+).(x) B`` restricted to the mask (complement applied)."""
     n = B.ncols
     _, arows, acols = A._coords()
@@ -102,6 +145,10 @@ def _spgemm(xp, A, B, sr, mask, max_products):
     total = int(row_cum[-1])
     if total == 0:
         return xp.zeros(0, dtype=_I64), xp.zeros(0, dtype=sr.out_dtype)
+    if use_cusparse:
+        hit = _cusparse_product(xp, A, B, sr, row_cum)
+        if hit is not None:
+            return hit
     cuts = [0]
     nrows = A.nrows
     if total > max_products:

@@ -207,6 +207,8 @@ class Vector(_Base, VectorMethods):
         """A python-graphblas ``Vector`` with the same entries."""
         import graphblas as gb
 
+        if self.nvals == 0:
+            return gb.Vector(self._dtype, self._n)
         idx, vals = _backend.to_host(self._idx), _backend.to_host(self._vals)
         return gb.Vector.from_coo(idx, vals, dtype=self._dtype, size=self._n)
 
@@ -498,6 +500,8 @@ class Matrix(_Base, MatrixMethods):
         """A python-graphblas ``Matrix`` with the same entries (built from the CSR arrays)."""
         import graphblas as gb
 
+        if self.nvals == 0:  # (SuiteSparse mis-sizes an imported empty CSR with no columns)
+            return gb.Matrix(self._dtype, self.nrows, self.ncols)
         csr = self._csr.to_host()
         vals = np.asarray(_backend.to_host(self._values()))
         return gb.Matrix.from_csr(np.asarray(csr.indptr, dtype=np.uint64),

@@ -20,6 +20,13 @@ warnings.filterwarnings("ignore", category=DeprecationWarning, module="graphblas
 
 COUNT = {"combinations": 0}
 
+
+def _seed(*parts) -> int:
+    """A seed from the test's parameters, the same in every process (``hash`` of a str is not)."""
+    import zlib
+
+    return zlib.crc32(repr(parts).encode())
+
 DTYPES = ("bool", "int32", "int64", "float32", "float64")
 SHAPES = ((0, 0), (0, 4), (4, 0), (1, 7), (6, 6), (17, 11))
 MASKS = ("none", "V", "S", "~V", "~S")

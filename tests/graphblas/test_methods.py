@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hpgraph import graphblas as hgb
 from hpgraph.exceptions import HpgraphError, InvalidValue
 from tests.graphblas._helpers import compare, gb, rand_matrix, rand_vector
 

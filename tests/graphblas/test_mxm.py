@@ -8,7 +8,7 @@ import pytest
 from hpgraph import graphblas as hgb
 from hpgraph.exceptions import DimensionMismatch, InvalidValue
 from tests.graphblas._helpers import (DTYPES, MASKS, SEMIRINGS, compare, dev, gb, gb_mask, gb_run,
-                                      hp_mask, rand_matrix, rand_vector, semirings)
+                                      hp_mask, rand_matrix, rand_vector, _seed, semirings)
 
 MXM_SHAPES = ((0, 0, 0), (0, 3, 4), (3, 0, 4), (3, 4, 0), (1, 5, 7), (6, 6, 6), (13, 9, 11))
 
@@ -23,7 +23,7 @@ def _skip(sr, dtype):
 def test_mxm_matches_graphblas(sr_name, dtype, backend_name):
     if _skip(sr_name, dtype):
         pytest.skip("user op on bool")
-    rng = np.random.default_rng(abs(hash((sr_name, dtype))) % 2**32)
+    rng = np.random.default_rng(_seed((sr_name, dtype)))
     hsr, gsr = semirings(sr_name, dtype)
     bad = []
     for m, k, n in MXM_SHAPES:
@@ -54,7 +54,7 @@ def test_mxm_matches_graphblas(sr_name, dtype, backend_name):
 def test_mxv_vxm_match_graphblas(sr_name, dtype, backend_name):
     if _skip(sr_name, dtype):
         pytest.skip("user op on bool")
-    rng = np.random.default_rng(abs(hash((sr_name, dtype, "mv"))) % 2**32)
+    rng = np.random.default_rng(_seed((sr_name, dtype, "mv")))
     hsr, gsr = semirings(sr_name, dtype)
     bad = []
     for m, n in ((0, 0), (0, 4), (4, 0), (1, 7), (6, 6), (17, 11)):
@@ -77,9 +77,6 @@ def test_mxv_vxm_match_graphblas(sr_name, dtype, backend_name):
                     else:
                         got = hgb.vxm(d(v), d(A), hsr, **kw)
                         expr = Gv.vxm(GA, gsr)
-                    if nin == 0:  # SuiteSparse refuses a zero inner dimension: T is empty
-                        expr = gb.Vector(got.dtype if out is None else gsr.return_type, nout) \
-                            if out is None else gb.Vector(out.dtype, nout)
                     ref = gb_run(expr, out=out, mask=gb_mask(mspec, GM), accum=accum,
                                  replace=replace)
                     err = compare(got, ref, f"{op} {sr_name} {dtype} {(m, n)} mask={mspec} "
@@ -97,7 +94,8 @@ def test_mxm_mixed_dtypes_and_index_semirings():
         A, B = rand_matrix(rng, 9, 7, da), rand_matrix(rng, 7, 8, db)
         for sr in ("plus_times", "min_plus", "max_first", "min_secondi", "max_firsti"):
             got = hgb.mxm(A, B, sr)
-            ref = A.to_graphblas().mxm(B.to_graphblas(), getattr(gb.semiring.ss if sr[-1] == "i" else gb.semiring, sr)).new()
+            ns = gb.semiring.ss if sr[-1] == "i" else gb.semiring
+            ref = A.to_graphblas().mxm(B.to_graphblas(), getattr(ns, sr)).new()
             err = compare(got, ref, f"{sr} {da} x {db}")
             if err:
                 bad.append(err)
