@@ -12,6 +12,8 @@ triangles        ``mxm(L, L, plus_pair[int64], mask=L.S)`` with  python-graphbla
                  ``reduce_scalar`` (scale ``--scale``)
 mxm_plus_times   ``mxm(A, A, "plus_times")`` (scale              python-graphblas; cupyx
                  ``--mxm-scale``)                                 ``A @ A`` (cuSPARSE SpGEMM)
+mxm_plus_times_  ``mxm(A, A, "plus_times", method="expand")``      python-graphblas
+expand           (device only: the path of every other semiring)
 mxm_min_plus     ``mxm(A, A, "min_plus")``                        python-graphblas
 ewise_add        ``ewise_add(A, B, "plus")``, B = the entries     python-graphblas
                  of A with weight > 4
@@ -34,7 +36,7 @@ script exits with status 1 on any mismatch.  One JSON (``--out``, default
 
 Usage::
 
-    python benchmarks/bench_graphblas.py [--scale 21] [--mxm-scale 15] [--repeat 5]
+    python benchmarks/bench_graphblas.py [--scale 21] [--mxm-scale 15[,16]] [--repeat 5]
         [--quick] [--cpu] [--out PATH]
 """
 
@@ -153,10 +155,11 @@ def run(args):
     import graphblas as gb
 
     on_gpu = hp.has_gpu() and not args.cpu
-    scale, mscale = (10, 8) if args.quick else (args.scale, args.mxm_scale)
+    scale = 10 if args.quick else args.scale
+    mscales = [8] if args.quick else [int(x) for x in str(args.mxm_scale).split(",") if x]
     meta = {"commit": _commit(), "device": None, "host": platform.node(), "cpus": os.cpu_count(),
             "hpgraph_backend": "gpu" if on_gpu else "cpu", "repeat": args.repeat,
-            "scale": scale, "mxm_scale": mscale, "versions": _versions()}
+            "scale": scale, "mxm_scales": mscales, "versions": _versions()}
     if on_gpu:
         import cupy as cp
 
@@ -222,33 +225,42 @@ def run(args):
         record(name, label, fn, gfn, nbytes=sum(csr_bytes(o) for o in operands) + out_bytes)
     B = GB_ = G = Gd = ops = None  # free the large graph before the SpGEMM one
 
-    # -- SpGEMM on a smaller graph ------------------------------------------------------
-    A, _ = make_matrix(mscale, on_gpu)
-    GA = A.to_host().to_graphblas()
-    label = f"rmat{mscale}"
-    extra = {}
-    if on_gpu:
-        X = A.to_cupyx()
-        try:
-            cf, cm, C = timed(lambda: X @ X, True, args.repeat)
-            extra = {"cupyx_ms": cm, "cupyx_first_ms": cf, "cupyx_nnz": int(C.nnz)}
-        except Exception as exc:  # cuSPARSE gives up on large products
-            extra = {"cupyx_error": f"{type(exc).__name__}: {exc}"}
-    Ah = A.to_host()
-    flops = int(np.diff(np.asarray(Ah.csr.indptr, dtype=np.int64))[Ah.to_coo()[1]].sum())
-    got = record("mxm_plus_times", label, lambda: hgb.mxm(A, A, "plus_times"),
-                 lambda: GA.mxm(GA, gb.semiring.plus_times).new(), extra=extra)
-    rows[-1]["nvals_out"] = got.nvals
-    rows[-1]["multiply_adds"] = flops
-    record("mxm_min_plus", label, lambda: hgb.mxm(A, A, "min_plus"),
-           lambda: GA.mxm(GA, gb.semiring.min_plus).new())
+    # -- SpGEMM on smaller graphs -------------------------------------------------------
+    for mscale in mscales:
+        A, _ = make_matrix(mscale, on_gpu)
+        GA = A.to_host().to_graphblas()
+        label = f"rmat{mscale}"
+        Ah = A.to_host()
+        flops = int(np.diff(np.asarray(Ah.csr.indptr, dtype=np.int64))[Ah.to_coo()[1]].sum())
+        print(f"[graph] {label}: n={A.nrows:,} nvals={A.nvals:,} multiply-adds={flops:,}", flush=True)
+        extra = {"multiply_adds": flops}
+        if on_gpu:
+            X = A.to_cupyx()
+            try:
+                cf, cm, C = timed(lambda: X @ X, True, args.repeat)
+                extra.update({"cupyx_ms": cm, "cupyx_first_ms": cf, "cupyx_nnz": int(C.nnz)})
+                del C
+            except Exception as exc:  # cuSPARSE gives up on large products
+                extra["cupyx_error"] = f"{type(exc).__name__}: {exc}"
+            del X
+        got = record("mxm_plus_times", label, lambda: hgb.mxm(A, A, "plus_times"),
+                     lambda: GA.mxm(GA, gb.semiring.plus_times).new(), extra=extra)
+        rows[-1]["nvals_out"] = got.nvals
+        del got
+        if on_gpu:  # the expansion path too (what every other semiring runs)
+            record("mxm_plus_times_expand", label,
+                   lambda: hgb.mxm(A, A, "plus_times", method="expand"),
+                   lambda: GA.mxm(GA, gb.semiring.plus_times).new())
+        record("mxm_min_plus", label, lambda: hgb.mxm(A, A, "min_plus"),
+               lambda: GA.mxm(GA, gb.semiring.min_plus).new())
     return {"meta": meta, "rows": rows, "mismatches": mismatches}
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=int, default=21, help="R-MAT scale of the triangle / ewise graph")
-    ap.add_argument("--mxm-scale", type=int, default=15, help="R-MAT scale of the SpGEMM graph")
+    ap.add_argument("--mxm-scale", default="15",
+                    help="R-MAT scale(s) of the SpGEMM graphs, comma-separated (15,16: cuSPARSE fails on 16)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="R-MAT 10 / 8 (smoke test, CPU ok)")
     ap.add_argument("--cpu", action="store_true", help="run hpgraph on the CPU backend")

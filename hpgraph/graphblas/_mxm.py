@@ -1,11 +1,13 @@
 """Products: :func:`mxm` (masked SpGEMM over any semiring), :func:`mxv`, :func:`vxm`.
 
-``mxm`` expands row ``i`` of ``A`` against the rows of ``B`` it selects (Gustavson's
-row-wise product), keeps only the products whose output entry the mask lets through (a
-masked product never holds the unmasked result: triangle counting's ``L .* (L @ L)`` keeps
-one product per wedge that closes), sorts them by output key and reduces equal keys with the
-semiring's monoid.  Rows of ``A`` are processed in blocks of at most ``max_products``
-products, so memory stays bounded when the output does not fit at once.
+``mxm`` (``method="expand"``) expands row ``i`` of ``A`` against the rows of ``B`` it selects
+(Gustavson's row-wise product), keeps only the products whose output entry the mask lets
+through (a masked product never holds the unmasked result), sorts them by output key and
+reduces equal keys with the semiring's monoid.  Rows of ``A`` are processed in blocks of at
+most ``max_products`` products, so memory stays bounded when the output does not fit at
+once.  With a mask that is not complemented, ``method="dot"`` (:mod:`._dot`) computes one
+dot product per mask entry instead, which triangle counting's ``L .* (L @ L)`` prefers;
+unmasked ``plus_times`` on the device goes to cuSPARSE (``method="cusparse"``).
 
 ``mxv`` / ``vxm`` run through :func:`hpgraph.spmv.spmv` (the engine's product, CPU or GPU)
 with the vector's pattern as the active sources, then apply the GraphBLAS output step.
@@ -17,7 +19,8 @@ import numpy as np
 
 from ..exceptions import DimensionMismatch, InvalidValue
 from . import _kern
-from ._args import as_mask, check_obj, check_out, mask_allows, same_side, semiring_op, write
+from ._args import _mask_keys, as_mask, check_obj, check_out, mask_allows, same_side, semiring_op, write
+from ._dot import dot_work, masked_dot
 from ._keys import repeat_index, segment_starts, sort_by
 
 __all__ = ["mxm", "mxv", "vxm"]
@@ -52,13 +55,15 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     max_products : int, optional
         Bound on the products held at once (row blocks); default 2**25 on the host, 2**28
         on the device.
-    method : {"auto", "expand", "cusparse"}
+    method : {"auto", "expand", "dot", "cusparse"}
         ``"expand"``: the row-wise expansion described in the module docstring (every
-        semiring, both backends).  ``"cusparse"``: cuSPARSE SpGEMM through cupyx (device,
-        unmasked ``plus_times`` on float32 / float64 only), falling back to ``"expand"`` when
-        cuSPARSE raises (``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES``) or returns an empty row
+        semiring, both backends).  ``"dot"``: one dot product per mask entry
+        (:mod:`hpgraph.graphblas._dot`; needs a mask that is not complemented).
+        ``"cusparse"``: cuSPARSE SpGEMM through cupyx (device, unmasked ``plus_times`` on
+        float32 / float64 only), falling back to ``"expand"`` when cuSPARSE raises (``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES``) or returns an empty row
         where the product has entries (its silent failure on very large products).
-        ``"auto"``: ``"cusparse"`` where it applies, else ``"expand"``.
+        ``"auto"``: ``"cusparse"`` where it applies; ``"dot"`` for a mask (not complemented)
+        when its searches are fewer than the expansion's products; else ``"expand"``.
 
     Returns
     -------
@@ -82,11 +87,20 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     sr = semiring_op(semiring, A.dtype, B.dtype)
     mask = as_mask(mask, shape)
     out = check_out(out, shape, "matrix")
-    if method not in ("auto", "expand", "cusparse"):
-        raise InvalidValue(f"mxm: method must be 'auto', 'expand' or 'cusparse', got {method!r}")
+    if method not in ("auto", "expand", "dot", "cusparse"):
+        raise InvalidValue(f"mxm: method must be 'auto', 'expand', 'dot' or 'cusparse', "
+                           f"got {method!r}")
+    if method == "dot" and (mask is None or mask.complement):
+        raise InvalidValue("mxm: method='dot' needs a mask that is not complemented")
     xp, (A, B) = same_side(A, B)
     if max_products is None:
         max_products = _MAX_PRODUCTS["cpu" if xp is np else "gpu"]
+    if method in ("auto", "dot") and mask is not None and not mask.complement:
+        mkeys = _mask_keys(xp, mask)
+        if method == "dot" or dot_work(xp, A, B, mkeys) < _expand_work(xp, A, B):
+            keys, vals = masked_dot(xp, A, B, sr, mkeys, int(max_products))
+            return write(xp, keys, vals, sr.out_dtype, shape, out=out, mask=mask, accum=accum,
+                         replace=replace, kind="matrix")
     use_cusparse = method != "expand" and _cusparse_applies(xp, sr, mask)
     if method == "cusparse" and not use_cusparse:
         raise InvalidValue("mxm: method='cusparse' needs device operands, no mask and the "
@@ -94,6 +108,13 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     keys, vals = _spgemm(xp, A, B, sr, mask, int(max_products), use_cusparse)
     return write(xp, keys, vals, sr.out_dtype, shape, out=out, mask=mask, accum=accum,
                  replace=replace, kind="matrix")
+
+
+def _expand_work(xp, A, B) -> int:
+    """Products the row-wise expansion forms (before any mask)."""
+    if A.nvals == 0:
+        return 0
+    return int(xp.diff(B.csr.indptr.astype(_I64))[A._coords()[2]].sum())
 
 
 def _cusparse_applies(xp, sr, mask):
@@ -237,8 +258,6 @@ def _mv(A, v, sr, mask, out, accum, replace, what, transposed):
 
 
 def _mask_true(xp, mask):
-    from ._args import _mask_keys
-
     return _mask_keys(xp, mask)
 
 

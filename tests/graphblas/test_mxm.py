@@ -35,17 +35,18 @@ def test_mxm_matches_graphblas(sr_name, dtype, backend_name):
         for mspec in MASKS:
             for out, accum, replace in ((None, None, False), (C0, None, False), (C0, None, True),
                                         (C0, "plus", False), (C0, "min", True)):
-                got = hgb.mxm(dev(A, backend_name), dev(B, backend_name), hsr,
-                              mask=hp_mask(mspec, dev(M, backend_name)), out=dev(out, backend_name),
-                              accum=accum, replace=replace, max_products=7)
                 ref = gb_run(GA.mxm(GB, gsr), out=out, mask=gb_mask(mspec, GM), accum=accum,
                              replace=replace)
-                err = compare(got, ref, f"{sr_name} {dtype} {(m, k, n)} mask={mspec} out="
-                              f"{out is not None} accum={accum} replace={replace}",
-                              any_values=sr_name.startswith("any") and sr_name != "any_pair",
+                for method in (("expand", "dot") if mspec in ("V", "S") else ("auto",)):
+                    got = hgb.mxm(dev(A, backend_name), dev(B, backend_name), hsr,
+                                  mask=hp_mask(mspec, dev(M, backend_name)), out=dev(out, backend_name),
+                                  accum=accum, replace=replace, max_products=7, method=method)
+                    err = compare(got, ref, f"{sr_name} {dtype} {(m, k, n)} mask={mspec} out="
+                                  f"{out is not None} accum={accum} replace={replace} {method}",
+                                  any_values=sr_name.startswith("any") and sr_name != "any_pair",
                                   cast_ref=sr_name.endswith("_pair"))
-                if err:
-                    bad.append(err)
+                    if err:
+                        bad.append(err)
     assert bad == []
 
 
