@@ -60,7 +60,8 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
         semiring, both backends).  ``"dot"``: one dot product per mask entry
         (:mod:`hpgraph.graphblas._dot`; needs a mask that is not complemented).
         ``"cusparse"``: cuSPARSE SpGEMM through cupyx (device, unmasked ``plus_times`` on
-        float32 / float64 only), falling back to ``"expand"`` when cuSPARSE raises (``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES``) or returns an empty row
+        float32 / float64 only), falling back to ``"expand"`` when cuSPARSE raises
+        (``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES``) or returns an empty row
         where the product has entries (its silent failure on very large products).
         ``"auto"``: ``"cusparse"`` where it applies; ``"dot"`` for a mask (not complemented)
         when its searches are fewer than the expansion's products; else ``"expand"``.
