@@ -36,12 +36,22 @@ def lookup(xp, keys, sorted_keys):
 def union(xp, ka, kb):
     """Sorted union of two sorted duplicate-free key arrays, and for each union key its
     position in ``ka`` / ``kb`` (or -1)."""
-    in_a_of_b = member(xp, kb, ka)
-    keys = xp.concatenate([ka, kb[~in_a_of_b]])
-    keys = xp.sort(keys)
-    fa, pa = lookup(xp, keys, ka)
-    fb, pb = lookup(xp, keys, kb)
-    return keys, xp.where(fa, pa, -1), xp.where(fb, pb, -1)
+    na = ka.shape[0]
+    keys = xp.concatenate([ka, kb])
+    src = stable_argsort(xp, keys)        # a key in both: its ka copy first, then its kb copy
+    keys = keys[src]
+    n = keys.shape[0]
+    first = xp.ones(n, dtype=bool)
+    if n > 1:
+        first[1:] = keys[1:] != keys[:-1]
+    slot = xp.cumsum(first) - 1           # union position of every merged entry
+    m = int(slot[-1]) + 1 if n else 0
+    pa = xp.full(m, -1, dtype=np.int64)
+    pb = xp.full(m, -1, dtype=np.int64)
+    from_a = src < na
+    pa[slot[from_a]] = src[from_a]
+    pb[slot[~from_a]] = src[~from_a] - na
+    return keys[first], pa, pb
 
 
 def repeat_index(xp, counts, total=None):
