@@ -27,9 +27,9 @@ __all__ = ["mxm", "mxv", "vxm"]
 
 _I64 = np.dtype(np.int64)
 
-#: default bound on the products held at once (per row block): 2**25 on the host, 2**28 on
+#: default bound on the products held at once (per row block): 2**25 on the host, 2**27 on
 #: the device (each product costs ~40 bytes of temporaries)
-_MAX_PRODUCTS = {"cpu": 1 << 25, "gpu": 1 << 28}
+_MAX_PRODUCTS = {"cpu": 1 << 25, "gpu": 1 << 27}
 
 
 def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None,
@@ -53,7 +53,7 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     out : Matrix, optional
         The current output ``C`` (read, never written).
     max_products : int, optional
-        Bound on the products held at once (row blocks); default 2**25 on the host, 2**28
+        Bound on the products held at once (row blocks); default 2**25 on the host, 2**27
         on the device.
     method : {"auto", "expand", "dot", "cusparse"}
         ``"expand"``: the row-wise expansion described in the module docstring (every
