@@ -255,7 +255,7 @@ def test_gpu_long_segments_and_duplicates():
     vals = (rng.integers(-8, 16, 200_000) / 4.0)
     v = hgb.Vector.from_coo(cp.arange(200_000), cp.asarray(vals), size=200_000)
     gv = gb.Vector.from_coo(np.arange(200_000), vals, size=200_000)
-    for m in ("plus", "min", "max", "times"):
+    for m in ("plus", "min", "max"):  # exact in any order (times could overflow then meet 0)
         assert hgb.reduce_scalar(v, m) == gv.reduce(getattr(gb.monoid, m)).new().value
     rows = np.r_[np.zeros(50_000, np.int64), rng.integers(1, 100, 5_000)]
     cols = np.r_[np.arange(50_000), rng.integers(0, 50_000, 5_000)]
