@@ -65,6 +65,13 @@ _LAZY = {
     "to_edge_index": ("hpgraph.exchange", "to_edge_index"),
 }
 
+# GraphBLAS objects and operations (hpgraph.graphblas)
+_LAZY["graphblas"] = ("hpgraph.graphblas", None)
+for _name in ("Matrix", "Vector", "mxm", "ewise_add", "ewise_mult", "ewise_union", "apply", "select",
+              "reduce_rowwise", "reduce_columnwise", "reduce_scalar", "extract", "assign",
+              "transpose", "kronecker"):
+    _LAZY[_name] = ("hpgraph.graphblas", _name)
+
 # algorithms exported as hp.<name>
 for _name in ("bfs", "sssp", "pagerank", "triangle_count", "triangles", "connected_components",
               "widest_path", "k_core", "label_propagation", "hits", "betweenness_centrality"):

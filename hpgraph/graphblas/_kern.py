@@ -1,0 +1,210 @@
+"""Value kernels of the GraphBLAS operations, one per backend.
+
+Every operation in :mod:`hpgraph.graphblas` moves indices with array functions that NumPy and
+CuPy share (sort, searchsorted, cumsum, gather); only the places where an operator meets the
+values come here:
+
+* :func:`binary` -- ``z = op(x, y[, i, j])`` elementwise;
+* :func:`reduce_segments` -- a monoid over consecutive segments;
+* :func:`cast` -- a conversion with C rules (integers wrap, anything to bool is ``!= 0``).
+
+On the host they call the operator's NumPy form (``TypedBinaryOp.np_call``,
+``TypedMonoid.np_reduce_segments``).  On the device they compile the operator's CUDA C
+expression (``c_expr``/``c_add``, the same text the mxv kernels use) into a small CUDA kernel
+(:func:`binary_source`, :func:`segment_source`; cached per operator), so built-in and
+user-defined operators run there without a host round trip.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..compiler import _numerics as _n
+
+__all__ = ["binary", "reduce_segments", "cast", "binary_source", "segment_source",
+           "block_segment_source"]
+
+
+def _is_host(xp) -> bool:
+    return xp is np
+
+
+# ---------------------------------------------------------------------------------------
+# casts
+
+
+def cast(a, dtype, xp):
+    """``a`` as ``dtype`` with C conversion rules (no copy when it already is)."""
+    dtype = np.dtype(dtype)
+    if a.dtype == dtype:
+        return a
+    if _is_host(xp):
+        return _n.np_wrap_cast(a, dtype)
+    if dtype.kind == "b":
+        return a != 0
+    return a.astype(dtype)
+
+
+# ---------------------------------------------------------------------------------------
+# CUDA sources (compiled on the device; CI compiles them with NVRTC alone)
+
+
+def binary_source(op, index: bool) -> tuple[str, str]:
+    """(source, kernel name) of ``z[k] = op(x[k], y[k], i[k], j[k])`` over ``n`` entries."""
+    tin = _dt.c_type(op.in_dtype)
+    tout = _dt.c_type(op.out_dtype)
+    name = "hp_gb_binary"
+    expr = op.c_expr("xv", "yv", "iv", "jv")
+    idx = "const long long* __restrict__ I, const long long* __restrict__ J, " if index else ""
+    ij = "long long iv = I[k]; long long jv = J[k];" if index else "long long iv = 0, jv = 0;"
+    src = f"""{op.c_preamble}
+extern "C" __global__ void {name}(const {tin}* __restrict__ X, const {tin}* __restrict__ Y, {idx}
+                                  {tout}* __restrict__ Z, long long n) {{
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (; k < n; k += stride) {{
+        {tin} xv = X[k]; {tin} yv = Y[k]; {ij}
+        (void)iv; (void)jv; (void)xv; (void)yv;
+        Z[k] = ({tout})({expr});
+    }}
+}}
+"""
+    return src, name
+
+
+def segment_source(monoid) -> tuple[str, str]:
+    """(source, kernel name) reducing ``vals[starts[s] : starts[s + 1]]`` into ``out[s]``.
+
+    One thread per segment, operands combined left to right (the order of the host path).
+    """
+    t = _dt.c_type(monoid.dtype)
+    name = "hp_gb_segment_reduce"
+    term = monoid.c_is_terminal("acc")
+    if term == "true":  # the any monoid: the first value of the segment (as on the host)
+        brk = "break;"
+    else:
+        brk = f"if ({term}) break;" if term is not None else ""
+    src = f"""{monoid.c_preamble}
+extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __restrict__ S,
+                                  {t}* __restrict__ out, long long nseg) {{
+    long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (; s < nseg; s += stride) {{
+        long long b = S[s], e = S[s + 1];
+        {t} acc = V[b];
+        for (long long k = b + 1; k < e; ++k) {{
+            {brk}
+            {t} v = V[k];
+            acc = ({t})({monoid.c_add("acc", "v")});
+        }}
+        out[s] = acc;
+    }}
+}}
+"""
+    return src, name
+
+
+def block_segment_source(monoid) -> tuple[str, str]:
+    """(source, kernel name) reducing segment ``s`` with one block of 256 threads (long
+    segments: a scalar reduction, rows of a skewed matrix): strided partial reductions from
+    the monoid's identity, then a shared-memory tree.  Not for ``any`` (its identity is not
+    neutral under "keep the second operand")."""
+    t = _dt.c_type(monoid.dtype)
+    name = "hp_gb_block_reduce"
+    src = f"""{monoid.c_preamble}
+extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __restrict__ S,
+                                  {t}* __restrict__ out, long long nseg) {{
+    __shared__ {t} sh[256];
+    for (long long s = blockIdx.x; s < nseg; s += gridDim.x) {{
+        long long b = S[s], e = S[s + 1];
+        {t} acc = {monoid.c_identity};
+        for (long long k = b + threadIdx.x; k < e; k += blockDim.x) {{
+            {t} v = V[k];
+            acc = ({t})({monoid.c_add("acc", "v")});
+        }}
+        sh[threadIdx.x] = acc;
+        __syncthreads();
+        for (int w = blockDim.x / 2; w > 0; w >>= 1) {{
+            if (threadIdx.x < w) {{
+                {t} l = sh[threadIdx.x];
+                {t} r = sh[threadIdx.x + w];
+                sh[threadIdx.x] = ({t})({monoid.c_add("l", "r")});
+            }}
+            __syncthreads();
+        }}
+        if (threadIdx.x == 0) out[s] = sh[0];
+        __syncthreads();
+    }}
+}}
+"""
+    return src, name
+
+
+@functools.lru_cache(maxsize=256)
+def _kernel(src: str, name: str):
+    from ..backend import raw_module
+
+    return raw_module(src).get_function(name)
+
+
+def _launch(kernel, n: int, args):
+    cp = __import__("cupy")
+    block = 256
+    grid = max(1, min((int(n) + block - 1) // block, 65535 * 4))
+    kernel((grid,), (block,), args)
+    return cp
+
+
+# ---------------------------------------------------------------------------------------
+# public entry points
+
+
+def binary(op, x, y, xp, i=None, j=None):
+    """``op(x, y)`` elementwise (``x``/``y`` arrays of one length, or a 0-d scalar for one of
+    them); index operators also read ``i`` (row) and ``j`` (column / contracted index)."""
+    if _is_host(xp):
+        if op.is_index_op:
+            return op.np_call(x, y, i, j)
+        return op.np_call(x, y)
+    n = max(int(getattr(x, "size", 1)), int(getattr(y, "size", 1)))
+    xd = xp.broadcast_to(cast(xp.asarray(x), op.in_dtype, xp), (n,))
+    yd = xp.broadcast_to(cast(xp.asarray(y), op.in_dtype, xp), (n,))
+    xd, yd = xp.ascontiguousarray(xd), xp.ascontiguousarray(yd)
+    z = xp.empty(n, dtype=op.out_dtype)
+    if n == 0:
+        return z
+    src, name = binary_source(op, op.is_index_op)
+    k = _kernel(src, name)
+    if op.is_index_op:
+        ii = xp.ascontiguousarray(xp.broadcast_to(xp.asarray(i, dtype=np.int64), (n,)))
+        jj = xp.ascontiguousarray(xp.broadcast_to(xp.asarray(j, dtype=np.int64), (n,)))
+        _launch(k, n, (xd, yd, ii, jj, z, np.int64(n)))
+    else:
+        _launch(k, n, (xd, yd, z, np.int64(n)))
+    return z
+
+
+def reduce_segments(monoid, vals, starts, xp):
+    """Monoid reduction of consecutive segments of ``vals`` starting at ``starts`` (strictly
+    increasing, ``starts[0] == 0``; every segment non-empty)."""
+    if _is_host(xp):
+        return monoid.np_reduce_segments(vals, starts)
+    vals = xp.ascontiguousarray(cast(vals, monoid.dtype, xp))
+    nseg = int(starts.shape[0])
+    out = xp.empty(nseg, dtype=monoid.dtype)
+    if nseg == 0:
+        return out
+    bounds = xp.empty(nseg + 1, dtype=np.int64)
+    bounds[:-1] = starts
+    bounds[-1] = vals.shape[0]
+    if not monoid.terminal_any and vals.shape[0] >= 64 * nseg:
+        # long segments: one block each (a thread per segment would walk them serially)
+        src, name = block_segment_source(monoid)
+        _kernel(src, name)((min(nseg, 65535),), (256,), (vals, bounds, out, np.int64(nseg)))
+        return out
+    src, name = segment_source(monoid)
+    _launch(_kernel(src, name), nseg, (vals, bounds, out, np.int64(nseg)))
+    return out
