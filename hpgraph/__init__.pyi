@@ -54,6 +54,46 @@ from .io import (
     read as read,
     write as write,
 )
+from .algorithms import (
+    all_pairs_shortest_path_length as all_pairs_shortest_path_length,
+    average_clustering as average_clustering,
+    closeness_centrality as closeness_centrality,
+    clustering as clustering,
+    cosine as cosine,
+    degree_centrality as degree_centrality,
+    eigenvector_centrality as eigenvector_centrality,
+    harmonic_centrality as harmonic_centrality,
+    jaccard as jaccard,
+    k_truss as k_truss,
+    katz_centrality as katz_centrality,
+    louvain as louvain,
+    minimum_spanning_forest as minimum_spanning_forest,
+    modularity as modularity,
+    overlap as overlap,
+    shortest_path as shortest_path,
+    similarity_topk as similarity_topk,
+    strongly_connected_components as strongly_connected_components,
+    transitivity as transitivity,
+    weakly_connected_components as weakly_connected_components,
+)
+from . import graphblas as graphblas
+from .graphblas import (
+    Matrix as Matrix,
+    Vector as Vector,
+    apply as apply,
+    assign as assign,
+    ewise_add as ewise_add,
+    ewise_mult as ewise_mult,
+    ewise_union as ewise_union,
+    extract as extract,
+    kronecker as kronecker,
+    mxm as mxm,
+    reduce_columnwise as reduce_columnwise,
+    reduce_rowwise as reduce_rowwise,
+    reduce_scalar as reduce_scalar,
+    select as select,
+    transpose as transpose,
+)
 from .labels import VertexLabels as VertexLabels
 from .ops import (
     BinaryOp as BinaryOp,
