@@ -63,7 +63,11 @@ class Graph:
         if is_sparse_input(A):
             csr = _sum_duplicates(from_scipy(A, format="csr"))
         else:
-            csr = from_any(A).asformat("csr")
+            m = from_any(A)
+            # A matrix built with check=False was never validated; the kernels trust a Graph's
+            # arrays, so check them once here (O(nnz)).
+            m.check(full=True)
+            csr = m.asformat("csr")
         if csr.nrows != csr.ncols:
             raise DimensionMismatch(f"Graph: the adjacency matrix must be square, got {csr.nrows}x{csr.ncols}")
         if directed is not None and not isinstance(directed, (bool, np.bool_)):

@@ -86,7 +86,7 @@ def _member(zf, info, p) -> np.ndarray:
                 raise ValueError(f"unsupported .npy version {version}")
             if dtype.hasobject:
                 raise FileFormatError(f"{name} holds Python objects (dtype {dtype}); hpgraph archives hold "
-                                      "numbers only and are never unpickled", zf.filename or None)
+                                      "numbers only and are never unpickled", p)
             count = 1
             for s in shape:
                 count *= int(s)
