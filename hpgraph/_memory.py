@@ -18,11 +18,25 @@ __all__ = ["host_memory_bytes", "check_host_bytes", "host_memory_guard", "format
 
 
 def host_memory_bytes() -> int:
-    """Physical memory plus free swap of this machine, in bytes (the most any allocation can get).
+    """The most host memory one allocation can get, in bytes.
 
-    Uses ``/proc/meminfo`` where it exists, else ``os.sysconf``; an unknown size gives 2^62 (no
-    limit from this check, the guard still types a ``MemoryError``).
+    Physical memory plus free swap (``/proc/meminfo``, else ``os.sysconf``), lowered to the
+    process's address-space limit (``ulimit -v``) when one is set; an unknown size gives 2^62
+    (no limit from this check; the guard still types a ``MemoryError``).
     """
+    total = _machine_bytes()
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            total = min(total, int(soft))
+    except (ImportError, OSError, ValueError):
+        pass
+    return total
+
+
+def _machine_bytes() -> int:
     try:
         with open("/proc/meminfo", "rb") as f:
             info = {}

@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from hpgraph.exceptions import FileFormatError, GraphFileNotFound, HpgraphError
 
@@ -51,6 +51,7 @@ def fuzz_settings(ci_examples: int):
         database=None,
         suppress_health_check=list(HealthCheck),
         print_blob=True,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
     )
 
 
@@ -72,6 +73,35 @@ def _alarm(signum, frame):
     raise Hang()
 
 
+CALL_MEMORY = int(os.environ.get("HPGRAPH_FUZZ_CALL_MEMORY", str(3 << 30)))
+
+
+def _cap_memory():
+    """Lower the soft address-space limit to what the process maps now + CALL_MEMORY, so that a
+    call that would allocate gigabytes fails (and must fail typed) instead of swapping the
+    shared machine; hpgraph's size checks read this limit.  Returns what to restore."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        new = used + CALL_MEMORY
+        if hard != resource.RLIM_INFINITY:
+            new = min(new, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (new, hard))
+        return soft, hard
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+def _uncap_memory(saved):
+    if saved is not None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, saved)
+
+
 def _snapshot(obj, out, depth=0):
     """Collect (array, copy) pairs of every NumPy array reachable in args (lists, tuples, dicts)."""
     if depth > 3:
@@ -90,11 +120,12 @@ def _snapshot(obj, out, depth=0):
 
 
 def _same(a, b) -> bool:
+    """Bit-for-bit equality (NaN and NaT included); element identity for object arrays."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
-    if a.dtype.kind in "fc":
-        return bool(np.array_equal(a, b, equal_nan=True))
-    return bool(np.array_equal(a, b))
+    if a.dtype.hasobject:
+        return all(x is y for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+    return a.tobytes() == b.tobytes()
 
 
 def checked(label: str, fn, *args, **kwargs):
@@ -106,6 +137,7 @@ def checked(label: str, fn, *args, **kwargs):
     snaps = []
     _snapshot((args, kwargs), snaps)
     old = signal.signal(signal.SIGALRM, _alarm)
+    cap = _cap_memory()
     signal.setitimer(signal.ITIMER_REAL, CALL_LIMIT_S)
     t0 = time.perf_counter()
     err = None
@@ -123,6 +155,7 @@ def checked(label: str, fn, *args, **kwargs):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        _uncap_memory(cap)
     TALLY["cases"] += 1
     mutated = [i for i, (a, c) in enumerate(snaps) if not _same(a, c)]
     if mutated:
