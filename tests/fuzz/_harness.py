@@ -157,6 +157,8 @@ def checked(label: str, fn, *args, **kwargs):
         signal.signal(signal.SIGALRM, old)
         _uncap_memory(cap)
     TALLY["cases"] += 1
+    if TALLY["cases"] % 500 == 0:
+        _write_report()  # a long run cut off by a time limit still leaves its counts
     mutated = [i for i, (a, c) in enumerate(snaps) if not _same(a, c)]
     if mutated:
         TALLY["mutated"] += 1
@@ -248,6 +250,8 @@ def check_file(worker: FileWorker, label: str, path, content: bytes, **kwargs) -
     res = worker.parse(path, **kwargs)
     TALLY["cases"] += 1
     TALLY["file_cases"] += 1
+    if TALLY["cases"] % 500 == 0:
+        _write_report()
     kind = res["kind"]
     shown = repr(content[:300]) + ("..." if len(content) > 300 else "")
     if kind == "crash":
