@@ -341,6 +341,7 @@ def erdos_renyi_edges(n, m=None, p=None, seed=None, directed=False, weights=None
                       backend=None) -> EdgeList:
     """Edges of a uniform random graph G(n, m) or G(n, p) (see :func:`erdos_renyi`)."""
     n = _check_int("n", n, 1)
+    _ids(np, n, 0, "erdos_renyi")  # refuse an n that cannot fit before counting its pairs
     if (m is None) == (p is None):
         raise InvalidValue("give exactly one of m (number of edges) or p (edge probability)")
     max_pairs = n * (n - 1) if directed else n * (n - 1) // 2

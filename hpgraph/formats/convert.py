@@ -87,6 +87,8 @@ def _convert_sparse(A, index_dtype, pattern):
         raise InvalidGraph(f"from_scipy: expected a 2-D sparse matrix, got shape {A.shape}")
     shape = (int(A.shape[0]), int(A.shape[1]))
     fmt = A.format
+    if fmt in ("csr", "csc"):  # before A.nnz, which reads indptr[-1]
+        _check_compressed(xp, fmt, shape, A.indptr, A.indices, None if pattern else A.data)
     if fmt not in ("coo", "csr", "csc"):
         A = A.tocsr()
         fmt = "csr"
