@@ -40,6 +40,7 @@ CALL_LIMIT_S = 30.0 if LONG else 20.0
 
 TALLY: Counter = Counter()
 FAILURES: list = []
+NOT_IMPLEMENTED: Counter = Counter()  # message -> count (documented missing features)
 
 
 def fuzz_settings(ci_examples: int):
@@ -58,7 +59,9 @@ def fuzz_settings(ci_examples: int):
 def _write_report():
     path = os.environ.get("HPGRAPH_FUZZ_REPORT")
     if path and TALLY:
-        Path(path).write_text(json.dumps({"tally": dict(TALLY), "failures": FAILURES[:50]}, indent=1))
+        Path(path).write_text(json.dumps({"tally": dict(TALLY), "failures": FAILURES[:50],
+                                          "not_implemented": dict(NOT_IMPLEMENTED.most_common(20))},
+                                         indent=1))
 
 
 atexit.register(_write_report)
@@ -175,6 +178,7 @@ def checked(label: str, fn, *args, **kwargs):
         raise AssertionError(f"{label}: untyped {type(err).__module__}.{type(err).__name__}: {err}") from err
     if isinstance(value, NotImplementedError) and not isinstance(value, HpgraphError):
         TALLY["not_implemented"] += 1
+        NOT_IMPLEMENTED[str(value)[:160]] += 1
         return False, value
     if isinstance(value, HpgraphError):
         TALLY["typed"] += 1
