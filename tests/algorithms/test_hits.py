@@ -140,6 +140,17 @@ def test_hits_converges_where_networkx_does(backend_name):
     np.testing.assert_allclose(host(h), [h_ref[i] for i in range(900)], rtol=1e-8, atol=1e-12)
 
 
+def test_hits_max_iter_zero_fails_like_networkx(backend_name):
+    """max_iter=0 on a graph the power iteration cannot finish in two products: networkx.hits
+    raises (it refuses max_iter <= 0), and so does hpgraph, without calling ARPACK."""
+    H = nx.convert_node_labels_to_integers(nx.grid_2d_graph(12, 12))
+    H.add_edge(0, 13)
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.hits(H, max_iter=0)
+    with pytest.raises(ConvergenceError, match="max_iter=0"):
+        hp.hits(H, max_iter=0, backend=backend_name)
+
+
 def test_hits_errors(backend_name):
     empty = hp.Graph.from_edges([], [], num_vertices=4, backend="cpu")
     with pytest.raises(ConvergenceError, match="no edges"):
