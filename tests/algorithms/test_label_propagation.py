@@ -98,6 +98,9 @@ def test_semi_synchronous_matches_reference(graph_case, backend_name, cases):
         lab = host(hp.label_propagation(G, seed=seed, backend=backend_name))
         assert lab.dtype == np.int32 and lab.shape == (case.n,)
         np.testing.assert_array_equal(lab, py_semi_sync(nb, case.n, 100, seed))
+    for max_iter in (1, 2):  # stopped before the fixed point: the same partial sweeps
+        lab = host(hp.label_propagation(G, max_iter=max_iter, backend=backend_name))
+        np.testing.assert_array_equal(lab, py_semi_sync(nb, case.n, max_iter, None))
 
 
 @pytest.mark.cases(max_n=300)
