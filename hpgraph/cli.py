@@ -6,9 +6,16 @@ call :func:`register_subcommand` from a module and list that module in :data:`PL
 or register it here. Handlers can reuse :func:`add_graph_arguments` / :func:`load_graph`
 (a file or a generator spec, timed) and :func:`add_backend_argument`.
 
-Error policy: expected problems (bad arguments, missing or malformed files, a GPU asked for where
-none is usable) print one line ``hpgraph: error: ...`` on stderr and exit with status 2; other
-hpgraph errors exit with 1, also without a traceback unless ``--traceback`` is given.
+Exit status (the same with or without ``--traceback``, which only adds the traceback):
+
+* 0 -- success;
+* 2 -- bad input or usage: bad arguments, a missing, unreadable or malformed file, an
+  unwritable output path (checked before the run), a graph the algorithm does not accept,
+  a graph too large for this machine, a GPU asked for where none is usable; one line
+  ``hpgraph: error: ...`` on stderr;
+* 1 -- the run failed: an algorithm did not converge, validation failed, or an internal error
+  (a bug: ``hpgraph: internal error: ...``, please report it with ``--traceback``);
+* 130 -- interrupted.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import json
 import os
 import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 
 from . import __version__
@@ -100,6 +108,11 @@ def add_graph_arguments(parser, *, positional=True):
                         help="compact the vertex ids of an edge list to 0..k-1")
     parser.add_argument("--seed", type=int, default=42,
                         help="seed for generator specs (default 42)")
+    from .formats.coo import DUPLICATE_POLICIES
+
+    parser.add_argument("--duplicates", choices=[d for d in DUPLICATE_POLICIES], default="min",
+                        help="how repeated edges combine (default min: the shortest of parallel "
+                             "edges; keep stores them all)")
     p = parser.add_mutually_exclusive_group()
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
                    help="show a progress bar while reading (default: when stderr is a terminal)")
@@ -115,6 +128,7 @@ class LoadedGraph:
     kind: str                 # "file" or "generator"
     timings: dict = field(default_factory=dict)
     edges: object = None      # the EdgeList it was built from
+    duplicates: str = "min"   # the duplicate-edge policy used to build it
 
 
 def _sync(be):
@@ -125,7 +139,7 @@ def _sync(be):
 
 
 def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weighted=None,
-               relabel=False, seed=42, progress=None) -> LoadedGraph:
+               relabel=False, seed=42, progress=None, duplicates="min") -> LoadedGraph:
     """Load a graph from a file or a generator spec, timing the steps.
 
     Timings: ``generate`` or ``read`` (edges), ``csr`` (``Graph.from_edges``). A missing
@@ -144,11 +158,11 @@ def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weight
         el = edges_from_spec(text, seed=seed, directed=directed, backend=be)
         _sync(be)
         t1 = time.perf_counter()
-        G = el.to_graph(backend=be)
+        G = el.to_graph(backend=be, duplicates=duplicates)
         _sync(be)
         t2 = time.perf_counter()
         return LoadedGraph(G, f"{text} (seed {seed})", "generator",
-                           {"generate": t1 - t0, "csr": t2 - t1}, el)
+                           {"generate": t1 - t0, "csr": t2 - t1}, el, duplicates)
     if progress is None:
         progress = sys.stderr.isatty()
     t0 = time.perf_counter()
@@ -161,17 +175,18 @@ def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weight
                                     text) from None
         raise
     t1 = time.perf_counter()
-    G = el.to_graph(backend=be)
+    G = el.to_graph(backend=be, duplicates=duplicates)
     _sync(be)
     t2 = time.perf_counter()
-    return LoadedGraph(G, text, "file", {"read": t1 - t0, "csr": t2 - t1}, el)
+    return LoadedGraph(G, text, "file", {"read": t1 - t0, "csr": t2 - t1}, el, duplicates)
 
 
 def load_graph_from_args(args) -> LoadedGraph:
     """:func:`load_graph` with the options of :func:`add_graph_arguments`."""
     return load_graph(args.graph, backend=args.backend, directed=args.directed, format=args.format,
                       weighted=False if args.unweighted else None, relabel=args.relabel,
-                      seed=args.seed, progress=args.progress)
+                      seed=args.seed, progress=args.progress,
+                      duplicates=getattr(args, "duplicates", "min"))
 
 
 def device_description(be: str) -> str:
@@ -194,13 +209,16 @@ def device_description(be: str) -> str:
         return f"gpu (CuPy {cp.__version__}; device query failed: {exc})"
 
 
-def graph_summary(G, *, timings=None, source=None, hyb=True) -> dict:
+def graph_summary(G, *, timings=None, source=None, hyb=True, listed_edges=None, duplicates=None) -> dict:
     """Overview statistics of a graph as a JSON-friendly dict.
 
     Keys: ``source``, ``backend``, ``device``, ``vertices``, ``edges`` (stored directed entries),
     ``undirected_edges`` (undirected graphs), ``directed``, ``weighted``, ``dtype``,
     ``self_loops``, ``out_degree`` (min/mean/median/max), ``isolated``, ``hyb`` (K, ell_fill,
-    coo_share), ``timings`` (seconds; ``hyb`` added here when computed).
+    coo_share), ``timings`` (seconds; ``hyb`` added here when computed); with ``listed_edges``
+    (edges in the file or generator output) also ``listed_edges``, ``duplicates_merged`` (listed
+    edges that combined with another: ``listed_edges`` minus the distinct edges stored) and
+    ``duplicate_policy``.
     """
     import numpy as np
 
@@ -232,6 +250,11 @@ def graph_summary(G, *, timings=None, source=None, hyb=True) -> dict:
     }
     if not G.directed:
         info["undirected_edges"] = (m - loops) // 2 + loops
+    if listed_edges is not None:
+        distinct = m if G.directed else info["undirected_edges"]
+        info["listed_edges"] = int(listed_edges)
+        info["duplicates_merged"] = max(int(listed_edges) - distinct, 0)
+        info["duplicate_policy"] = duplicates
     if n:
         info["out_degree"] = {"min": int(out_deg.min()), "mean": float(out_deg.mean()),
                               "median": float(np.median(out_deg)), "max": int(out_deg.max())}
@@ -268,6 +291,9 @@ def format_summary(info: dict) -> str:
     w = f"weighted ({info['dtype']})" if info["weighted"] else "unweighted"
     add(f"kind         {'directed' if info['directed'] else 'undirected'}, {w}, "
         f"{_num(info['self_loops'])} self-loops")
+    if "duplicates_merged" in info:
+        add(f"duplicates   {_num(info['duplicates_merged'])} of {_num(info['listed_edges'])} listed edges "
+            f"merged (policy {info['duplicate_policy']})")
     d = info["out_degree"]
     add(f"out-degree   min {_num(d['min'])}  mean {d['mean']:.2f}  median {d['median']:g}  "
         f"max {_num(d['max'])}")
@@ -415,8 +441,12 @@ def _info_arguments(p):
 
 
 def _info(args) -> int:
+    if args.plot:
+        check_output_path(args.plot, "--plot", (".png", ".pdf", ".svg"))
     loaded = load_graph_from_args(args)
-    info = graph_summary(loaded.graph, timings=loaded.timings, source=loaded.source)
+    listed = loaded.edges.num_edges if loaded.edges is not None else None
+    info = graph_summary(loaded.graph, timings=loaded.timings, source=loaded.source,
+                         listed_edges=listed, duplicates=loaded.duplicates)
     if args.plot:
         plot_degree_distribution(loaded.graph, args.plot,
                                  title=f"out-degree distribution: {os.path.basename(str(args.graph))}")
@@ -534,8 +564,10 @@ def check_source(G, source) -> int:
     return source
 
 
-def run_algorithm(name, G, source, be, *, samples=None, seed=42):
-    """Run one algorithm; returns ``(result dict of host arrays / scalars, traversed edges)``."""
+def run_algorithm(name, G, source, be, *, samples=None, seed=42, **params):
+    """Run one algorithm; returns ``(result dict of host arrays / scalars, traversed edges)``.
+
+    ``params`` (``max_iter``, ``tol``) go to pagerank, hits and label propagation."""
     import numpy as np
 
     from . import backend as _backend
@@ -555,9 +587,9 @@ def run_algorithm(name, G, source, be, *, samples=None, seed=42):
         r = f(G, source, backend=be)
         out = {"width": r.width, "predecessor": r.predecessor}
     elif name == "pagerank":
-        out = {"rank": f(G, backend=be)}
+        out = {"rank": f(G, backend=be, **params)}
     elif name == "hits":
-        hubs, auth = f(G, backend=be)
+        hubs, auth = f(G, backend=be, **params)
         out = {"hubs": hubs, "authorities": auth}
     elif name == "tc":
         out = {"triangles": int(f(G, backend=be))}
@@ -569,7 +601,7 @@ def run_algorithm(name, G, source, be, *, samples=None, seed=42):
     elif name == "bc":
         out = {"centrality": f(G, k=samples, seed=seed, backend=be)}
     else:
-        out = {"labels": f(G, backend=be)}
+        out = {"labels": f(G, backend=be, **params)}
     _sync(be)
     out = {k: (np.asarray(h(v)) if not isinstance(v, int) else v) for k, v in out.items()}
     return out, _traversed_edges(name, G, out)
@@ -812,6 +844,49 @@ def _run_arguments(p):
     p.add_argument("--output", metavar="FILE", default=None,
                    help="save the result of the last trial (.npy or .csv)")
     p.add_argument("--json", action="store_true", help="print a JSON report")
+    p.add_argument("--json-out", metavar="FILE.json", default=None, help="also write the JSON report here")
+    p.add_argument("--max-iter", type=int, default=None,
+                   help="pagerank, hits, lp: iteration limit (defaults: 100)")
+    p.add_argument("--tol", type=float, default=None,
+                   help="pagerank, hits: convergence tolerance (defaults: 1e-6 and 1e-8, as networkx)")
+
+
+def _iteration_params(alg, args) -> dict:
+    """``max_iter`` / ``tol`` for the algorithms that take them; a usage error for the others."""
+    takes = {"pagerank": ("max_iter", "tol"), "hits": ("max_iter", "tol"), "lp": ("max_iter",)}
+    params = {}
+    for flag, key in (("--max-iter", "max_iter"), ("--tol", "tol")):
+        value = getattr(args, key)
+        if value is None:
+            continue
+        if key not in takes.get(alg.name, ()):
+            users = ", ".join(a for a, ks in takes.items() if key in ks)
+            raise CLIError(f"{flag} does not apply to {alg.name} (it applies to {users})")
+        if key == "max_iter" and value < 0:
+            raise CLIError(f"--max-iter must be >= 0, got {value}")
+        if key == "tol" and not value > 0:
+            raise CLIError(f"--tol must be a positive number, got {value}")
+        params[key] = value
+    return params
+
+
+def check_output_path(path, flag, extensions=None) -> None:
+    """Fail fast (exit 2) when ``path`` cannot be written: wrong extension, missing or
+    unwritable directory, an existing directory or read-only file.  Runs before the work."""
+    if extensions is not None:
+        ext = os.path.splitext(str(path))[1].lower()
+        if ext not in extensions:
+            raise CLIError(f"{flag} must end in {' or '.join(extensions)}, got {path!r}")
+    full = os.path.abspath(str(path))
+    d = os.path.dirname(full)
+    if os.path.isdir(full):
+        raise CLIError(f"cannot write {flag} {path}: it is a directory")
+    if not os.path.isdir(d):
+        raise CLIError(f"cannot write {flag} {path}: directory {d} does not exist")
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise CLIError(f"cannot write {flag} {path}: directory {d} is not writable")
+    if os.path.exists(full) and not os.access(full, os.W_OK):
+        raise CLIError(f"cannot write {flag} {path}: the file exists and is read-only")
 
 
 def _positive(value, what):
@@ -829,12 +904,10 @@ def _run(args) -> int:
     if args.samples is not None:
         _positive(args.samples, "--samples")
     if args.output:
-        ext = os.path.splitext(args.output)[1].lower()
-        if ext not in (".npy", ".csv"):
-            raise CLIError(f"--output must end in .npy or .csv, got {args.output!r}")
-        d = os.path.dirname(os.path.abspath(args.output))
-        if not os.path.isdir(d):
-            raise CLIError(f"cannot write {args.output}: directory {d} does not exist")
+        check_output_path(args.output, "--output", (".npy", ".csv"))
+    if args.json_out:
+        check_output_path(args.json_out, "--json-out", (".json",))
+    params = _iteration_params(alg, args)
     if algorithm_function(alg.name) is None:
         raise CLIError(f"algorithm '{alg.name}' ({alg.function}) is not available in this build "
                        "of hpgraph")
@@ -846,6 +919,9 @@ def _run(args) -> int:
         source = check_source(G, default_source(G) if args.source is None else args.source)
     elif args.source is not None:
         raise CLIError(f"--source does not apply to {alg.name}")
+    if alg.name == "tc" and G.directed:
+        raise CLIError(f"tc counts triangles of undirected graphs and {loaded.source} is directed; "
+                       "add --undirected to treat each arc as an undirected edge")
     samples = args.samples
     if samples is not None:
         if alg.name != "bc":
@@ -854,7 +930,7 @@ def _run(args) -> int:
     times, out, edges = [], None, 0
     for _ in range(args.trials):
         t0 = time.perf_counter()
-        out, edges = run_algorithm(alg.name, G, source, be, samples=samples, seed=args.seed)
+        out, edges = run_algorithm(alg.name, G, source, be, samples=samples, seed=args.seed, **params)
         times.append(time.perf_counter() - t0)
     report = {
         "algorithm": alg.name, "graph": loaded.source, "backend": be,
@@ -872,6 +948,15 @@ def _run(args) -> int:
     if args.output:
         write_result(args.output, out)
         report["output"] = args.output
+    if params:
+        report["parameters"] = params
+    if args.json_out:
+        try:
+            with open(args.json_out, "w") as fh:
+                json.dump(report, fh, indent=2)
+        except OSError as exc:
+            raise CLIError(f"cannot write {args.json_out}: {exc.strerror or exc}") from None
+        report["json_out"] = args.json_out
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -940,10 +1025,9 @@ def _bench(args) -> int:
     _positive(args.trials, "--trials")
     if not 1 <= args.scale <= 30:
         raise CLIError(f"--scale must be in 1..30, got {args.scale}")
-    for path in [args.json_out] + ([] if args.no_plot else [args.plot]):
-        d = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(d):
-            raise CLIError(f"cannot write {path}: directory {d} does not exist")
+    check_output_path(args.json_out, "--json-out")
+    if not args.no_plot:
+        check_output_path(args.plot, "--plot", (".png", ".pdf", ".svg"))
     be = _backend.resolve(args.backend)
     side = 2 ** ((args.scale + 1) // 2)
     specs = args.graphs or [f"rmat:{args.scale}", f"grid:{side}x{2 ** args.scale // side}"]
@@ -1082,11 +1166,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _expected_errors():
-    from .exceptions import (DeviceUnavailable, FileFormatError, GraphFileNotFound, InvalidGraph,
-                             InvalidValue)
+    """Errors that mean bad input or usage (exit status 2)."""
+    from .exceptions import (DeviceUnavailable, DimensionMismatch, DomainMismatch, FileFormatError,
+                             GraphFileNotFound, HostOutOfMemory, InvalidGraph, InvalidValue,
+                             NegativeCycleError)
 
     return (CLIError, InvalidValue, InvalidGraph, FileFormatError, GraphFileNotFound,
-            DeviceUnavailable, OSError)
+            DeviceUnavailable, DimensionMismatch, DomainMismatch, NegativeCycleError, HostOutOfMemory,
+            OSError)
 
 
 def _error(message) -> None:
@@ -1095,7 +1182,8 @@ def _error(message) -> None:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 failure, 2 usage or input error)."""
+    """Run the command line; returns the exit status (0 ok, 2 bad input or usage, 1 failure or
+    internal error; ``--traceback`` adds the traceback and keeps the status)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -1122,14 +1210,26 @@ def main(argv=None) -> int:
         return EXIT_OK
     except _expected_errors() as exc:
         if args.traceback:
-            raise
+            traceback.print_exc()
         _error(exc)
         return EXIT_USAGE
     except HpgraphError as exc:
         if args.traceback:
-            raise
+            traceback.print_exc()
         _error(f"{type(exc).__name__}: {exc}")
-        print(f"{PROG}: (run with --traceback for details)", file=sys.stderr)
+        from .exceptions import ConvergenceError
+
+        if isinstance(exc, ConvergenceError):
+            print(f"{PROG}: (raise --max-iter or --tol)", file=sys.stderr)
+        elif not args.traceback:
+            print(f"{PROG}: (run with --traceback for details)", file=sys.stderr)
+        return EXIT_FAILURE
+    except Exception as exc:  # a bug: one line (and the traceback when asked), exit status 1
+        if args.traceback:
+            traceback.print_exc()
+        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}".split("\n")[0], file=sys.stderr)
+        if not args.traceback:
+            print(f"{PROG}: (this is a bug; run with --traceback and report it)", file=sys.stderr)
         return EXIT_FAILURE
 
 

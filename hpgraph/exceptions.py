@@ -151,3 +151,12 @@ class VertexNotFound(InvalidValue, KeyError):
 
     def __str__(self) -> str:  # KeyError would print the message in quotes
         return str(self.args[0]) if self.args else ""
+
+
+class HostOutOfMemory(HpgraphError, MemoryError):
+    """An operation needs more host memory than the machine has.
+
+    Raised before allocating when a size (``num_vertices``, an edge count, a file's declared
+    length) is known to be too large, and in place of a bare ``MemoryError`` otherwise.  The
+    message says what was being built and how many bytes it needs.
+    """

@@ -161,11 +161,16 @@ def _graph(el: EdgeList, be: str, duplicates="min"):
     return el.to_graph(backend=be, duplicates=duplicates)
 
 
-def _ids(xp, n):
-    """An index dtype for ``n`` vertices (int32 below 2**31 - 1)."""
+def _ids(xp, n, m=0, who="generator"):
+    """An index dtype for ``n`` vertices (int32 below 2**31 - 1); refuses (HostOutOfMemory) sizes
+    whose graph (``n + 1`` row pointers, ``m`` edges) cannot fit in host memory."""
+    from ._memory import check_host_bytes
     from .dtypes import index_dtype
 
-    return index_dtype(n)
+    idt = index_dtype(n)
+    check_host_bytes((n + 1) * 8 + 2 * m * np.dtype(idt).itemsize,
+                     f"{who}: a graph of {n:,} vertices and {m:,} edges")
+    return idt
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,8 +193,8 @@ def rmat_edges(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, seed=None, directe
     rng = _Rng(xp, seed)
     n = 1 << scale
     m = edge_factor * n
-    idt = _ids(xp, n)
-    us, vs = [], []
+    idt = _ids(xp, n, m, "rmat")
+    us, vs = [xp.zeros(0, idt)], [xp.zeros(0, idt)]
     for start in range(0, m, _CHUNK):
         k = min(_CHUNK, m - start)
         u, v = _rmat_bits(rng, k, scale, a, b, c, idt)
@@ -294,7 +299,7 @@ def grid_2d_edges(rows, cols, weights=None, seed=None, backend=None) -> EdgeList
     cols = _check_int("cols", cols, 1)
     be, xp = _xp(backend)
     n = rows * cols
-    idt = _ids(xp, n)
+    idt = _ids(xp, n, 2 * n, "grid_2d")
     ids = xp.arange(n, dtype=idt)
     r = ids // cols
     c = ids % cols
@@ -338,6 +343,7 @@ def erdos_renyi_edges(n, m=None, p=None, seed=None, directed=False, weights=None
                       backend=None) -> EdgeList:
     """Edges of a uniform random graph G(n, m) or G(n, p) (see :func:`erdos_renyi`)."""
     n = _check_int("n", n, 1)
+    _ids(np, n, 0, "erdos_renyi")  # refuse an n that cannot fit before counting its pairs
     if (m is None) == (p is None):
         raise InvalidValue("give exactly one of m (number of edges) or p (edge probability)")
     max_pairs = n * (n - 1) if directed else n * (n - 1) // 2
@@ -354,7 +360,7 @@ def erdos_renyi_edges(n, m=None, p=None, seed=None, directed=False, weights=None
             kind = "directed" if directed else "undirected"
             raise InvalidValue(f"m = {m} exceeds the {max_pairs} possible {kind} edges without "
                                f"self-loops on n = {n} vertices")
-    idt = _ids(xp, n)
+    idt = _ids(xp, n, m, "erdos_renyi")
     if m == 0:
         u = v = xp.zeros(0, dtype=idt)
     elif m > max_pairs // 2:

@@ -12,14 +12,17 @@ immutable, so the cache never goes stale.
 from __future__ import annotations
 
 import numbers
+import contextlib
 import types
 
 import numpy as np
 
 from . import backend, dtypes
-from .exceptions import DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph, InvalidValue
+from ._memory import check_host_bytes, format_bytes, host_memory_guard
+from .exceptions import (DeviceOutOfMemory, DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph,
+                         InvalidValue)
 from .formats import CSR, HYB, from_any, from_scipy
-from .formats._base import first_bad, freeze, side_of
+from .formats._base import first_bad, freeze, safe_asarray, side_of
 from .formats.convert import is_sparse_input
 from .formats._build import build_csr
 from .formats._chunks import array_chunks, chunk_source, is_chunk_source
@@ -64,7 +67,11 @@ class Graph:
         if is_sparse_input(A):
             csr = _sum_duplicates(from_scipy(A, format="csr"))
         else:
-            csr = from_any(A).asformat("csr")
+            m = from_any(A)
+            # A matrix built with check=False was never validated; the kernels trust a Graph's
+            # arrays, so check them once here (O(nnz)).
+            m.check(full=True)
+            csr = m.asformat("csr")
         if csr.nrows != csr.ncols:
             raise DimensionMismatch(f"Graph: the adjacency matrix must be square, got {csr.nrows}x{csr.ncols}")
         if directed is not None and not isinstance(directed, (bool, np.bool_)):
@@ -215,9 +222,21 @@ class Graph:
                                               f"num_vertices={n} (ids must lie in [0, {n}))")
         w = _edge_weights(weights, m, xp, who)
         chunk = _chunk_size_arg(chunk_size, who)
-        csr = build_csr(array_chunks(src, dst, w, chunk), num_vertices=n, directed=bool(directed),
-                        duplicates=duplicates, self_loops=self_loops, index_dtype=index_dtype, xp=xp,
-                        chunk_hint=chunk, validate=False, owner=who)
+        nnz_bound = m if directed else 2 * m
+        if index_dtype is not None:
+            from .formats._base import check_index_dtype_arg
+
+            idt = check_index_dtype_arg(index_dtype, who, (n, nnz_bound))
+        else:
+            idt = dtypes.index_dtype(n, nnz_bound)
+        # sizes checked against the memory there is before anything n-sized is allocated
+        _check_build_size(n, nnz_bound, np.dtype(idt), w, xp, who)
+        what = f"building a graph of {n:,} vertices and {m:,} edges"
+        guard = host_memory_guard(what) if xp is np else contextlib.nullcontext()
+        with guard:
+            csr = build_csr(array_chunks(src, dst, w, chunk), num_vertices=n, directed=bool(directed),
+                            duplicates=duplicates, self_loops=self_loops, index_dtype=index_dtype,
+                            xp=xp, chunk_hint=chunk, validate=False, owner=who)
         return cls._new(csr, bool(directed))
 
     @classmethod
@@ -551,14 +570,31 @@ def _edge_xp(backend_arg, *arrays):
     return backend.cupy() if backend.resolve(backend_arg, *arrays) == "gpu" else np
 
 
-def _to_side(a, xp):
+def _to_side(a, xp, name, who, numeric):
+    if xp is np and backend.is_device_array(a):
+        a = backend.to_host(a)
+    return safe_asarray(a, name, who, xp, numeric=numeric)
+
+
+def _check_build_size(n, nnz, idt, w, xp, who):
+    """Refuse a graph whose CSR arrays cannot fit, before any of them is allocated."""
+    vbytes = 0 if w is None else w.dtype.itemsize
+    # the finished CSR alone (indptr, indices, values): a lower bound on what the build needs
+    need = (n + 1) * idt.itemsize + nnz * (idt.itemsize + vbytes)
+    what = f"{who}: a graph of num_vertices={n:,} and {nnz:,} stored edges"
+    hint = ("pass a smaller num_vertices, or compact sparse ids first (hpgraph.io.read(..., relabel=True) "
+            "or numpy.unique(..., return_inverse=True))")
     if xp is np:
-        return np.asarray(backend.to_host(a))
-    return xp.asarray(a)
+        check_host_bytes(need, what, hint)
+        return
+    total = backend.cupy().cuda.runtime.memGetInfo()[1]
+    if need > total:
+        raise DeviceOutOfMemory(f"{what} needs at least {format_bytes(need)} ({need:,} bytes) of GPU "
+                                f"memory, more than the device has ({format_bytes(total)}); {hint}")
 
 
 def _vertex_ids(a, name, xp, who):
-    a = _to_side(a, xp)
+    a = _to_side(a, xp, name, who, "ids")
     if a.ndim != 1:
         raise InvalidGraph(f"{who}: {name} must be a 1-D array of vertex ids, got shape {tuple(a.shape)}")
     if a.size == 0 and a.dtype.kind not in "iu":
@@ -572,7 +608,7 @@ def _vertex_ids(a, name, xp, who):
 def _edge_weights(weights, m, xp, who):
     if weights is None:
         return None
-    w = _to_side(weights, xp)
+    w = _to_side(weights, xp, "weights", who, "values")
     if w.ndim != 1:
         raise InvalidGraph(f"{who}: weights must be a 1-D array (one value per edge), got shape {tuple(w.shape)}")
     if w.shape[0] != m:

@@ -217,9 +217,16 @@ def test_help_and_version(capsys):
     assert "rmat:SCALE" in capsys.readouterr().out
 
 
-def test_traceback_flag(tmp_path):
-    with pytest.raises(FileNotFoundError):
-        cli.main(["--traceback", "info", str(tmp_path / "missing.mtx"), "--backend", "cpu"])
+def test_traceback_flag(tmp_path, capsys):
+    """--traceback adds the traceback and keeps the exit status (2 for a missing file)."""
+    args = ["info", str(tmp_path / "missing.mtx"), "--backend", "cpu"]
+    assert cli.main(args) == 2
+    plain = capsys.readouterr().err
+    assert "Traceback" not in plain and "no such file" in plain
+    assert cli.main(["--traceback"] + args) == 2
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "GraphFileNotFound" in err
+    assert "hpgraph: error:" in err and "no such file" in err
 
 
 def test_register_subcommand(capsys):

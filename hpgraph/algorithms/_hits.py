@@ -13,6 +13,14 @@ singular value is simple, and is what this function reproduces step for step::
 product ``A^T A`` is never formed -- plus one scalar read (the change) per iteration.  Where
 the leading singular value is not simple (e.g. two identical components) both networkx
 functions may disagree with each other; this one then agrees with ``_hits_scipy``.
+
+Where the power iteration has not met ``tol`` after ``max_iter + 2`` products (graphs whose
+two leading singular values are close: road networks, citation graphs), the result is what
+``networkx.hits`` computes: the leading right singular vector of ``A`` from ARPACK
+(``scipy.sparse.linalg.svds(A, k=1, maxiter=max_iter, tol=tol)``, on the host, started from
+the power iteration's vector), normalised the same way.  A
+:class:`~hpgraph.exceptions.ConvergenceError` is raised only where ARPACK fails as well,
+which is where ``networkx.hits`` raises ``PowerIterationFailedConvergence``.
 """
 
 from __future__ import annotations
@@ -99,8 +107,8 @@ def hits(G, max_iter=100, tol=1e-8, nstart=None, normalized=True, weighted=False
                                    "edges, or nstart puts all its weight on vertices without "
                                    "in-edges)")
         if i > max_iter:
-            raise ConvergenceError(f"hits did not converge to tol={tol} within max_iter={max_iter} "
-                                   "iterations; raise max_iter or tol")
+            x = _arpack_authorities(G, use_w, x, max_iter, tol, dtype)
+            break
         i += 1
     a = x
     h = _spmv.spmv(A, a, sr, backend=side)
@@ -109,3 +117,37 @@ def hits(G, max_iter=100, tol=1e-8, nstart=None, normalized=True, weighted=False
         a = a / a.sum()
     return finish(h.astype(dtype, copy=False), on_dev, to), finish(a.astype(dtype, copy=False),
                                                                    on_dev, to)
+
+
+def _arpack_authorities(G, use_w, x, max_iter, tol, dtype):
+    """networkx.hits' computation: the leading right singular vector of ``A`` (ARPACK), scaled
+    to max 1 like the power iteration's vector, on the graph's side."""
+    import scipy.sparse.linalg as sla
+
+    from .. import backend as _backend
+
+    A = G.to_scipy().astype(np.float64)  # a copy
+    if not use_w:
+        A.data[:] = 1.0  # every stored entry is an edge of weight 1 (explicit zeros included)
+    v0 = np.asarray(_backend.to_host(x), dtype=np.float64)
+    if not np.all(np.isfinite(v0)) or not v0.any():
+        v0 = None
+    n = A.shape[0]
+    if n < 2 or max_iter < 1:
+        raise ConvergenceError(f"hits did not converge to tol={tol} within max_iter={max_iter} "
+                               "iterations; raise max_iter or tol")
+    try:
+        _, _, vt = sla.svds(A, k=1, v0=v0, maxiter=max_iter, tol=tol)
+    except (sla.ArpackNoConvergence, sla.ArpackError) as exc:
+        raise ConvergenceError(f"hits did not converge to tol={tol} within max_iter={max_iter} "
+                               f"iterations (power iteration and ARPACK: {exc}); raise max_iter or tol") from None
+    a = vt.ravel().real
+    a = a / a[int(np.argmax(np.abs(a)))]  # the sign ARPACK chose, and the scale, as the power iteration's
+    if a.min() < -1e-6:
+        # A leading singular vector with both signs: sigma_1 is not simple (a bipartite graph, say),
+        # so the hub and authority vectors are not unique (networkx.hits returns an arbitrary one).
+        raise ConvergenceError(f"hits did not converge to tol={tol} within max_iter={max_iter} "
+                               "iterations, and the leading singular value of A is not simple here (a "
+                               "bipartite graph, for instance), so hub and authority scores are not "
+                               "unique; raise max_iter or tol, or pass nstart")
+    return G.xp.asarray(a.astype(dtype, copy=False))

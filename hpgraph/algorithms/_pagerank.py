@@ -106,9 +106,16 @@ def vertex_vector(value, n: int, name: str, *, normalize: bool):
             if not 0 <= int(k) < n:
                 raise IndexOutOfBound(f"{name}: vertex {int(k)} is out of range for a graph of {n} "
                                       f"vertices")
-            arr[int(k)] = float(v)
+            try:
+                arr[int(k)] = float(v)
+            except (ValueError, TypeError, OverflowError):
+                raise InvalidValue(f"{name}[{int(k)}] must be a number, got {v!r}") from None
     else:
-        arr = np.asarray(_backend.to_host(value), dtype=np.float64)
+        try:
+            arr = np.asarray(_backend.to_host(value), dtype=np.float64)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise InvalidValue(f"{name} must be a dict {{vertex: value}} or an array of {n} numbers "
+                               f"({type(exc).__name__}: {exc})") from None
         if arr.shape != (n,):
             raise InvalidValue(f"{name} must be a dict {{vertex: value}} or an array of length {n}, "
                                f"got shape {arr.shape}")

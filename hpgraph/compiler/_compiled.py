@@ -305,7 +305,8 @@ def _build(a, name, at, vt, caps, result_dtype, key) -> CompiledFunction:
         fname = c_name if k is None else f"{c_name}_{k}"
         funcs.append(_c_function(fname, n, c_params, helpers))
     body = "".join(helpers) + "\n".join(funcs)
-    preamble = guard(f"udf_{digest[:16]}", f"/* hpgraph callback {name} ({a.src.filename}) */\n" + body)
+    note = _comment_text(f"{name} ({a.src.filename})")
+    preamble = guard(f"udf_{digest[:16]}", f"/* hpgraph callback {note} */\n" + body)
     order = _ir.topo(list(outs.values()))
     rd = {k: n.dtype for k, n in outs.items()}
     return CompiledFunction(
@@ -347,3 +348,10 @@ def _c_function(fname, out, c_params, helpers) -> str:
     body = "\n".join(lines)
     return (f"__device__ __forceinline__ {ret} {fname}({params}) {{\n"
             f"{body}{chr(10) if body else ''}    return {names[id(out)]};\n}}\n")
+
+
+def _comment_text(text: str) -> str:
+    """``text`` safe inside a C block comment: one ASCII line that cannot close the comment
+    (function names and file paths are user text)."""
+    out = "".join(ch if " " <= ch <= "~" else "?" for ch in str(text))
+    return out.replace("*/", "*?").replace("/*", "?*")

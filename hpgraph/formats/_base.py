@@ -72,9 +72,33 @@ def parse_shape(shape, owner: str) -> tuple:
     return nr_i, nc_i
 
 
+_NON_NUMERIC_KINDS = "OUSVMm"
+
+
+def safe_asarray(a, name: str, owner: str, xp, numeric: str = "values"):
+    """``xp.asarray(a)``, refusing what no native code should see, with a typed error naming ``name``.
+
+    Ragged nested lists and objects NumPy cannot turn into an array give :class:`InvalidGraph`;
+    object, string, bytes, void and datetime arrays give :class:`InvalidGraph` (for ids) or
+    :class:`DomainMismatch` (for ``numeric="values"``) *before* CuPy sees them (CuPy raises an
+    untyped ``ValueError`` on such dtypes).
+    """
+    if xp is not np and backend.is_device_array(a):
+        return xp.asarray(a)
+    try:
+        h = a if isinstance(a, np.ndarray) else np.asarray(a)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InvalidGraph(f"{owner}: {name} cannot be turned into an array ({exc})") from None
+    if h.dtype.kind in _NON_NUMERIC_KINDS and h.size:
+        cls = DomainMismatch if numeric == "values" else InvalidGraph
+        want = "numbers" if numeric == "values" else "integer vertex ids"
+        raise cls(f"{owner}: {name} must hold {want}, got an array of dtype {h.dtype}")
+    return h if xp is np else xp.asarray(h)
+
+
 def as_index_array(a, name: str, owner: str, xp, ndim: int = 1):
     """``a`` as an integer array of ``ndim`` dimensions on ``xp`` (no copy if it already is)."""
-    a = xp.asarray(a)
+    a = safe_asarray(a, name, owner, xp, numeric="ids")
     if a.size == 0 and a.dtype.kind not in "iu":
         # np.asarray([]) is float64; an empty list is a valid (empty) index array.
         a = a.astype(_INT64)
@@ -96,7 +120,7 @@ def as_values(v, name: str, owner: str, xp, shape: tuple):
     """``v`` as a value array of the given shape and a supported dtype, or None (pattern)."""
     if v is None:
         return None
-    v = native_dtype(xp.asarray(v), xp)
+    v = native_dtype(safe_asarray(v, name, owner, xp), xp)
     try:
         dtypes.lookup_dtype(v.dtype)
     except DomainMismatch as exc:

@@ -87,6 +87,8 @@ def _convert_sparse(A, index_dtype, pattern):
         raise InvalidGraph(f"from_scipy: expected a 2-D sparse matrix, got shape {A.shape}")
     shape = (int(A.shape[0]), int(A.shape[1]))
     fmt = A.format
+    if fmt in ("csr", "csc"):  # before A.nnz, which reads indptr[-1]
+        _check_compressed(xp, fmt, shape, A.indptr, A.indices, None if pattern else A.data)
     if fmt not in ("coo", "csr", "csc"):
         A = A.tocsr()
         fmt = "csr"
@@ -94,16 +96,47 @@ def _convert_sparse(A, index_dtype, pattern):
     idt = check_index_dtype_arg(index_dtype, "from_scipy", sizes)
     values = None if pattern else native_dtype(A.data, xp)
     if fmt == "coo":
-        # Explicit check=False: scipy validated the ids; keep the arrays as they are.
-        return COO(A.row, A.col, values, shape, check=False, index_dtype=idt)
+        # check=True: scipy checks ids when the matrix is built, not after its arrays change.
+        return COO(A.row, A.col, values, shape, check=True, index_dtype=idt)
     cls = CSR if fmt == "csr" else CSC
     indptr, indices = A.indptr, A.indices
+    _check_compressed(xp, fmt, shape, indptr, indices, values)
     if not A.has_sorted_indices:
         nmajor, nminor = (shape[0], shape[1]) if fmt == "csr" else (shape[1], shape[0])
         idt2 = idt if idt is not None else indices.dtype
         indices, values = sort_compressed(xp, indptr.astype(idt2, copy=False), indices.astype(idt2, copy=False),
                                           values, nmajor, nminor, np.dtype(idt2))
     return cls(indptr, indices, values, shape, index_dtype=idt)
+
+
+def _check_compressed(xp, fmt, shape, indptr, indices, values):
+    """Validate a scipy / cupyx CSR or CSC before any compiled routine reads it.
+
+    scipy checks only lengths when a matrix is built (and nothing after its arrays change);
+    its C++ routines (``has_sorted_indices``, products) then index with ``indptr`` unchecked,
+    so a decreasing or too large ``indptr`` or an out-of-range index would read out of bounds.
+    """
+    nmajor, nminor = (shape[0], shape[1]) if fmt == "csr" else (shape[1], shape[0])
+    owner = f"from_scipy ({fmt})"
+    for name, a in (("indptr", indptr), ("indices", indices)):
+        if a.ndim != 1 or a.dtype.kind not in "iu":
+            raise InvalidGraph(f"{owner}: {name} must be a 1-D integer array, got dtype {a.dtype} and "
+                               f"shape {tuple(a.shape)}")
+    if indptr.shape[0] != nmajor + 1:
+        raise InvalidGraph(f"{owner}: indptr must have {nmajor + 1} entries for shape {shape}, got "
+                           f"{indptr.shape[0]}")
+    nnz = int(indices.shape[0])
+    if values is not None and (values.ndim != 1 or values.shape[0] != nnz):
+        raise InvalidGraph(f"{owner}: data must have one value per index ({nnz}), got shape "
+                           f"{tuple(values.shape)}")
+    if int(indptr[0]) != 0 or int(indptr[-1]) > nnz:
+        raise InvalidGraph(f"{owner}: indptr must start at 0 and end at most at len(indices) = {nnz}, got "
+                           f"{int(indptr[0])} and {int(indptr[-1])}")
+    if nmajor and bool((indptr[1:] < indptr[:-1]).any()):
+        raise InvalidGraph(f"{owner}: indptr must be non-decreasing")
+    if nnz and (int(indices.min()) < 0 or int(indices.max()) >= nminor):
+        raise InvalidGraph(f"{owner}: indices must lie in [0, {nminor}), got values in "
+                           f"[{int(indices.min())}, {int(indices.max())}]")
 
 
 def from_any(A, **kw):

@@ -1,0 +1,119 @@
+"""Graph construction refuses bad input with typed errors before any native code or large
+allocation: absurd sizes, non-numeric dtypes, ragged inputs, broken scipy / hpgraph matrices."""
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import hpgraph as hp
+from hpgraph._memory import check_host_bytes, format_bytes, host_memory_bytes
+from hpgraph.exceptions import DomainMismatch, HostOutOfMemory, InvalidGraph
+
+
+@pytest.mark.parametrize("n", [10**12, 2**62])
+def test_absurd_num_vertices(n):
+    with pytest.raises(HostOutOfMemory) as info:
+        hp.Graph.from_edges([0], [1], num_vertices=n, backend="cpu")
+    msg = str(info.value)
+    assert f"num_vertices={n:,}" in msg
+    need = int(re.search(r"\(([\d,]+) bytes\)", msg).group(1).replace(",", ""))
+    assert need == (n + 1) * 8 + 1 * 8  # int64 row pointers + one int64 column index
+    assert isinstance(info.value, MemoryError)
+
+
+def test_absurd_id_without_num_vertices():
+    with pytest.raises(HostOutOfMemory, match="relabel"):
+        hp.Graph.from_edges(np.array([0]), np.array([10**12]), backend="cpu")
+
+
+@pytest.mark.parametrize("name", ["src", "dst"])
+@pytest.mark.parametrize("bad", [np.array(["a", "b"]), np.array([1, None], dtype=object),
+                                 np.array([b"x", b"y"]), np.array(["2020-01-01"] * 2, dtype="datetime64[D]")])
+def test_non_numeric_ids(name, bad):
+    good = np.array([0, 1])
+    args = {"src": good, "dst": good, name: bad}
+    with pytest.raises(InvalidGraph, match=f"{name} must hold integer vertex ids"):
+        hp.Graph.from_edges(args["src"], args["dst"], backend="cpu")
+
+
+@pytest.mark.parametrize("bad", [np.array(["1.0", "2"]), np.array([1.0, None], dtype=object)])
+def test_non_numeric_weights(bad):
+    with pytest.raises(DomainMismatch, match="weights must hold numbers"):
+        hp.Graph.from_edges([0, 1], [1, 0], weights=bad, backend="cpu")
+
+
+def test_ragged_ids():
+    with pytest.raises(InvalidGraph, match="src cannot be turned into an array"):
+        hp.Graph.from_edges([[0, 1], [2]], [1, 0], backend="cpu")
+
+
+def test_caller_arrays_unchanged():
+    src = np.array([3, 1, 1, 0], dtype=np.int64)
+    dst = np.array([0, 2, 2, 3], dtype=np.int64)
+    w = np.array([1.5, 2.0, 0.5, 4.0])
+    copies = [a.copy() for a in (src, dst, w)]
+    G = hp.Graph.from_edges(src, dst, w, directed=False, duplicates="sum", backend="cpu")
+    for a, c in zip((src, dst, w), copies):
+        np.testing.assert_array_equal(a, c)
+    assert G.to_scipy()[1, 2] == 2.5
+
+
+def _csr():
+    return sp.csr_array((np.ones(3), np.array([1, 2, 0]), np.array([0, 2, 3, 3])), shape=(3, 3))
+
+
+@pytest.mark.parametrize("field,value,fragment", [
+    ("indices", np.array([1, 7, 0]), "indices must lie in"),
+    ("indices", np.array([1, -1, 0]), "indices must lie in"),
+    ("indptr", np.array([0, 3, 1, 3]), "non-decreasing"),
+    ("indptr", np.array([0, 2, 3, 9]), "end at most"),
+])
+def test_scipy_matrix_changed_after_construction(field, value, fragment):
+    """scipy checks a CSR when it is built; arrays changed afterwards are caught before
+    scipy's C++ routines (has_sorted_indices) index with them."""
+    A = _csr()
+    setattr(A, field, value)
+    with pytest.raises(InvalidGraph, match=fragment):
+        hp.Graph(A, directed=True)
+
+
+def test_unchecked_hpgraph_matrix_is_checked_by_graph():
+    bad = hp.CSR(np.array([0, 2, 2]), np.array([5, 1]), np.array([1.0, 2.0]), shape=(2, 2))  # check=False
+    with pytest.raises(InvalidGraph, match="out of range"):
+        hp.Graph(bad, directed=True)
+
+
+def test_memory_limit_follows_ulimit():
+    """host_memory_bytes honours the address-space limit (ulimit -v), in a child process."""
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, resource.getrlimit("
+            "resource.RLIMIT_AS)[1])); from hpgraph._memory import host_memory_bytes; "
+            "print(host_memory_bytes())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == 3 << 30
+    assert host_memory_bytes() >= 1 << 28
+
+
+def test_check_host_bytes_message():
+    with pytest.raises(HostOutOfMemory, match=r"building X needs at least 7\.3 TiB .* bytes"):
+        check_host_bytes(8 * 10**12, "building X")
+    check_host_bytes(1024, "a small thing")  # fits: no error
+    assert format_bytes(1536) == "1.5 KiB" and format_bytes(12) == "12 B"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: hp.generators.grid_2d(10**6, 10**6, backend="cpu"),
+    lambda: hp.generators.erdos_renyi(10**12, m=5, backend="cpu"),
+    lambda: hp.generators.rmat(40, backend="cpu"),
+])
+def test_generators_refuse_sizes_that_cannot_fit(call):
+    with pytest.raises(HostOutOfMemory, match="needs at least"):
+        call()
+
+
+def test_rmat_without_edges():
+    G = hp.generators.rmat(3, edge_factor=0, backend="cpu")
+    assert G.num_vertices == 8 and G.num_edges == 0
