@@ -123,10 +123,9 @@ def test_captured_special_floats_are_c_numbers():
         "INFINITY" in cf.c_preamble or "0x7ff0" in cf.c_preamble.lower()
 
 
-@pytest.mark.xfail(strict=True, reason="the program's class name is pasted into a // comment of "
-                   "engine.cu ($PROGRAM, hpgraph/engine/codegen.py): a newline in it starts a line of "
-                   "code. Fix belongs to the engine (sanitise bp.name); this test then passes.")
 def test_class_name_cannot_inject_a_line():
+    """The class name goes into a comment of the generated module only with characters outside
+    [A-Za-z0-9_] replaced (hpgraph/engine/codegen.py)."""
     P = type("X" + PAYLOAD + "//", (SSSP,), {})
     src = _source(P)
     assert not any(line.strip() == "#error injected" for line in src.splitlines())
