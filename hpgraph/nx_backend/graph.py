@@ -165,7 +165,7 @@ class HpGraph:
         G = self._source() if self._source is not None else None
         n = self.n
         if G is not None and hasattr(G, "_pred") and len(G) == n:
-            pred = G._pred
+            pred = _public_view(G, "pred", "_pred")
             index = self.index
             try:
                 counts = np.fromiter((len(pred[v]) for v in self.nodes), dtype=np.int64, count=n)
@@ -287,6 +287,19 @@ class HpGraph:
 # conversion
 
 
+def _public_view(G, name, private):
+    """``G._adj`` / ``G._pred`` when ``G.adj`` / ``G.pred`` is networkx's own property (the
+    fast path: plain dicts, or networkx's filter views), else the public ``G.adj`` / ``G.pred``
+    (a graph class that overrides its adjacency view, like networkx's ``_AntiGraph``, reports
+    its edges only through it)."""
+    for cls in type(G).__mro__:
+        if name in cls.__dict__:
+            if cls.__module__.startswith("networkx.classes."):
+                return getattr(G, private)
+            break
+    return getattr(G, name)
+
+
 def _edge_dicts(adj):
     """The edge data dicts of all adjacency entries, in networkx order (a list)."""
     try:
@@ -366,7 +379,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     if G.is_multigraph():
         raise NotImplementedError("hpgraph does not support multigraphs (parallel edges); "
                                   "convert to nx.Graph / nx.DiGraph first")
-    adj = G._adj
+    adj = _public_view(G, "adj", "_adj")
     nodes = list(adj)
     n = len(nodes)
     index = dict(zip(nodes, range(n)))
