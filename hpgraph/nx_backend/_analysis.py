@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ._components import _undirected_only
 from ._registry import _nx, _weight_is_name, device, hp_algorithm, implements
 
 # ---------------------------------------------------------------------------------------------
@@ -108,16 +109,22 @@ def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
 # triangles
 
 
-@implements("triangles", needs=("triangles",))
-def triangles(G, nodes=None):
-    """Triangles through each node (dict), or through one node (int)."""
+def _triangle_counts(hg):
+    """Triangles through each vertex (hpgraph's triangle counting; int64 host array, cached)."""
     from .. import backend as _backend
     hp_triangles = hp_algorithm("triangles")
 
     def counts():
-        t = hp_triangles(G.hp(), backend=device())
+        t = hp_triangles(hg.hp(), backend=device())
         return np.asarray(_backend.to_host(t)).astype(np.int64, copy=False)
-    t = G.cached("triangles", counts)
+    return hg.cached("triangles", counts)
+
+
+@implements("triangles", needs=("triangles",))
+def triangles(G, nodes=None):
+    """Triangles through each node (dict), or through one node (int)."""
+    _undirected_only(G)
+    t = _triangle_counts(G)
     if nodes is not None:
         if nodes in G:
             return int(t[G.index[nodes]])
@@ -152,13 +159,9 @@ def _undirected(b):
 @implements("transitivity", needs=("triangles",), check=_undirected)
 def transitivity(G):
     """3 x triangles / connected triples (0 when there are none)."""
-    from .. import backend as _backend
-    hp_triangles = hp_algorithm("triangles")
-
     if len(G) == 0:
         return 0
-    t = G.cached("triangles", lambda: np.asarray(_backend.to_host(
-        hp_triangles(G.hp(), backend=device()))).astype(np.int64, copy=False))
+    t = _triangle_counts(G)
     tri = 2 * int(t.sum())
     deg = np.diff(G.indptr) - G.self_loops()
     contri = int((deg * (deg - 1)).sum())
@@ -182,6 +185,7 @@ def _components(hg):
 @implements("connected_components", needs=("connected_components",))
 def connected_components(G):
     """Sets of nodes, one per component, in networkx's order (a generator)."""
+    _undirected_only(G)
     return _cc_gen(G, _components(G))
 
 
@@ -200,12 +204,14 @@ def _cc_gen(hg, comp):
 @implements("number_connected_components", needs=("connected_components",))
 def number_connected_components(G):
     """Number of connected components."""
+    _undirected_only(G)
     return _components(G)[0]
 
 
 @implements("is_connected", needs=("connected_components",))
 def is_connected(G):
     """True when the graph has one component (NetworkXPointlessConcept for the null graph)."""
+    _undirected_only(G)
     if len(G) == 0:
         raise _nx().NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
     return _components(G)[0] == 1
@@ -214,6 +220,7 @@ def is_connected(G):
 @implements("node_connected_component", needs=("connected_components",))
 def node_connected_component(G, n):
     """The set of nodes in ``n``'s component."""
+    _undirected_only(G)
     i = G.index[n]  # KeyError, as networkx
     _, labels = _components(G)
     return set(G.labels_of(np.flatnonzero(labels == labels[i])))

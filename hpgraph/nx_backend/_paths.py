@@ -12,7 +12,8 @@ from ._traversal import _sssp_length_dict, single_source_shortest_path_length
 
 
 def _sssp(hg, sid, weight, reverse=False):
-    """(distance float64, predecessor) host arrays from the engine's SSSP (cached per source)."""
+    """(distance float64, predecessor) host arrays from the engine's SSSP (cached per source;
+    ``sid`` a tuple of ids: multi-source)."""
     from .. import backend as _backend
     sssp = hp_algorithm("sssp")
 
@@ -20,7 +21,7 @@ def _sssp(hg, sid, weight, reverse=False):
 
     def make():
         G = hg.hp_reverse(weight) if reverse else hg.hp(weight)
-        res = sssp(G, sid, backend=dev)
+        res = sssp(G, list(sid) if isinstance(sid, tuple) else sid, backend=dev)
         dist = np.asarray(_backend.to_host(res.distance), dtype=np.float64)
         pred = np.asarray(_backend.to_host(res.predecessor)).astype(np.int64, copy=False)
         return dist, pred
@@ -85,7 +86,7 @@ def _all_paths(hg, pred, sid, ids):
     for v, p in zip(order.tolist(), pred[order].tolist()):
         if v == sid:
             continue
-        paths[v] = paths[p] + [labels[v]]
+        paths[v] = [labels[v]] if p < 0 else paths[p] + [labels[v]]  # p < 0: another source
     return {labels[v]: paths[v] for v in ids.tolist()}
 
 
@@ -208,8 +209,6 @@ def bellman_ford_path_length(G, source, target, weight="weight"):
 
 
 def _spl_check(b):
-    if b.arguments.get("source") is None and b.arguments.get("target") is None:
-        return "all-pairs shortest path lengths (source=None, target=None) are not implemented"
     return _weight_is_name(b)
 
 
@@ -221,8 +220,14 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
         raise ValueError(f"method not supported: {method}")
     method = "unweighted" if weight is None else method
     if source is None:
-        if target is None:  # pragma: no cover - declined by can_run
-            raise NotImplementedError("all-pairs shortest_path_length")
+        if target is None:
+            from . import _paths_all as pa
+
+            if method == "unweighted":
+                return pa.all_pairs_shortest_path_length(G)
+            if method == "dijkstra":
+                return pa.all_pairs_dijkstra_path_length(G, weight=weight)
+            return pa.all_pairs_bellman_ford_path_length(G, weight=weight)
         if method == "unweighted":
             if target not in G:
                 raise nx.NodeNotFound(f"Source {target} is not in G")

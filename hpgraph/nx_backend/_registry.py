@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ._order import bfs_depths, bfs_levels, max_level
 
-__all__ = ["REGISTRY", "CALLS", "implements", "Implementation", "device", "hp_algorithm"]
+__all__ = ["REGISTRY", "CALLS", "DECLINED", "implements", "Implementation", "device", "hp_algorithm"]
 
 
 @dataclass
@@ -39,6 +39,10 @@ REGISTRY: dict = {}
 #: :mod:`hpgraph.nx_backend.testing`; one dict increment per call)
 CALLS: dict = {}
 
+#: name -> number of calls hpgraph declined (``can_run`` said no, or the implementation raised
+#: NotImplementedError): networkx then ran the call itself (with fallback) or xfailed the test
+DECLINED: dict = {}
+
 _DEVICE = contextvars.ContextVar("hpgraph_nx_device", default=None)
 
 
@@ -52,6 +56,9 @@ def implements(name, *, needs=(), check=None):
             token = _DEVICE.set(device)
             try:
                 return func(*args, **kwargs)
+            except NotImplementedError:
+                DECLINED[name] = DECLINED.get(name, 0) + 1
+                raise
             finally:
                 _DEVICE.reset(token)
 

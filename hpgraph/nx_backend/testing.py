@@ -29,9 +29,9 @@ class _Recorder:
 
     @staticmethod
     def _snapshot():
-        from .algorithms import CALLS
+        from ._registry import CALLS, DECLINED
 
-        return dict(CALLS)
+        return dict(CALLS), dict(DECLINED)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -39,9 +39,11 @@ class _Recorder:
         self._outcome = "passed"
         yield
         after = self._snapshot()
-        called = sorted(k for k, v in after.items() if v != before.get(k, 0))
-        if called:
-            self.tests[item.nodeid] = {"outcome": self._outcome, "functions": called}
+        called = sorted(k for k, v in after[0].items() if v != before[0].get(k, 0))
+        declined = sorted(k for k, v in after[1].items() if v != before[1].get(k, 0))
+        if called or declined:
+            self.tests[item.nodeid] = {"outcome": self._outcome, "functions": called,
+                                       "declined": declined}
 
     def pytest_runtest_logreport(self, report):
         if hasattr(report, "wasxfail"):
@@ -58,25 +60,34 @@ class _Recorder:
     def counts(self):
         out = dict.fromkeys(_RANK, 0)
         for t in self.tests.values():
-            out[t["outcome"]] += 1
+            if t["functions"]:
+                out[t["outcome"]] += 1
         return out
 
     def pytest_terminal_summary(self, terminalreporter):
+        import networkx as nx
+
         counts = self.counts()
-        funcs = {f for t in self.tests.values() for f in t["functions"]}
-        terminalreporter.write_sep("=", "hpgraph backend")
-        terminalreporter.write_line(
-            f"tests that executed an hpgraph implementation: {len(self.tests)} "
+        ran = [t for t in self.tests.values() if t["functions"]]
+        funcs = {f for t in ran for f in t["functions"]}
+        declined = [t for t in self.tests.values() if t["declined"]]
+        tr = terminalreporter
+        tr.write_sep("=", "hpgraph backend")
+        tr.write_line(f"nx.config.fallback_to_nx = {nx.config.fallback_to_nx}")
+        tr.write_line(
+            f"tests that executed an hpgraph implementation: {len(ran)} "
             f"({', '.join(f'{v} {k}' for k, v in counts.items() if v)}); "
             f"{len(funcs)} distinct functions called")
+        tr.write_line(f"tests in which hpgraph declined a call of a function it dispatches: "
+                      f"{len(declined)}")
         for nodeid, t in sorted(self.tests.items()):
-            if t["outcome"] in ("failed", "xpassed"):
-                terminalreporter.write_line(f"  {t['outcome'].upper()} {nodeid} "
-                                            f"({', '.join(t['functions'])})")
+            if t["outcome"] in ("failed", "xpassed") and t["functions"]:
+                tr.write_line(f"  {t['outcome'].upper()} {nodeid} ({', '.join(t['functions'])})")
         path = os.environ.get("HPGRAPH_NX_COUNT_JSON")
         if path:
             with open(path, "w") as f:
-                json.dump({"counts": counts, "functions": sorted(funcs), "tests": self.tests},
+                json.dump({"fallback_to_nx": nx.config.fallback_to_nx, "counts": counts,
+                           "functions": sorted(funcs), "tests": self.tests},
                           f, indent=1, sort_keys=True)
 
 
