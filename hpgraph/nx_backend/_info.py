@@ -141,6 +141,21 @@ FUNCTIONS = {
     "resource_allocation_index": _LINK,
     "preferential_attachment": _LINK,
     "modularity": _VEC,
+    "cut_size": _VEC + " Directed graphs with T=None are declined.",
+    "volume": _VEC,
+    "normalized_cut_size": _VEC,
+    "conductance": _VEC,
+    "edge_expansion": _VEC,
+    "mixing_expansion": _VEC + " Directed graphs with T=None are declined.",
+    "node_boundary": _VEC,
+    "node_expansion": _VEC,
+    "boundary_expansion": _VEC,
+    "is_forest": _CC,
+    "is_tree": _CC,
+    "is_bipartite": ("Depth parities of one multi-source hpgraph BFS (a root per component); "
+                     "undirected graphs only."),
+    "global_efficiency": "One engine BFS per node; networkx's summation order.",
+    "number_of_selfloops": _VEC,
 }
 
 _DEVICE_PARAM = {
