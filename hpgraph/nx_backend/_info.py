@@ -174,16 +174,44 @@ DEFAULT_CONFIG = {
 }
 
 
+def _url():
+    """The project's home page from the installed package metadata (None when it has none)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        md = metadata("hpgraph")
+    except (ImportError, PackageNotFoundError):  # pragma: no cover - not installed
+        return None
+    for entry in md.get_all("Project-URL") or []:
+        label, _, link = entry.partition(",")
+        if label.strip().lower() in ("homepage", "home", "documentation", "source"):
+            return link.strip()
+    return md.get("Home-page") or None
+
+
+def _default_config():
+    """A validated :class:`~._config.HpgraphConfig` (a plain dict where networkx lacks Config)."""
+    try:
+        from ._config import HpgraphConfig
+    except ImportError:  # pragma: no cover - networkx without utils.configs
+        return dict(DEFAULT_CONFIG)
+    return HpgraphConfig(**DEFAULT_CONFIG)
+
+
 def get_info():
     """Backend metadata for networkx (``networkx.backend_info`` entry point)."""
-    return {
+    info = {
         "backend_name": "hpgraph",
         "project": "hpgraph",
         "package": "hpgraph",
         "short_summary": "GraphBLAS-style GPU graph engine (HYB SpMV kernels; NumPy on the CPU).",
-        "default_config": dict(DEFAULT_CONFIG),
+        "default_config": _default_config(),
         "functions": {
             name: {"additional_docs": doc, "additional_parameters": dict(_DEVICE_PARAM)}
             for name, doc in FUNCTIONS.items()
         },
     }
+    url = _url()
+    if url:
+        info["url"] = url
+    return info

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import contextvars
 import inspect
+import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
 
 from ._order import bfs_depths, bfs_levels, max_level
 
-__all__ = ["REGISTRY", "CALLS", "DECLINED", "implements", "Implementation", "device", "hp_algorithm"]
+__all__ = ["REGISTRY", "CALLS", "DECLINED", "logger", "implements", "Implementation", "device", "hp_algorithm"]
 
 
 @dataclass
@@ -31,6 +33,11 @@ class Implementation:
     check: object            # callable(bound arguments) -> True or a reason string
     signature: inspect.Signature
 
+
+#: the backend's logger (a child of ``logging.getLogger("hpgraph")``): DEBUG records say which
+#: call ran on hpgraph (and how long it took) and which was declined and why; INFO records
+#: report graph conversions (see :mod:`.graph`)
+logger = logging.getLogger("hpgraph.nx_backend")
 
 #: name -> Implementation
 REGISTRY: dict = {}
@@ -54,13 +61,22 @@ def implements(name, *, needs=(), check=None):
         def wrapper(*args, device=None, **kwargs):
             CALLS[name] = CALLS.get(name, 0) + 1
             token = _DEVICE.set(device)
+            where = globals()["device"]() if logger.isEnabledFor(logging.DEBUG) else None
+            t0 = time.perf_counter()
             try:
-                return func(*args, **kwargs)
-            except NotImplementedError:
+                out = func(*args, **kwargs)
+            except NotImplementedError as exc:
                 DECLINED[name] = DECLINED.get(name, 0) + 1
+                logger.debug("hpgraph declined networkx's %s: %s", name, exc)
                 raise
             finally:
                 _DEVICE.reset(token)
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug("networkx's %s ran on hpgraph (device=%s) in %.3f ms%s", name,
+                             where or "auto", 1e3 * (time.perf_counter() - t0),
+                             " (a generator: the work runs as it is consumed)"
+                             if inspect.isgenerator(out) else "")
+            return out
 
         wrapper.__name__ = wrapper.__qualname__ = name
         wrapper.__doc__ = func.__doc__

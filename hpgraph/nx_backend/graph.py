@@ -18,12 +18,16 @@ do not convert again; networkx clears that cache when the graph is changed throu
 from __future__ import annotations
 
 import itertools
+import logging
 import operator
+import time
 import weakref
 
 import numpy as np
 
 __all__ = ["HpGraph", "convert_from_nx", "convert_to_nx", "from_networkx"]
+
+_logger = logging.getLogger("hpgraph.nx_backend")
 
 
 class HpGraph:
@@ -373,6 +377,19 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     """
     if isinstance(G, HpGraph):
         return G
+    t0 = time.perf_counter()
+    H = _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs,
+                 preserve_graph_attrs)
+    if _logger.isEnabledFor(logging.INFO):
+        _logger.info("hpgraph converted a networkx %s (%d nodes, %d adjacency entries, edge "
+                     "attributes %s) for %s in %.3f ms", type(G).__name__, H.n,
+                     H.indices.shape[0], list(H.edge_values) or "none", name or "a call",
+                     1e3 * (time.perf_counter() - t0))
+    return H
+
+
+def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs,
+             preserve_graph_attrs):
     if getattr(G, "__networkx_backend__", "networkx") not in ("networkx", "hpgraph"):
         raise NotImplementedError(f"hpgraph cannot convert a graph of the "
                                   f"{G.__networkx_backend__!r} backend")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from .algorithms import REGISTRY
-from ._registry import DECLINED
+from ._registry import DECLINED, logger
 from .graph import HpGraph, convert_from_nx, convert_to_nx
 
 __all__ = ["BackendInterface", "backend_interface", "XFAILS", "can_run", "should_run",
@@ -63,8 +63,10 @@ def _first_graph(impl, args, kwargs):
 def can_run(name, args, kwargs):
     """Can hpgraph run networkx's ``name`` with these arguments?  True, or the reason why not."""
     ok = _can_run(name, args, kwargs)
-    if ok is not True and name in REGISTRY:
-        DECLINED[name] = DECLINED.get(name, 0) + 1
+    if ok is not True:
+        if name in REGISTRY:
+            DECLINED[name] = DECLINED.get(name, 0) + 1
+        logger.debug("hpgraph cannot run networkx's %s: %s", name, ok)
     return ok
 
 
@@ -110,6 +112,13 @@ def _min_edges() -> int:
 
 def should_run(name, args, kwargs):
     """Is converting worth it?  Small networkx graphs stay in networkx (a reason string)."""
+    ok = _should_run(name, args, kwargs)
+    if ok is not True:
+        logger.debug("networkx's %s stays in networkx: %s", name, ok)
+    return ok
+
+
+def _should_run(name, args, kwargs):
     if _testing():
         return True
     impl = REGISTRY.get(name)
