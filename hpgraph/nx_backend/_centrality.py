@@ -180,26 +180,43 @@ def _core_numbers(hg, core_number):
 
 
 def _induced(hg, keep):
-    """The subgraph induced by the vertices where ``keep`` is True, as a networkx graph."""
+    """``G.subgraph(nodes).copy()`` for the vertices where ``keep`` is True (networkx graph).
+
+    networkx's subgraph views iterate the node set itself (a Python set, in its own order)
+    when it is less than half of what they filter, else the graph's order; the copy inherits
+    that order for its nodes and each node's neighbours, so the same rule is applied here.
+    """
     nx = _nx()
     H = nx.DiGraph() if hg.is_directed() else nx.Graph()
     H.graph.update(hg.graph)
     ids = np.flatnonzero(keep)
+    labels = hg.nodes
+    chosen = set(hg.labels_of(ids))
+    n_sel = len(chosen)
+    order = [labels[i] for i in ids.tolist()] if not 2 * n_sel < hg.n else list(chosen)
     if hg.node_data is not None:
-        H.add_nodes_from((hg.nodes[i], dict(hg.node_data[i])) for i in ids.tolist())
+        H.add_nodes_from((v, dict(hg.node_data[hg.index[v]])) for v in order)
     else:
-        H.add_nodes_from(hg.labels_of(ids))
-    rows = hg.rows()
-    sel = keep[rows] & keep[hg.indices]
-    src = hg.labels_of(rows[sel])
-    dst = hg.labels_of(hg.indices[sel])
-    if hg.edge_values:
-        names = list(hg.edge_values)
-        cols = [hg.edge_values[k][sel].tolist() for k in names]
-        H.add_edges_from((u, v, dict(zip(names, vals)))
-                         for u, v, vals in zip(src, dst, zip(*cols)))
-    else:
-        H.add_edges_from(zip(src, dst))
+        H.add_nodes_from(order)
+    indptr, indices = hg.indptr, hg.indices
+    names = list(hg.edge_values)
+    cols = [hg.edge_values[k] for k in names]
+    index = hg.index
+    edges = []
+    for u in order:
+        i = index[u]
+        lo, hi = int(indptr[i]), int(indptr[i + 1])
+        nbr = indices[lo:hi]
+        pos = np.flatnonzero(keep[nbr]) + lo
+        if 2 * n_sel < hi - lo:  # networkx iterates the node set here
+            at = dict(zip(hg.labels_of(indices[pos]), pos.tolist()))
+            pos = [at[v] for v in chosen if v in at]
+        else:
+            pos = pos.tolist()
+        for p in pos:
+            v = labels[int(indices[p])]
+            edges.append((u, v, {k: c[p].item() for k, c in zip(names, cols)}))
+    H.add_edges_from(edges)
     return H
 
 

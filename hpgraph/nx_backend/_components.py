@@ -37,7 +37,9 @@ def _scipy_adj(hg):
     def make():
         import scipy.sparse as sp
 
-        return sp.csr_array((np.ones(hg.indices.shape[0], dtype=np.int8), hg.indices,
+        # float64 data: SciPy converts other dtypes with a copy that sorts the column indices,
+        # which would lose networkx's neighbour order
+        return sp.csr_array((np.ones(hg.indices.shape[0]), hg.indices,
                              hg.indptr), shape=(hg.n, hg.n))
     return hg.cached("scipy_adj", make)
 
@@ -252,7 +254,7 @@ def _dfs_forest(hg, source):
             counts = np.bincount(hg.rows()[keep], minlength=hg.n)
             ptr = np.zeros(hg.n + 1, dtype=np.int64)
             np.cumsum(counts, out=ptr[1:])
-            Ar = sp.csr_array((np.ones(int(keep.sum()), dtype=np.int8), hg.indices[keep], ptr),
+            Ar = sp.csr_array((np.ones(int(keep.sum())), hg.indices[keep], ptr),
                               shape=(hg.n, hg.n))
             order, pred = depth_first_order(Ar, r, directed=True, return_predecessors=True)
         visited[order] = True

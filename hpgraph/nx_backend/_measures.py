@@ -294,7 +294,9 @@ def modularity(G, communities, weight="weight", resolution=1):
         communities = list(communities)
     covered = {v for c in communities for v in c if v in G}
     if not len(G) == len(covered) == sum(len(c) for c in communities):
-        raise nx.community.NotAPartition(G, communities)
+        from networkx.algorithms.community.quality import NotAPartition
+
+        raise NotAPartition(G, communities)
     n = G.n
     label = np.empty(n, dtype=np.int64)
     for k, c in enumerate(communities):
