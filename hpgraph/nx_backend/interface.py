@@ -30,7 +30,14 @@ __all__ = ["BackendInterface", "backend_interface", "XFAILS", "can_run", "should
 #: (test module file, test name or nodeid suffix) -> reason.  A test name matches every
 #: parametrization of it.  These are the networkx tests (in the CI scope) that fail with the
 #: backend active, each for a documented difference.
+_TIE = ("minimum_cycle_basis compares cycles node by node; its shortest_path between two nodes "
+        "has two equally short paths and hpgraph's SSSP tree picks the other one (the cycle "
+        "is the same, listed in the other direction)")
+
 XFAILS = {
+    ("test_cycles.py", "test_unweighted_diamond"): _TIE,
+    ("test_cycles.py", "test_weighted_diamond"): _TIE,
+    ("test_cycles.py", "test_gh6787_and_edge_attribute_names"): _TIE,
     ("test_dag.py", "test_topological_sort6"): (
         "hpgraph computes the whole order when the generator starts, so a graph changed while "
         "the generator is consumed is not detected (networkx raises RuntimeError)"),
