@@ -470,8 +470,12 @@ def test_hpgraph_round_trip_and_direct_use():
     assert HU.number_of_edges() == U.number_of_edges()
     with pytest.raises(NotImplementedError):
         nx.single_source_dijkstra_path_length(HU, list(U)[0], weight="weight")
+    # a multigraph converts with its parallel edges collapsed (the smallest weight kept)
+    HM = BackendInterface.convert_from_nx(nx.MultiGraph([(0, 1, {"w": 3}), (0, 1, {"w": 2})]),
+                                          edge_attrs={"w": 1})
+    assert HM.is_multigraph() and HM.edge_values["w"].tolist() == [2, 2]
     with pytest.raises(NotImplementedError):
-        BackendInterface.convert_from_nx(nx.MultiGraph())
+        BackendInterface.convert_from_nx(nx.Graph([(0, 1, {"w": "heavy"})]), edge_attrs={"w": 1})
 
 
 def test_device_keyword():

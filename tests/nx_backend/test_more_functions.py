@@ -354,3 +354,33 @@ def test_config_validation_and_logging(caplog):
     assert "converted a networkx Graph (4 nodes, 6 adjacency entries" in text
     assert "networkx's pagerank ran on hpgraph" in text
     assert "cannot run networkx's bfs_edges: sort_neighbors" in text
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_multigraphs_collapse_parallel_edges(directed):
+    rng = np.random.default_rng(5 + directed)
+    M = nx.MultiDiGraph() if directed else nx.MultiGraph()
+    names = [f"m{i}" for i in rng.permutation(30)]
+    M.add_nodes_from(names)
+    for _ in range(90):
+        u, v = rng.integers(0, 30, 2)
+        M.add_edge(names[u], names[v], weight=int(rng.integers(1, 9)))
+    s = names[0]
+    assert list(nx.bfs_edges(M, s, backend=BE)) == list(nx.bfs_edges(M, s))
+    assert list(nx.dfs_preorder_nodes(M, s, backend=BE)) == list(nx.dfs_preorder_nodes(M, s))
+    assert nx.single_source_dijkstra_path_length(M, s, backend=BE) == \
+        nx.single_source_dijkstra_path_length(M, s)  # the lightest parallel edge counts
+    assert dict(nx.all_pairs_bellman_ford_path_length(M, backend=BE)) == \
+        dict(nx.all_pairs_bellman_ford_path_length(M))
+    np.testing.assert_array_equal(nx.floyd_warshall_numpy(M, backend=BE),
+                                  nx.floyd_warshall_numpy(M))
+    if directed:
+        assert list(nx.weakly_connected_components(M, backend=BE)) == \
+            list(nx.weakly_connected_components(M))
+    else:
+        assert list(nx.connected_components(M, backend=BE)) == list(nx.connected_components(M))
+        assert nx.is_bipartite(M, backend=BE) == nx.is_bipartite(M)
+    assert list(nx.isolates(M, backend=BE)) == list(nx.isolates(M))
+    # functions whose result counts parallel edges are declined
+    assert "multigraphs" in can_run("pagerank", (M,), {})
+    assert "multigraphs" in can_run("degree_centrality", (M,), {})
