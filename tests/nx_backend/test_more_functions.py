@@ -384,3 +384,15 @@ def test_multigraphs_collapse_parallel_edges(directed):
     # functions whose result counts parallel edges are declined
     assert "multigraphs" in can_run("pagerank", (M,), {})
     assert "multigraphs" in can_run("degree_centrality", (M,), {})
+
+
+def test_graph_class_overriding_its_adjacency_view():
+    # networkx's complement-graph class reports its edges only through G.adj / G[n]
+    from networkx.algorithms.approximation.kcomponents import _AntiGraph
+
+    A = _AntiGraph()
+    A.add_nodes_from(range(8))
+    A.add_edges_from([(0, 1), (2, 3), (4, 5), (1, 6)])  # edges *absent* from the dense graph
+    dense = nx.Graph((u, v) for u in A for v in A[u])
+    assert nx.core_number(A, backend=BE) == nx.core_number(dense)
+    assert list(nx.connected_components(A, backend=BE)) == list(nx.connected_components(dense))
