@@ -21,6 +21,20 @@ _BF = ("hpgraph's SSSP (Bellman-Ford with active sets); a reachable negative cyc
        "are declined.")
 _CC = "hpgraph's FastSV connected components (min-label SpMV hooking); networkx's order."
 
+_ALL = " One engine call per source, yielded lazily."
+_PAIR = ("Paths follow one engine search from the source: where several shortest paths "
+         "exist, the path may differ from networkx's bidirectional search.")
+_TOPO = ("Kahn's peeling, one vectorised step per generation, in networkx's exact order.")
+_DFS = ("SciPy's depth_first_order on the adjacency in networkx's neighbour order (networkx's "
+        "exact order); ``depth_limit`` and ``sort_neighbors`` are declined.")
+_VEC = "Vectorised NumPy over the converted adjacency."
+_POWER = ("networkx's power iteration (same start, update and stopping rule) with A^T x on "
+          "hpgraph.mxv (plus-times, float64).")
+_KCORE = ("hpgraph's core numbers; the subgraph is a new networkx graph with the numeric edge "
+          "attributes, node and graph attributes (non-numeric edge attributes are not kept).")
+_LINK = ("Common neighbours by a SciPy sparse row product; pairs in networkx's order "
+         "(``non_edges`` rebuilt with the same set construction).")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -58,6 +72,90 @@ FUNCTIONS = {
     "betweenness_centrality": ("Unweighted only (Brandes over semiring SpMV; ``weight`` must "
                                "be None, else networkx runs); with ``k``, the sample is "
                                "networkx's for the same seed."),
+    # unweighted paths, all pairs
+    "single_source_shortest_path": _BFS,
+    "single_target_shortest_path": _BFS,
+    "all_pairs_shortest_path_length": _BFS + _ALL,
+    "all_pairs_shortest_path": _BFS + _ALL,
+    "bidirectional_shortest_path": _PAIR,
+    "shortest_path": ("Single-source, single-target and all-pairs paths are networkx's (BFS) "
+                      "or the engine SSSP's tree; " + _PAIR),
+    # weighted paths
+    "bidirectional_dijkstra": _PAIR,
+    "all_pairs_dijkstra": _DIJKSTRA + _ALL,
+    "all_pairs_dijkstra_path": _DIJKSTRA + _ALL,
+    "all_pairs_dijkstra_path_length": _DIJKSTRA + _ALL,
+    "all_pairs_bellman_ford_path": _BF + _ALL,
+    "all_pairs_bellman_ford_path_length": _BF + _ALL,
+    "single_source_bellman_ford": _BF,
+    "single_source_bellman_ford_path": _BF,
+    "bellman_ford_path": _BF,
+    "negative_edge_cycle": "One multi-source SSSP from every node (hpgraph's cycle detection).",
+    "multi_source_dijkstra": _DIJKSTRA + " One multi-source SSSP.",
+    "multi_source_dijkstra_path": _DIJKSTRA + " One multi-source SSSP.",
+    "multi_source_dijkstra_path_length": _DIJKSTRA + " One multi-source SSSP.",
+    "floyd_warshall": ("One engine SSSP per node (not Floyd-Warshall); a negative cycle is "
+                       "declined (networkx returns unspecified values there)."),
+    "floyd_warshall_numpy": "One engine SSSP per node; a negative cycle is declined.",
+    "johnson": "One engine SSSP (negative weights allowed) per node; " + _PAIR,
+    "average_shortest_path_length": "One engine BFS / SSSP per node.",
+    # components, DAG, DFS
+    "weakly_connected_components": _CC,
+    "number_weakly_connected_components": _CC,
+    "is_weakly_connected": _CC,
+    "strongly_connected_components": ("SciPy's strong components (hpgraph has no SCC yet), "
+                                      "yielded sinks first; the order among independent "
+                                      "components may differ from networkx's."),
+    "number_strongly_connected_components": "SciPy's strong components.",
+    "is_strongly_connected": "SciPy's strong components.",
+    "topological_generations": _TOPO,
+    "topological_sort": _TOPO,
+    "is_directed_acyclic_graph": _TOPO,
+    "dfs_edges": _DFS,
+    "dfs_tree": _DFS,
+    "dfs_predecessors": _DFS,
+    "dfs_successors": _DFS,
+    "dfs_preorder_nodes": _DFS,
+    "dfs_postorder_nodes": _DFS,
+    # centrality and measures
+    "degree_centrality": _VEC,
+    "in_degree_centrality": _VEC,
+    "out_degree_centrality": _VEC,
+    "closeness_centrality": "One engine BFS (or SSSP with ``distance``) per node.",
+    "harmonic_centrality": "One engine BFS (or SSSP with ``distance``) per source.",
+    "eigenvector_centrality": _POWER,
+    "katz_centrality": _POWER,
+    "clustering": "From hpgraph's triangle counts; undirected and unweighted only.",
+    "average_clustering": "From hpgraph's triangle counts; undirected and unweighted only.",
+    "k_core": _KCORE,
+    "k_shell": _KCORE,
+    "k_crust": _KCORE,
+    "k_corona": _KCORE,
+    "isolates": _VEC,
+    "number_of_isolates": _VEC,
+    "is_isolate": _VEC,
+    "reciprocity": _VEC + " Directed graphs only.",
+    "overall_reciprocity": _VEC + " Directed graphs only.",
+    "jaccard_coefficient": _LINK,
+    "adamic_adar_index": _LINK,
+    "resource_allocation_index": _LINK,
+    "preferential_attachment": _LINK,
+    "modularity": _VEC,
+    "cut_size": _VEC + " Directed graphs with T=None are declined.",
+    "volume": _VEC,
+    "normalized_cut_size": _VEC,
+    "conductance": _VEC,
+    "edge_expansion": _VEC,
+    "mixing_expansion": _VEC + " Directed graphs with T=None are declined.",
+    "node_boundary": _VEC,
+    "node_expansion": _VEC,
+    "boundary_expansion": _VEC,
+    "is_forest": _CC,
+    "is_tree": _CC,
+    "is_bipartite": ("Depth parities of one multi-source hpgraph BFS (a root per component); "
+                     "undirected graphs only."),
+    "global_efficiency": "One engine BFS per node; networkx's summation order.",
+    "number_of_selfloops": _VEC,
 }
 
 _DEVICE_PARAM = {
@@ -76,16 +174,44 @@ DEFAULT_CONFIG = {
 }
 
 
+def _url():
+    """The project's home page from the installed package metadata (None when it has none)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        md = metadata("hpgraph")
+    except (ImportError, PackageNotFoundError):  # pragma: no cover - not installed
+        return None
+    for entry in md.get_all("Project-URL") or []:
+        label, _, link = entry.partition(",")
+        if label.strip().lower() in ("homepage", "home", "documentation", "source"):
+            return link.strip()
+    return md.get("Home-page") or None
+
+
+def _default_config():
+    """A validated :class:`~._config.HpgraphConfig` (a plain dict where networkx lacks Config)."""
+    try:
+        from ._config import HpgraphConfig
+    except ImportError:  # pragma: no cover - networkx without utils.configs
+        return dict(DEFAULT_CONFIG)
+    return HpgraphConfig(**DEFAULT_CONFIG)
+
+
 def get_info():
     """Backend metadata for networkx (``networkx.backend_info`` entry point)."""
-    return {
+    info = {
         "backend_name": "hpgraph",
         "project": "hpgraph",
         "package": "hpgraph",
         "short_summary": "GraphBLAS-style GPU graph engine (HYB SpMV kernels; NumPy on the CPU).",
-        "default_config": dict(DEFAULT_CONFIG),
+        "default_config": _default_config(),
         "functions": {
             name: {"additional_docs": doc, "additional_parameters": dict(_DEVICE_PARAM)}
             for name, doc in FUNCTIONS.items()
         },
     }
+    url = _url()
+    if url:
+        info["url"] = url
+    return info

@@ -18,16 +18,26 @@ do not convert again; networkx clears that cache when the graph is changed throu
 from __future__ import annotations
 
 import itertools
+import logging
 import operator
+import time
 import weakref
 
 import numpy as np
 
 __all__ = ["HpGraph", "convert_from_nx", "convert_to_nx", "from_networkx"]
 
+_logger = logging.getLogger("hpgraph.nx_backend")
+
 
 class HpGraph:
-    """A networkx graph converted for hpgraph (directed or undirected, never a multigraph).
+    """A networkx graph converted for hpgraph (directed or undirected).
+
+    A multigraph is converted with its parallel edges collapsed: one adjacency entry per
+    neighbour (networkx's neighbour order) whose edge values are the *smallest* over the
+    parallel edges, which is what networkx's shortest-path, traversal and component functions
+    see.  Only those functions accept a converted multigraph
+    (:data:`hpgraph.nx_backend.interface.MULTIGRAPH_OK`).
 
     Build one with :func:`from_networkx` (or let networkx do it when it dispatches).  It is
     immutable: a changed networkx graph must be converted again.
@@ -47,13 +57,14 @@ class HpGraph:
     __networkx_backend__ = "hpgraph"
 
     def __init__(self, nodes, index, indptr, indices, edge_values, directed, *, graph=None,
-                 node_data=None, source=None):
+                 node_data=None, source=None, multigraph=False):
         self.nodes = nodes
         self.index = index
         self.indptr = indptr
         self.indices = indices
         self.edge_values = dict(edge_values)
         self._directed = bool(directed)
+        self._multigraph = bool(multigraph)
         self.graph = {} if graph is None else graph
         self.node_data = node_data
         self._source = None if source is None else weakref.ref(source)
@@ -67,7 +78,7 @@ class HpGraph:
         return self._directed
 
     def is_multigraph(self) -> bool:
-        return False
+        return self._multigraph
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -165,7 +176,7 @@ class HpGraph:
         G = self._source() if self._source is not None else None
         n = self.n
         if G is not None and hasattr(G, "_pred") and len(G) == n:
-            pred = G._pred
+            pred = _public_view(G, "pred", "_pred")
             index = self.index
             try:
                 counts = np.fromiter((len(pred[v]) for v in self.nodes), dtype=np.int64, count=n)
@@ -262,10 +273,15 @@ class HpGraph:
     # -- back to networkx ---------------------------------------------------------------------
 
     def to_networkx(self):
-        """A ``networkx.Graph`` / ``DiGraph`` with the nodes, edges and kept attributes."""
+        """A ``networkx.Graph`` / ``DiGraph`` with the nodes, edges and kept attributes (a
+        ``MultiGraph`` / ``MultiDiGraph`` with the parallel edges collapsed for a converted
+        multigraph)."""
         import networkx as nx
 
-        H = nx.DiGraph() if self._directed else nx.Graph()
+        if self._multigraph:
+            H = nx.MultiDiGraph() if self._directed else nx.MultiGraph()
+        else:
+            H = nx.DiGraph() if self._directed else nx.Graph()
         H.graph.update(self.graph)
         if self.node_data is not None:
             H.add_nodes_from((v, dict(d)) for v, d in zip(self.nodes, self.node_data))
@@ -285,6 +301,19 @@ class HpGraph:
 
 # ---------------------------------------------------------------------------------------------
 # conversion
+
+
+def _public_view(G, name, private):
+    """``G._adj`` / ``G._pred`` when ``G.adj`` / ``G.pred`` is networkx's own property (the
+    fast path: plain dicts, or networkx's filter views), else the public ``G.adj`` / ``G.pred``
+    (a graph class that overrides its adjacency view, like networkx's ``_AntiGraph``, reports
+    its edges only through it)."""
+    for cls in type(G).__mro__:
+        if name in cls.__dict__:
+            if cls.__module__.startswith("networkx.classes."):
+                return getattr(G, private)
+            break
+    return getattr(G, name)
 
 
 def _edge_dicts(adj):
@@ -317,11 +346,13 @@ def _edge_values(dicts, attr, default):
     return arr
 
 
-def _all_numeric_attrs(adj):
+def _all_numeric_attrs(adj, multigraph=False):
     """Names of edge attributes holding numbers on the edges that have them."""
     names = {}
     for nbrs in adj.values():
-        for d in nbrs.values():
+        datas = (itertools.chain.from_iterable(kd.values() for kd in nbrs.values())
+                 if multigraph else nbrs.values())
+        for d in datas:
             for k, v in d.items():
                 if names.get(k, True):
                     names[k] = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, str)
@@ -355,18 +386,29 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     Raises
     ------
     NotImplementedError
-        A multigraph, or edge attributes that are not numbers.  networkx then falls back to its
+        Edge attributes that are not numbers.  networkx then falls back to its
         own implementation (with ``nx.config.fallback_to_nx``) or to the next backend.
     """
     if isinstance(G, HpGraph):
         return G
+    t0 = time.perf_counter()
+    H = _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs,
+                 preserve_graph_attrs)
+    if _logger.isEnabledFor(logging.INFO):
+        _logger.info("hpgraph converted a networkx %s (%d nodes, %d adjacency entries, edge "
+                     "attributes %s) for %s in %.3f ms", type(G).__name__, H.n,
+                     H.indices.shape[0], list(H.edge_values) or "none", name or "a call",
+                     1e3 * (time.perf_counter() - t0))
+    return H
+
+
+def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs,
+             preserve_graph_attrs):
     if getattr(G, "__networkx_backend__", "networkx") not in ("networkx", "hpgraph"):
         raise NotImplementedError(f"hpgraph cannot convert a graph of the "
                                   f"{G.__networkx_backend__!r} backend")
-    if G.is_multigraph():
-        raise NotImplementedError("hpgraph does not support multigraphs (parallel edges); "
-                                  "convert to nx.Graph / nx.DiGraph first")
-    adj = G._adj
+    multigraph = G.is_multigraph()
+    adj = _public_view(G, "adj", "_adj")
     nodes = list(adj)
     n = len(nodes)
     index = dict(zip(nodes, range(n)))
@@ -385,13 +427,21 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
         indices = np.fromiter(map(index.__getitem__, entries), dtype=idt, count=m)
     values = {}
     if preserve_edge_attrs and edge_attrs is None:
-        edge_attrs = {k: 1 for k in _all_numeric_attrs(adj)}
+        edge_attrs = {k: 1 for k in _all_numeric_attrs(adj, multigraph)}
     if edge_attrs:
         dicts = _edge_dicts(adj)
         if len(dicts) != m:  # pragma: no cover - a view whose filters changed while we read it
             raise NotImplementedError("the graph changed while hpgraph was converting it")
         for attr, default in edge_attrs.items():
-            values[attr] = _edge_values(dicts, attr, default)
+            if multigraph:  # the smallest value over the parallel edges (networkx's min)
+                try:
+                    mins = [min(d.get(attr, default) for d in kd.values()) for kd in dicts]
+                except TypeError:
+                    raise NotImplementedError(f"hpgraph needs numeric values of the edge "
+                                              f"attribute {attr!r}") from None
+                values[attr] = _edge_values([{attr: v} for v in mins], attr, default)
+            else:
+                values[attr] = _edge_values(dicts, attr, default)
     node_data = None
     if preserve_node_attrs:
         node_data = [dict(d) for d in G._node.values()]
@@ -400,7 +450,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
                       if k in d or dflt is not None} for d in G._node.values()]
     graph = dict(G.graph) if preserve_graph_attrs else None
     H = HpGraph(nodes, index, indptr, indices, values, G.is_directed(), graph=graph,
-                node_data=node_data, source=G)
+                node_data=node_data, source=G, multigraph=multigraph)
     H._identity = identity
     return H
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 
 from .algorithms import REGISTRY
+from ._registry import DECLINED, logger
 from .graph import HpGraph, convert_from_nx, convert_to_nx
 
 __all__ = ["BackendInterface", "backend_interface", "XFAILS", "can_run", "should_run",
@@ -29,7 +30,44 @@ __all__ = ["BackendInterface", "backend_interface", "XFAILS", "can_run", "should
 #: (test module file, test name or nodeid suffix) -> reason.  A test name matches every
 #: parametrization of it.  These are the networkx tests (in the CI scope) that fail with the
 #: backend active, each for a documented difference.
-XFAILS = {}
+_TIE = ("minimum_cycle_basis compares cycles node by node; its shortest_path between two nodes "
+        "has two equally short paths and hpgraph's SSSP tree picks the other one (the cycle "
+        "is the same, listed in the other direction)")
+
+XFAILS = {
+    ("test_cycles.py", "test_unweighted_diamond"): _TIE,
+    ("test_cycles.py", "test_weighted_diamond"): _TIE,
+    ("test_cycles.py", "test_gh6787_and_edge_attribute_names"): _TIE,
+    ("test_dag.py", "test_topological_sort6"): (
+        "hpgraph computes the whole order when the generator starts, so a graph changed while "
+        "the generator is consumed is not detected (networkx raises RuntimeError)"),
+}
+
+#: functions whose networkx result on a multigraph is the result on the graph with parallel
+#: edges collapsed to one (the smallest weight): traversals, shortest paths and distance-based
+#: measures, components, DAG order, bipartiteness, boundaries and isolates.  The others are
+#: declined for multigraphs (degrees, weights sums, triangles... count parallel edges).
+MULTIGRAPH_OK = frozenset("""
+    bfs_edges bfs_tree bfs_predecessors bfs_successors bfs_layers descendants_at_distance
+    descendants ancestors has_path dfs_edges dfs_tree dfs_predecessors dfs_successors
+    dfs_preorder_nodes dfs_postorder_nodes
+    single_source_shortest_path_length single_target_shortest_path_length shortest_path_length
+    single_source_shortest_path single_target_shortest_path all_pairs_shortest_path_length
+    all_pairs_shortest_path bidirectional_shortest_path shortest_path
+    single_source_dijkstra single_source_dijkstra_path single_source_dijkstra_path_length
+    dijkstra_path dijkstra_path_length bidirectional_dijkstra multi_source_dijkstra
+    multi_source_dijkstra_path multi_source_dijkstra_path_length all_pairs_dijkstra
+    all_pairs_dijkstra_path all_pairs_dijkstra_path_length single_source_bellman_ford
+    single_source_bellman_ford_path single_source_bellman_ford_path_length bellman_ford_path
+    bellman_ford_path_length all_pairs_bellman_ford_path all_pairs_bellman_ford_path_length
+    negative_edge_cycle johnson floyd_warshall floyd_warshall_numpy
+    average_shortest_path_length global_efficiency closeness_centrality harmonic_centrality
+    connected_components number_connected_components is_connected node_connected_component
+    weakly_connected_components number_weakly_connected_components is_weakly_connected
+    strongly_connected_components number_strongly_connected_components is_strongly_connected
+    topological_sort topological_generations is_directed_acyclic_graph is_bipartite
+    node_boundary node_expansion boundary_expansion isolates number_of_isolates is_isolate
+""".split())
 
 _AVAILABLE = {}
 
@@ -57,6 +95,15 @@ def _first_graph(impl, args, kwargs):
 
 def can_run(name, args, kwargs):
     """Can hpgraph run networkx's ``name`` with these arguments?  True, or the reason why not."""
+    ok = _can_run(name, args, kwargs)
+    if ok is not True:
+        if name in REGISTRY:
+            DECLINED[name] = DECLINED.get(name, 0) + 1
+        logger.debug("hpgraph cannot run networkx's %s: %s", name, ok)
+    return ok
+
+
+def _can_run(name, args, kwargs):
     impl = REGISTRY.get(name)
     if impl is None:
         return f"'{name}' is not implemented by hpgraph"
@@ -69,8 +116,10 @@ def can_run(name, args, kwargs):
     except TypeError as exc:
         return f"unsupported arguments: {exc}"
     G = _first_graph(impl, args, kwargs)
-    if G is not None and hasattr(G, "is_multigraph") and G.is_multigraph():
-        return "multigraphs are not supported by hpgraph"
+    if (G is not None and hasattr(G, "is_multigraph") and G.is_multigraph()
+            and name not in MULTIGRAPH_OK):
+        return (f"{name} on multigraphs is not implemented by hpgraph (parallel edges change "
+                f"networkx's result)")
     if impl.check is not None:
         return impl.check(bound)
     return True
@@ -98,6 +147,13 @@ def _min_edges() -> int:
 
 def should_run(name, args, kwargs):
     """Is converting worth it?  Small networkx graphs stay in networkx (a reason string)."""
+    ok = _should_run(name, args, kwargs)
+    if ok is not True:
+        logger.debug("networkx's %s stays in networkx: %s", name, ok)
+    return ok
+
+
+def _should_run(name, args, kwargs):
     if _testing():
         return True
     impl = REGISTRY.get(name)

@@ -75,10 +75,10 @@ def test_entry_points_and_info():
     assert "hpgraph" in nx.utils.backends.backends
     info = nx.utils.backends.backend_info["hpgraph"]
     assert set(info["functions"]) == set(REGISTRY) == set(FUNCTIONS)
-    assert get_info()["default_config"] == {"device": None, "min_edges": 50_000}
+    assert dict(get_info()["default_config"]) == {"device": None, "min_edges": 50_000}
     for name in REGISTRY:
         assert hasattr(BackendInterface, name)
-        assert "hpgraph" in getattr(nx, name).backends
+        assert "hpgraph" in nx.utils.backends._registered_algorithms[name].backends
     for required in ("bfs_edges", "bfs_tree", "bfs_layers", "bfs_predecessors", "descendants",
                      "has_path", "shortest_path_length", "single_source_shortest_path_length",
                      "single_source_dijkstra", "single_source_dijkstra_path_length",
@@ -389,11 +389,11 @@ def test_can_run_declines_with_reasons():
     assert "weight functions" in can_run("single_source_dijkstra", (G, 0),
                                          {"weight": lambda u, v, d: 1})
     assert "sort_neighbors" in can_run("bfs_edges", (G, 0), {"sort_neighbors": sorted})
-    assert "all-pairs" in can_run("shortest_path_length", (G,), {})
+    assert can_run("shortest_path_length", (G,), {}) is True  # all pairs: dispatched
     assert "weighted betweenness" in can_run("betweenness_centrality", (G,), {"weight": "w"})
     assert can_run("pagerank", (G,), {"alpha": 0.9}) is True
     assert can_run("pagerank", (G,), {"device": "cpu"}) is True
-    assert "not implemented" in can_run("closeness_centrality", (G,), {})
+    assert "not implemented" in can_run("edge_betweenness_centrality", (G,), {})
     # declined calls with backend= explicitly raise networkx's NotImplementedError
     with pytest.raises(NotImplementedError):
         nx.pagerank(M, backend=BE)
@@ -470,8 +470,12 @@ def test_hpgraph_round_trip_and_direct_use():
     assert HU.number_of_edges() == U.number_of_edges()
     with pytest.raises(NotImplementedError):
         nx.single_source_dijkstra_path_length(HU, list(U)[0], weight="weight")
+    # a multigraph converts with its parallel edges collapsed (the smallest weight kept)
+    HM = BackendInterface.convert_from_nx(nx.MultiGraph([(0, 1, {"w": 3}), (0, 1, {"w": 2})]),
+                                          edge_attrs={"w": 1})
+    assert HM.is_multigraph() and HM.edge_values["w"].tolist() == [2, 2]
     with pytest.raises(NotImplementedError):
-        BackendInterface.convert_from_nx(nx.MultiGraph())
+        BackendInterface.convert_from_nx(nx.Graph([(0, 1, {"w": "heavy"})]), edge_attrs={"w": 1})
 
 
 def test_device_keyword():

@@ -1,35 +1,5 @@
-"""Drop-in replacements for ``scipy.sparse.csgraph`` routines, running on hpgraph's engine.
-
-``breadth_first_order``, ``shortest_path``, ``dijkstra``, ``bellman_ford``, ``johnson`` and
-``connected_components`` take SciPy's arguments and return SciPy's results:
-
-* input: a SciPy sparse array/matrix (any format), a dense NumPy array (``0``, ``inf`` and
-  ``NaN`` mean "no edge"; masked arrays: masked = no edge), a CuPy sparse matrix
-  (``cupyx.scipy.sparse``) or a dense CuPy array.  It is read exactly as SciPy reads it: the
-  matrix goes through ``.tocsr()`` (so COO duplicates are summed, while duplicates stored in a
-  CSR are separate parallel edges -- the cheapest one counts) and **stored explicit zeros are
-  edges** of weight 0.  The input is never modified (``overwrite`` is accepted and ignored).
-* output: NumPy in -> NumPy out; CuPy in -> CuPy out.  Distances are float64 with ``inf`` for
-  unreachable vertices; predecessors, BFS orders and labels are int32 with **-9999** where
-  SciPy puts it.  A scalar ``indices`` gives 1-D results, a list 2-D (``indices.shape + (N,)``).
-* ``directed=False`` lets a path use ``A[i, j]`` or ``A[j, i]`` (the smaller weight counts).
-* ``backend=`` (keyword only): ``"cpu"``, ``"gpu"`` or ``"auto"``/None (hpgraph's default:
-  the GPU when one is usable, or the input's side for CuPy input).
-* A negative cycle raises SciPy's own :class:`scipy.sparse.csgraph.NegativeCycleError`, so
-  ``except NegativeCycleError`` clauses keep working.
-
-Differences from SciPy, all deliberate:
-
-* Where several shortest paths exist, the predecessor chosen may differ (the distances never
-  do); ``breadth_first_order`` returns exactly SciPy's order and predecessors.
-* ``dijkstra`` with negative weights warns as SciPy does but returns the exact shortest paths
-  (SciPy's are "inaccurate"), and raises ``NegativeCycleError`` for a negative cycle reachable
-  from a source (SciPy returns arbitrary numbers).
-* ``connected_components(..., connection="strong")`` returns SciPy's partition, with the
-  components numbered in the order of their smallest vertex (SciPy numbers them in the order
-  its depth-first search completes them); ``weak`` labels are identical to SciPy's.
-* Out-of-range ``i_start`` raises ``IndexError`` (SciPy reads out of bounds).
-"""
+"""hpgraph-engine implementations of six ``scipy.sparse.csgraph`` routines (see the package
+docstring of :mod:`hpgraph.csgraph`)."""
 
 from __future__ import annotations
 
@@ -39,8 +9,8 @@ import warnings
 
 import numpy as np
 
-from . import backend as _backend
-from .exceptions import IndexOutOfBound, InvalidGraph
+from .. import backend as _backend
+from ..exceptions import IndexOutOfBound, InvalidGraph
 
 __all__ = ["breadth_first_order", "shortest_path", "dijkstra", "bellman_ford", "johnson",
            "connected_components", "NegativeCycleError", "NULL_IDX"]
@@ -50,15 +20,9 @@ NULL_IDX = -9999
 
 
 def _negative_cycle_error():
-    from scipy.sparse.csgraph import NegativeCycleError
+    from scipy.sparse.csgraph._shortest_path import NegativeCycleError
 
     return NegativeCycleError
-
-
-def __getattr__(name):
-    if name == "NegativeCycleError":  # SciPy's own class (imported lazily)
-        return _negative_cycle_error()
-    raise AttributeError(f"module 'hpgraph.csgraph' has no attribute {name!r}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,7 +86,7 @@ def _parse(csgraph, directed) -> _Input:
             indptr[1:] = cp.cumsum(cp.bincount(r, minlength=n))
         vals = a[r, c]
         return _Input(indptr, c.astype(cp.int32), vals, n, cp, True, vals)
-    from scipy.sparse.csgraph import csgraph_from_dense, csgraph_from_masked
+    from scipy.sparse.csgraph._tools import csgraph_from_dense, csgraph_from_masked
 
     if np.ma.isMaskedArray(csgraph):
         A = csgraph_from_masked(csgraph)
@@ -147,7 +111,7 @@ def _check_square(shape):
 
 def _rows(xp, indptr, nnz):
     """Row of every stored entry (bincount + cumsum: works on NumPy and CuPy alike)."""
-    from .formats._base import expand_indptr
+    from ..formats._base import expand_indptr
 
     return expand_indptr(xp, indptr, int(nnz), np.int64)
 
@@ -160,7 +124,7 @@ def _side(inp, backend):
 
 def _graph(inp, directed, unweighted, side):
     """hpgraph Graph of the input: parallel entries -> min weight; undirected -> both ways."""
-    from .graph import Graph
+    from ..graph import Graph
 
     xp = inp.xp
     nnz = int(inp.indices.shape[0])
@@ -230,8 +194,8 @@ def breadth_first_order(csgraph, i_start, directed=True, return_predecessors=Tru
     IndexError
         ``i_start`` out of range.
     """
-    from .algorithms._bfs import bfs
-    from .nx_backend._order import ordered_levels
+    from ..algorithms._bfs import bfs
+    from ..nx_backend._order import ordered_levels
 
     inp = _parse(csgraph, directed)
     n = inp.n
@@ -296,8 +260,8 @@ def _has_negative(inp):
 
 def _check_no_negative_cycle(G, side):
     """Johnson's / Floyd-Warshall's global check: any negative cycle raises."""
-    from .algorithms._sssp import sssp
-    from .exceptions import NegativeCycleError as HpNegativeCycle
+    from ..algorithms._sssp import sssp
+    from ..exceptions import NegativeCycleError as HpNegativeCycle
 
     try:
         sssp(G, list(range(G.num_vertices)), backend=side)
@@ -309,9 +273,9 @@ def _solve(inp, directed, idx, unweighted, side, *, limit=math.inf, min_only=Fal
            with_pred=True):
     """Distances (k, N) float64 and predecessors (k, N) int32 on the host, one run per source
     (or one multi-source run with ``min_only``; then also the source of every vertex)."""
-    from .algorithms._bfs import bfs
-    from .algorithms._sssp import sssp
-    from .exceptions import NegativeCycleError as HpNegativeCycle
+    from ..algorithms._bfs import bfs
+    from ..algorithms._sssp import sssp
+    from ..exceptions import NegativeCycleError as HpNegativeCycle
 
     n = inp.n
     G = _graph(inp, directed, unweighted, side)
@@ -543,7 +507,7 @@ def connected_components(csgraph, directed=True, connection="weak", return_label
     """
     if connection.lower() not in ("weak", "strong"):
         raise ValueError("connection must be 'weak' or 'strong'")
-    from .algorithms.components import connected_components as hp_cc
+    from ..algorithms.components import connected_components as hp_cc
 
     weak = connection.lower() == "weak" or not directed
     inp = _parse(csgraph, not weak)
@@ -561,7 +525,7 @@ def connected_components(csgraph, directed=True, connection="weak", return_label
 
 def _strong(G, side):
     """Strongly connected components by coloring on the engine; labels by smallest vertex."""
-    from .spmv import mxv
+    from ..spmv import mxv
 
     G = G.to_device() if side == "gpu" else G.to_host()
     xp = G.xp

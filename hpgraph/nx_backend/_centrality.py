@@ -1,0 +1,257 @@
+"""networkx's closeness / harmonic / eigenvector / Katz centrality and the k-core subgraphs.
+
+* closeness and harmonic: one hpgraph BFS (or SSSP with ``distance``) per node;
+* eigenvector and Katz: networkx's own power iterations (same start vector, update and
+  stopping rule) with the product ``A^T x`` done by :func:`hpgraph.mxv` (plus-times);
+* ``k_core`` / ``k_shell`` / ``k_crust`` / ``k_corona``: hpgraph's core numbers, then the
+  induced subgraph returned as a networkx graph (numeric edge attributes, node and graph
+  attributes kept).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from ._registry import _depth, _nx, _weight_is_name, device, implements
+
+
+def _dist_check(b):
+    d = b.arguments.get("distance")
+    if callable(d):
+        return "distance functions are not supported (only an edge attribute name or None)"
+    return True
+
+
+def _distances(hg, sid, distance, reverse=False):
+    """Hop (``distance`` None) or weighted distances from ``sid``; -1 / inf where unreached."""
+    if distance is None:
+        return _depth(hg, sid, reverse).astype(np.float64), _depth(hg, sid, reverse) >= 0
+    from ._paths import _no_negative, _sssp
+
+    _no_negative(hg, distance, "centrality with negative distances")
+    dist = _sssp(hg, sid, distance, reverse=reverse)[0]
+    return dist, np.isfinite(dist)
+
+
+@implements("closeness_centrality", needs=("bfs", "sssp"), check=_dist_check)
+def closeness_centrality(G, u=None, distance=None, wf_improved=True):
+    """Closeness (incoming distances on directed graphs), networkx's formula."""
+    nodes = list(G.nodes) if u is None else [u]
+    n = len(G)
+    out = {}
+    for v in nodes:
+        dist, reached = _distances(G, G.index[v], distance, reverse=G.is_directed())
+        d = dist[reached]
+        totsp = d.sum() if distance is not None else int(d.sum())
+        cnt = int(reached.sum())
+        c = 0.0
+        if totsp > 0.0 and n > 1:
+            c = (cnt - 1.0) / totsp
+            if wf_improved:
+                c *= (cnt - 1.0) / (n - 1)
+        out[v] = float(c)
+    if u is not None:
+        return out[u]
+    return out
+
+
+@implements("harmonic_centrality", needs=("bfs", "sssp"), check=_dist_check)
+def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
+    """Sum of inverse distances, networkx's accumulation order."""
+    from ._analysis import _nbunch
+
+    nb = set(_nbunch(G, nbunch) if nbunch is not None else G.nodes)
+    src = set(_nbunch(G, sources) if sources is not None else G.nodes)
+    centrality = {v: 0 for v in nb}
+    transposed = len(nb) < len(src)
+    if transposed:
+        nb, src = src, nb
+    targets = list(nb)
+    tid = np.array([G.index[v] for v in targets], dtype=np.int64)
+    for v in src:
+        dist, reached = _distances(G, G.index[v], distance, reverse=transposed and
+                                   G.is_directed())
+        d = dist[tid]
+        ok = reached[tid] & (d != 0)
+        if transposed:
+            centrality[v] += sum(1 / x for x in _py(d[ok], distance))
+        else:
+            for t, x in zip([targets[i] for i in np.flatnonzero(ok)], _py(d[ok], distance)):
+                centrality[t] += 1 / x
+    return centrality
+
+
+def _py(arr, distance):
+    return arr.astype(np.int64).tolist() if distance is None else arr.tolist()
+
+
+# ---------------------------------------------------------------------------------------------
+# power iterations on hp.mxv
+
+
+def _spmv_t(hg, weight):
+    """``x -> A^T x`` (plus-times, float64) on hpgraph's mxv, A weighted by ``weight``."""
+    from .. import backend as _backend
+    from ..spmv import mxv
+
+    w = weight if weight is not None and weight in hg.edge_values else None
+    A = hg.hp_reverse(w)
+    dev = device()
+
+    def f(x):
+        return np.asarray(_backend.to_host(mxv(A, x, "plus_times[float64]", backend=dev)),
+                          dtype=np.float64)
+    return f
+
+
+def _vector(hg, d, name):
+    if not isinstance(d, Mapping):
+        raise NotImplementedError(f"{name} must be a dict")
+    return np.array([d[v] for v in hg.nodes], dtype=np.float64)
+
+
+@implements("eigenvector_centrality", check=_weight_is_name)
+def eigenvector_centrality(G, max_iter=100, tol=1e-06, nstart=None, weight=None):
+    """Eigenvector centrality by networkx's power iteration (``x <- x + A^T x``)."""
+    nx = _nx()
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("cannot compute centrality for the null graph")
+    if nstart is None:
+        x = np.ones(G.n)
+    else:
+        if all(v == 0 for v in nstart.values()):
+            raise nx.NetworkXError("initial vector cannot have all zero values")
+        x = _vector(G, nstart, "nstart")
+    x = x / x.sum()
+    mul = _spmv_t(G, weight)
+    n = G.n
+    for _ in range(max_iter):
+        xlast = x
+        x = xlast + mul(xlast)
+        norm = math.hypot(*x.tolist()) or 1
+        x = x / norm
+        if np.abs(x - xlast).sum() < n * tol:
+            return dict(zip(G.nodes, x.tolist()))
+    raise nx.PowerIterationFailedConvergence(max_iter)
+
+
+@implements("katz_centrality", check=_weight_is_name)
+def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1e-06, nstart=None,
+                    normalized=True, weight=None):
+    """Katz centrality by networkx's iteration (``x <- alpha A^T x + beta``)."""
+    nx = _nx()
+    if len(G) == 0:
+        return {}
+    n = G.n
+    x = np.zeros(n) if nstart is None else _vector(G, nstart, "nstart")
+    try:
+        b = np.full(n, float(beta))
+    except (TypeError, ValueError, AttributeError) as err:
+        if set(beta) != set(G.nodes):
+            raise nx.NetworkXError("beta dictionary must have a value for every node") from err
+        b = _vector(G, beta, "beta")
+    mul = _spmv_t(G, weight)
+    for _ in range(max_iter):
+        xlast = x
+        x = alpha * mul(xlast) + b
+        if np.abs(x - xlast).sum() < n * tol:
+            if normalized:
+                h = math.hypot(*x.tolist())
+                s = 1.0 / h if h else 1.0
+            else:
+                s = 1
+            return dict(zip(G.nodes, (x * s).tolist()))
+    raise nx.PowerIterationFailedConvergence(max_iter)
+
+
+# ---------------------------------------------------------------------------------------------
+# core subgraphs
+
+
+def _core_numbers(hg, core_number):
+    if core_number is not None:
+        return np.array([core_number[v] for v in hg.nodes], dtype=np.int64)
+    from ._analysis import core_number as cn
+
+    return np.array(list(cn(hg).values()), dtype=np.int64)
+
+
+def _induced(hg, keep):
+    """``G.subgraph(nodes).copy()`` for the vertices where ``keep`` is True (networkx graph).
+
+    networkx's subgraph views iterate the node set itself (a Python set, in its own order)
+    when it is less than half of what they filter, else the graph's order; the copy inherits
+    that order for its nodes and each node's neighbours, so the same rule is applied here.
+    """
+    nx = _nx()
+    H = nx.DiGraph() if hg.is_directed() else nx.Graph()
+    H.graph.update(hg.graph)
+    ids = np.flatnonzero(keep)
+    labels = hg.nodes
+    chosen = set(hg.labels_of(ids))
+    n_sel = len(chosen)
+    order = [labels[i] for i in ids.tolist()] if not 2 * n_sel < hg.n else list(chosen)
+    if hg.node_data is not None:
+        H.add_nodes_from((v, dict(hg.node_data[hg.index[v]])) for v in order)
+    else:
+        H.add_nodes_from(order)
+    indptr, indices = hg.indptr, hg.indices
+    names = list(hg.edge_values)
+    cols = [hg.edge_values[k] for k in names]
+    index = hg.index
+    edges = []
+    for u in order:
+        i = index[u]
+        lo, hi = int(indptr[i]), int(indptr[i + 1])
+        nbr = indices[lo:hi]
+        pos = np.flatnonzero(keep[nbr]) + lo
+        if 2 * n_sel < hi - lo:  # networkx iterates the node set here
+            at = dict(zip(hg.labels_of(indices[pos]), pos.tolist()))
+            pos = [at[v] for v in chosen if v in at]
+        else:
+            pos = pos.tolist()
+        for p in pos:
+            v = labels[int(indices[p])]
+            edges.append((u, v, {k: c[p].item() for k, c in zip(names, cols)}))
+    H.add_edges_from(edges)
+    return H
+
+
+def _max(core):
+    return int(core.max()) if core.shape[0] else max([])  # ValueError like networkx's max()
+
+
+@implements("k_core", needs=("k_core",))
+def k_core(G, k=None, core_number=None):
+    """The k-core (nodes of core number >= k; default the largest k) as a networkx graph."""
+    core = _core_numbers(G, core_number)
+    k = _max(core) if k is None else k
+    return _induced(G, core >= k)
+
+
+@implements("k_shell", needs=("k_core",))
+def k_shell(G, k=None, core_number=None):
+    """The k-shell (nodes of core number exactly k) as a networkx graph."""
+    core = _core_numbers(G, core_number)
+    k = _max(core) if k is None else k
+    return _induced(G, core == k)
+
+
+@implements("k_crust", needs=("k_core",))
+def k_crust(G, k=None, core_number=None):
+    """The k-crust (nodes of core number <= k; default the largest - 1) as a networkx graph."""
+    core = _core_numbers(G, core_number)
+    k = _max(core) - 1 if k is None else k
+    return _induced(G, core <= k)
+
+
+@implements("k_corona", needs=("k_core",))
+def k_corona(G, k, core_number=None):
+    """The k-corona (k-shell nodes with exactly k neighbours in the k-core)."""
+    core = _core_numbers(G, core_number)
+    rows = G.rows()
+    nbr_in = np.bincount(rows, weights=core[G.indices] >= k, minlength=G.n)
+    return _induced(G, (core == k) & (nbr_in == k))

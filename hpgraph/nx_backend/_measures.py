@@ -1,0 +1,329 @@
+"""networkx's degree-based measures, clustering, reciprocity, link prediction and modularity.
+
+All of them are vectorised NumPy / SciPy over the converted adjacency (clustering uses
+hpgraph's triangle counts).  Floating-point sums that networkx accumulates node by node are
+accumulated here in the same order where the order is cheap to keep; elsewhere results agree
+to rounding.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._components import _require_directed, _undirected_only
+from ._registry import _nx, _weight_is_name, implements
+
+
+def _degree(hg):
+    """networkx's ``G.degree`` per vertex (undirected self-loops count twice; in + out)."""
+    def make():
+        out = np.diff(hg.indptr)
+        if hg.is_directed():
+            return out + np.bincount(hg.indices, minlength=hg.n)
+        return out + hg.self_loops()
+    return hg.cached("degree", make)
+
+
+def _in_degree(hg):
+    return hg.cached("in_degree", lambda: np.bincount(hg.indices, minlength=hg.n))
+
+
+def _centrality_of(hg, deg):
+    if hg.n <= 1:
+        return dict.fromkeys(hg.nodes, 1)
+    s = 1.0 / (hg.n - 1.0)
+    return dict(zip(hg.nodes, (deg * s).tolist()))
+
+
+@implements("degree_centrality")
+def degree_centrality(G):
+    """Degree / (n - 1) per node."""
+    return _centrality_of(G, _degree(G))
+
+
+@implements("in_degree_centrality")
+def in_degree_centrality(G):
+    """In-degree / (n - 1) per node of a directed graph."""
+    _require_directed(G)
+    return _centrality_of(G, _in_degree(G))
+
+
+@implements("out_degree_centrality")
+def out_degree_centrality(G):
+    """Out-degree / (n - 1) per node of a directed graph."""
+    _require_directed(G)
+    return _centrality_of(G, np.diff(G.indptr))
+
+
+# ---------------------------------------------------------------------------------------------
+# isolates
+
+
+def _isolated(hg):
+    return _degree(hg) == 0
+
+
+@implements("isolates")
+def isolates(G):
+    """Nodes without neighbours (a generator)."""
+    return iter(G.labels_of(np.flatnonzero(_isolated(G))))
+
+
+@implements("number_of_isolates")
+def number_of_isolates(G):
+    """Number of nodes without neighbours."""
+    return int(_isolated(G).sum())
+
+
+@implements("is_isolate")
+def is_isolate(G, n):
+    """True when ``n`` has no neighbours (KeyError for a missing node, as networkx)."""
+    return bool(_isolated(G)[G.index[n]])
+
+
+# ---------------------------------------------------------------------------------------------
+# clustering
+
+
+def _cluster_check(b):
+    G = b.arguments.get("G")
+    if b.arguments.get("weight") is not None:
+        return "weighted clustering is not implemented"
+    if G is not None and G.is_directed():
+        return "directed clustering is not implemented"
+    return True
+
+
+def _clustering_array(hg):
+    from ._analysis import _triangle_counts
+
+    t = _triangle_counts(hg)
+    deg = np.diff(hg.indptr) - hg.self_loops()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.where(t > 0, 2.0 * t / (deg * (deg - 1.0)), 0.0)
+    return t, c
+
+
+@implements("clustering", needs=("triangles",), check=_cluster_check)
+def clustering(G, nodes=None, weight=None):
+    """Local clustering coefficient (undirected, unweighted): dict, or a number for one node."""
+    from ._analysis import _nbunch
+
+    t, c = _clustering_array(G)
+    vals = [x if k > 0 else 0 for k, x in zip(t.tolist(), c.tolist())]
+    if nodes is not None and nodes in G:
+        return vals[G.index[nodes]]
+    if nodes is None:
+        return dict(zip(G.nodes, vals))
+    return {v: vals[G.index[v]] for v in _nbunch(G, nodes)}
+
+
+@implements("average_clustering", needs=("triangles",), check=_cluster_check)
+def average_clustering(G, nodes=None, weight=None, count_zeros=True):
+    """Mean clustering coefficient over ``nodes`` (ZeroDivisionError when there are none)."""
+    c = clustering(G, nodes, weight=weight)
+    c = list(c.values()) if isinstance(c, dict) else [c]
+    if not count_zeros:
+        c = [v for v in c if abs(v) > 0]
+    return sum(c) / len(c)
+
+
+# ---------------------------------------------------------------------------------------------
+# reciprocity
+
+
+def _reciprocal(hg):
+    """Bool per adjacency entry: the reverse edge exists (a self-loop is its own reverse)."""
+    def make():
+        n = hg.n
+        rows = hg.rows()
+        cols = hg.indices.astype(np.int64)
+        fwd = rows * n + cols
+        return np.isin(cols * n + rows, fwd)
+    return hg.cached("reciprocal", make)
+
+
+def _recip_check(b):
+    G = b.arguments.get("G")
+    if G is not None and not G.is_directed():
+        return "reciprocity of undirected graphs is not implemented"
+    return True
+
+
+@implements("overall_reciprocity", check=_recip_check)
+def overall_reciprocity(G):
+    """Fraction of edges whose reverse edge exists (self-loops excluded from the overlap)."""
+    m = int(G.indices.shape[0])
+    if m == 0:
+        raise _nx().NetworkXError("Not defined for empty graphs")
+    r = _reciprocal(G) & (G.rows() != G.indices)
+    return int(r.sum()) / m
+
+
+@implements("reciprocity", check=_recip_check)
+def reciprocity(G, nodes=None):
+    """Reciprocity of the graph, of one node, or of each node of ``nodes`` (dict)."""
+    from ._analysis import _nbunch
+
+    if nodes is None:
+        return overall_reciprocity(G)
+    overlap = np.bincount(G.rows(), weights=_reciprocal(G), minlength=G.n)
+    total = np.diff(G.indptr) + _in_degree(G)
+
+    def value(i):
+        if total[i] == 0:
+            return None
+        return 2 * int(overlap[i]) / int(total[i])
+    if nodes in G:
+        r = value(G.index[nodes])
+        if r is None:
+            raise _nx().NetworkXError("Not defined for isolated nodes.")
+        return r
+    return {v: value(G.index[v]) for v in _nbunch(G, nodes)}
+
+
+# ---------------------------------------------------------------------------------------------
+# link prediction (undirected)
+
+
+def _non_edges(hg):
+    """networkx's ``non_edges`` order for an undirected graph (same set construction)."""
+    nodes = set(hg.nodes)
+    labels = hg.nodes
+    indptr, indices = hg.indptr, hg.indices
+    while nodes:
+        u = nodes.pop()
+        i = hg.index[u]
+        nbrs = set(labels[j] for j in indices[indptr[i]:indptr[i + 1]].tolist())
+        for v in nodes - nbrs:
+            yield (u, v)
+
+
+def _pairs(hg, ebunch):
+    nx = _nx()
+    if ebunch is None:
+        return list(_non_edges(hg))
+    pairs = []
+    for u, v in ebunch:
+        if u not in hg:
+            raise nx.NodeNotFound(f"Node {u} not in G.")
+        if v not in hg:
+            raise nx.NodeNotFound(f"Node {v} not in G.")
+        pairs.append((u, v))
+    return pairs
+
+
+def _common(hg, pairs, wvec):
+    """Per pair: ``(sum of wvec over common neighbours (u, v excluded), |N(u) | N(v)|)``."""
+    import scipy.sparse as sp
+
+    n = hg.n
+    A = hg.cached("pattern", lambda: sp.csr_array(
+        (np.ones(hg.indices.shape[0]), hg.indices, hg.indptr), shape=(n, n)))
+    us = np.array([hg.index[u] for u, _ in pairs], dtype=np.int64)
+    vs = np.array([hg.index[v] for _, v in pairs], dtype=np.int64)
+    if us.shape[0] == 0:
+        z = np.zeros(0)
+        return z, z
+    both = (A[us] .multiply(A[vs])).tocsr()
+    both.sum_duplicates()
+    rows = np.repeat(np.arange(us.shape[0]), np.diff(both.indptr))
+    keep = (both.indices != us[rows]) & (both.indices != vs[rows])
+    common = np.bincount(rows[keep], weights=wvec[both.indices[keep]],
+                         minlength=us.shape[0])
+    inter = np.diff(both.indptr)
+    deg = np.diff(hg.indptr)
+    union = deg[us] + deg[vs] - inter
+    return common, union
+
+
+@implements("jaccard_coefficient")
+def jaccard_coefficient(G, ebunch=None):
+    """``(u, v, |common| / |union|)`` per pair (a generator)."""
+    _undirected_only(G)
+    pairs = _pairs(G, ebunch)
+    common, union = _common(G, pairs, np.ones(G.n))
+    vals = [0 if un == 0 else int(c) / int(un) for c, un in zip(common.tolist(), union.tolist())]
+    return ((u, v, p) for (u, v), p in zip(pairs, vals))
+
+
+@implements("adamic_adar_index")
+def adamic_adar_index(G, ebunch=None):
+    """``(u, v, sum of 1 / log(degree(w)))`` over common neighbours ``w`` (a generator)."""
+    _undirected_only(G)
+    pairs = _pairs(G, ebunch)
+    deg = _degree(G).astype(float)
+    with np.errstate(divide="ignore"):
+        w = np.where(deg > 1, 1.0 / np.log(np.maximum(deg, 2)), np.inf)
+    common, _ = _common(G, pairs, w)
+    return ((u, v, p) for (u, v), p in zip(pairs, common.tolist()))
+
+
+@implements("resource_allocation_index")
+def resource_allocation_index(G, ebunch=None):
+    """``(u, v, sum of 1 / degree(w))`` over common neighbours ``w`` (a generator)."""
+    _undirected_only(G)
+    pairs = _pairs(G, ebunch)
+    deg = _degree(G).astype(float)
+    with np.errstate(divide="ignore"):
+        w = 1.0 / deg
+    common, _ = _common(G, pairs, w)
+    return ((u, v, p) for (u, v), p in zip(pairs, common.tolist()))
+
+
+@implements("preferential_attachment")
+def preferential_attachment(G, ebunch=None):
+    """``(u, v, degree(u) * degree(v))`` per pair (a generator)."""
+    _undirected_only(G)
+    pairs = _pairs(G, ebunch)
+    deg = _degree(G).tolist()
+    return ((u, v, deg[G.index[u]] * deg[G.index[v]]) for u, v in pairs)
+
+
+# ---------------------------------------------------------------------------------------------
+# modularity
+
+
+@implements("modularity", check=_weight_is_name)
+def modularity(G, communities, weight="weight", resolution=1):
+    """Newman's modularity of a partition (networkx's ``NotAPartition`` otherwise)."""
+    nx = _nx()
+    if not isinstance(communities, list):
+        communities = list(communities)
+    covered = {v for c in communities for v in c if v in G}
+    if not len(G) == len(covered) == sum(len(c) for c in communities):
+        from networkx.algorithms.community.quality import NotAPartition
+
+        raise NotAPartition(G, communities)
+    n = G.n
+    label = np.empty(n, dtype=np.int64)
+    for k, c in enumerate(communities):
+        for v in c:
+            label[G.index[v]] = k
+    w = (np.ones(G.indices.shape[0]) if weight is None or weight not in G.edge_values
+         else G.edge_values[weight].astype(float))
+    rows = G.rows()
+    cols = G.indices
+    out_w = np.bincount(rows, weights=w, minlength=n)
+    if G.is_directed():
+        in_w = np.bincount(cols, weights=w, minlength=n)
+        m = float(out_w.sum())
+        norm = 1 / m**2
+        inside = label[rows] == label[cols]
+    else:
+        loops = rows == cols
+        out_w = out_w + np.bincount(rows[loops], weights=w[loops], minlength=n)
+        in_w = out_w
+        deg_sum = float(out_w.sum())
+        m = deg_sum / 2
+        norm = 1 / deg_sum**2
+        inside = (label[rows] == label[cols]) & (rows <= cols)  # each edge once
+    k = len(communities)
+    L = np.bincount(label[rows[inside]], weights=w[inside], minlength=k)
+    so = np.bincount(label, weights=out_w, minlength=k)
+    si = np.bincount(label, weights=in_w, minlength=k) if G.is_directed() else so
+    contrib = L / m - resolution * so * si * norm
+    return math.fsum(contrib.tolist()) if k else 0
+

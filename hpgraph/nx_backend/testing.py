@@ -1,0 +1,95 @@
+"""pytest plugin: count the networkx tests that execute an hpgraph implementation.
+
+Run networkx's own tests against the backend with fallback off and this plugin::
+
+    NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=False \\
+        python -m pytest -p hpgraph.nx_backend.testing --pyargs networkx.algorithms
+
+pytest's own totals include every test of the package, most of which never reach hpgraph
+(the function they test is not dispatched, or it is declined by ``can_run`` and the test is
+xfailed by networkx).  This plugin records, per test, whether any call entered an hpgraph
+implementation (:data:`hpgraph.nx_backend.algorithms.CALLS`), and prints the outcome counts
+of those tests.  ``HPGRAPH_NX_COUNT_JSON=path`` also writes them (and each test's functions)
+as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+_RANK = {"passed": 0, "skipped": 1, "xfailed": 2, "xpassed": 3, "failed": 4}
+
+
+class _Recorder:
+    def __init__(self):
+        self.tests = {}  # nodeid -> {"outcome": str, "functions": [names]}
+
+    @staticmethod
+    def _snapshot():
+        from ._registry import CALLS, DECLINED
+
+        return dict(CALLS), dict(DECLINED)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        before = self._snapshot()
+        self._outcome = "passed"
+        yield
+        after = self._snapshot()
+        called = sorted(k for k, v in after[0].items() if v != before[0].get(k, 0))
+        declined = sorted(k for k, v in after[1].items() if v != before[1].get(k, 0))
+        if called or declined:
+            self.tests[item.nodeid] = {"outcome": self._outcome, "functions": called,
+                                       "declined": declined}
+
+    def pytest_runtest_logreport(self, report):
+        if hasattr(report, "wasxfail"):
+            outcome = "xfailed" if report.skipped else "xpassed"
+        elif report.failed:
+            outcome = "failed"
+        elif report.skipped:
+            outcome = "skipped"
+        else:
+            outcome = "passed"
+        if _RANK[outcome] > _RANK[getattr(self, "_outcome", "passed")]:
+            self._outcome = outcome
+
+    def counts(self):
+        out = dict.fromkeys(_RANK, 0)
+        for t in self.tests.values():
+            if t["functions"]:
+                out[t["outcome"]] += 1
+        return out
+
+    def pytest_terminal_summary(self, terminalreporter):
+        import networkx as nx
+
+        counts = self.counts()
+        ran = [t for t in self.tests.values() if t["functions"]]
+        funcs = {f for t in ran for f in t["functions"]}
+        declined = [t for t in self.tests.values() if t["declined"]]
+        tr = terminalreporter
+        tr.write_sep("=", "hpgraph backend")
+        tr.write_line(f"nx.config.fallback_to_nx = {nx.config.fallback_to_nx}")
+        tr.write_line(
+            f"tests that executed an hpgraph implementation: {len(ran)} "
+            f"({', '.join(f'{v} {k}' for k, v in counts.items() if v)}); "
+            f"{len(funcs)} distinct functions called")
+        tr.write_line(f"tests in which hpgraph declined a call of a function it dispatches: "
+                      f"{len(declined)}")
+        for nodeid, t in sorted(self.tests.items()):
+            if t["outcome"] in ("failed", "xpassed") and t["functions"]:
+                tr.write_line(f"  {t['outcome'].upper()} {nodeid} ({', '.join(t['functions'])})")
+        path = os.environ.get("HPGRAPH_NX_COUNT_JSON")
+        if path:
+            with open(path, "w") as f:
+                json.dump({"fallback_to_nx": nx.config.fallback_to_nx, "counts": counts,
+                           "functions": sorted(funcs), "tests": self.tests},
+                          f, indent=1, sort_keys=True)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_Recorder(), "hpgraph-nx-count")
