@@ -89,10 +89,12 @@ def safe_asarray(a, name: str, owner: str, xp, numeric: str = "values"):
         h = a if isinstance(a, np.ndarray) else np.asarray(a)
     except (ValueError, TypeError, OverflowError) as exc:
         raise InvalidGraph(f"{owner}: {name} cannot be turned into an array ({exc})") from None
-    if h.dtype.kind in _NON_NUMERIC_KINDS and h.size:
-        cls = DomainMismatch if numeric == "values" else InvalidGraph
-        want = "numbers" if numeric == "values" else "integer vertex ids"
-        raise cls(f"{owner}: {name} must hold {want}, got an array of dtype {h.dtype}")
+    if h.dtype.kind in _NON_NUMERIC_KINDS:
+        if h.size:
+            cls = DomainMismatch if numeric == "values" else InvalidGraph
+            want = "numbers" if numeric == "values" else "integer vertex ids"
+            raise cls(f"{owner}: {name} must hold {want}, got an array of dtype {h.dtype}")
+        h = h.astype(np.float64)      # empty: what np.asarray([]) gives (CuPy takes no objects)
     return h if xp is np else xp.asarray(h)
 
 

@@ -470,8 +470,9 @@ def test_gpu_out_of_memory_is_typed_and_pool_stays_usable(monkeypatch):
     with pytest.raises(DeviceOutOfMemory):
         hp.Graph.from_edges(u, (u + 1) % 37)
     monkeypatch.undo()
-    # a real failure: 2**36 vertices need 512 GiB of per-vertex counters
-    with pytest.raises(DeviceOutOfMemory, match="ran out of memory during the CSR build"):
+    # 2**36 vertices need 512 GiB of per-vertex counters: refused by the size check before any
+    # allocation (Graph.from_edges), naming the bytes and the device's memory
+    with pytest.raises(DeviceOutOfMemory, match="needs at least 512.0 GiB .* of GPU memory"):
         hp.Graph.from_edges(u, (u + 1) % 37, num_vertices=2**36)
     G = hp.Graph.from_edges(u, (u + 1) % 37, directed=False)
     assert G.num_edges == 2 * 37
