@@ -8,6 +8,7 @@ synchronize included) and ``first_ms`` (the very first call: compilation, caches
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -30,8 +31,10 @@ def metadata(**extra) -> dict:
             "scipy": scipy.__version__, "hpgraph": hp.__version__, "commit": None,
             "dirty": None, "device": None, "driver": None, "cuda_runtime": None, "cupy": None}
     try:
-        meta["commit"] = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, text=True,
-                                        capture_output=True, check=True).stdout.strip()
+        # the device tool's copy of the tree may carry a stale .git: the caller can name the commit
+        meta["commit"] = os.environ.get("HPGRAPH_BENCH_COMMIT") or subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, text=True, capture_output=True,
+            check=True).stdout.strip()
         meta["dirty"] = bool(subprocess.run(["git", "status", "--porcelain", "--", "hpgraph"],
                                             cwd=ROOT, text=True, capture_output=True).stdout)
     except (OSError, subprocess.CalledProcessError):

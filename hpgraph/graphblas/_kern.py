@@ -169,7 +169,9 @@ def binary(op, x, y, xp, i=None, j=None):
         if op.is_index_op:
             return op.np_call(x, y, i, j)
         return op.np_call(x, y)
-    n = max(int(getattr(x, "size", 1)), int(getattr(y, "size", 1)))
+    # the length of the array operand(s): a 0-d scalar broadcasts to it, also to length 0
+    sizes = [int(a.size) for a in (x, y) if getattr(a, "ndim", 0) != 0]
+    n = sizes[0] if sizes else 1
     xd = xp.broadcast_to(cast(xp.asarray(x), op.in_dtype, xp), (n,))
     yd = xp.broadcast_to(cast(xp.asarray(y), op.in_dtype, xp), (n,))
     xd, yd = xp.ascontiguousarray(xd), xp.ascontiguousarray(yd)
