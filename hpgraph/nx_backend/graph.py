@@ -412,7 +412,13 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
     nodes = list(adj)
     n = len(nodes)
     index = dict(zip(nodes, range(n)))
-    counts = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+    lists = adj.values()
+    first = next(iter(lists), None)
+    if first is not None and type(first) is not dict:
+        # graph views: a filtered inner view's len() need not match what it iterates
+        # (multigraph edge subgraphs), so the neighbour lists are read once by iteration
+        lists = [list(nbrs) for nbrs in lists]
+    counts = np.fromiter(map(len, lists), dtype=np.int64, count=n)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     m = int(indptr[-1])
@@ -420,7 +426,7 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
     identity = n == 0 or (type(nodes[0]) is int and nodes[0] == 0 and type(nodes[-1]) is int
                           and nodes[-1] == n - 1 and all(type(v) is int for v in nodes)
                           and nodes == list(range(n)))
-    entries = itertools.chain.from_iterable(adj.values())
+    entries = itertools.chain.from_iterable(lists)
     if identity:  # labels are the ids: no dict lookup per entry
         indices = np.fromiter(entries, dtype=idt, count=m)
     else:

@@ -396,3 +396,14 @@ def test_graph_class_overriding_its_adjacency_view():
     dense = nx.Graph((u, v) for u in A for v in A[u])
     assert nx.core_number(A, backend=BE) == nx.core_number(dense)
     assert list(nx.connected_components(A, backend=BE)) == list(nx.connected_components(dense))
+
+
+def test_multigraph_edge_subgraph_view():
+    # a filtered multigraph view whose inner len() counts differ from its iteration
+    M = nx.MultiGraph()
+    M.add_weighted_edges_from([(0, 1, 5), (0, 1, 10), (1, 2, 4), (1, 2, 8), (2, 3, 5)])
+    for edges in ([(0, 1, 0), (1, 2, 1), (2, 3, 0)], [(0, 1, 1), (1, 2, 0)]):
+        T = M.edge_subgraph(edges)
+        assert nx.is_connected(T, backend=BE) == nx.is_connected(T)
+        assert nx.single_source_dijkstra_path_length(T, 0, backend=BE) == \
+            nx.single_source_dijkstra_path_length(T, 0)
