@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import io as _io
+
 import re
 from pathlib import Path
 
@@ -93,15 +96,49 @@ def _parse_columns(data, p, *, ncols, delim, use_w, wkind):
     last = None
     for a in attempts:
         try:
-            return _loadtxt(data, **kw, **a)
+            arr = _loadtxt(data, **kw, **a)
         except ValueError as exc:
             last = exc
             continue
+        if _truncated_a_decimal(data, arr, kw, a, use_w):
+            last = ValueError("a decimal number in an integer column")
+            continue
+        return arr
     bad = _find_bad_edge_line(data, ncols=ncols, delim=delim, use_w=use_w, check_cols=ncols <= 3 or not use_w)
     if bad is not None:
         raise FileFormatError(bad[1], p, bad[0]) from None
     raise FileFormatError(f"could not parse the edge list ({last})", p) from None
 
+
+
+@functools.lru_cache(maxsize=None)
+def _loadtxt_truncates() -> bool:
+    """Older NumPy (2.2 and before: Python 3.10's) reads ``0.25`` into an integer column as 0
+    where newer NumPy raises; then integer parses are checked against a float parse."""
+    try:
+        np.loadtxt(_io.BytesIO(b"0.5\n"), dtype=np.int64)
+    except ValueError:
+        return False
+    return True
+
+
+def _truncated_a_decimal(data, arr, kw, attempt, use_w) -> bool:
+    """Did an integer-typed loadtxt parse silently truncate a decimal token?"""
+    if not _loadtxt_truncates() or not any(c in data for c in (b".", b"e", b"E")):
+        return False
+    dt = attempt["dtype"]
+    names = dt.names or ()
+    cols = [(k, i) for i, k in enumerate(names) if dt[k].kind in "iu"] if names else \
+        [(None, 0), (None, 1)]
+    usecols = attempt.get("usecols")
+    for name, i in cols:
+        col = usecols[i] if usecols is not None else i
+        f = _loadtxt(data, comments=kw["comments"], delimiter=kw["delimiter"], dtype=np.float64,
+                     usecols=(col,)).reshape(-1)
+        got = arr[name] if name is not None else arr[:, i]
+        if not np.array_equal(f, got.astype(np.float64)):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------------
