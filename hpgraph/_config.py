@@ -123,6 +123,12 @@ _KEYS = {k.name: k for k in (
          "A directory: every generated CUDA module is saved there as <hash>.cu when it is "
          "compiled (CuPy's CUPY_CACHE_SAVE_CUDA_SOURCE for hpgraph's own kernels); None: not "
          "saved.", lambda s: None if s.strip().lower() in ("", "none") else s),
+    _Key("triangle_kernel", "hash", _choice("triangle_kernel", ("hash", "merge")),
+         "GPU method of triangle_count/triangles: 'hash' puts each vertex's out-list in a "
+         "shared-memory hash table (a warp or a block per vertex) and looks up the wedges "
+         "through it; 'merge' intersects the two sorted out-lists of every edge, a thread (or "
+         "a warp for long lists) per edge.  Both count on the degree-oriented graph; the "
+         "benchmark (benchmarks/bench_triangles.py) compares them."),
     _Key("trace", False, _bool("trace"),
          "Log every hp.run's supersteps (direction, frontier size and representation, "
          "frontier edges; on the GPU each superstep's time by CUDA events, the host loop then "

@@ -9,16 +9,21 @@ The method of the HPGraph paper (section 4.4) and Gunrock (section 6.6):
 2. For every oriented edge ``(u, v)``, ``|N+(u) & N+(v)|`` is the number of triangles it
    closes; the total is their sum.
 
-GPU: one thread per oriented edge intersects the two sorted out-lists (merge, or binary search
-of the shorter list in the longer when their lengths differ a lot); edges whose lists are long
-together go to a warp-per-edge kernel (32 binary searches at a time); 64-bit counts, one
-atomic per block (:mod:`hpgraph.algorithms._kernels`; a per-edge intersection of two rows is not a
-semiring SpMV, see there).  CPU: the masked sparse product ``(L @ L) * L`` with SciPy on the
+GPU, two methods (``hp.config["triangle_kernel"]``): "hash" (default,
+:mod:`hpgraph.algorithms._tc_hash`) re-sorts every out-list by rank and, a warp or a block per
+vertex ``v``, puts ``N+(v)`` in a shared-memory hash table and looks up the part of ``N+(u)``
+ranked above ``v`` for every in-edge ``u -> v``; "merge" (:mod:`hpgraph.algorithms._kernels`)
+intersects the two sorted out-lists of every oriented edge, one thread per edge (merge, or
+binary search of the shorter list in the longer when their lengths differ a lot), edges whose
+lists are long together going to a warp-per-edge kernel.  Both count in 64 bits with one atomic
+per block or warp (a per-edge intersection of two rows is not a semiring SpMV).
+CPU: the masked sparse product ``(L @ L) * L`` with SciPy on the
 oriented matrix ``L`` (no Python loop over vertices); per-vertex counts from its row sums (the
 triangle's lowest vertex), column sums (highest) and the row sums of ``(L^T @ L) * L``
 (middle).
 
-The oriented structure is cached on the graph, so a second call only counts.
+The oriented structure and each method's preprocessing (:func:`preprocess`) are cached on the
+graph, so a second call only counts.
 """
 
 from __future__ import annotations
@@ -119,6 +124,39 @@ def _oriented(G):
     return _cached(G, "hpg.tc_oriented", make)
 
 
+def _config():
+    from .._config import config
+
+    return config
+
+
+def preprocess(G):
+    """Build (or fetch from ``G``'s cache) everything a GPU count of ``G`` reads besides the
+    oriented CSR, for the kernel ``hp.config["triangle_kernel"]`` selects: the hash kernels'
+    :class:`~._tc_hash.Structure`, or the merge kernel's heavy-edge ids.  Benchmarks time it
+    apart from the count (with :func:`forget_preprocessing` before)."""
+    indptr, indices, erow = _oriented(G)
+    if _config()["triangle_kernel"] == "hash":
+        from . import _tc_hash
+
+        key = f"hpg.tc_hash[{_tc_hash.TCH_WARP_CAP},{_tc_hash.TCH_BLOCK_WORK}]"
+        return _cached(G, key, lambda: _tc_hash.structure(
+            indptr, indices, erow, G.num_vertices))
+    from . import _kernels
+
+    thr = _kernels.TC_HEAVY
+    return _cached(G, f"hpg.tc_heavy[{thr}]",
+                   lambda: _kernels.heavy_edges(indptr, indices, erow, thr))
+
+
+def forget_preprocessing(G):
+    """Drop the triangle counts' cached structures from ``G`` (the next call rebuilds them)."""
+    cache = getattr(G, "_cache", None)
+    if cache is not None:
+        for key in [k for k in cache if str(k[0]).startswith("hpg.tc_")]:
+            del cache[key]
+
+
 def _check_undirected(G, who):
     if G.directed:
         raise InvalidValue(
@@ -136,16 +174,18 @@ def _count(G, side, per_vertex):
     n = G.num_vertices
     indptr, indices, erow = _oriented(G)
     if side == "gpu":
-        from . import _kernels
-
         from .. import backend as _backend
 
-        thr = _kernels.TC_HEAVY
         with _backend.out_of_memory_guard(f"counting triangles on {n:,} vertices"):
-            heavy = _cached(G, f"hpg.tc_heavy[{thr}]",
-                            lambda: _kernels.heavy_edges(indptr, indices, erow, thr))
-            return _kernels.tc_count(indptr, indices, erow, n, per_vertex, heavy=heavy,
-                                     threshold=thr)
+            prep = preprocess(G)
+            if _config()["triangle_kernel"] == "hash":
+                from . import _tc_hash
+
+                return _tc_hash.tc_hash_count(indptr, erow, prep, n, per_vertex)
+            from . import _kernels
+
+            return _kernels.tc_count(indptr, indices, erow, n, per_vertex, heavy=prep,
+                                     threshold=_kernels.TC_HEAVY)
     import scipy.sparse as sp
 
     L = sp.csr_array((np.ones(indices.shape[0], dtype=np.int64), indices, indptr), shape=(n, n))

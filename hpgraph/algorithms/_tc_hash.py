@@ -1,0 +1,357 @@
+"""GPU triangle counting with shared-memory hash tables, one warp or block per vertex.
+
+The default GPU method of :func:`hpgraph.triangle_count` (``hp.config["triangle_kernel"] ==
+"hash"``; ``"merge"`` selects the per-edge merge of :mod:`._kernels`).  On the
+degree-oriented graph (``u -> v`` iff ``(deg u, u) < (deg v, v)``, out-degrees at most
+``sqrt(2m)``), with every out-list sorted by that *rank* instead of by id, a triangle
+``u < v < w`` (in rank) is exactly one pair ``(v, w)`` of ``N+(u)`` with ``v`` before ``w``
+and ``w`` in ``N+(v)``.  So for every vertex ``v``:
+
+1. a group (a warp, or a block for vertices with long out-lists or much work) puts ``N+(v)``
+   in a shared-memory hash table (open addressing, load <= 1/2; lists longer than the table
+   are done in pieces);
+2. for every in-edge ``u -> v`` (the transpose, from preprocessing) the part of ``N+(u)`` after
+   ``v`` is looked up in the table; the group works through the concatenation of these
+   segments, 32 or ``TCH_BLOCK`` elements at a time (a prefix sum of the segment lengths and
+   a binary search of it map each thread to its element, so short and long segments keep
+   every thread busy, and neighbouring threads read neighbouring words).
+
+The work is ``sum_u C(|N+(u)|, 2)`` look-ups, about a third of the per-edge merge's
+``sum_(u,v) |N+(u)| + |N+(v)|`` on R-MAT graphs, each in shared memory.  Groups take vertices
+from a list sorted by decreasing work through an atomic counter, so the long ones start first
+and the tail is short.  Counts are 64-bit with one atomic per warp or block; per-vertex counts
+add one atomic per triangle corner.
+
+Preprocessing (:func:`structure`, cached on the graph): the rank of every vertex, the out-lists
+re-sorted by rank, the in-edge lists (edge ids grouped by head) and the two vertex lists with
+their work estimate.  Importing this module imports neither cupy nor a compiler.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import dtypes as _dt
+from ..cuda_source import render
+
+__all__ = ["Structure", "structure", "tc_hash_source", "tc_hash_count",
+           "TCH_BLOCK", "TCH_WARP_CAP", "TCH_BLOCK_CAP", "TCH_BLOCK_WORK"]
+
+#: Threads per block of both kernels (the warp kernel runs ``TCH_BLOCK / 32`` warps a block).
+TCH_BLOCK = 256
+#: Out-lists up to this length fit a warp's table (``2 * TCH_WARP_CAP`` slots); vertices with
+#: longer ones go to the block kernel.
+TCH_WARP_CAP = 64
+#: Entries of a block's table piece (``2 * TCH_BLOCK_CAP`` slots, 16 KiB of int32): longer
+#: out-lists are looked up in pieces of this many.
+TCH_BLOCK_CAP = 2048
+#: Vertices with more look-ups than this go to the block kernel even with a short out-list
+#: (a hub's thousands of in-edges would keep one warp busy long after the others finish).
+TCH_BLOCK_WORK = 4096
+
+_TEMPLATE = r"""
+typedef ${IDX} idx_t;
+typedef ${PTR} ptr_t;
+#define FULL 0xffffffffu
+#define BLOCK ${BLOCK}
+#define WCAP ${WCAP}
+#define BCAP ${BCAP}
+
+__device__ __forceinline__ int cas(int* a, int c, int v) { return atomicCAS(a, c, v); }
+__device__ __forceinline__ long long cas(long long* a, long long c, long long v)
+{
+    return (long long)atomicCAS((unsigned long long*)a, (unsigned long long)c,
+                                (unsigned long long)v);
+}
+
+__device__ __forceinline__ unsigned slot_of(idx_t w, unsigned mask)
+{
+    unsigned long long x = (unsigned long long)(long long)w * 0x9E3779B97F4A7C15ull;
+    return (unsigned)(x >> 40) & mask;
+}
+
+// Keys are distinct vertex ids and the table is at most half full: probing ends.
+__device__ __forceinline__ void h_insert(idx_t* table, unsigned mask, idx_t w)
+{
+    unsigned s = slot_of(w, mask);
+    while (cas(table + s, (idx_t)-1, w) != (idx_t)-1) s = (s + 1) & mask;
+}
+
+__device__ __forceinline__ bool h_find(const idx_t* table, unsigned mask, idx_t w)
+{
+    unsigned s = slot_of(w, mask);
+    while (true) {
+        idx_t t = table[s];
+        if (t == w) return true;
+        if (t == (idx_t)-1) return false;
+        s = (s + 1) & mask;
+    }
+}
+
+template <int G> __device__ __forceinline__ void gsync()
+{
+    if (G == 32) __syncwarp(); else __syncthreads();
+}
+
+// Inclusive prefix sum of x over the group's threads; *total = the group's sum.  wsum: G / 32
+// shared words (unused for a warp).  The caller syncs before the next call reuses wsum.
+template <int G> __device__ __forceinline__ long long gscan(long long x, long long* wsum,
+                                                            int tid, long long* total)
+{
+    const int lane = tid & 31;
+    for (int off = 1; off < 32; off <<= 1) {
+        long long y = __shfl_up_sync(FULL, x, off);
+        if (lane >= off) x += y;
+    }
+    if (G == 32) {
+        *total = __shfl_sync(FULL, x, 31);
+        return x;
+    }
+    const int wid = tid >> 5;
+    if (lane == 31) wsum[wid] = x;
+    __syncthreads();
+    if (wid == 0) {
+        long long t = lane < G / 32 ? wsum[lane] : 0;
+        for (int off = 1; off < 32; off <<= 1) {
+            long long y = __shfl_up_sync(FULL, t, off);
+            if (lane >= off) t += y;
+        }
+        if (lane < G / 32) wsum[lane] = t;
+    }
+    __syncthreads();
+    if (wid > 0) x += wsum[wid - 1];
+    *total = wsum[G / 32 - 1];
+    return x;
+}
+
+// Triangles u -> v, u -> w, v -> w with v as the middle vertex (in rank): N+(v) goes in the
+// table (piece by piece), then every element w after v in N+(u), for every in-edge u -> v, is
+// looked up.  Out-lists are sorted by rank, so "after v" is "ranked above v".  Called by all
+// G threads of the group with the same v.
+template <int G, int CAP>
+__device__ unsigned long long count_vertex(
+        idx_t v, const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
+        const idx_t* __restrict__ erow, const ptr_t* __restrict__ tptr,
+        const ptr_t* __restrict__ tedge, idx_t* table, ptr_t* sh_start, long long* sh_excl,
+        idx_t* sh_u, long long* wsum, int tid, unsigned long long* __restrict__ pv)
+{
+    const ptr_t b0 = __ldg(indptr + v), b1 = __ldg(indptr + v + 1);
+    const ptr_t t0 = __ldg(tptr + v), t1 = __ldg(tptr + v + 1);
+    unsigned long long c = 0ull;
+    for (ptr_t p0 = b0; p0 < b1; p0 += CAP) {
+        const ptr_t p1 = p0 + CAP < b1 ? p0 + CAP : b1;
+        const unsigned len = (unsigned)(p1 - p0);
+        unsigned slots = 32;
+        while (slots < 2u * len) slots <<= 1;
+        const unsigned mask = slots - 1;
+        for (unsigned i = tid; i < slots; i += G) table[i] = (idx_t)-1;
+        gsync<G>();
+        for (ptr_t i = p0 + tid; i < p1; i += G) h_insert(table, mask, __ldg(indices + i));
+        gsync<G>();
+        for (ptr_t c0 = t0; c0 < t1; c0 += G) {
+            const ptr_t j = c0 + tid;
+            long long seg = 0;
+            ptr_t start = 0;
+            idx_t u = 0;
+            if (j < t1) {
+                ptr_t e = __ldg(tedge + j);
+                u = __ldg(erow + e);
+                start = e + 1;
+                seg = (long long)(__ldg(indptr + u + 1) - start);
+            }
+            long long total;
+            long long incl = gscan<G>(seg, wsum, tid, &total);
+            sh_start[tid] = start;
+            sh_excl[tid] = incl - seg;
+            sh_u[tid] = u;
+            gsync<G>();
+            const int cn = (int)(t1 - c0 < (ptr_t)G ? t1 - c0 : (ptr_t)G);
+            for (long long k = tid; k < total; k += G) {
+                // the last segment starting at or before k holds element k (empty segments
+                // before it share its start)
+                int lo = 0, hi = cn - 1;
+                while (lo < hi) {
+                    int mid = (lo + hi + 1) >> 1;
+                    if (sh_excl[mid] <= k) lo = mid; else hi = mid - 1;
+                }
+                idx_t w = __ldg(indices + sh_start[lo] + (ptr_t)(k - sh_excl[lo]));
+                if (h_find(table, mask, w)) {
+                    ++c;
+                    if (pv) {
+                        atomicAdd(pv + sh_u[lo], 1ull);
+                        atomicAdd(pv + v, 1ull);
+                        atomicAdd(pv + w, 1ull);
+                    }
+                }
+            }
+            gsync<G>();
+        }
+    }
+    return c;
+}
+
+// One warp per vertex of `list` (taken in order through work[1]); work[0] += triangles.
+extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
+        const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
+        const idx_t* __restrict__ erow, const ptr_t* __restrict__ tptr,
+        const ptr_t* __restrict__ tedge, const idx_t* __restrict__ list, long long nlist,
+        unsigned long long* __restrict__ work, unsigned long long* __restrict__ pv)
+{
+    __shared__ idx_t table[BLOCK / 32][2 * WCAP];
+    __shared__ ptr_t sh_start[BLOCK / 32][32];
+    __shared__ long long sh_excl[BLOCK / 32][32];
+    __shared__ idx_t sh_u[BLOCK / 32][32];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    unsigned long long c = 0ull;
+    while (true) {
+        long long i = 0;
+        if (lane == 0) i = (long long)atomicAdd(work + 1, 1ull);
+        i = __shfl_sync(FULL, i, 0);
+        if (i >= nlist) break;
+        c += count_vertex<32, WCAP>(__ldg(list + i), indptr, indices, erow, tptr, tedge,
+                                    table[wid], sh_start[wid], sh_excl[wid], sh_u[wid],
+                                    (long long*)0, lane, pv);
+    }
+    for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL, c, off);
+    if (lane == 0 && c) atomicAdd(work, c);
+}
+
+// One block per vertex of `list` (taken in order through work[2]); work[0] += triangles.
+extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
+        const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
+        const idx_t* __restrict__ erow, const ptr_t* __restrict__ tptr,
+        const ptr_t* __restrict__ tedge, const idx_t* __restrict__ list, long long nlist,
+        unsigned long long* __restrict__ work, unsigned long long* __restrict__ pv)
+{
+    __shared__ idx_t table[2 * BCAP];
+    __shared__ ptr_t sh_start[BLOCK];
+    __shared__ long long sh_excl[BLOCK];
+    __shared__ idx_t sh_u[BLOCK];
+    __shared__ long long wsum[BLOCK / 32];
+    __shared__ unsigned long long sums[BLOCK / 32];
+    __shared__ long long next;
+    unsigned long long c = 0ull;
+    while (true) {
+        if (threadIdx.x == 0) next = (long long)atomicAdd(work + 2, 1ull);
+        __syncthreads();
+        const long long i = next;
+        __syncthreads();
+        if (i >= nlist) break;
+        c += count_vertex<BLOCK, BCAP>(__ldg(list + i), indptr, indices, erow, tptr, tedge,
+                                       table, sh_start, sh_excl, sh_u, wsum, threadIdx.x, pv);
+    }
+    for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL, c, off);
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    if (lane == 0) sums[wid] = c;
+    __syncthreads();
+    if (wid == 0) {
+        c = lane < BLOCK / 32 ? sums[lane] : 0ull;
+        for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL, c, off);
+        if (lane == 0 && c) atomicAdd(work, c);
+    }
+}
+"""
+
+
+def tc_hash_source(idx_dtype=np.int32, ptr_dtype=np.int64):
+    """``(source, name prefix)`` of the hash kernels (``<prefix>_warp``, ``<prefix>_block``)."""
+    idx_dtype, ptr_dtype = np.dtype(idx_dtype), np.dtype(ptr_dtype)
+    name = f"hpg_tch_{idx_dtype.name}_{ptr_dtype.name}"
+    src = render(_TEMPLATE, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype), NAME=name,
+                 BLOCK=TCH_BLOCK, WCAP=TCH_WARP_CAP, BCAP=TCH_BLOCK_CAP)
+    return src, name
+
+
+class Structure(NamedTuple):
+    """What the hash kernels read besides ``indptr`` and ``erow`` (NumPy or CuPy arrays).
+
+    Attributes
+    ----------
+    indices : array of the vertex-id dtype
+        The oriented out-lists, each sorted by rank (``(degree, id)``) instead of by id.
+    tptr, tedge : arrays of ``indptr``'s dtype
+        In-edges: ``tedge[tptr[v]:tptr[v + 1]]`` are the positions ``e`` (in ``indices``) of
+        the edges ``u -> v``.
+    warp_list, block_list : arrays of the vertex-id dtype
+        The vertices with work for the warp and the block kernel, by decreasing work.
+    work : int
+        Hash look-ups of one count (``sum_u C(|N+(u)|, 2)``).
+    """
+
+    indices: object
+    tptr: object
+    tedge: object
+    warp_list: object
+    block_list: object
+    work: int
+
+
+def structure(indptr, indices, erow, n: int) -> Structure:
+    """Preprocessing of the hash kernels from the id-sorted oriented CSR (NumPy or CuPy)."""
+    xp = _backend.get_array_module(indices)
+    m = int(indices.shape[0])
+    idt = indices.dtype
+    r = erow.astype(np.int64, copy=False)
+    c = indices.astype(np.int64, copy=False)
+    deg = xp.bincount(r, minlength=n) + xp.bincount(c, minlength=n)   # simple-graph degree
+    rank = xp.empty(n, dtype=np.int64)
+    rank[xp.argsort(deg.astype(np.int64) * n + xp.arange(n, dtype=np.int64))] = xp.arange(
+        n, dtype=np.int64)
+    # rows stay where they are (r is sorted); within a row, by the rank of the head
+    perm = xp.argsort(r * n + rank[c])
+    ind = indices[perm]
+    cs = ind.astype(np.int64, copy=False)
+    tedge = xp.argsort(cs).astype(indptr.dtype, copy=False)
+    tptr = xp.zeros(n + 1, dtype=indptr.dtype)
+    tptr[1:] = xp.cumsum(xp.bincount(cs, minlength=n))
+    # look-ups per in-edge e = (u -> v): the rest of N+(u) after v
+    seg = indptr[1:][r] - xp.arange(1, m + 1, dtype=np.int64)
+    work = xp.bincount(cs, weights=seg.astype(np.float64), minlength=n)
+    outdeg = xp.diff(indptr)
+    active = (work > 0) & (outdeg > 0)
+    big = (outdeg > TCH_WARP_CAP) | (work > TCH_BLOCK_WORK)
+
+    def by_work(sel):
+        ids = xp.flatnonzero(sel)
+        return ids[xp.argsort(-work[ids])].astype(idt)
+
+    total = int(round(float(work[active].sum()))) if n else 0
+    return Structure(ind, tptr, tedge, by_work(active & ~big), by_work(active & big), total)
+
+
+@functools.lru_cache(maxsize=None)
+def _kernels(idx_str, ptr_str, consts):
+    """The two compiled kernels for these dtypes and tuning constants (``consts`` is the cache
+    key: a test or a sweep that changes a constant gets its own module)."""
+    src, name = tc_hash_source(idx_str, ptr_str)
+    mod = _backend.raw_module(src, ("-std=c++17",))
+    return mod.get_function(name + "_warp"), mod.get_function(name + "_block")
+
+
+def tc_hash_count(indptr, erow, st: Structure, n: int, per_vertex: bool):
+    """Run the hash kernels on the device: ``(total as a Python int, per-vertex int64 counts
+    or None)``; ``indptr``/``erow`` are the oriented CSR's (cupy), ``st`` its :func:`structure`."""
+    cp = _backend.cupy()
+    warp_k, block_k = _kernels(np.dtype(st.indices.dtype).str, np.dtype(indptr.dtype).str,
+                               (TCH_BLOCK, TCH_WARP_CAP, TCH_BLOCK_CAP))
+    work = cp.zeros(3, dtype=cp.uint64)
+    pv = cp.zeros(max(n, 1), dtype=cp.uint64) if per_vertex else None
+    pv_arg = pv if pv is not None else np.uint64(0)
+    sms = _backend.num_sms()
+    nb, nw = int(st.block_list.shape[0]), int(st.warp_list.shape[0])
+    args = (indptr, st.indices, erow, st.tptr, st.tedge)
+    if nb:
+        block_k((max(1, min(nb, sms * (2048 // TCH_BLOCK))),), (TCH_BLOCK,),
+                args + (st.block_list, np.int64(nb), work, pv_arg))
+    if nw:
+        wpb = TCH_BLOCK // 32
+        warp_k((max(1, min((nw + wpb - 1) // wpb, sms * (2048 // TCH_BLOCK))),), (TCH_BLOCK,),
+               args + (st.warp_list, np.int64(nw), work, pv_arg))
+    total = int(work[0:1].get()[0])
+    if pv is not None:
+        pv = pv[:n].astype(cp.int64)
+    return total, pv

@@ -1,0 +1,174 @@
+"""The hash triangle kernels (hpgraph/algorithms/_tc_hash.py): NVRTC compilation, their
+preprocessing and a line-by-line Python transcription of their logic against networkx (no GPU
+needed), and the kernels themselves on the device against networkx and a SciPy trace."""
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import hpgraph as hp
+from hpgraph.algorithms import _tc_hash
+from hpgraph.algorithms._triangles import _oriented
+
+MASK64 = (1 << 64) - 1
+
+
+def host(a):
+    return hp.backend.to_host(a)
+
+
+@pytest.mark.parametrize("idx,ptr", [(np.int32, np.int64), (np.int64, np.int64),
+                                     (np.int32, np.int32)])
+def test_hash_kernels_compile(idx, ptr):
+    try:
+        src, name = _tc_hash.tc_hash_source(idx, ptr)
+        ptx = hp.backend.compile_ptx(src, name + ".cu", ("-std=c++17",))
+    except hp.exceptions.DeviceUnavailable as exc:
+        pytest.skip(str(exc))
+    assert f".entry {name}_warp(" in ptx and f".entry {name}_block(" in ptx
+
+
+def _random_graph(seed, n=61, m=500):
+    """Random edges with a hub (vertex 0), self-loops and repeats; and its networkx twin."""
+    rng = np.random.default_rng(seed)
+    s = np.concatenate([rng.integers(0, n - 1, m), np.zeros(50, np.int64), [3, 3]])
+    d = np.concatenate([rng.integers(0, n - 1, m), rng.integers(1, n - 1, 50), [3, 4]])
+    G = hp.Graph.from_edges(s, d, num_vertices=n, directed=False, backend="cpu")
+    H = nx.Graph()
+    H.add_nodes_from(range(n))
+    H.add_edges_from((a, b) for a, b in zip(s.tolist(), d.tolist()) if a != b)
+    return G, H
+
+
+def test_structure_orders_lists_by_rank_and_groups_in_edges():
+    G, _ = _random_graph(1)
+    indptr, ind, erow = _oriented(G)
+    st = _tc_hash.structure(indptr, ind, erow, G.num_vertices)
+    deg = np.bincount(erow, minlength=G.num_vertices) + np.bincount(ind, minlength=G.num_vertices)
+    key = deg.astype(np.int64) * G.num_vertices + np.arange(G.num_vertices)
+    for u in range(G.num_vertices):
+        row = st.indices[indptr[u]:indptr[u + 1]]
+        assert sorted(row.tolist()) == sorted(ind[indptr[u]:indptr[u + 1]].tolist())
+        assert np.all(np.diff(key[row]) > 0) and np.all(key[row] > key[u])
+    for v in range(G.num_vertices):
+        es = st.tedge[st.tptr[v]:st.tptr[v + 1]]
+        assert np.all(st.indices[es] == v)
+    assert st.tptr[-1] == ind.shape[0]
+    lists = np.concatenate([st.warp_list, st.block_list])
+    assert np.unique(lists).shape == lists.shape
+    outdeg = np.diff(indptr)
+    work = sum(int(indptr[u + 1]) - e - 1 for u in range(G.num_vertices)
+               for e in range(indptr[u], indptr[u + 1]) if outdeg[st.indices[e]] > 0)
+    assert st.work == work > 0
+
+
+def _slot(w, mask):
+    return ((int(w) * 0x9E3779B97F4A7C15) & MASK64) >> 40 & mask
+
+
+def _emu_count_vertex(v, indptr, st, erow, G, CAP, pv):
+    """``count_vertex<G, CAP>`` of the kernel source, threads of the group taken in turn."""
+    ind, tptr, tedge = st.indices, st.tptr, st.tedge
+    b0, b1 = indptr[v], indptr[v + 1]
+    t0, t1 = tptr[v], tptr[v + 1]
+    c = 0
+    for p0 in range(b0, b1, CAP):
+        p1 = min(p0 + CAP, b1)
+        slots = 32
+        while slots < 2 * (p1 - p0):
+            slots <<= 1
+        mask = slots - 1
+        table = [-1] * slots
+        for i in range(p0, p1):                      # h_insert
+            s = _slot(ind[i], mask)
+            while table[s] != -1:
+                s = (s + 1) & mask
+            table[s] = int(ind[i])
+        for c0 in range(t0, t1, G):
+            seg, start, us = [], [], []
+            for tid in range(G):
+                j = c0 + tid
+                if j < t1:
+                    e = int(tedge[j])
+                    u = int(erow[e])
+                    start.append(e + 1)
+                    seg.append(int(indptr[u + 1]) - (e + 1))
+                    us.append(u)
+                else:
+                    start.append(0)
+                    seg.append(0)
+                    us.append(0)
+            incl = np.cumsum(seg)
+            excl = incl - np.array(seg)
+            total = int(incl[-1])
+            cn = min(G, t1 - c0)
+            for k in range(total):
+                lo, hi = 0, cn - 1
+                while lo < hi:
+                    mid = (lo + hi + 1) >> 1
+                    if excl[mid] <= k:
+                        lo = mid
+                    else:
+                        hi = mid - 1
+                w = int(ind[start[lo] + (k - excl[lo])])
+                s = _slot(w, mask)                   # h_find
+                while table[s] != -1 and table[s] != w:
+                    s = (s + 1) & mask
+                if table[s] == w:
+                    c += 1
+                    pv[us[lo]] += 1
+                    pv[v] += 1
+                    pv[w] += 1
+    return c
+
+
+@pytest.mark.parametrize("group,cap,seed", [(32, 64, 0), (8, 3, 1), (4, 1, 2), (256, 2048, 3)])
+def test_hash_kernel_logic_emulated(group, cap, seed):
+    G, H = _random_graph(seed)
+    n = G.num_vertices
+    indptr, ind, erow = _oriented(G)
+    st = _tc_hash.structure(indptr, ind, erow, n)
+    pv = np.zeros(n, np.int64)
+    total = sum(_emu_count_vertex(int(v), indptr, st, erow, group, cap, pv)
+                for v in np.concatenate([st.warp_list, st.block_list]).tolist())
+    ref = nx.triangles(H)
+    assert total == sum(ref.values()) // 3
+    np.testing.assert_array_equal(pv, [ref[i] for i in range(n)])
+
+
+def _trace_counts(G):
+    """(total, per vertex) triangles from SciPy: (A A) .* A over the simple graph."""
+    A = G.to_scipy().astype(np.int64)
+    A.setdiag(0)
+    A.eliminate_zeros()
+    A.data[:] = 1
+    C = (A @ A).multiply(A)
+    return int(C.sum()) // 6, np.asarray(C.sum(axis=1)).ravel() // 2
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", ["hash", "merge"])
+@pytest.mark.cases(directed=False)
+def test_gpu_kernels_match_networkx(graph_case, cases, kernel):
+    G = cases.to_graph(graph_case, "gpu")
+    ref = nx.triangles(cases.to_networkx(graph_case))
+    ref = np.array([ref[i] for i in range(graph_case.n)], dtype=np.int64)
+    with hp.config.set(triangle_kernel=kernel):
+        assert hp.triangle_count(G, backend="gpu") == int(ref.sum()) // 3
+        np.testing.assert_array_equal(host(hp.triangles(G, backend="gpu")), ref)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("wcap,bcap,bwork", [(64, 2048, 4096), (1, 1, 0), (2, 3, 10**9),
+                                             (32, 16, 50)])
+def test_gpu_hash_every_split(wcap, bcap, bwork, monkeypatch):
+    """Warp and block kernels, table pieces and chunking: every routing gives the trace."""
+    monkeypatch.setattr(_tc_hash, "TCH_WARP_CAP", wcap)
+    monkeypatch.setattr(_tc_hash, "TCH_BLOCK_CAP", bcap)
+    monkeypatch.setattr(_tc_hash, "TCH_BLOCK_WORK", bwork)
+    G = hp.generators.rmat(11, edge_factor=16, seed=5, backend="cpu")
+    total, per_vertex = _trace_counts(G)
+    Gd = G.to_device()
+    with hp.config.set(triangle_kernel="hash"):
+        assert hp.triangle_count(Gd, backend="gpu") == total
+        np.testing.assert_array_equal(host(hp.triangles(Gd, backend="gpu")), per_vertex)
