@@ -38,9 +38,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-import hpgraph as hp  # noqa: E402
-from _harness import Report, timed, timed_once  # noqa: E402
-from bench_algorithms import make_graphs  # noqa: E402
+from _harness import Report, timed, timed_once
+from bench_algorithms import make_graphs
+
+import hpgraph as hp
 
 KERNELS = ("spmv", "fused")
 DAMPING = 0.85
@@ -131,7 +132,6 @@ def bench(report, label, G, repeat):
         ok = bool(cp.array_equal(y.astype(cp.float64), G.in_degree.astype(cp.float64)))
         report.row(label, f"cuSPARSE SpMV {tag} (A^T ones)", row,
                    check="ok" if ok else "MISMATCH SpMV != in-degree", dtype=tag)
-    del plain
     cp.get_default_memory_pool().free_all_blocks()
 
 

@@ -33,10 +33,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-import hpgraph as hp  # noqa: E402
-from _harness import Report, timed, timed_once  # noqa: E402
-from bench_algorithms import make_graphs  # noqa: E402
-from hpgraph.algorithms import _kernels, _triangles  # noqa: E402
+from _harness import Report, timed, timed_once
+from bench_algorithms import make_graphs
+
+import hpgraph as hp
+from hpgraph.algorithms import _kernels, _triangles
 
 KERNELS = ("merge", "hash")
 #: R-MAT 21 (edge factor 16, seed 1, undirected): the count quoted in the docs and issue #16

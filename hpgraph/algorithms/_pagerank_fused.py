@@ -37,8 +37,16 @@ from .. import backend as _backend
 from .. import dtypes as _dt
 from ..cuda_source import render
 
-__all__ = ["FusedStructure", "structure", "fused_source", "fused_step",
-           "PRF_BLOCK", "PRF_BLOCK_ROW", "PRF_WARP_ROW", "PRF_SUB"]
+__all__ = [
+    "PRF_BLOCK",
+    "PRF_BLOCK_ROW",
+    "PRF_SUB",
+    "PRF_WARP_ROW",
+    "FusedStructure",
+    "fused_source",
+    "fused_step",
+    "structure",
+]
 
 #: Threads per block of every tier.
 PRF_BLOCK = 256
@@ -249,7 +257,7 @@ def _grid(st: FusedStructure, n: int):
     return int(g1), int(g2), int(max(g3, 0))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _kernel(dtype_str, idx_str, ptr_str, weighted, consts):
     """The compiled kernel (``consts``, the tuning constants, is part of the cache key)."""
     src, name = fused_source(dtype_str, idx_str, ptr_str, weighted)

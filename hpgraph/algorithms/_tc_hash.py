@@ -38,8 +38,16 @@ from .. import backend as _backend
 from .. import dtypes as _dt
 from ..cuda_source import render
 
-__all__ = ["Structure", "structure", "tc_hash_source", "tc_hash_count",
-           "TCH_BLOCK", "TCH_WARP_CAP", "TCH_BLOCK_CAP", "TCH_BLOCK_WORK"]
+__all__ = [
+    "TCH_BLOCK",
+    "TCH_BLOCK_CAP",
+    "TCH_BLOCK_WORK",
+    "TCH_WARP_CAP",
+    "Structure",
+    "structure",
+    "tc_hash_count",
+    "tc_hash_source",
+]
 
 #: Threads per block of both kernels (the warp kernel runs ``TCH_BLOCK / 32`` warps a block).
 TCH_BLOCK = 256
@@ -319,11 +327,11 @@ def structure(indptr, indices, erow, n: int) -> Structure:
         ids = xp.flatnonzero(sel)
         return ids[xp.argsort(-work[ids])].astype(idt)
 
-    total = int(round(float(work[active].sum()))) if n else 0
+    total = round(float(work[active].sum())) if n else 0
     return Structure(ind, tptr, tedge, by_work(active & ~big), by_work(active & big), total)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _kernels(idx_str, ptr_str, consts):
     """The two compiled kernels for these dtypes and tuning constants (``consts`` is the cache
     key: a test or a sweep that changes a constant gets its own module)."""
