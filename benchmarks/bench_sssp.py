@@ -6,13 +6,15 @@ the 2048 x 2048 grid, integer weights 1..64 (float64 distances), seed 1; R-MAT s
 vertex of highest degree, grid source = 0 (a corner).  Also the unweighted grid (``--unweighted``)
 and an Erdos-Renyi graph of a given mean degree (``--er DEG,...``, source 0).
 
-Timing: CUDA events around the whole ``hp.sssp`` call (graph already on the device), one
-warm-up call (compilation, per-graph plan and CUDA-graph capture), median of ``--repeat``.
-Every near-far result is checked against Bellman-Ford's distances (exact: integer weights).
+Timing (:mod:`_harness`): ``warm_ms`` (CUDA events around the whole ``hp.sssp`` call, graph
+already on the device, median of ``--repeat`` after the first call), ``wall_ms`` and
+``first_ms`` (compilation, per-graph plan and CUDA-graph capture).  Every row is checked
+against SciPy's Dijkstra (exact: integer weights) and, where predecessors were computed, every
+predecessor must lie on a tight edge (``_harness.check_sssp``).  Exits 1 on a mismatch.
 
 Usage::
 
-    python benchmarks/bench_sssp.py [--out DIR] [--repeat 5] [--quick]
+    python benchmarks/bench_sssp.py [--json FILE] [--repeat 5] [--quick]
         [--graphs rmat21,grid] [--deltas 0.25,0.5,1,2,4,inf] [--blocks 2,4,8]
         [--baseline-repeat 1] [--no-baseline] [--unweighted] [--er DEG,...]
 """
@@ -20,11 +22,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import statistics
 import sys
-import time
 import types
 from pathlib import Path
 
@@ -35,20 +34,15 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import hpgraph as hp  # noqa: E402
-from bench_algorithms import CupyBaselines, gpu_samples, make_graphs  # noqa: E402
+from _harness import Report, check_sssp, timed  # noqa: E402
+from bench_algorithms import CupyBaselines, make_graphs  # noqa: E402
 from hpgraph.algorithms import _sssp_nearfar as nf  # noqa: E402
 from hpgraph.algorithms._sssp import _sssp_arrays, distance_dtype, tight_predecessors  # noqa: E402
 
 
-def time_gpu(fn, repeat):
-    """(median ms, all ms, last result): CUDA events after one warm-up call."""
-    times, out = gpu_samples(fn, repeat)
-    return statistics.median(times), times, out
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--json", default=None)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="R-MAT 10 / 64 x 64 grid smoke test")
     ap.add_argument("--graphs", default="rmat21,grid")
@@ -63,9 +57,10 @@ def main(argv=None):
     ap.add_argument("--alpha", default="", metavar="A[,A...]",
                     help="also time Bellman-Ford with these push_alpha values (direction heuristic)")
     args = ap.parse_args(argv)
+    import scipy.sparse.csgraph as csg
+
     cp = hp.backend.cupy()
-    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    print(f"[device] {dev}", flush=True)
+    report = Report("bench_sssp", graphs=args.graphs, repeat=args.repeat, quick=args.quick)
     gargs = types.SimpleNamespace(graphs=args.graphs, quick=args.quick)
     specs = make_graphs(gargs, True)
     if args.unweighted and "grid" in args.graphs:
@@ -77,95 +72,77 @@ def main(argv=None):
         specs.append((f"er{deg:g}", f"Erdos-Renyi n={n_er:,} mean degree {deg:g}",
                       hp.generators.erdos_renyi(n_er, m=int(n_er * deg / 2), seed=1,
                                                 weights=(1, 64), backend="gpu"), 0))
-    rows = []
-
-    def row(graph, what, ms, times=None, **kw):
-        r = {"graph": graph, "what": what, "ms": ms, "times_ms": times, **kw}
-        rows.append(r)
-        extra = "  ".join(f"{k}={v}" for k, v in kw.items() if v is not None)
-        print(f"  {graph:16s} {what:42s} {ms:10.3f} ms  {extra}", flush=True)
+    from hpgraph.algorithms import _sssp as sssp_mod
 
     for gname, label, G, src in specs:
         n = G.num_vertices
         dt = distance_dtype(G)
         d0 = nf.default_delta(G)
+        A = G.to_host().to_scipy().tocsr()
+        A.sort_indices()
+        dref = csg.dijkstra(A, indices=src)
         print(f"[graph] {label}: n={n:,} edges={G.num_edges:,} source={src} "
               f"default delta={d0:.2f} dist={dt}", flush=True)
-        # Bellman-Ford (engine), reference distances
-        ms, ts, ref = time_gpu(lambda: hp.sssp(G, src, method="bellman-ford", predecessors=False,
-                                               backend="gpu"), args.repeat)
-        row(gname, "bellman-ford, no predecessors", ms, ts)
-        ref_d = ref.distance
-        ms, ts, _ = time_gpu(lambda: hp.sssp(G, src, method="bellman-ford", backend="gpu"),
-                             args.repeat)
-        row(gname, "bellman-ford, with predecessors", ms, ts)
-        from hpgraph.algorithms import _sssp as sssp_mod
+
+        def row(what, fn, **kw):
+            r, res = timed(fn, args.repeat)
+            pred = res.predecessor
+            report.row(label, what, r, check=check_sssp(A, src, res.distance, pred, ref=dref),
+                       predecessors=pred is not None, **kw)
+            return res
+
+        row("bellman-ford, no predecessors", lambda: hp.sssp(
+            G, src, method="bellman-ford", predecessors=False, backend="gpu"))
+        row("bellman-ford, with predecessors", lambda: hp.sssp(
+            G, src, method="bellman-ford", backend="gpu"))
         for a in [float(x) for x in args.alpha.split(",") if x]:
             sssp_mod.BF_PUSH_ALPHA = a
             try:
-                ms, ts, res = time_gpu(lambda: hp.sssp(G, src, method="bellman-ford",
-                                                       predecessors=False, backend="gpu"),
-                                       args.repeat)
+                row(f"bellman-ford, push_alpha={a:g}, no predecessors", lambda: hp.sssp(
+                    G, src, method="bellman-ford", predecessors=False, backend="gpu"))
             finally:
                 sssp_mod.BF_PUSH_ALPHA = None
-            same = bool(cp.array_equal(res.distance, ref_d))
-            row(gname, f"bellman-ford, push_alpha={a:g}", ms, ts, same=same)
         # near-far, bucket widths
         for f in [x for x in args.deltas.split(",") if x]:
             delta = math.inf if f == "inf" else float(f) * d0
-
-            def call(delta=delta):
-                return hp.sssp(G, src, method="near-far", delta=delta, predecessors=False,
-                               backend="gpu")
-            ms, ts, res = time_gpu(call, args.repeat)
             info = {}
             _sssp_arrays(G, np.array([src]), "gpu", predecessors=False, method="near-far",
                          delta=delta, info=info)
-            diff = float(cp.max(cp.abs(cp.where(cp.isinf(ref_d), 0, res.distance - ref_d))))
-            same_inf = bool((cp.isinf(res.distance) == cp.isinf(ref_d)).all())
-            row(gname, f"near-far delta={f} x default ({delta:.1f})", ms, ts,
-                relax_steps=info["relax_steps"], splits=info["splits"], launches=info["launches"],
-                syncs=info["syncs"], max_queue=info["max_queue"], group=info["group"],
-                heavy=info["heavy"], check="ok" if (diff == 0 and same_inf) else f"DIFF {diff}")
-        ms, ts, res = time_gpu(lambda: hp.sssp(G, src, method="near-far", backend="gpu"),
-                               args.repeat)
-        row(gname, "near-far, with predecessors", ms, ts)
-        ms, ts, res = time_gpu(lambda: hp.sssp(G, src, backend="gpu"), args.repeat)
-        row(gname, "auto, with predecessors", ms, ts)
-        # the predecessor pass alone (one kernel + the fallback check)
+            row(f"near-far delta={f} x default ({delta:.1f}), no predecessors",
+                lambda: hp.sssp(G, src, method="near-far", delta=delta, predecessors=False,
+                                backend="gpu"),
+                relax_steps=info["relax_steps"], splits=info["splits"],
+                launches=info["launches"], syncs=info["syncs"], max_queue=info["max_queue"],
+                group=info["group"], heavy=info["heavy"])
+        row("near-far, with predecessors", lambda: hp.sssp(G, src, method="near-far",
+                                                           backend="gpu"))
+        row("auto, with predecessors", lambda: hp.sssp(G, src, backend="gpu"))
+        # the predecessor pass alone (one kernel + the fallback check), from exact distances
+        ref_d = cp.asarray(dref, dtype=dt)
         srcs = np.array([src])
         idt = np.dtype(np.int32)
-        ms, ts, pred = time_gpu(lambda: tight_predecessors(G, ref_d, srcs, "gpu", dt, idt),
-                                args.repeat)
-        row(gname, "predecessors pass alone", ms, ts)
+        r, pred = timed(lambda: tight_predecessors(G, ref_d, srcs, "gpu", dt, idt), args.repeat)
+        report.row(label, "predecessors pass alone (from exact distances)", r,
+                   check=check_sssp(A, src, ref_d, pred, ref=dref))
         # step-kernel grid size
         keep = nf.STEP_BLOCKS_PER_SM
-        for b in [int(x) for x in args.blocks.split(",") if x]:
-            nf.STEP_BLOCKS_PER_SM = b
-            ms, ts, res = time_gpu(lambda: hp.sssp(G, src, method="near-far", predecessors=False,
-                                                   backend="gpu"), args.repeat)
-            ok = bool((cp.where(cp.isinf(ref_d), cp.isinf(res.distance),
-                                res.distance == ref_d)).all())
-            row(gname, f"near-far default delta, {b} blocks/SM", ms, ts,
-                check="ok" if ok else "DIFF")
-        nf.STEP_BLOCKS_PER_SM = keep
-        # plain CuPy warp-per-row Bellman-Ford
+        try:
+            for b in [int(x) for x in args.blocks.split(",") if x]:
+                nf.STEP_BLOCKS_PER_SM = b
+                row(f"near-far default delta, {b} blocks/SM, no predecessors",
+                    lambda: hp.sssp(G, src, method="near-far", predecessors=False,
+                                    backend="gpu"))
+        finally:
+            nf.STEP_BLOCKS_PER_SM = keep
+        # plain CuPy warp-per-row Bellman-Ford (float32 distances)
         if not args.no_baseline and not gname.endswith("unweighted"):
             cb = CupyBaselines(G)
-            ms, ts, bd = time_gpu(lambda: cb.sssp(src), args.baseline_repeat)
-            diff = float(cp.max(cp.abs(cp.where(cp.isinf(ref_d), 0, bd.astype(cp.float64) - ref_d))))
-            row(gname, "plain CuPy Bellman-Ford (float32)", ms, ts, check=f"maxdiff {diff}")
-            del cb
+            r, bd = timed(lambda: cb.sssp(src), args.baseline_repeat)
+            report.row(label, "plain CuPy Bellman-Ford (float32), no predecessors", r,
+                       check=check_sssp(A, src, bd, ref=dref, rtol=1e-6))
         cp.get_default_memory_pool().free_all_blocks()
-
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "sssp.json").write_text(json.dumps({
-            "device": dev, "repeat": args.repeat, "quick": args.quick,
-            "date": time.strftime("%Y-%m-%d %H:%M:%S"), "rows": rows}, indent=1))
-        print(f"[out] {out / 'sssp.json'}")
+    return report.finish(args.json)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
