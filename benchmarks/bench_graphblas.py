@@ -60,7 +60,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import hpgraph as hp  # noqa: E402
 from hpgraph import graphblas as hgb  # noqa: E402
-from bench_algorithms import time_cpu, time_gpu  # noqa: E402
+from _harness import metadata  # noqa: E402
+from _harness import timed as harness_timed  # noqa: E402
+from bench_algorithms import time_cpu  # noqa: E402
 
 
 def _commit():
@@ -124,23 +126,16 @@ def peak_mib(fn, on_gpu):
 
 
 def timed(fn, on_gpu, repeat):
-    """(first-call ms, median ms, result)."""
+    """(first-call ms, warm ms, result, wall ms): hpgraph through the harness (warm = CUDA
+    events on the GPU), python-graphblas by host time (first, median)."""
     if on_gpu:
-        import cupy as cp
-
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        first = cp.cuda.get_elapsed_time(s, e)
-        med, out = time_gpu(fn, repeat)
-        return first, med, out
+        row, out = harness_timed(fn, repeat, gpu=True)
+        return row["first_ms"], row["warm_ms"], out, row["wall_ms"]
     t0 = time.perf_counter()
     fn()
     first = (time.perf_counter() - t0) * 1e3
     med, out = time_cpu(fn, repeat)
-    return first, med, out
+    return first, med, out, med
 
 
 def same(got, ref):
@@ -157,7 +152,8 @@ def run(args):
     on_gpu = hp.has_gpu() and not args.cpu
     scale = 10 if args.quick else args.scale
     mscales = [8] if args.quick else [int(x) for x in str(args.mxm_scale).split(",") if x]
-    meta = {"commit": _commit(), "device": None, "host": platform.node(), "cpus": os.cpu_count(),
+    meta = {**metadata(benchmark="bench_graphblas", argv=sys.argv[1:]),
+            "commit": _commit(), "device": None, "host": platform.node(), "cpus": os.cpu_count(),
             "hpgraph_backend": "gpu" if on_gpu else "cpu", "repeat": args.repeat,
             "scale": scale, "mxm_scales": mscales, "versions": _versions()}
     if on_gpu:
@@ -167,12 +163,13 @@ def run(args):
     rows, mismatches = [], []
 
     def record(workload, graph, fn, gb_fn, *, nbytes=None, extra=None, check=True):
-        first, med, got = timed(fn, on_gpu, args.repeat)
-        gfirst, gmed, ref = timed(gb_fn, False, max(1, min(args.repeat, 3)))
+        first, med, got, wall = timed(fn, on_gpu, args.repeat)
+        gfirst, gmed, ref, _ = timed(gb_fn, False, max(1, min(args.repeat, 3)))
         ok = same(got, ref) if check else None
         if ok is False:
             mismatches.append(workload)
-        row = {"workload": workload, "graph": graph, "hp_ms": med, "hp_first_ms": first,
+        row = {"workload": workload, "graph": graph, "hp_ms": med, "hp_wall_ms": wall,
+               "hp_first_ms": first,
                "graphblas_ms": gmed, "speedup_vs_graphblas": gmed / med if med else None,
                "check": "ok" if ok else ("MISMATCH" if ok is False else "")}
         if nbytes is not None:
@@ -200,7 +197,7 @@ def run(args):
         return int(C.reduce_scalar().new().value or 0)
 
     Gd = G.to_device() if on_gpu else G
-    tc_first, tc_med, tc = timed(lambda: hp.triangle_count(Gd), on_gpu, args.repeat)
+    tc_first, tc_med, tc, _ = timed(lambda: hp.triangle_count(Gd), on_gpu, args.repeat)
     got = record("triangles", label, hp_tri, gb_tri,
                  extra={"hp_triangle_count_ms": tc_med, "hp_triangle_count_first_ms": tc_first})
     if got != tc:
@@ -237,7 +234,7 @@ def run(args):
         if on_gpu:
             X = A.to_cupyx()
             try:
-                cf, cm, C = timed(lambda: X @ X, True, args.repeat)
+                cf, cm, C, _ = timed(lambda: X @ X, True, args.repeat)
                 extra.update({"cupyx_ms": cm, "cupyx_first_ms": cf, "cupyx_nnz": int(C.nnz)})
                 del C
             except Exception as exc:  # cuSPARSE gives up on large products
