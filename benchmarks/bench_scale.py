@@ -45,10 +45,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import statistics
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -61,6 +57,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import hpgraph as hp  # noqa: E402
 from hpgraph.exceptions import ConvergenceError  # noqa: E402
+from _harness import metadata  # noqa: E402
+from _harness import timed as harness_timed  # noqa: E402
 from _scale_refs import CpuRefs, GpuRefs, pagerank_host_tol  # noqa: E402
 
 PR_FIXED_ITERS = 20
@@ -95,22 +93,11 @@ class Run:
         return time.perf_counter() - t, out
 
     def repeat_ms(self, fn, repeat):
-        """(median ms, last result) after one warm-up call."""
-        out = fn()
-        times = []
-        for _ in range(repeat):
-            if self.cp is not None:
-                s, e = self.cp.cuda.Event(), self.cp.cuda.Event()
-                s.record()
-                out = fn()
-                e.record()
-                e.synchronize()
-                times.append(self.cp.cuda.get_elapsed_time(s, e))
-            else:
-                t = time.perf_counter()
-                out = fn()
-                times.append((time.perf_counter() - t) * 1e3)
-        return statistics.median(times), out
+        """(warm ms, last result) by the harness (CUDA events, median of ``repeat`` after the
+        first call); the call's ``first_ms`` / ``wall_ms`` are kept for the next :meth:`row`."""
+        t, out = harness_timed(fn, repeat, gpu=self.cp is not None)
+        self.last = {"first_ms": round(t["first_ms"], 3), "wall_ms": round(t["wall_ms"], 3)}
+        return t["warm_ms"], out
 
     def pool_reset(self):
         """Release every cached block; returns the bytes still in use (arrays something else
@@ -128,6 +115,9 @@ class Run:
         return None if self.cp is None else int(self.cp.get_default_memory_pool().total_bytes())
 
     def row(self, graph, step, **kw):
+        if "ms" in kw and getattr(self, "last", None):
+            kw = {**kw, **self.last}
+            self.last = None
         r = {"graph": graph, "step": step, "elapsed_s": round(time.perf_counter() - self.t0, 2), **kw}
         self.rows.append(r)
         shown = "  ".join(f"{k}={v}" for k, v in kw.items() if not isinstance(v, (list, dict)))
@@ -241,8 +231,13 @@ def algo_steps(run, label, G, refs, base=None):
         ns_edge = per_iter * 1e6 / m
         out["pr_ns_per_edge"] = ns_edge
         ratio = None if base is None else round(ns_edge / base, 2)
+        run.last = {k: round(v / PR_FIXED_ITERS, 3) for k, v in run.last.items()}
+        # a fixed-iteration run raises instead of returning: the same code path's converged
+        # result is checked in the pagerank row
+        prev = next((r for r in reversed(run.rows) if r["graph"] == label
+                     and r["step"] == "pagerank"), {})
         run.row(label, "pagerank_iter", ms=round(per_iter, 3), ns_per_edge=round(ns_edge, 4),
-                ratio_to_base=ratio)
+                ratio_to_base=ratio, check=prev.get("check", "unchecked"))
 
     def cc():
         ms, (nc, labels) = run.repeat_ms(lambda: hp.connected_components(G), 1)
@@ -272,24 +267,12 @@ def sssp_steps(run, label, G, refs):
 
 
 def meta(on_gpu):
-    import scipy
-
-    m = {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
-         "hpgraph": getattr(hp, "__version__", None), "host": platform.node(), "device": None, "driver": None}
-    try:
-        m["commit"] = os.environ.get("HPGRAPH_BENCH_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                                     timeout=10).stdout.strip() or None
-    except Exception:  # noqa: BLE001 -- not a git checkout
-        m["commit"] = None
+    m = metadata(benchmark="bench_scale", argv=sys.argv[1:])
     if on_gpu:
         import cupy
 
         props = cupy.cuda.runtime.getDeviceProperties(0)
-        m["device"] = props["name"].decode()
         m["device_memory_gib"] = round(props["totalGlobalMem"] / 2**30, 1)
-        m["driver"] = cupy.cuda.runtime.driverGetVersion()
-        m["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
-        m["cupy"] = cupy.__version__
     return m
 
 
