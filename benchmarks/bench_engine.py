@@ -15,7 +15,11 @@ init, compilation, buffer allocation --, which is reported separately as ``setup
    ``direction="pull"`` and ``"push"`` forced and with other ``push_alpha`` values (the
    direction threshold's measurement).
 
-Each engine timing is the median of ``--repeat`` runs after one warm-up run (which compiles).
+Each engine row: ``warm_ms`` / ``wall_ms`` / ``first_ms`` of the whole ``hp.run`` call
+(:mod:`_harness`), and the loop and setup time of the median run (by loop time) after the first
+call (which compiles).  Every row is checked against SciPy (``csgraph.shortest_path``:
+unweighted for BFS depths, Dijkstra for SSSP distances); the run exits 1 on a mismatch or an
+error.
 Raw numbers go to ``<out>/engine.json``; a markdown table to ``<out>/engine.md`` and, with
 ``--md PATH`` (default ``benchmarks/results/engine.md`` when writable), there too.
 
@@ -43,27 +47,37 @@ import hpgraph as hp  # noqa: E402
 from examples.bfs import BFSDepth  # noqa: E402
 from examples.sssp import SSSP  # noqa: E402
 
-from _baselines import BF_SOURCE, cupy_bfs  # noqa: E402  (benchmarks/ is on sys.path when run)
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _baselines import BF_SOURCE, cupy_bfs  # noqa: E402
+from _harness import check_equal, metadata, timed  # noqa: E402
 
 
-def _median_run(fn, repeat):
-    fn()  # warm-up: compiles, fills caches
-    rs = [fn() for _ in range(repeat)]
+def _engine_row(label, graph_name, prog, G, repeat, ref, field, **kw):
+    """One engine row: harness timings of the whole call, the median run's loop/setup split,
+    and ``check``: ``field`` of the result against ``ref`` (SciPy's distances; unreachable
+    vertices inf there, the program's int32 max or inf here)."""
+    t, _ = timed(lambda: hp.run(prog, G, backend="gpu", **kw), repeat)
+    rs = [hp.run(prog, G, backend="gpu", **kw) for _ in range(repeat)]
     times = [r.time for r in rs]
-    k = int(np.argsort(times)[len(times) // 2])
-    return rs[k]
-
-
-def _engine_row(label, graph_name, prog, G, repeat, **kw):
-    r = _median_run(lambda: hp.run(prog, G, backend="gpu", **kw), repeat)
+    r = rs[int(np.argsort(times)[len(times) // 2])]
     dirs = r.directions
+    got = hp.backend.to_host(getattr(r, field)).astype(np.float64)
+    got[got >= np.iinfo(np.int32).max] = np.inf
     return {
-        "graph": graph_name, "program": label, "supersteps": r.supersteps,
+        "graph": graph_name, "program": label, **t, "supersteps": r.supersteps,
         "loop_ms": r.time * 1e3, "setup_ms": r.setup_time * 1e3,
         "us_per_superstep": r.time * 1e6 / max(r.supersteps, 1), "syncs": r.syncs,
         "push_steps": dirs.count("push"), "pull_steps": dirs.count("pull"),
         "cuda_graphs": r.extra.get("graphs", []), "kw": {k: str(v) for k, v in kw.items()},
+        "check": check_equal(got, ref, f"{label} {field}"),
     }, r
+
+
+def _scipy_dist(G, source, weighted):
+    import scipy.sparse.csgraph as csg
+
+    A = G.to_host().to_scipy().tocsr()
+    return csg.shortest_path(A, indices=source, unweighted=not weighted)
 
 
 def cupy_bfs_grid(G, source=0):
@@ -127,7 +141,8 @@ def main(argv=None):
         out.mkdir(parents=True, exist_ok=True)
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"]
     dev = dev.decode() if isinstance(dev, bytes) else dev
-    res = {"device": dev, "cupy": cp.__version__, "python": platform.python_version(),
+    res = {"meta": metadata(benchmark="bench_engine", argv=sys.argv[1:]), "device": dev,
+           "cupy": cp.__version__, "python": platform.python_version(),
            "rows": [], "errors": [], "rmat": {}, "baselines": {}}
 
     def save():
@@ -143,8 +158,10 @@ def main(argv=None):
         P = hp.Graph.from_edges(np.arange(path_n - 1), np.arange(1, path_n),
                                 np.ones(path_n - 1, np.float32), num_vertices=path_n,
                                 directed=False).to_device()
-        for label, prog in (("BFSDepth", BFSDepth), ("SSSP", SSSP)):
-            row, r = _engine_row(label, f"path {path_n:,}", prog, P, args.repeat, source=0)
+        ref = np.arange(path_n, dtype=np.float64)
+        for label, prog, field in (("BFSDepth", BFSDepth, "depth"), ("SSSP", SSSP, "dist")):
+            row, r = _engine_row(label, f"path {path_n:,}", prog, P, args.repeat, ref, field,
+                                 source=0)
             res["rows"].append(row)
             print(row, flush=True)
             save()
@@ -153,14 +170,17 @@ def main(argv=None):
         print(res["errors"][-1], flush=True)
     try:
         Gg = hp.generators.grid_2d(side, side, backend="gpu")
-        for label, prog in (("BFSDepth", BFSDepth), ("SSSP", SSSP)):
-            row, r = _engine_row(label, f"grid {side}x{side}", prog, Gg, args.repeat, source=0)
+        ref = _scipy_dist(Gg, 0, weighted=False)
+        for label, prog, field in (("BFSDepth", BFSDepth, "depth"), ("SSSP", SSSP, "dist")):
+            row, r = _engine_row(label, f"grid {side}x{side}", prog, Gg, args.repeat, ref, field,
+                                 source=0)
             res["rows"].append(row)
             print(row, flush=True)
             save()
         t, levels, depth = cupy_bfs_grid(Gg)
-        ref = hp.run(BFSDepth, Gg, backend="gpu", source=0).depth
-        ok = bool((cp.where(ref == np.iinfo(np.int32).max, -1, ref) == depth).all())
+        d = hp.backend.to_host(depth).astype(np.float64)
+        d[d < 0] = np.inf
+        ok = check_equal(d, ref, "plain CuPy BFS depth") == "ok"
         res["baselines"]["cupy_bfs_grid"] = {"ms": t * 1e3, "levels": levels,
                                              "us_per_level": t * 1e6 / levels, "agrees": ok}
         print(res["baselines"], flush=True)
@@ -181,16 +201,19 @@ def main(argv=None):
         src = int(hp.backend.to_host(R.out_degree).argmax())  # in the giant component
         res["rmat"]["source"] = src
         bt, iters, bdist = bellman_ford_baseline(R, src, args.repeat)
-        res["baselines"]["bellman_ford_csr"] = {"ms": bt * 1e3, "iterations": iters}
+        ref = _scipy_dist(R, src, weighted=True)
+        res["baselines"]["bellman_ford_csr"] = {
+            "ms": bt * 1e3, "iterations": iters,
+            "check": check_equal(hp.backend.to_host(bdist).astype(np.float64), ref, "dist")}
         print(res["baselines"], flush=True)
         save()
         for label, kw in (("SSSP auto", {}), ("SSSP pull", {"direction": "pull"}),
                           ("SSSP push", {"direction": "push"}),
                           ("SSSP auto alpha=1", {"push_alpha": 1.0}),
                           ("SSSP auto alpha=16", {"push_alpha": 16.0})):
-            row, r = _engine_row(label, f"rmat {scale}", SSSP, R, args.repeat, source=src, **kw)
+            row, r = _engine_row(label, f"rmat {scale}", SSSP, R, args.repeat, ref, "dist",
+                                 source=src, **kw)
             row["speedup_vs_bf"] = bt * 1e3 / row["loop_ms"]
-            row["agrees_with_bf"] = bool(cp.array_equal(r.dist, bdist))
             res["rows"].append(row)
             print(row, flush=True)
             save()
@@ -208,7 +231,12 @@ def main(argv=None):
     except OSError:
         pass
     save()
-    return 0
+    bad = [f"{r['graph']} {r['program']}: {r['check']}" for r in res["rows"] if r["check"] != "ok"]
+    bad += [f"baseline {k}: {v['check']}" for k, v in res["baselines"].items()
+            if v.get("check", "ok") != "ok"]
+    for b in bad + [e.strip().splitlines()[-1] for e in res["errors"]]:
+        print(f"FAILED: {b}")
+    return 1 if bad or res["errors"] else 0
 
 
 def render(res) -> str:
@@ -220,8 +248,8 @@ def render(res) -> str:
              "|---|---|---:|---:|---:|---:|---|---:|---:|"]
     for r in res["rows"]:
         vs = f"{r['speedup_vs_bf']:.2f}x" if "speedup_vs_bf" in r else ""
-        if "agrees_with_bf" in r and not r["agrees_with_bf"]:
-            vs += " (DIFFERS)"
+        if r.get("check") != "ok":
+            vs += f" ({r.get('check')})"
         lines.append(f"| {r['graph']} | {r['program']} | {r['supersteps']:,} | {r['loop_ms']:.2f} "
                      f"| {r['us_per_superstep']:.1f} | {r['setup_ms']:.0f} | "
                      f"{r['push_steps']}/{r['pull_steps']} | {r['syncs']} | {vs} |")
