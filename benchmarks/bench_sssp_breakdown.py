@@ -5,7 +5,10 @@ weights 1..64) and the 2048 x 2048 grid (weights 1..64), and prints, per case: m
 time of the whole call (host clock, device synchronised), the device span of the call (CUDA
 events on the caller's stream, which waits for the engine's stream), ``RunResult.setup_time``
 (host time until the first superstep is launched), ``.time`` (the superstep loop, device work
-of the setup included), supersteps, push/pull counts and host syncs.
+of the setup included), supersteps, push/pull counts and host syncs.  Every row with a result is
+checked against SciPy (``_harness.check_bfs`` / ``check_sssp``: depths and parents one level
+up, distances and tight predecessors); timing probes (partial runs) say ``n/a``.  Exits 1 on a
+mismatch or a failed case.
 
 Also, for BFS: the program variants (``min`` over packed keys without a mask -- the previous
 GPU program --, ``any`` without a mask, ``any`` + ``mask``: what ``hp.bfs`` runs), a sweep of
@@ -35,11 +38,19 @@ import sys
 import time
 import traceback
 
+from pathlib import Path
+
 import numpy as np
 
-import hpgraph as hp
-from hpgraph.algorithms._bfs import _BFS_ANY, _BFSKeys
-from hpgraph.algorithms._sssp import _bellman_ford_class
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hpgraph as hp  # noqa: E402
+from _harness import check_sssp, metadata  # noqa: E402
+from _harness import check_bfs as harness_check_bfs  # noqa: E402
+from hpgraph.algorithms._bfs import _BFS_ANY, _BFSKeys  # noqa: E402
+from hpgraph.algorithms._sssp import _bellman_ford_class  # noqa: E402
+
+#: per graph object: (SciPy CSR, BFS hops, Dijkstra distances) from the source
+_ORACLE = {}
 
 
 def timed(fn, repeat=5):
@@ -90,29 +101,34 @@ def bfs_kwargs(cp, prog, n, src):
                 active=np.array([src]))
 
 
-def check_bfs(G, src, res):
-    """"ok" when depths equal the SpMV level loop's and every parent is valid (on the device)."""
-    from hpgraph.algorithms._bfs import bfs_arrays
+def oracle(G, src):
+    """SciPy's matrix, unweighted and weighted distances from ``src`` (cached per graph)."""
+    import scipy.sparse.csgraph as csg
 
-    cp = hp.backend.cupy()
-    ref, _, _ = bfs_arrays(G, np.array([src]), side="gpu")
-    depth, parent = res.depth, res.parent.astype(cp.int64)
-    if not bool((depth == ref).all()):
-        return f"DEPTH MISMATCH ({int((depth != ref).sum())} vertices)"
-    n = G.num_vertices
-    v = cp.flatnonzero(depth > 0)
-    p = parent[v]
-    if bool((p < 0).any()) or not bool((depth[p] == depth[v] - 1).all()):
-        return "PARENT DEPTH WRONG"
-    if int(parent[src]) != src or not bool(((parent == -1) == (depth == -1)).all()):
-        return "PARENT/UNREACHED WRONG"
-    A = G.A
-    keys = A.row_ids().astype(cp.int64) * n + A.indices.astype(cp.int64)   # sorted
-    want = p * n + v
-    pos = cp.minimum(cp.searchsorted(keys, want), keys.size - 1)
-    if not bool((keys[pos] == want).all()):
-        return "PARENT NOT AN EDGE"
-    return "ok"
+    key = (id(G), src)
+    if key not in _ORACLE:
+        A = G.to_host().to_scipy().tocsr()
+        A.sort_indices()
+        _ORACLE[key] = (A, csg.shortest_path(A, indices=src, unweighted=True),
+                        csg.dijkstra(A, indices=src))
+    return _ORACLE[key]
+
+
+def check_bfs(G, src, res):
+    """Depths against SciPy and every parent an in-neighbour one level up (``res``: a result
+    with ``depth`` / ``parent``, or a ``(depth, parent)`` pair; ``depth`` None: parents only,
+    against SciPy's depths)."""
+    A, hops, _ = oracle(G, src)
+    depth, parent = (res.depth, res.parent) if hasattr(res, "parent") else res
+    if depth is None:
+        depth = np.where(np.isinf(hops), -1, hops).astype(np.int64)
+    return harness_check_bfs(A, src, depth, parent, hops=hops)
+
+
+def check_dist(G, src, dist, pred=None):
+    """Distances (and predecessors) against SciPy's Dijkstra."""
+    A, _, ref = oracle(G, src)
+    return check_sssp(A, src, dist, pred, ref=ref, rtol=1e-6)
 
 
 def main():
@@ -153,16 +169,19 @@ def main():
             for label, prog in bfs_variants().items():
                 kw = bfs_kwargs(cp, prog, n, src)
                 ms, span, r = timed(lambda: hp.run(prog, G, backend="gpu", **kw), args.repeat)
-                rows.append(row(gname, f"BFS program: {label}", ms, span, r))
+                depth = r.depth if "depth" in r.properties else None
+                rows.append(row(gname, f"BFS program: {label}", ms, span, r,
+                                check=check_bfs(G, src, (depth, r.parent))))
         attempt(gname, variants)
 
         def sweep():
             for alpha in (1.0, 2.0, 4.0, 8.0, 16.0, 64.0):
-                ms, span, _ = timed(lambda: _bfs_alpha(G, src, alpha), args.repeat)
+                ms, span, res = timed(lambda: _bfs_alpha(G, src, alpha), args.repeat)
                 prog = _BFS_ANY[np.dtype(np.int32)]
                 kw = bfs_kwargs(cp, prog, n, src)
                 r = hp.run(prog, G, backend="gpu", push_alpha=alpha, **kw)
-                rows.append(row(gname, f"hp.bfs push_alpha={alpha:g}", ms, span, r))
+                rows.append(row(gname, f"hp.bfs push_alpha={alpha:g}", ms, span, r,
+                                check=check_bfs(G, src, res)))
         attempt(gname, sweep)
 
         if rm:
@@ -176,7 +195,8 @@ def main():
                                                        **kw), args.repeat)
                     rows.append(row(gname, f"BFS program, max_iterations={k}", ms, span, r,
                                     last_active=r.active[-1] if r.active else 0,
-                                    last_edges=r.frontier_edges[-1] if r.active else 0))
+                                    last_edges=r.frontier_edges[-1] if r.active else 0,
+                                    check="n/a (timing probe: a partial run)"))
             attempt(gname, probe)
 
         # -- hp.bfs: the headline, and its first call on a fresh graph object ---------------
@@ -192,8 +212,9 @@ def main():
             ms, span, res = timed(lambda: hp.bfs(G, src, backend="gpu"), args.repeat)
             rows.append(row(gname, "hp.bfs", ms, span, first_call_ms=first,
                             check=check_bfs(G, src, res)))
-            ms, span, _ = timed(lambda: _bfs_alpha(G, src, None), args.repeat)
-            rows.append(row(gname, "bfs_engine (hp.bfs minus argument handling)", ms, span))
+            ms, span, res = timed(lambda: _bfs_alpha(G, src, None), args.repeat)
+            rows.append(row(gname, "bfs_engine (hp.bfs minus argument handling)", ms, span,
+                            check=check_bfs(G, src, res)))
 
             def wrapper_arrays():   # what bfs_engine builds before hp.run
                 d = cp.full(n, -1, dtype=np.int32)
@@ -202,7 +223,8 @@ def main():
                 p[src] = src
                 return d, p
             ms, span, _ = timed(wrapper_arrays, args.repeat)
-            rows.append(row(gname, "bfs_engine's initial arrays alone", ms, span))
+            rows.append(row(gname, "bfs_engine's initial arrays alone", ms, span,
+                            check="n/a (timing probe: no result)"))
         attempt(gname, headline)
 
         if rm:
@@ -236,12 +258,15 @@ def main():
                     return hp.run(prog, G, backend="gpu", max_iterations=n, dist0=dist0,
                                   active=np.array([src]))
                 ms, span, r = timed(call, args.repeat)
-                rows.append(row(gname, f"BellmanFord[{np.dtype(dt).name}]", ms, span, r))
-            ms, span, _ = timed(lambda: hp.sssp(G, src, predecessors=False, backend="gpu"),
-                                args.repeat)
-            rows.append(row(gname, "hp.sssp (no predecessors)", ms, span))
-            ms, span, _ = timed(lambda: hp.sssp(G, src, backend="gpu"), args.repeat)
-            rows.append(row(gname, "hp.sssp (with predecessors)", ms, span))
+                rows.append(row(gname, f"BellmanFord[{np.dtype(dt).name}]", ms, span, r,
+                                check=check_dist(G, src, r.dist)))
+            ms, span, res = timed(lambda: hp.sssp(G, src, predecessors=False, backend="gpu"),
+                                  args.repeat)
+            rows.append(row(gname, "hp.sssp (no predecessors)", ms, span,
+                            check=check_dist(G, src, res.distance)))
+            ms, span, res = timed(lambda: hp.sssp(G, src, backend="gpu"), args.repeat)
+            rows.append(row(gname, "hp.sssp (with predecessors)", ms, span,
+                            check=check_dist(G, src, res.distance, res.predecessor)))
         attempt(gname, sssp)
 
     cols = ["graph", "program", "wall_ms", "span_ms", "first_call_ms", "setup_ms", "loop_ms",
@@ -254,11 +279,17 @@ def main():
     print("\n".join(lines))
     if args.out:
         with open(f"{args.out}/sssp_breakdown.json", "w") as f:
-            json.dump({"rows": rows, "notes": notes}, f, indent=1)
+            json.dump({"meta": metadata(benchmark="bench_sssp_breakdown", argv=sys.argv[1:]),
+                       "rows": rows, "notes": notes}, f, indent=1)
         with open(f"{args.out}/sssp_breakdown.md", "w") as f:
             f.write("\n".join(lines) + "\n")
             for k, v in notes.items():
                 f.write(f"\n## {k}\n\n```\n{v}\n```\n")
+    bad = [r for r in rows if r.get("program") == "FAILED"
+           or not str(r.get("check", "ok")).startswith(("ok", "n/a"))]
+    for r in bad:
+        print(f"FAILED: {r.get('graph')} {r.get('program')}: {r.get('check') or r.get('error')}")
+    return 1 if bad else 0
 
 
 def ab(args):
@@ -316,7 +347,8 @@ def ab(args):
         with open(f"{args.out}/fast_setup_ab.md", "w") as f:
             f.write("\n".join(lines) + "\n")
         with open(f"{args.out}/fast_setup_ab.json", "w") as f:
-            json.dump(rows, f, indent=1)
+            json.dump({"meta": metadata(benchmark="bench_sssp_breakdown --ab",
+                                        argv=sys.argv[1:]), "rows": rows}, f, indent=1)
     return 0 if all(r["check"] == "ok" for r in rows) else 1
 
 
@@ -351,7 +383,11 @@ def _ab_check(kind, G, src, off, on):
                 return c
         return "ok"
     if kind == "sssp":
-        return "ok" if bool((off.distance == on.distance).all()) else "DIST DIFFERS"
+        for r in (off, on):
+            c = check_dist(G, src, r.distance, r.predecessor)
+            if c != "ok":
+                return c
+        return "ok"
     a, b = off.properties, on.properties
     return "ok" if all(bool((a[k] == b[k]).all()) for k in b) else "PROPS DIFFER"
 
