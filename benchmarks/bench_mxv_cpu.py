@@ -11,7 +11,10 @@ uniform weights), ``hpgraph.generators.rmat(20, seed=1, weights="uniform")``.  M
   that a busy shared machine disturbs less.
 
 Each timing is the median of ``--repeat`` runs after ``--warmup`` runs; the contenders run
-round-robin (one call each per round), so a load change on a shared machine hits all alike.  The table (ms and ratio to
+round-robin (one call each per round), so a load change on a shared machine hits all alike (a
+CPU benchmark: warm and wall time are the same host clock; the harness's ``metadata`` goes into
+the JSON).  Every dtype's result is first checked equal to python-graphblas's; a mismatch
+exits 1.  The table (ms and ratio to
 python-graphblas of the same dtype) is printed and written to ``benchmarks/results/mxv_cpu.md``;
 raw numbers go to ``benchmarks/results/mxv_cpu.json``.
 
@@ -33,8 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
-import hpgraph as hp
-from hpgraph.spmv import cpu as spmv_cpu
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hpgraph as hp  # noqa: E402
+from _harness import metadata  # noqa: E402
+from hpgraph.spmv import cpu as spmv_cpu  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -219,7 +224,7 @@ def main(argv=None) -> int:
               table, "", versions, "", f"Graph generation took {t_gen:.1f} s (not timed above).", "",
               *hist_lines]
         (RESULTS / "mxv_cpu.md").write_text("\n".join(md))
-        meta = {"scale": args.scale, "edge_factor": args.edge_factor, "seed": args.seed, "n": n,
+        meta = {**metadata(benchmark="bench_mxv_cpu", argv=sys.argv[1:]), "scale": args.scale, "edge_factor": args.edge_factor, "seed": args.seed, "n": n,
                 "nnz": nnz, "empty_rows": empty_rows, "cores": cores,
                 "hpgraph_threads": spmv_cpu.num_threads(), "repeat": args.repeat,
                 "loadavg_start": load0[0], "loadavg_end": load[0],

@@ -22,7 +22,10 @@ Two graphs:
   first); ``cached`` is the next call; ``networkx`` is plain networkx (one call each; the large
   graph's timings are single runs).
 
-Results go to ``benchmarks/results/nx_overhead.md`` (and ``.json``).  Usage::
+Every function's backend result is checked against plain networkx's (PageRank to 1e-9, BFS
+edges as a valid BFS tree over the same vertices, the rest equal); the run exits 1 on a
+difference.  Results go to ``benchmarks/results/nx_overhead.md`` (and ``.json``, with the
+harness metadata).  Usage::
 
     python benchmarks/bench_nx_overhead.py [--repeat 30] [--scale 18] [--skip-large]
 """
@@ -34,11 +37,15 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import metadata  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BE = "hpgraph"
@@ -110,8 +117,11 @@ def small(repeat):
     (H,) = hp_graphs(G)  # the weighted conversion serves the unweighted calls too
     rows = []
     for name, f_nx, f_be, f_hp in cases(G, H, s):
-        f_be()
+        t0 = time.perf_counter()
+        r_be = f_be()
+        first_ms = (time.perf_counter() - t0) * 1e3
         f_hp()
+        agrees = _same(name, r_be, f_nx(), G, s)
         # backend and engine calls alternate, so a load change on the machine hits both; the
         # overhead is the median of the per-pair differences
         t_be, t_hp = [], []
@@ -127,7 +137,8 @@ def small(repeat):
         over = statistics.median(b - e for b, e in zip(t_be, t_hp))
         t_nx = timed(f_nx, max(3, repeat // 3))
         t_cached = timed(f_be, repeat)  # derived results cached on the converted graph
-        rows.append({"function": name, "backend_ms": statistics.median(t_be) * 1e3,
+        rows.append({"function": name, "agrees": agrees, "first_ms": first_ms,
+                     "backend_ms": statistics.median(t_be) * 1e3,
                      "engine_ms": statistics.median(t_hp) * 1e3, "overhead_ms": over * 1e3,
                      "networkx_ms": t_nx * 1e3, "repeat_call_ms": t_cached * 1e3})
     return G, rows
@@ -167,7 +178,7 @@ def large(scale):
         t0 = time.perf_counter()
         r_nx = call({})
         t_nx = time.perf_counter() - t0
-        same = _same(name, r_be, r_nx)
+        same = _same(name, r_be, r_nx, G, s)
         rows.append({"function": name, "first_call_s": t_first, "cached_s": t_cached,
                      "networkx_s": t_nx, "agrees": same})
     info = {"scale": scale, "nodes": G.number_of_nodes(), "edges": G.number_of_edges(),
@@ -175,11 +186,17 @@ def large(scale):
     return info, rows
 
 
-def _same(name, a, b):
+def _same(name, a, b, G, s):
+    """The backend's result ``a`` against plain networkx's ``b`` (bfs_edges: a valid BFS tree
+    reaching the same vertices, since ties may pick other parents)."""
     if name == "pagerank":
-        return max(abs(a[v] - b[v]) for v in b) < 1e-9
+        return set(a) == set(b) and max(abs(a[v] - b[v]) for v in b) < 1e-9
     if name == "connected_components":
         return sorted(map(min, a)) == sorted(map(min, b))
+    if name == "bfs_edges":
+        depth = nx.single_source_shortest_path_length(G, s)
+        return (sorted(v for _, v in a) == sorted(v for _, v in b)
+                and all(G.has_edge(u, v) and depth[u] + 1 == depth[v] for u, v in a))
     return a == b
 
 
@@ -216,7 +233,8 @@ def write(small_rows, large_info, large_rows, repeat):
     text = "\n".join(lines) + "\n"
     (RESULTS / "nx_overhead.md").write_text(text)
     (RESULTS / "nx_overhead.json").write_text(json.dumps(
-        {"environment": env, "small": small_rows, "large": large_info,
+        {"meta": metadata(benchmark="bench_nx_overhead", argv=sys.argv[1:]),
+         "environment": env, "small": small_rows, "large": large_info,
          "large_rows": large_rows}, indent=2))
     print(text)
 
@@ -233,7 +251,11 @@ def main():
     _, small_rows = small(args.repeat)
     large_info, large_rows = (None, []) if args.skip_large else large(args.scale)
     write(small_rows, large_info, large_rows, args.repeat)
+    bad = [r["function"] for r in small_rows + large_rows if not r["agrees"]]
+    for f in bad:
+        print(f"FAILED: {f}: the backend's result differs from networkx's")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
