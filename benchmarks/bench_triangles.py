@@ -40,8 +40,6 @@ import hpgraph as hp
 from hpgraph.algorithms import _kernels, _triangles
 
 KERNELS = ("merge", "hash")
-#: R-MAT 21 (edge factor 16, seed 1, undirected): the count quoted in the docs and issue #16
-KNOWN = {"R-MAT 21": 949_661_293}
 
 
 def oracle_count(G, chunk=1 << 27):
@@ -90,12 +88,8 @@ def bench(report, label, G, repeat):
     import cupy as cp
 
     t_ms, ref = timed_once(lambda: oracle_count(G))
-    known = KNOWN.get(label)
-    print(f"[{label}] oracle {ref:,} triangles ({t_ms:.0f} ms)" +
-          (f", known {known:,}" if known is not None else ""), flush=True)
-    if known is not None:
-        report.row(label, "oracle vs the known count", check="ok" if ref == known else
-                   f"MISMATCH oracle {ref} vs known {known}", triangles=ref)
+    print(f"[{label}] oracle {ref:,} triangles ({t_ms:.0f} ms)", flush=True)
+    report.meta.setdefault("oracle_ms", {})[label] = t_ms
     for kernel in KERNELS:
         with hp.config.set(triangle_kernel=kernel):
             _triangles.forget_preprocessing(G)
