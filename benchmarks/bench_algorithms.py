@@ -104,10 +104,6 @@ PR_FIXED_ITERS = 20
 # timing
 
 
-class Capped(Exception):
-    """A CPU baseline ran past --cap seconds."""
-
-
 def _cp():
     import cupy
 
@@ -150,174 +146,9 @@ def time_cpu(fn, repeat):
     return statistics.median(times), out
 
 
-# ---------------------------------------------------------------------------------------------
-# plain CuPy / cuSPARSE baselines
-
-from _baselines import BF_SOURCE, cupy_bfs  # noqa: E402  (benchmarks/ is on sys.path when run)
-
-
-class CupyBaselines:
-    """The plain CuPy implementations on one device graph (matrices converted once)."""
-
-    def __init__(self, Gd):
-        cp = _cp()
-        self.n = Gd.num_vertices
-        AT = Gd.AT
-        self.AT32 = AT.to_cupyx().astype(cp.float32)          # cuSPARSE, pattern as 1.0
-        self.AT32.data[:] = 1
-        self.AT64 = self.AT32.astype(cp.float64)
-        self.ip = AT.indptr.astype(cp.int32)
-        self.ix = AT.indices.astype(cp.int32)
-        self.w = (AT.values.astype(cp.float32) if AT.values is not None
-                  else cp.ones(AT.nnz, cp.float32))
-        outdeg = Gd.out_degree.astype(cp.float64)
-        self.S64 = cp.where(outdeg > 0, 1.0 / cp.maximum(outdeg, 1), 0.0)
-        self.S32 = self.S64.astype(cp.float32)
-        self.bf = cp.RawKernel(BF_SOURCE, "bf_pull")
-        sm = cp.cuda.Device().attributes["MultiProcessorCount"]
-        self.bf_grid = (max(1, min(sm * 32, (self.n * 32 + 255) // 256)),)
-
-    def bfs(self, source):
-        return cupy_bfs(self.AT32, source)
-
-    def sssp(self, source):
-        cp = _cp()
-        dist = cp.full(self.n, cp.inf, cp.float32)
-        dist[source] = 0
-        changed = cp.zeros(1, cp.int32)
-        while True:
-            changed.fill(0)
-            self.bf(self.bf_grid, (256,), (self.ip, self.ix, self.w, dist, np.int32(self.n), changed))
-            if int(changed.get()[0]) == 0:
-                break
-        return dist
-
-    def pagerank(self, dtype, tol=1e-6, max_iter=100, fixed=None, damping=0.85):
-        """networkx's iteration; ``fixed``: run exactly that many iterations (no check)."""
-        cp = _cp()
-        n = self.n
-        A = self.AT64 if dtype == np.float64 else self.AT32
-        S = self.S64 if dtype == np.float64 else self.S32
-        dang = S == 0
-        x = cp.full(n, 1.0 / n, dtype)
-        iters = fixed if fixed is not None else max_iter
-        for it in range(iters):
-            y = A @ (x * S)
-            dsum = cp.sum(cp.where(dang, x, 0))
-            xn = damping * (y + dsum / n) + (1 - damping) / n
-            if fixed is None:
-                err = float(cp.abs(xn - x).sum())
-                x = xn
-                if err < n * tol:
-                    return x, it + 1
-            else:
-                x = xn
-        if fixed is None:
-            raise ConvergenceError("cuSPARSE PageRank did not converge")
-        return x, iters
-
-    def spmv(self, dtype):
-        cp = _cp()
-        A = self.AT64 if dtype == np.float64 else self.AT32
-        x = cp.ones(self.n, dtype)
-        return lambda: A @ x
-
-
-# ---------------------------------------------------------------------------------------------
-# python-graphblas baselines
-
-
-def gb_matrix(G):
-    import graphblas as gb
-
-    A = G.to_host().to_scipy()
-    if A.dtype.kind != "f":
-        A = A.astype(np.float64)
-    return gb.io.from_scipy_sparse(A)
-
-
-def gb_bfs(A, source, cap):
-    import graphblas as gb
-    from graphblas import semiring
-
-    n = A.nrows
-    t0 = time.perf_counter()
-    depth = gb.Vector(gb.dtypes.INT32, n)
-    q = gb.Vector(gb.dtypes.BOOL, n)
-    q[source] << True
-    level = 0
-    while q.nvals:
-        depth(q.S) << level
-        q(~depth.S, replace=True) << q.vxm(A, semiring.any_pair[gb.dtypes.BOOL])
-        level += 1
-        if time.perf_counter() - t0 > cap:
-            raise Capped
-    return depth
-
-
-def gb_sssp(A, source, cap):
-    import graphblas as gb
-    from graphblas import binary, semiring
-
-    n = A.nrows
-    t0 = time.perf_counter()
-    d = gb.Vector(gb.dtypes.FP64, n)
-    d[source] << 0.0
-    for _ in range(n):
-        d2 = d.dup()
-        d2(binary.min) << d.vxm(A, semiring.min_plus)
-        if d2.isequal(d):
-            break
-        d = d2
-        if time.perf_counter() - t0 > cap:
-            raise Capped
-    return d
-
-
-def gb_pagerank(A, S, tol=1e-6, max_iter=100, damping=0.85):
-    import graphblas as gb
-    from graphblas import semiring
-
-    n = A.nrows
-    dang = S == 0
-    x = np.full(n, 1.0 / n)
-    for it in range(max_iter):
-        w = gb.Vector.from_dense(x * S)
-        y = w.vxm(A, semiring.plus_times).new().to_dense(fill_value=0.0)
-        xn = damping * (y + x[dang].sum() / n) + (1 - damping) / n
-        err = np.abs(xn - x).sum()
-        x = xn
-        if err < n * tol:
-            return x, it + 1
-    raise ConvergenceError("graphblas PageRank did not converge")
-
-
-def gb_triangles(A):
-    import graphblas as gb
-    from graphblas import select, semiring
-
-    L = select.tril(A, -1).new()
-    L = L.apply(gb.unary.one[gb.dtypes.INT64]).new()
-    C = L.mxm(L, semiring.plus_pair[gb.dtypes.INT64]).new(mask=L.S)
-    return int(C.reduce_scalar().new().value or 0)
-
-
-def gb_cc(A, cap):
-    import graphblas as gb
-    from graphblas import binary, semiring
-
-    n = A.nrows
-    t0 = time.perf_counter()
-    f = gb.Vector.from_dense(np.arange(n, dtype=np.int64))
-    while True:
-        g = f.dup()
-        g(binary.min) << A.mxv(f, semiring.min_second[gb.dtypes.INT64])
-        if g.isequal(f):
-            break
-        f = g
-        if time.perf_counter() - t0 > cap:
-            raise Capped
-    return len(np.unique(f.to_dense()))
+from _baselines import (  # noqa: E402  (re-exported: other benchmarks import them from here)
+    Capped, CupyBaselines, gb_bfs, gb_cc, gb_matrix, gb_one, gb_pagerank, gb_sssp, gb_triangles,
+    np_pagerank)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,7 +204,6 @@ def run(args):
         if "graphblas" in baselines:
             print(f"[skip] python-graphblas not importable ({exc})")
         baselines.discard("graphblas")
-    timer = time_gpu if on_gpu else time_cpu
 
     def hp_timed(fn):
         """hpgraph rows: warm (CUDA events; host time on the CPU), wall and first call."""
@@ -614,12 +444,6 @@ def run(args):
     return {"meta": meta, "rows": rows}
 
 
-def gb_one():
-    import graphblas as gb
-
-    return gb.unary.one[gb.dtypes.FP64]
-
-
 def _check_eq(a, b, what):
     if a is None or b is None:
         return ""
@@ -644,23 +468,6 @@ def _check_partition(labels, ref, k, k_ref):
     pairs = np.unique(np.stack([labels, ref]), axis=1)
     ok = pairs.shape[1] == k_ref and np.unique(pairs[0]).size == k_ref
     return "ok" if ok else "MISMATCH partition"
-
-
-def np_pagerank(A, thresh, damping=0.85, max_iter=1000):
-    """networkx's iteration in NumPy/SciPy (pattern of ``A``), stopping at L1 change < thresh."""
-    n = A.shape[0]
-    AT = A.T.tocsr().astype(np.float64)
-    AT.data[:] = 1
-    outdeg = np.diff(A.indptr).astype(np.float64)
-    S = np.where(outdeg > 0, 1.0 / np.maximum(outdeg, 1), 0.0)
-    x = np.full(n, 1.0 / n)
-    for it in range(max_iter):
-        xn = damping * (AT @ (x * S) + x[S == 0].sum() / n) + (1 - damping) / n
-        err = np.abs(xn - x).sum()
-        x = xn
-        if err < thresh:
-            return x, it + 1
-    raise ConvergenceError("NumPy PageRank did not converge")
 
 
 def _check_l1(a, b):
