@@ -51,10 +51,10 @@ __all__ = [
 
 #: Threads per block of both kernels (the warp kernel runs ``TCH_BLOCK / 32`` warps a block).
 TCH_BLOCK = 256
-#: Out-lists up to this length fit a warp's table (``2 * TCH_WARP_CAP`` slots); vertices with
+#: Out-lists up to this length fit a warp's table (:func:`table_slots` slots); vertices with
 #: longer ones go to the block kernel.
 TCH_WARP_CAP = 64
-#: Entries of a block's table piece (``2 * TCH_BLOCK_CAP`` slots, 16 KiB of int32): longer
+#: Entries of a block's table piece (:func:`table_slots`: 4096 slots, 16 KiB of int32): longer
 #: out-lists are looked up in pieces of this many.
 TCH_BLOCK_CAP = 2048
 #: Vertices with more look-ups than this go to the block kernel even with a short out-list
@@ -68,6 +68,8 @@ typedef ${PTR} ptr_t;
 #define BLOCK ${BLOCK}
 #define WCAP ${WCAP}
 #define BCAP ${BCAP}
+#define WSLOTS ${WSLOTS}
+#define BSLOTS ${BSLOTS}
 
 __device__ __forceinline__ int cas(int* a, int c, int v) { return atomicCAS(a, c, v); }
 __device__ __forceinline__ long long cas(long long* a, long long c, long long v)
@@ -209,7 +211,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
         const ptr_t* __restrict__ tedge, const idx_t* __restrict__ list, long long nlist,
         unsigned long long* __restrict__ work, unsigned long long* __restrict__ pv)
 {
-    __shared__ idx_t table[BLOCK / 32][2 * WCAP];
+    __shared__ idx_t table[BLOCK / 32][WSLOTS];
     __shared__ ptr_t sh_start[BLOCK / 32][32];
     __shared__ long long sh_excl[BLOCK / 32][32];
     __shared__ idx_t sh_u[BLOCK / 32][32];
@@ -235,7 +237,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
         const ptr_t* __restrict__ tedge, const idx_t* __restrict__ list, long long nlist,
         unsigned long long* __restrict__ work, unsigned long long* __restrict__ pv)
 {
-    __shared__ idx_t table[2 * BCAP];
+    __shared__ idx_t table[BSLOTS];
     __shared__ ptr_t sh_start[BLOCK];
     __shared__ long long sh_excl[BLOCK];
     __shared__ idx_t sh_u[BLOCK];
@@ -270,8 +272,18 @@ def tc_hash_source(idx_dtype=np.int32, ptr_dtype=np.int64):
     idx_dtype, ptr_dtype = np.dtype(idx_dtype), np.dtype(ptr_dtype)
     name = f"hpg_tch_{idx_dtype.name}_{ptr_dtype.name}"
     src = render(_TEMPLATE, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype), NAME=name,
-                 BLOCK=TCH_BLOCK, WCAP=TCH_WARP_CAP, BCAP=TCH_BLOCK_CAP)
+                 BLOCK=TCH_BLOCK, WCAP=TCH_WARP_CAP, BCAP=TCH_BLOCK_CAP,
+                 WSLOTS=table_slots(TCH_WARP_CAP), BSLOTS=table_slots(TCH_BLOCK_CAP))
     return src, name
+
+
+def table_slots(cap: int) -> int:
+    """Slots of a table for pieces of up to ``cap`` keys: the kernel's rule for one piece of
+    ``cap`` keys (a power of two, at least 32 and at least ``2 * cap``)."""
+    slots = 32
+    while slots < 2 * cap:
+        slots <<= 1
+    return slots
 
 
 class Structure(NamedTuple):

@@ -172,3 +172,22 @@ def test_gpu_hash_every_split(wcap, bcap, bwork, monkeypatch):
     with hp.config.set(triangle_kernel="hash"):
         assert hp.triangle_count(Gd, backend="gpu") == total
         np.testing.assert_array_equal(host(hp.triangles(Gd, backend="gpu")), per_vertex)
+
+
+def test_table_slots_hold_every_piece():
+    """The shared tables are sized by the kernels' own rule (>= 32, a power of two, >= 2 cap),
+    also for the small and odd caps the GPU tests use."""
+    assert [_tc_hash.table_slots(c) for c in (1, 3, 16, 17, 64, 2048)] == \
+        [32, 32, 32, 64, 128, 4096]
+
+
+def test_odd_caps_compile(monkeypatch):
+    monkeypatch.setattr(_tc_hash, "TCH_WARP_CAP", 3)
+    monkeypatch.setattr(_tc_hash, "TCH_BLOCK_CAP", 5)
+    src, name = _tc_hash.tc_hash_source(np.int32, np.int64)
+    assert "#define WSLOTS 32" in src and "#define BSLOTS 32" in src
+    try:
+        ptx = hp.backend.compile_ptx(src, name + ".cu", ("-std=c++17",))
+    except hp.exceptions.DeviceUnavailable as exc:
+        pytest.skip(str(exc))
+    assert f".entry {name}_block(" in ptx
