@@ -16,15 +16,17 @@ and ``w`` in ``N+(v)``.  So for every vertex ``v``:
    a binary search of it map each thread to its element, so short and long segments keep
    every thread busy, and neighbouring threads read neighbouring words).
 
-The work is ``sum_u C(|N+(u)|, 2)`` look-ups, about a third of the per-edge merge's
-``sum_(u,v) |N+(u)| + |N+(v)|`` on R-MAT graphs, each in shared memory.  Groups take vertices
-from a list sorted by decreasing work through an atomic counter, so the long ones start first
+The work is ``sum_u C(|N+(u)|, 2)`` look-ups, about a fifth of the per-edge merge's
+``sum_(u,v) |N+(u)| + |N+(v)|`` on R-MAT graphs (R-MAT 18: 204M against 1,071M), each in
+shared memory.  The unit of scheduling is a *task*: a vertex and at most :data:`TCH_SPLIT` of
+its in-edges (a hub's 10^5 in-edges become many tasks, each hashing ``N+(v)`` again, which is
+short for a hub).  Groups take tasks from lists sorted by decreasing cost (look-ups plus
+:data:`TCH_EDGE_COST` per in-edge) through an atomic counter, so the long ones start first
 and the tail is short.  Counts are 64-bit with one atomic per warp or block; per-vertex counts
 add one atomic per triangle corner.
 
 Preprocessing (:func:`structure`, cached on the graph): the rank of every vertex, the out-lists
-re-sorted by rank, the in-edge lists (edge ids grouped by head) and the two vertex lists with
-their work estimate.  Importing this module imports neither cupy nor a compiler.
+re-sorted by rank, the in-edge lists (edge ids grouped by head) and the two task lists.  Importing this module imports neither cupy nor a compiler.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from ..cuda_source import render
 
 __all__ = [
     "TCH_BLOCK",
+    "TCH_EDGE_COST",
+    "TCH_SPLIT",
     "TCH_BLOCK_CAP",
     "TCH_BLOCK_WORK",
     "TCH_WARP_CAP",
@@ -57,9 +61,16 @@ TCH_WARP_CAP = 64
 #: Entries of a block's table piece (:func:`table_slots`: 4096 slots, 16 KiB of int32): longer
 #: out-lists are looked up in pieces of this many.
 TCH_BLOCK_CAP = 2048
-#: Vertices with more look-ups than this go to the block kernel even with a short out-list
-#: (a hub's thousands of in-edges would keep one warp busy long after the others finish).
+#: Tasks costing more than this go to the block kernel even with a short out-list (a hub's
+#: thousands of in-edges would keep one warp busy long after the others finish).  Cost:
+#: look-ups + TCH_EDGE_COST per in-edge.
 TCH_BLOCK_WORK = 4096
+#: What one in-edge costs besides its look-ups, in look-ups: three dependent loads (edge id,
+#: tail, its row end) and a share of the chunk's prefix sum.
+TCH_EDGE_COST = 8
+#: A vertex's in-edges are split into tasks of at most this many, so that a hub (R-MAT 21 has
+#: in-degrees in the 10^5) is spread over several blocks, each hashing N+(v) again.
+TCH_SPLIT = 2048
 
 _TEMPLATE = r"""
 typedef ${IDX} idx_t;
@@ -139,18 +150,17 @@ template <int G> __device__ __forceinline__ long long gscan(long long x, long lo
 }
 
 // Triangles u -> v, u -> w, v -> w with v as the middle vertex (in rank): N+(v) goes in the
-// table (piece by piece), then every element w after v in N+(u), for every in-edge u -> v, is
-// looked up.  Out-lists are sorted by rank, so "after v" is "ranked above v".  Called by all
+// table (piece by piece), then every element w after v in N+(u), for every in-edge u -> v
+// among tedge[t0:t1] (a task's share of v's in-edges), is looked up.  Out-lists are sorted by rank, so "after v" is "ranked above v".  Called by all
 // G threads of the group with the same v.
 template <int G, int CAP>
 __device__ unsigned long long count_vertex(
-        idx_t v, const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
-        const idx_t* __restrict__ erow, const ptr_t* __restrict__ tptr,
+        idx_t v, ptr_t t0, ptr_t t1, const ptr_t* __restrict__ indptr,
+        const idx_t* __restrict__ indices, const idx_t* __restrict__ erow,
         const ptr_t* __restrict__ tedge, idx_t* table, ptr_t* sh_start, long long* sh_excl,
         idx_t* sh_u, long long* wsum, int tid, unsigned long long* __restrict__ pv)
 {
     const ptr_t b0 = __ldg(indptr + v), b1 = __ldg(indptr + v + 1);
-    const ptr_t t0 = __ldg(tptr + v), t1 = __ldg(tptr + v + 1);
     unsigned long long c = 0ull;
     for (ptr_t p0 = b0; p0 < b1; p0 += CAP) {
         const ptr_t p1 = p0 + CAP < b1 ? p0 + CAP : b1;
@@ -204,11 +214,13 @@ __device__ unsigned long long count_vertex(
     return c;
 }
 
-// One warp per vertex of `list` (taken in order through work[1]); work[0] += triangles.
+// One warp per task (vertex task_v[i], in-edges tedge[task_b[i]:task_e[i]]; tasks taken in
+// order through work[1]); work[0] += triangles.
 extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
         const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
-        const idx_t* __restrict__ erow, const ptr_t* __restrict__ tptr,
-        const ptr_t* __restrict__ tedge, const idx_t* __restrict__ list, long long nlist,
+        const idx_t* __restrict__ erow, const ptr_t* __restrict__ tedge,
+        const idx_t* __restrict__ task_v, const ptr_t* __restrict__ task_b,
+        const ptr_t* __restrict__ task_e, long long nlist,
         unsigned long long* __restrict__ work, unsigned long long* __restrict__ pv)
 {
     __shared__ idx_t table[BLOCK / 32][WSLOTS];
@@ -222,19 +234,20 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
         if (lane == 0) i = (long long)atomicAdd(work + 1, 1ull);
         i = __shfl_sync(FULL, i, 0);
         if (i >= nlist) break;
-        c += count_vertex<32, WCAP>(__ldg(list + i), indptr, indices, erow, tptr, tedge,
-                                    table[wid], sh_start[wid], sh_excl[wid], sh_u[wid],
-                                    (long long*)0, lane, pv);
+        c += count_vertex<32, WCAP>(__ldg(task_v + i), __ldg(task_b + i), __ldg(task_e + i),
+                                    indptr, indices, erow, tedge, table[wid], sh_start[wid],
+                                    sh_excl[wid], sh_u[wid], (long long*)0, lane, pv);
     }
     for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL, c, off);
     if (lane == 0 && c) atomicAdd(work, c);
 }
 
-// One block per vertex of `list` (taken in order through work[2]); work[0] += triangles.
+// One block per task (as above; taken through work[2]); work[0] += triangles.
 extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
         const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
-        const idx_t* __restrict__ erow, const ptr_t* __restrict__ tptr,
-        const ptr_t* __restrict__ tedge, const idx_t* __restrict__ list, long long nlist,
+        const idx_t* __restrict__ erow, const ptr_t* __restrict__ tedge,
+        const idx_t* __restrict__ task_v, const ptr_t* __restrict__ task_b,
+        const ptr_t* __restrict__ task_e, long long nlist,
         unsigned long long* __restrict__ work, unsigned long long* __restrict__ pv)
 {
     __shared__ idx_t table[BSLOTS];
@@ -251,8 +264,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
         const long long i = next;
         __syncthreads();
         if (i >= nlist) break;
-        c += count_vertex<BLOCK, BCAP>(__ldg(list + i), indptr, indices, erow, tptr, tedge,
-                                       table, sh_start, sh_excl, sh_u, wsum, threadIdx.x, pv);
+        c += count_vertex<BLOCK, BCAP>(__ldg(task_v + i), __ldg(task_b + i), __ldg(task_e + i),
+                                       indptr, indices, erow, tedge, table, sh_start, sh_excl,
+                                       sh_u, wsum, threadIdx.x, pv);
     }
     for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL, c, off);
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
@@ -296,17 +310,20 @@ class Structure(NamedTuple):
     tptr, tedge : arrays of ``indptr``'s dtype
         In-edges: ``tedge[tptr[v]:tptr[v + 1]]`` are the positions ``e`` (in ``indices``) of
         the edges ``u -> v``.
-    warp_list, block_list : arrays of the vertex-id dtype
-        The vertices with work for the warp and the block kernel, by decreasing work.
+    warp_tasks, block_tasks : (task_v, task_b, task_e)
+        The tasks of each kernel, by decreasing cost: vertex ``task_v[i]`` with the in-edges
+        ``tedge[task_b[i]:task_e[i]]`` (at most :data:`TCH_SPLIT` of them; every vertex with
+        work has tasks covering all its in-edges).
     work : int
-        Hash look-ups of one count (``sum_u C(|N+(u)|, 2)``).
+        Hash look-ups of one count (``sum_u C(|N+(u)|, 2)`` over the wedges whose middle
+        vertex has an out-list).
     """
 
     indices: object
     tptr: object
     tedge: object
-    warp_list: object
-    block_list: object
+    warp_tasks: tuple
+    block_tasks: tuple
     work: int
 
 
@@ -314,7 +331,7 @@ def structure(indptr, indices, erow, n: int) -> Structure:
     """Preprocessing of the hash kernels from the id-sorted oriented CSR (NumPy or CuPy)."""
     xp = _backend.get_array_module(indices)
     m = int(indices.shape[0])
-    idt = indices.dtype
+    idt, pdt = indices.dtype, indptr.dtype
     r = erow.astype(np.int64, copy=False)
     c = indices.astype(np.int64, copy=False)
     deg = xp.bincount(r, minlength=n) + xp.bincount(c, minlength=n)   # simple-graph degree
@@ -325,22 +342,37 @@ def structure(indptr, indices, erow, n: int) -> Structure:
     perm = xp.argsort(r * n + rank[c])
     ind = indices[perm]
     cs = ind.astype(np.int64, copy=False)
-    tedge = xp.argsort(cs).astype(indptr.dtype, copy=False)
-    tptr = xp.zeros(n + 1, dtype=indptr.dtype)
+    tedge = xp.argsort(cs).astype(np.int64, copy=False)
+    tptr = xp.zeros(n + 1, dtype=np.int64)
     tptr[1:] = xp.cumsum(xp.bincount(cs, minlength=n))
-    # look-ups per in-edge e = (u -> v): the rest of N+(u) after v
-    seg = indptr[1:][r] - xp.arange(1, m + 1, dtype=np.int64)
-    work = xp.bincount(cs, weights=seg.astype(np.float64), minlength=n)
-    outdeg = xp.diff(indptr)
-    active = (work > 0) & (outdeg > 0)
-    big = (outdeg > TCH_WARP_CAP) | (work > TCH_BLOCK_WORK)
+    # look-ups per in-edge e = (u -> v): the rest of N+(u) after v; summed along tedge
+    seg = indptr[1:][r].astype(np.int64) - xp.arange(1, m + 1, dtype=np.int64)
+    csum = xp.zeros(m + 1, dtype=np.int64)
+    if m:
+        csum[1:] = xp.cumsum(seg[tedge])
+    outdeg = xp.diff(indptr).astype(np.int64)
+    indeg = xp.diff(tptr)
+    # tasks: every vertex with an out-list, its in-edges in pieces of TCH_SPLIT
+    ntask = xp.where(outdeg > 0, (indeg + TCH_SPLIT - 1) // TCH_SPLIT, 0)
+    incl = xp.cumsum(ntask)
+    total_tasks = int(incl[-1]) if n else 0
+    k = xp.arange(total_tasks, dtype=np.int64)
+    tv = xp.searchsorted(incl, k, side="right")
+    tb = tptr[tv] + (k - (incl[tv] - ntask[tv])) * TCH_SPLIT
+    te = xp.minimum(tb + TCH_SPLIT, tptr[tv + 1])
+    items = csum[te] - csum[tb]
+    cost = items + TCH_EDGE_COST * (te - tb)
+    keep = items > 0
+    big = (outdeg[tv] > TCH_WARP_CAP) | (cost > TCH_BLOCK_WORK)
 
-    def by_work(sel):
+    def tasks(sel):
         ids = xp.flatnonzero(sel)
-        return ids[xp.argsort(-work[ids])].astype(idt)
+        ids = ids[xp.argsort(-cost[ids])]
+        return tv[ids].astype(idt), tb[ids].astype(pdt), te[ids].astype(pdt)
 
-    total = round(float(work[active].sum())) if n else 0
-    return Structure(ind, tptr, tedge, by_work(active & ~big), by_work(active & big), total)
+    total = int(items[keep].sum()) if total_tasks else 0
+    return Structure(ind, tptr.astype(pdt), tedge.astype(pdt), tasks(keep & ~big),
+                     tasks(keep & big), total)
 
 
 @functools.cache
@@ -362,15 +394,15 @@ def tc_hash_count(indptr, erow, st: Structure, n: int, per_vertex: bool):
     pv = cp.zeros(max(n, 1), dtype=cp.uint64) if per_vertex else None
     pv_arg = pv if pv is not None else np.uint64(0)
     sms = _backend.num_sms()
-    nb, nw = int(st.block_list.shape[0]), int(st.warp_list.shape[0])
-    args = (indptr, st.indices, erow, st.tptr, st.tedge)
+    nb, nw = int(st.block_tasks[0].shape[0]), int(st.warp_tasks[0].shape[0])
+    args = (indptr, st.indices, erow, st.tedge)
     if nb:
         block_k((max(1, min(nb, sms * (2048 // TCH_BLOCK))),), (TCH_BLOCK,),
-                args + (st.block_list, np.int64(nb), work, pv_arg))
+                args + st.block_tasks + (np.int64(nb), work, pv_arg))
     if nw:
         wpb = TCH_BLOCK // 32
         warp_k((max(1, min((nw + wpb - 1) // wpb, sms * (2048 // TCH_BLOCK))),), (TCH_BLOCK,),
-               args + (st.warp_list, np.int64(nw), work, pv_arg))
+               args + st.warp_tasks + (np.int64(nw), work, pv_arg))
     total = int(work[0:1].get()[0])
     if pv is not None:
         pv = pv[:n].astype(cp.int64)

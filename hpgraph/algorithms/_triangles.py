@@ -139,7 +139,8 @@ def preprocess(G):
     if _config()["triangle_kernel"] == "hash":
         from . import _tc_hash
 
-        key = f"hpg.tc_hash[{_tc_hash.TCH_WARP_CAP},{_tc_hash.TCH_BLOCK_WORK}]"
+        key = (f"hpg.tc_hash[{_tc_hash.TCH_WARP_CAP},{_tc_hash.TCH_BLOCK_WORK},"
+               f"{_tc_hash.TCH_EDGE_COST},{_tc_hash.TCH_SPLIT}]")
         return _cached(G, key, lambda: _tc_hash.structure(
             indptr, indices, erow, G.num_vertices))
     from . import _kernels

@@ -40,7 +40,9 @@ def _random_graph(seed, n=61, m=500):
     return G, H
 
 
-def test_structure_orders_lists_by_rank_and_groups_in_edges():
+@pytest.mark.parametrize("split", [2048, 3])
+def test_structure_orders_lists_by_rank_and_groups_in_edges(split, monkeypatch):
+    monkeypatch.setattr(_tc_hash, "TCH_SPLIT", split)
     G, _ = _random_graph(1)
     indptr, ind, erow = _oriented(G)
     st = _tc_hash.structure(indptr, ind, erow, G.num_vertices)
@@ -54,9 +56,18 @@ def test_structure_orders_lists_by_rank_and_groups_in_edges():
         es = st.tedge[st.tptr[v]:st.tptr[v + 1]]
         assert np.all(st.indices[es] == v)
     assert st.tptr[-1] == ind.shape[0]
-    lists = np.concatenate([st.warp_list, st.block_list])
-    assert np.unique(lists).shape == lists.shape
+    # a vertex's tasks: disjoint pieces (<= TCH_SPLIT) of its in-edges holding all its
+    # look-ups (pieces without any are left out)
+    tv, tb, te = (np.concatenate(x) for x in zip(st.warp_tasks, st.block_tasks))
+    assert np.all(te - tb <= _tc_hash.TCH_SPLIT) and np.all(te > tb)
     outdeg = np.diff(indptr)
+    looks = np.array([int(indptr[erow[e] + 1]) - e - 1 for e in st.tedge])   # along tedge
+    for v in range(G.num_vertices):
+        pieces = sorted(zip(tb[tv == v].tolist(), te[tv == v].tolist()))
+        assert all(st.tptr[v] <= a < b <= st.tptr[v + 1] for a, b in pieces)
+        assert all(p[1] <= q[0] for p, q in zip(pieces, pieces[1:]))
+        want = looks[st.tptr[v]:st.tptr[v + 1]].sum() if outdeg[v] > 0 else 0
+        assert sum(looks[a:b].sum() for a, b in pieces) == want
     work = sum(int(indptr[u + 1]) - e - 1 for u in range(G.num_vertices)
                for e in range(indptr[u], indptr[u + 1]) if outdeg[st.indices[e]] > 0)
     assert st.work == work > 0
@@ -66,11 +77,10 @@ def _slot(w, mask):
     return ((int(w) * 0x9E3779B97F4A7C15) & MASK64) >> 40 & mask
 
 
-def _emu_count_vertex(v, indptr, st, erow, G, CAP, pv):
+def _emu_count_vertex(v, t0, t1, indptr, st, erow, G, CAP, pv):
     """``count_vertex<G, CAP>`` of the kernel source, threads of the group taken in turn."""
-    ind, tptr, tedge = st.indices, st.tptr, st.tedge
+    ind, tedge = st.indices, st.tedge
     b0, b1 = indptr[v], indptr[v + 1]
-    t0, t1 = tptr[v], tptr[v + 1]
     c = 0
     for p0 in range(b0, b1, CAP):
         p1 = min(p0 + CAP, b1)
@@ -122,15 +132,18 @@ def _emu_count_vertex(v, indptr, st, erow, G, CAP, pv):
     return c
 
 
-@pytest.mark.parametrize("group,cap,seed", [(32, 64, 0), (8, 3, 1), (4, 1, 2), (256, 2048, 3)])
-def test_hash_kernel_logic_emulated(group, cap, seed):
+@pytest.mark.parametrize("group,cap,seed,split", [(32, 64, 0, 2048), (8, 3, 1, 5),
+                                                  (4, 1, 2, 1), (256, 2048, 3, 7)])
+def test_hash_kernel_logic_emulated(group, cap, seed, split, monkeypatch):
+    monkeypatch.setattr(_tc_hash, "TCH_SPLIT", split)
     G, H = _random_graph(seed)
     n = G.num_vertices
     indptr, ind, erow = _oriented(G)
     st = _tc_hash.structure(indptr, ind, erow, n)
     pv = np.zeros(n, np.int64)
-    total = sum(_emu_count_vertex(int(v), indptr, st, erow, group, cap, pv)
-                for v in np.concatenate([st.warp_list, st.block_list]).tolist())
+    tasks = [np.concatenate(x) for x in zip(st.warp_tasks, st.block_tasks)]
+    total = sum(_emu_count_vertex(int(v), int(b), int(e), indptr, st, erow, group, cap, pv)
+                for v, b, e in zip(*(t.tolist() for t in tasks)))
     ref = nx.triangles(H)
     assert total == sum(ref.values()) // 3
     np.testing.assert_array_equal(pv, [ref[i] for i in range(n)])
@@ -159,13 +172,15 @@ def test_gpu_kernels_match_networkx(graph_case, cases, kernel):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("wcap,bcap,bwork", [(64, 2048, 4096), (1, 1, 0), (2, 3, 10**9),
-                                             (32, 16, 50)])
-def test_gpu_hash_every_split(wcap, bcap, bwork, monkeypatch):
-    """Warp and block kernels, table pieces and chunking: every routing gives the trace."""
+@pytest.mark.parametrize("wcap,bcap,bwork,split", [(64, 2048, 4096, 2048), (1, 1, 0, 1),
+                                                   (2, 3, 10**9, 3), (32, 16, 50, 100)])
+def test_gpu_hash_every_split(wcap, bcap, bwork, split, monkeypatch):
+    """Warp and block kernels, table pieces, task splits and chunking: every routing gives
+    the trace."""
     monkeypatch.setattr(_tc_hash, "TCH_WARP_CAP", wcap)
     monkeypatch.setattr(_tc_hash, "TCH_BLOCK_CAP", bcap)
     monkeypatch.setattr(_tc_hash, "TCH_BLOCK_WORK", bwork)
+    monkeypatch.setattr(_tc_hash, "TCH_SPLIT", split)
     G = hp.generators.rmat(11, edge_factor=16, seed=5, backend="cpu")
     total, per_vertex = _trace_counts(G)
     Gd = G.to_device()
