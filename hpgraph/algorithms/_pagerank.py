@@ -230,6 +230,7 @@ def _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype, rul
         from . import _pagerank_fused
 
         S = renumbered(S)
+        fwork = _pagerank_fused.scratch(fused, dtype)
     bufs = [cp.empty(n, dtype=dtype) for _ in range(3)]
     wbufs = [cp.empty(n, dtype=dtype) for _ in range(3)]
     x = bufs[2]
@@ -252,7 +253,8 @@ def _networkx_gpu(AT, S, sr, n, damping, thresh, max_iter, p, x0, dw, dtype, rul
         cur = k % 3
         if fused is not None:
             _pagerank_fused.fused_step(fused, wbufs[prev], bufs[prev], S, pd, dwd, acc[k],
-                                       acc[k + 1], bufs[cur], wbufs[cur], damping, 1.0 / n)
+                                       acc[k + 1], bufs[cur], wbufs[cur], damping, 1.0 / n,
+                                       fwork)
         else:
             y = _spmv.spmv(AT, wbufs[prev], sr, backend="gpu")
             _kernels.pagerank_update(y, bufs[prev], S, pd, dwd, acc[k], acc[k + 1], bufs[cur],

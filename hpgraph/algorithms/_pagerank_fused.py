@@ -40,18 +40,24 @@ from ..cuda_source import render
 __all__ = [
     "PRF_BLOCK",
     "PRF_BLOCK_ROW",
+    "PRF_SEG",
     "PRF_SUB",
     "PRF_WARP_ROW",
     "FusedStructure",
     "fused_source",
     "fused_step",
+    "scratch",
     "structure",
 ]
 
 #: Threads per block of every tier.
 PRF_BLOCK = 256
-#: Rows with more entries than this get a whole block.
+#: Rows with more entries than this get whole blocks ...
 PRF_BLOCK_ROW = 2048
+#: ... one per segment of at most this many entries: R-MAT 21's longest row (~10^5 entries)
+#: would keep a single block busy for ~0.1 ms, the whole iteration's budget.  The blocks of a
+#: split row add their sums atomically; the last one to finish applies the update.
+PRF_SEG = 4096
 #: Rows with more entries than this (and at most PRF_BLOCK_ROW) get a warp; shorter ones
 #: PRF_SUB lanes.
 PRF_WARP_ROW = 32
@@ -73,6 +79,12 @@ struct Args {
     const double* acc_prev; double* acc_next; val_t* x_new; val_t* w_next;
     double alpha, p_uniform;
 };
+
+__device__ __forceinline__ float take_zero(float* p) { return atomicExch(p, 0.0f); }
+__device__ __forceinline__ double take_zero(double* p)
+{
+    return __longlong_as_double((long long)atomicExch((unsigned long long*)p, 0ull));
+}
 
 __device__ __forceinline__ val_t edge(const Args& a, ptr_t j)
 {
@@ -98,8 +110,11 @@ __device__ __forceinline__ void finish(const Args& a, long long v, val_t y, doub
     if (s == (val_t)0) dan += (double)xn;
 }
 
-// Rows [0, r1): a block per row; [r1, r2): a warp per row; [r2, n): SUB lanes per row.  Blocks
-// [0, g1) take tier 1, [g1, g1 + g2) tier 2, the rest tier 3, each tier grid-strided.
+// Rows [0, r1): a block per segment (segptr[0..nseg], the segments of row seg_row[j]; a row
+// of one segment is finished by its block, a split row by the last of its blocks, through
+// ypart / cnt, which that block leaves zero again); [r1, r2): a warp per row; [r2, n): SUB
+// lanes per row.  Blocks [0, g1) take tier 1, [g1, g1 + g2) tier 2, the rest tier 3, each
+// tier grid-strided.
 extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}(
         const ptr_t* __restrict__ indptr, const idx_t* __restrict__ cols,
         const val_t* __restrict__ vals, const val_t* __restrict__ w,
@@ -107,7 +122,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}(
         const val_t* __restrict__ dw, const double* __restrict__ acc_prev,
         double* __restrict__ acc_next, val_t* __restrict__ x_new, val_t* __restrict__ w_next,
         double alpha, double p_uniform, long long r1, long long r2, long long n,
-        int g1, int g2)
+        int g1, int g2, const ptr_t* __restrict__ segptr, const idx_t* __restrict__ seg_row,
+        const int* __restrict__ row_nseg, long long nseg, val_t* __restrict__ ypart,
+        unsigned int* __restrict__ cnt)
 {
     __shared__ val_t sh_sum[BLOCK / 32];
     __shared__ double sh_err[BLOCK / 32];
@@ -119,8 +136,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}(
     double err = 0.0, dan = 0.0;
     const int b = blockIdx.x;
     if (b < g1) {
-        for (long long v = b; v < r1; v += g1) {
-            const ptr_t a0 = __ldg(indptr + v), a1 = __ldg(indptr + v + 1);
+        for (long long sg = b; sg < nseg; sg += g1) {
+            const ptr_t a0 = __ldg(segptr + sg), a1 = __ldg(segptr + sg + 1);
             val_t s = (val_t)0;
             ptr_t j = a0 + threadIdx.x;
             for (; j + 3 * BLOCK < a1; j += 4 * BLOCK)
@@ -132,7 +149,20 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}(
             if (threadIdx.x == 0) {
                 val_t t = (val_t)0;
                 for (int i = 0; i < BLOCK / 32; ++i) t += sh_sum[i];
-                finish(a, v, t, dsum, err, dan);
+                const long long v = __ldg(seg_row + sg);
+                const int parts = __ldg(row_nseg + v);
+                if (parts == 1) {
+                    finish(a, v, t, dsum, err, dan);
+                } else {
+                    atomicAdd(ypart + v, t);
+                    __threadfence();
+                    if (atomicAdd(cnt + v, 1u) == (unsigned)(parts - 1)) {
+                        __threadfence();
+                        const val_t total = take_zero(ypart + v);
+                        cnt[v] = 0u;
+                        finish(a, v, total, dsum, err, dan);
+                    }
+                }
             }
             __syncthreads();
         }
@@ -211,6 +241,10 @@ class FusedStructure(NamedTuple):
     r1, r2 : int
         Rows ``[0, r1)`` have more than :data:`PRF_BLOCK_ROW` entries, ``[r1, r2)`` more than
         :data:`PRF_WARP_ROW`.
+    segptr, seg_row, row_nseg
+        Rows ``[0, r1)`` cut into segments of at most :data:`PRF_SEG` entries: segment ``j`` is
+        ``cols[segptr[j]:segptr[j + 1]]`` of row ``seg_row[j]``, which has ``row_nseg[row]``
+        segments (int32).
     """
 
     perm: object
@@ -220,6 +254,9 @@ class FusedStructure(NamedTuple):
     vals: object
     r1: int
     r2: int
+    segptr: object
+    seg_row: object
+    row_nseg: object
 
 
 def structure(AT, dtype) -> FusedStructure:
@@ -246,12 +283,23 @@ def structure(AT, dtype) -> FusedStructure:
     vals = None if AT.values is None else AT.values[src].astype(dtype)
     r1 = int((ndeg > PRF_BLOCK_ROW).sum())
     r2 = int((ndeg > PRF_WARP_ROW).sum())
-    return FusedStructure(perm, rank, new_ptr.astype(ptr_dt), cols, vals, r1, r2)
+    # segments of the block rows: row i has ceil(deg / PRF_SEG) of them
+    nseg_row = (ndeg[:r1] + PRF_SEG - 1) // PRF_SEG
+    incl = xp.cumsum(nseg_row)
+    nseg = int(incl[-1]) if r1 else 0
+    j = xp.arange(nseg, dtype=np.int64)
+    seg_row = xp.searchsorted(incl, j, side="right")
+    segptr = xp.empty(nseg + 1, dtype=np.int64)
+    segptr[:nseg] = new_ptr[seg_row] + (j - (incl[seg_row] - nseg_row[seg_row])) * PRF_SEG
+    segptr[nseg] = new_ptr[r1]
+    return FusedStructure(perm, rank, new_ptr.astype(ptr_dt), cols, vals, r1, r2,
+                          segptr.astype(ptr_dt), seg_row.astype(idx_dt),
+                          nseg_row.astype(np.int32))
 
 
 def _grid(st: FusedStructure, n: int):
     sms = _backend.num_sms()
-    g1 = min(st.r1, sms * 2)
+    g1 = min(int(st.seg_row.shape[0]), sms * 4)
     g2 = min((st.r2 - st.r1 + PRF_BLOCK // 32 - 1) // (PRF_BLOCK // 32), sms * 8)
     g3 = min((n - st.r2 + PRF_BLOCK // PRF_SUB - 1) // (PRF_BLOCK // PRF_SUB), sms * 8)
     return int(g1), int(g2), int(max(g3, 0))
@@ -264,9 +312,17 @@ def _kernel(dtype_str, idx_str, ptr_str, weighted, consts):
     return _backend.raw_module(src, ("-std=c++17",)).get_function(name)
 
 
+def scratch(st: FusedStructure, dtype):
+    """The split rows' partial sums and arrival counters (zero; the kernel leaves them zero):
+    one pair per call of the iteration, passed to every :func:`fused_step`."""
+    cp = _backend.cupy()
+    return cp.zeros(max(st.r1, 1), dtype=dtype), cp.zeros(max(st.r1, 1), dtype=cp.uint32)
+
+
 def fused_step(st: FusedStructure, w, x, S, p, dw, acc_prev, acc_next, x_new, w_next, alpha,
-               p_uniform):
-    """One iteration in the renumbered space (cupy arrays; ``p``/``dw`` may be None)."""
+               p_uniform, work):
+    """One iteration in the renumbered space (cupy arrays; ``p``/``dw`` may be None; ``work``:
+    :func:`scratch`)."""
     n = int(x.shape[0])
     kern = _kernel(np.dtype(x.dtype).str, np.dtype(st.cols.dtype).str,
                    np.dtype(st.indptr.dtype).str, st.vals is not None,
@@ -277,4 +333,5 @@ def fused_step(st: FusedStructure, w, x, S, p, dw, acc_prev, acc_next, x_new, w_
          (st.indptr, st.cols, null if st.vals is None else st.vals, w, x, S,
           null if p is None else p, null if dw is None else dw, acc_prev, acc_next, x_new,
           w_next, np.float64(alpha), np.float64(p_uniform), np.int64(st.r1), np.int64(st.r2),
-          np.int64(n), np.int32(g1), np.int32(g2)))
+          np.int64(n), np.int32(g1), np.int32(g2), st.segptr, st.seg_row, st.row_nseg,
+          np.int64(st.seg_row.shape[0]), work[0], work[1]))

@@ -42,7 +42,10 @@ def _graph(seed, n=300, m=2000, directed=True):
     return G, H
 
 
-def test_structure_renumbers_by_in_degree():
+@pytest.mark.parametrize("block_row,seg", [(2048, 4096), (3, 2), (0, 1)])
+def test_structure_renumbers_by_in_degree(block_row, seg, monkeypatch):
+    monkeypatch.setattr(prf, "PRF_BLOCK_ROW", block_row)
+    monkeypatch.setattr(prf, "PRF_SEG", seg)
     G, _ = _graph(1)
     AT = G.AT
     st = prf.structure(AT, np.float64)
@@ -60,6 +63,13 @@ def test_structure_renumbers_by_in_degree():
         assert old == new
     assert st.r1 == int((ndeg > prf.PRF_BLOCK_ROW).sum())
     assert st.r2 == int((ndeg > prf.PRF_WARP_ROW).sum())
+    # the block rows' segments tile their entries, at most PRF_SEG each, in row order
+    assert st.segptr[0] == 0 and st.segptr[-1] == st.indptr[st.r1]
+    lens = np.diff(st.segptr)
+    assert np.all(lens > 0) and np.all(lens <= seg)
+    assert np.all(st.indptr[st.seg_row] <= st.segptr[:-1])
+    assert np.all(st.segptr[1:] <= st.indptr[st.seg_row + 1])
+    np.testing.assert_array_equal(np.bincount(st.seg_row, minlength=st.r1), st.row_nseg)
 
 
 def _emu_pagerank(G, damping, weighted, p=None, dw=None, iters=300):
@@ -112,12 +122,15 @@ def test_fused_pass_emulated_matches_networkx(weighted, pers):
 @pytest.mark.gpu
 @pytest.mark.parametrize("kernel", ["fused", "spmv"])
 @pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("tiers", [(2048, 32, 4), (4, 1, 2), (0, 0, 1), (10**9, 10**9, 32)])
+@pytest.mark.parametrize("tiers", [(2048, 32, 4, 4096), (4, 1, 2, 3), (0, 0, 1, 1),
+                                   (10**9, 10**9, 32, 4096), (8, 2, 4, 5)])
 def test_gpu_steps_match_networkx(kernel, weighted, tiers, monkeypatch):
-    """Every tier split (block / warp / sub-warp rows) and both steps give networkx's ranks."""
+    """Every tier split (block rows cut in segments / warp / sub-warp rows) and both steps give
+    networkx's ranks."""
     monkeypatch.setattr(prf, "PRF_BLOCK_ROW", tiers[0])
     monkeypatch.setattr(prf, "PRF_WARP_ROW", tiers[1])
     monkeypatch.setattr(prf, "PRF_SUB", tiers[2])
+    monkeypatch.setattr(prf, "PRF_SEG", tiers[3])
     for directed in (True, False):
         G, H = _graph(4, directed=directed)
         n = G.num_vertices
