@@ -232,11 +232,19 @@ def gb_one():
     return gb.unary.one[gb.dtypes.FP64]
 
 
+_AT_ONES = {}   # the last matrix's pattern transpose (the f64 and f32 rows share it)
+
+
 def np_pagerank(A, thresh, damping=0.85, max_iter=1000):
     """networkx's iteration in NumPy/SciPy (pattern of ``A``), stopping at L1 change < thresh."""
     n = A.shape[0]
-    AT = A.T.tocsr().astype(np.float64)
-    AT.data[:] = 1
+    held = _AT_ONES.get("last")
+    if held is not None and held[0] is A:
+        AT = held[1]
+    else:
+        AT = A.T.tocsr().astype(np.float64)
+        AT.data[:] = 1
+        _AT_ONES["last"] = (A, AT)
     outdeg = np.diff(A.indptr).astype(np.float64)
     S = np.where(outdeg > 0, 1.0 / np.maximum(outdeg, 1), 0.0)
     x = np.full(n, 1.0 / n)

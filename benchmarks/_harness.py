@@ -191,8 +191,10 @@ def _edge_weights(A, u, v):
     n = A.shape[1]
     rows = np.repeat(np.arange(A.shape[0], dtype=np.int64), np.diff(A.indptr))
     keys = rows * n + A.indices.astype(np.int64)
-    order = np.lexsort((A.data, keys))            # by key, then weight: first = minimum
-    keys, data = keys[order], A.data[order]
+    data = A.data
+    if not A.has_canonical_format:                # repeats or unsorted rows: sort
+        order = np.lexsort((data, keys))          # by key, then weight: first = minimum
+        keys, data = keys[order], data[order]
     q = u.astype(np.int64) * n + v.astype(np.int64)
     pos = np.searchsorted(keys, q)
     found = (pos < keys.size) & (keys[np.minimum(pos, keys.size - 1)] == q)
