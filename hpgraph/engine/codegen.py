@@ -24,8 +24,27 @@ from .. import dtypes as _dt
 
 _TEMPLATE_DIR = Path(__file__).with_name("templates")
 
+#: The warp-balanced row expansion (device code shared with the traversal kernels).
+BALANCED = (_TEMPLATE_DIR / "balanced.cuh").read_text()
+
 KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_touched",
            "hp_apply_auto", "hp_init_frontier", "hp_init_fused")
+
+
+#: The compile unit of each kernel (``HP_UNIT`` in ``templates/engine.cu``): a program's units
+#: are compiled as separate modules, in parallel.  Kernels sharing device code (the APPLY entry
+#: points share ``hp_apply``) share a unit, so nothing is compiled twice.
+UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_witness": 3, "hp_apply_all": 4,
+         "hp_apply_touched": 4, "hp_apply_auto": 4, "hp_far_min": 5, "hp_far_take": 5,
+         "hp_init_frontier": 6, "hp_init_fused": 6}
+
+
+def kernel_units(bp) -> dict:
+    """``{unit: (kernel names)}`` of ``bp``'s module, in unit order."""
+    out: dict = {}
+    for name in kernel_names(bp):
+        out.setdefault(UNITS[name], []).append(name)
+    return {u: tuple(out[u]) for u in sorted(out)}
 
 
 def kernel_names(bp) -> tuple:
@@ -140,6 +159,7 @@ def program_source(bp, idx_dtype) -> str:
         HEAVY=HEAVY,
         EDGE_LOAD=edge_load,
         PREAMBLE=preamble,
+        BALANCED=BALANCED,
         IDENTITY=mon.c_identity,
         ADD=add_expr,
         IS_TERMINAL="false" if is_term is None else is_term,

@@ -185,8 +185,10 @@ class _State:
         self.stream = cp.cuda.Stream(non_blocking=True)
         self.n_sm = int(_backend.num_sms())
         self.source = src
-        mod = _backend.raw_module(src, ("-std=c++17",))
-        self.k = {name: mod.get_function(name) for name in codegen.kernel_names(bp)}
+        units = codegen.kernel_units(bp)
+        mods = _backend.raw_modules(src, [("-std=c++17", f"-DHP_UNIT={u}") for u in units])
+        self.k = {name: mod.get_function(name)
+                  for mod, names in zip(mods, units.values()) for name in names}
         self.loop_kernel = None        # the device loop (compiled on first use)
         self.loop_refused = None       # why the device refused a cooperative launch
         # The graph's derived matrices (A^T, HYB, casts) are built on the caller's stream,

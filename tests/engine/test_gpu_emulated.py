@@ -488,7 +488,10 @@ def emulated(monkeypatch, request):
         kern = _Kernels(state[src])
         return types.SimpleNamespace(get_function=kern.launch)
 
-    be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module,
+    def raw_modules(src, option_sets):
+        return [raw_module(src, o) for o in option_sets]
+
+    be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module, raw_modules=raw_modules,
                                out_of_memory_guard=hp.backend.out_of_memory_guard,
                                to_host=lambda a: a, num_sms=lambda: 4,
                                is_device_array=lambda a: isinstance(a, _Array),

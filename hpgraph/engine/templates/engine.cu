@@ -22,6 +22,14 @@
 #ifndef HP_PERSISTENT
 #define HP_PERSISTENT 0
 #endif
+// HP_UNIT (defined k > 0 by the host): only the kernels of unit k are compiled, so the host
+// can compile the units of one program in parallel (NVRTC runs one compile per thread); 0 (the
+// default, and the device loop) compiles every kernel.  Units: 1 pull, 2 push, 3 witness,
+// 4 APPLY, 5 priority (far set), 6 initial frontier and per-call setup.
+#ifndef HP_UNIT
+#define HP_UNIT 0
+#endif
+#define HP_IN_UNIT(k) (HP_UNIT == 0 || HP_UNIT == (k))
 #if HP_PERSISTENT
 #define HP_KERNEL __device__ __forceinline__ void
 #define HP_MUT
@@ -68,6 +76,7 @@ typedef unsigned long long u64;
 
 $PREAMBLE
 
+$BALANCED
 __device__ __forceinline__ y_t hp_identity() { return $IDENTITY; }
 __device__ __forceinline__ y_t hp_add(y_t a, y_t b) { return $ADD; }
 __device__ __forceinline__ bool hp_is_terminal(y_t a) { return $IS_TERMINAL; }
@@ -116,6 +125,7 @@ __device__ __forceinline__ bool hp_pushes(const u64* st, int cur, u64 limit) {
 
 // ---------------------------------------------------------------------------------------
 // SPMV, pull: one thread per row of the ELL part (column-major, coalesced).
+#if HP_IN_UNIT(1)
 HP_KERNEL
 hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, long long n, int K,
             const unsigned* HP_MUT bm0, const unsigned* HP_MUT bm1,
@@ -161,11 +171,13 @@ hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, 
 #endif
     }
 }
+#endif
 
 // SPMV, pull: the HYB COO tail (rows longer than K), one warp per row segment: a segmented
 // reduction, so any monoid works without atomics.  Segments longer than a chunk are split at
 // setup when the monoid has an atomic form (seg_row = -(row + 1)); their chunks combine into
 // y with it, so one hub row is not a single warp's critical path.
+#if HP_IN_UNIT(1)
 HP_KERNEL
 hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg_ptr, long long nseg,
             const idx_t* __restrict__ col, const w_t* __restrict__ val,
@@ -241,6 +253,7 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
         }
     }
 }
+#endif
 
 // ---------------------------------------------------------------------------------------
 // SPMV, push: one warp per frontier vertex scatters along its push-matrix row with the
@@ -250,6 +263,7 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
 // batches): a frontier with more push edges than `limit` aborts the batch so the host can
 // switch to pull.  `track`: record receivers in the touched queue (apply_to="received": APPLY
 // then visits only them).  Receivers that mask(v) rejects are skipped before any load.
+#if HP_IN_UNIT(2)
 HP_KERNEL
 hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
         const idx_t* HP_MUT q0, const idx_t* HP_MUT q1,
@@ -310,17 +324,28 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         base = __shfl_sync(act, base, leader);
         if (add) tq[base + __popc(m & ((1u << lane) - 1u))] = v;
     };
+    // light rows: a warp takes `per` frontier vertices (lanes < per hold one each) and deals
+    // their edges evenly over its 32 lanes (expand_balanced), whatever the degrees
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < (long long)cnt; i += nwarps) {
-        const idx_t u = q[i];
-        if (hcnt != 0ull && deg[u] > HP_HEAVY) continue;   // in the heavy list
-        const long long end = indptr[u + 1];
-        for (long long e = indptr[u] + lane; e < end; e += 32) {
-            idx_t v;
-            const bool add = relax(u, e, v);
-            if (track) append(add, v);
+    const int per = per_warp((long long)cnt, nwarps);
+    for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per;
+         base < (long long)cnt; base += nwarps * per) {
+        idx_t u = 0;
+        long long s = 0, d = 0;
+        if (lane < per && base + lane < (long long)cnt) {
+            u = q[base + lane];
+            if (hcnt == 0ull || deg[u] <= HP_HEAVY) {       // else: in the heavy list
+                s = indptr[u];
+                d = indptr[u + 1] - s;
+            }
         }
+        expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
+            const idx_t src = __shfl_sync(HP_FULL, u, owner);
+            idx_t v = 0;
+            const bool add = valid && relax(src, e, v);
+            if (track) append(add, v);
+        });
     }
     const long long gt = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long gs = (long long)gridDim.x * blockDim.x;
@@ -334,6 +359,7 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         }
     }
 }
+#endif
 
 // ---------------------------------------------------------------------------------------
 // PRIORITY (near-far) helpers.  Waiting values are compared through an order-preserving
@@ -403,6 +429,7 @@ __device__ __forceinline__ bool hp_near(prio_t x, const u64* HP_MUT st) {
 // `pushed` / `touched` as SPMV and APPLY see them (mode 1: the kernel applies the rule).
 __device__ __forceinline__ bool hp_match(y_t a, y_t b) { return a == b || hp_same(a, b); }
 
+#if HP_IN_UNIT(3)
 HP_KERNEL
 hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const w_t* __restrict__ pval0,
            const idx_t* __restrict__ pip1, const idx_t* __restrict__ pix1, const w_t* __restrict__ pval1,
@@ -491,6 +518,7 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
         if (lane == 0) win[v] = w;
     }
 }
+#endif
 #endif
 
 // ---------------------------------------------------------------------------------------
@@ -610,6 +638,7 @@ $UPDATE_BODY
     }
 }
 
+#if HP_IN_UNIT(4)
 HP_KERNEL
 hp_apply_all(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
              idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
@@ -617,7 +646,9 @@ hp_apply_all(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0
 {
     hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
 }
+#endif
 
+#if HP_IN_UNIT(4)
 HP_KERNEL
 hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
                  idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
@@ -625,8 +656,10 @@ hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t
 {
     hp_apply(true, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
 }
+#endif
 
 // Mixed batches: APPLY after whichever SPMV the direction rule ran (same predicate).
+#if HP_IN_UNIT(4)
 HP_KERNEL
 hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
               idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
@@ -641,6 +674,7 @@ hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q
         hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 1$APPLY_ARGS$PROPS_ARGS);
     }
 }
+#endif
 
 #if HP_PRIORITY
 // ---------------------------------------------------------------------------------------
@@ -649,6 +683,7 @@ hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q
 // it (best + delta) and makes the waiting vertices within it the frontier of the parity APPLY
 // just made current.  Only NaN values waiting (float keys, S_FARBEST == 0): all are taken and
 // the threshold stays.  One thread per far-bitmap word, which it alone writes in this phase.
+#if HP_IN_UNIT(5)
 HP_KERNEL
 hp_far_min(long long n, const unsigned* HP_MUT far, u64* HP_MUT st$PROPS_CONST_PARAMS)
 {
@@ -672,7 +707,9 @@ hp_far_min(long long n, const unsigned* HP_MUT far, u64* HP_MUT st$PROPS_CONST_P
         if ((threadIdx.x & 31) == 0 && best) atomicMax(st + S_FARBEST, best);
     }
 }
+#endif
 
+#if HP_IN_UNIT(5)
 HP_KERNEL
 hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
             idx_t* qh0, idx_t* qh1, const long long* __restrict__ deg, u64* HP_MUT st,
@@ -747,6 +784,7 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
         __threadfence();
     }
 }
+#endif
 #endif
 
 #if HP_PERSISTENT
@@ -857,6 +895,7 @@ hp_loop(long long n, int nparts, long long max_steps, u64 limit, int dirmode, in
 // The initial frontier (parity 0), on the device: queue, bitmask, size, push-edge count and
 // heavy list from `nids` distinct vertex ids (`all`: every vertex, in order; `ids` unused).
 // The host zeroes `st` and both bitmasks are zero; nothing is read back.
+#if HP_IN_UNIT(6)
 HP_KERNEL
 hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const long long* __restrict__ deg,
                  unsigned* bm0, idx_t* q0, idx_t* qh0, u64* HP_MUT st)
@@ -881,6 +920,7 @@ hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const l
         if (lane == 0 && d) atomicAdd(st + S_EDG, (u64)d);
     }
 }
+#endif
 
 // ---------------------------------------------------------------------------------------
 // One launch for a whole per-call setup (engine.gpu._Run.start): the state words and a small
@@ -894,6 +934,7 @@ hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const l
 template <class T>
 __device__ __forceinline__ T hp_unbits(u64 b) { T x; memcpy(&x, &b, sizeof(T)); return x; }
 
+#if HP_IN_UNIT(6)
 HP_KERNEL
 hp_init_fused(long long n, int frontier, long long nids, long long i0, long long i1, long long i2,
               long long i3, long long i4, long long i5, long long i6, long long i7,
@@ -929,3 +970,4 @@ hp_init_fused(long long n, int frontier, long long nids, long long i0, long long
 $FILL_BODY
     }
 }
+#endif
