@@ -211,7 +211,10 @@ class _State:
             nw = max(1, (n + 31) // 32)
             self.bm = [cp.zeros(nw, cp.uint32), cp.zeros(nw, cp.uint32)]
             self.q = [cp.zeros(max(n, 1), idt), cp.zeros(max(n, 1), idt)]
-            self.qh = [cp.zeros(max(n, 1), idt), cp.zeros(max(n, 1), idt)]
+            # heavy lists: chunk entries, at most nnz / HEAVY full chunks plus one partial per
+            # heavy row (hp_heavy_add)
+            hcap = max(n, 2 * self.nnz_pull // codegen.HEAVY + 2, 1)
+            self.qh = [cp.zeros(hcap, idt), cp.zeros(hcap, idt)]
             self.tbm = cp.zeros(nw, cp.uint32)
             self.tq = cp.zeros(max(n, 1), idt)
             # state words then the history ring: one allocation, so one copy reads both
@@ -419,12 +422,11 @@ class _Run:
         s = self.s
         track = self.bp.apply_to == "received"
         if count_hint is None:
-            grid = (2 * s.n_sm,)
+            grid = (8 * s.n_sm,)      # frontier size unknown (mixed batch): a full device
         else:
-            # heavy rows are split over the whole grid: make it wide enough for them
             grid = self._grid(count_hint, BLOCK // 32, s.n_sm * 16)
-            if heavy:
-                grid = (max(grid[0], 2 * s.n_sm),)
+            if heavy:      # heavy-row chunks go a block each
+                grid = (max(grid[0], min(heavy, 8 * s.n_sm)),)
         for i, p in enumerate(s.parts):
             s.k["hp_push"](grid, (BLOCK,),
                            (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,

@@ -200,6 +200,16 @@ class _FakeCupy:
         return np.array(a, copy=True)
 
 
+def _heavy_add(qh, st, word, v, d):
+    """hp_heavy_add: a heavy row's chunk entries v, -1, -2, ... at the end of the list."""
+    b = int(st[word])
+    nch = -(-d // codegen.HEAVY)
+    qh[b] = v
+    for x in range(1, nch):
+        qh[b + x] = -x
+    st[word] += nch
+
+
 class _Kernels:
     """Sequential transcriptions of the kernels of templates/engine.cu."""
 
@@ -328,9 +338,11 @@ class _Kernels:
         q, props = (q1 if cur else q0), self.props(pa)
         recv = self.mask(props)
         qh, hcnt = (qh1 if cur else qh0), int(st[HCNT + cur])
-        heavy = [int(qh[h]) for h in range(hcnt)]
+        entries = [int(qh[h]) for h in range(hcnt)]
+        heavy = [x for x in entries if x >= 0]   # the first chunk of each heavy row
         assert sorted(heavy) == sorted(int(q[i]) for i in range(cnt)
                                        if deg[int(q[i])] > codegen.HEAVY)
+        assert hcnt == sum(-(-int(deg[u]) // codegen.HEAVY) for u in heavy)
         light = [int(q[i]) for i in range(cnt) if not (hcnt and deg[int(q[i])] > codegen.HEAVY)]
         for u in light + heavy:
             for e in range(int(indptr[u]), int(indptr[u + 1])):
@@ -383,8 +395,7 @@ class _Kernels:
                 st[CNT + nxt] += 1
                 st[EDG + nxt] += np.uint64(deg[v])
                 if deg[v] > codegen.HEAVY:
-                    qh_nxt[int(st[HCNT + nxt])] = v
-                    st[HCNT + nxt] += 1
+                    _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
         for i in range(cnt):
             bm_cur[int(q_cur[i]) >> 5] = 0
         step = int(st[STEP])
@@ -437,8 +448,7 @@ class _Kernels:
                 bm0[v >> 5] |= np.uint32(1 << (v & 31))
                 st[EDG] += np.uint64(deg[v])
                 if deg[v] > codegen.HEAVY:
-                    qh0[int(st[HCNT])] = v
-                    st[HCNT] += 1
+                    _heavy_add(qh0, st, HCNT, v, int(deg[v]))
         seeds = hid[:int(nids)] if smode else []
         for i, (p, arr) in enumerate(zip(self.bp.props, pa)):
             f, sm = (int(fmode) >> (2 * i)) & 3, (int(smode) >> (2 * i)) & 3
@@ -465,8 +475,7 @@ class _Kernels:
             bm0[v >> 5] |= np.uint32(1 << (v & 31))
             st[EDG] += np.uint64(deg[v])
             if deg[v] > codegen.HEAVY:
-                qh0[int(st[HCNT])] = v
-                st[HCNT] += 1
+                _heavy_add(qh0, st, HCNT, v, int(deg[v]))
 
 
 @pytest.fixture

@@ -53,7 +53,7 @@ typedef unsigned long long u64;
 #define S_EDG 5    // [5 + parity]: frontier push-edge counts (direction heuristic)
 #define S_TCNT 7   // touched-queue length (push, apply_to="received")
 #define S_DONE 8   // APPLY blocks finished (last-block detection)
-#define S_HCNT 9   // [9 + parity]: heavy frontier vertices (push degree > HP_HEAVY)
+#define S_HCNT 9   // [9 + parity]: heavy-list entries (chunks of rows longer than HP_HEAVY)
 #define S_FARCNT 11   // priority: vertices waiting in the far set
 #define S_BAR 12      // [12], [13]: the device loop's grid barrier (arrivals, generation)
 #define S_FARPEND 14  // priority: the frontier emptied with vertices waiting: split next
@@ -121,6 +121,16 @@ __device__ __forceinline__ void hp_take(y_t& acc, y_t x, I& wu, I u) {
 // Direction predicates of mode-1 (mixed) launches: push iff the frontier's edges <= limit.
 __device__ __forceinline__ bool hp_pushes(const u64* st, int cur, u64 limit) {
     return st[S_EDG + cur] <= limit;
+}
+
+// A heavy frontier vertex (push degree d > HP_HEAVY) joins the heavy list as ceil(d / HP_HEAVY)
+// chunk entries: v, then -1, -2, ... (the chunk's index, negated), so that the push kernel
+// hands out the chunks of every heavy row a block each.  `cnt` is the list's length word.
+__device__ __forceinline__ void hp_heavy_add(idx_t* qh, u64* cnt, idx_t v, long long d) {
+    const long long nch = (d + HP_HEAVY - 1) / HP_HEAVY;
+    const u64 b = atomicAdd(cnt, (u64)nch);
+    qh[b] = v;
+    for (long long x = 1; x < nch; ++x) qh[b + x] = (idx_t)(-x);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -347,13 +357,15 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
             if (track) append(add, v);
         });
     }
-    const long long gt = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long gs = (long long)gridDim.x * blockDim.x;
-    for (u64 h = 0; h < hcnt; ++h) {
-        const idx_t u = qh[h];
-        const long long end = indptr[u + 1];
-        for (long long e = indptr[u] + gt; e < end; e += gs) {
-            idx_t v;
+    // heavy rows: their HP_HEAVY-edge chunks (hp_heavy_add), a block each
+    for (long long h = blockIdx.x; h < (long long)hcnt; h += gridDim.x) {
+        const idx_t x = qh[h];
+        const long long c = x < 0 ? -(long long)x : 0;
+        const idx_t u = x < 0 ? qh[h - c] : x;
+        const long long s = indptr[u] + c * HP_HEAVY;
+        const long long end = min(s + (long long)HP_HEAVY, (long long)indptr[u + 1]);
+        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) {
+            idx_t v = 0;
             const bool add = relax(u, e, v);
             if (track) append(add, v);
         }
@@ -603,7 +615,7 @@ $UPDATE_BODY
                     atomicOr(bm_nxt + (v >> 5), 1u << (v & 31));
                     act = true;
                     d = deg[v];
-                    if (d > HP_HEAVY) qh_nxt[atomicAdd(st + S_HCNT + nxt, 1ull)] = v;
+                    if (d > HP_HEAVY) hp_heavy_add(qh_nxt, st + S_HCNT + nxt, v, d);
                 }
             }
         }
@@ -760,7 +772,7 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
             q[pos++] = v;
             const long long dv = deg[v];
             d += dv;
-            if (dv > HP_HEAVY) qh[atomicAdd(st + S_HCNT + cur, 1ull)] = v;
+            if (dv > HP_HEAVY) hp_heavy_add(qh, st + S_HCNT + cur, v, dv);
         }
         for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
         if (lane == 0 && d) atomicAdd(st + S_EDG + cur, (u64)d);
@@ -914,7 +926,7 @@ hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const l
             q0[i] = v;
             atomicOr(bm0 + (v >> 5), 1u << (v & 31));
             d = deg[v];
-            if (d > HP_HEAVY) qh0[atomicAdd(st + S_HCNT, 1ull)] = v;
+            if (d > HP_HEAVY) hp_heavy_add(qh0, st + S_HCNT, v, d);
         }
         for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
         if (lane == 0 && d) atomicAdd(st + S_EDG, (u64)d);
@@ -954,7 +966,7 @@ hp_init_fused(long long n, int frontier, long long nids, long long i0, long long
             q0[threadIdx.x] = v;
             atomicOr(bm0 + (v >> 5), 1u << (v & 31));
             const long long d = deg[v];
-            if (d > HP_HEAVY) qh0[atomicAdd(st + S_HCNT, 1ull)] = v;
+            if (d > HP_HEAVY) hp_heavy_add(qh0, st + S_HCNT, v, d);
             if (d) atomicAdd(st + S_EDG, (u64)d);
         }
     }
