@@ -123,6 +123,11 @@ _KEYS = {k.name: k for k in (
          "A directory: every generated CUDA module is saved there as <hash>.cu when it is "
          "compiled (CuPy's CUPY_CACHE_SAVE_CUDA_SOURCE for hpgraph's own kernels); None: not "
          "saved.", lambda s: None if s.strip().lower() in ("", "none") else s),
+    _Key("kernel_cache", None, _path_or_none("kernel_cache"),
+         "Directory of hpgraph's compiled-kernel cache (cubins keyed by source, options, GPU "
+         "architecture, NVRTC and hpgraph versions): a program compiled once loads from there "
+         "in a new process without calling NVRTC.  None: $XDG_CACHE_HOME/hpgraph/kernels "
+         "(~/.cache/hpgraph/kernels).", lambda s: None if s.strip().lower() in ("", "none") else s),
     _Key("trace", False, _bool("trace"),
          "Log every hp.run's supersteps (direction, frontier size and representation, "
          "frontier edges; on the GPU each superstep's time by CUDA events, the host loop then "

@@ -235,24 +235,13 @@ def raw_module(source: str, options: tuple = ("-std=c++17",), name_expressions: 
     return mod
 
 
-def raw_modules(source: str, option_sets, cooperative: bool = False) -> list:
-    """:func:`raw_module` of ``source`` under each tuple of ``option_sets``, compiled in
-    parallel threads: NVRTC releases the GIL, so k units of a program compile in about the
-    time of the largest one.  Modules come back in the order of ``option_sets``."""
-    option_sets = [tuple(o) for o in option_sets]
-    if len(option_sets) <= 1:
-        return [raw_module(source, o, cooperative=cooperative) for o in option_sets]
-    from concurrent.futures import ThreadPoolExecutor
+def raw_modules(source: str, option_sets) -> list:
+    """One compiled module of ``source`` per tuple of ``option_sets`` (the engine's program
+    units), through hpgraph's on-disk cubin cache (:mod:`hpgraph.kernel_cache`): a known
+    source loads without NVRTC; new ones compile in parallel threads."""
+    from .kernel_cache import modules
 
-    cp = cupy()
-    dev = cp.cuda.runtime.getDevice()
-
-    def build(opts):
-        with cp.cuda.Device(dev):  # a new thread has no current device (module loads need one)
-            return raw_module(source, opts, cooperative=cooperative)
-
-    with ThreadPoolExecutor(max_workers=min(len(option_sets), os.cpu_count() or 1)) as ex:
-        return list(ex.map(build, option_sets))
+    return modules(source, option_sets)
 
 
 def out_of_memory_guard(what: str):
