@@ -134,7 +134,7 @@ def program_source(bp, idx_dtype) -> str:
     for i, p in enumerate(props):
         t = _dt.c_type(p.dtype)
         fill_lines.append(
-            f"        {{ const int f = (int)((fmode >> {2 * i}) & 3), s = (int)((smode >> {2 * i}) & 3);\n"
+            f"        {{ const int f = (int)((fmode_v >> {2 * i}) & 3), s = (int)((smode_v >> {2 * i}) & 3);\n"
             f"          if (f) {{\n"
             f"              {t} x = f == 2 ? ({t})v : hp_unbits<{t}>(D_{p.name});\n"
             f"              if (hit && s) x = s == 2 ? ({t})v : hp_unbits<{t}>(S_{p.name});\n"

@@ -141,7 +141,7 @@ def test_int64_indices_gpu():
 
 
 def test_state_reuse_gpu_equals_cpu_and_results_never_alias():
-    from hpgraph.engine import gpu
+    from hpgraph.engine import gpu_state
 
     G = _skewed(5000, 60000, seed=11, directed=False)
     Gd = G.to_device()
@@ -160,7 +160,7 @@ def test_state_reuse_gpu_equals_cpu_and_results_never_alias():
         a = hp.run(SSSP, G, source=5, backend="cpu", max_iterations=max_it)
         np.testing.assert_array_equal(_host(b.dist), a.dist)
         assert (b.supersteps, b.active, b.converged) == (a.supersteps, a.active, a.converged)
-    assert len(gpu._states[Gd]) == 1
+    assert len(gpu_state._states[Gd]) == 1
 
 
 def test_reused_state_replays_mixed_batches_as_graphs(host_loop):

@@ -20,7 +20,7 @@ import pytest
 
 import hpgraph as hp
 from hpgraph import program
-from hpgraph.engine import codegen, common, gpu
+from hpgraph.engine import codegen, common, gpu, gpu_state
 
 from examples.bfs import BFSDepth
 from examples.out_degree import OutDegree
@@ -506,12 +506,13 @@ def emulated(monkeypatch, request):
                                is_device_array=lambda a: isinstance(a, _Array),
                                capture_graph=hp.backend.capture_graph)
     monkeypatch.setattr(gpu, "_backend", be)
+    monkeypatch.setattr(gpu_state, "_backend", be)
     # run states and sources made here must never meet a real GPU run (and vice versa)
-    monkeypatch.setattr(gpu, "_states", weakref.WeakKeyDictionary())
-    monkeypatch.setattr(gpu, "_source_cache", {})
+    monkeypatch.setattr(gpu_state, "_states", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(gpu_state, "_source_cache", {})
     monkeypatch.setattr(gpu.codegen, "program_source", program_source)
-    monkeypatch.setattr(gpu, "HIST_CAP", 64)      # small ring: exercises the wrap-around
-    monkeypatch.setattr(gpu, "CHUNK", 2)          # split COO-tail rows into chunks
+    monkeypatch.setattr(gpu_state, "HIST_CAP", 64)      # small ring: exercises the wrap-around
+    monkeypatch.setattr(gpu_state, "CHUNK", 2)          # split COO-tail rows into chunks
     monkeypatch.setattr(codegen, "HEAVY", 6)      # heavy push rows
 
     def run(prog, G, direction="auto", push_alpha=hp.config["push_alpha"], max_iterations=None,
@@ -667,13 +668,13 @@ def test_emulated_state_reuse_and_results_never_alias(emulated):
         np.testing.assert_array_equal(b.properties[prop], a.properties[prop])
         kept.append((b.properties[prop].copy(), b.properties[prop]))
     # a different program, dtype or graph never reuses a state; the same one does
-    assert len(gpu._states[G]) == 3
+    assert len(gpu_state._states[G]) == 3
     b = emulated(SSSP, G, source=2)
     assert b.extra["reused_state"]
     # earlier results were not overwritten by later calls, nor are they kept buffers
     for snapshot, arr in kept:
         np.testing.assert_array_equal(arr, snapshot)
-    for st in gpu._states[G].values():
+    for st in gpu_state._states[G].values():
         for buf in _kept(st).values():
             assert all(buf is not arr for _, arr in kept)
 
@@ -697,7 +698,7 @@ def test_emulated_reuse_with_cuda_graphs_copies_out(emulated):
     assert r2.extra["reused_state"]
     np.testing.assert_array_equal(r1.depth, np.arange(n))
     np.testing.assert_array_equal(r2.depth, np.arange(n)[::-1])
-    (st,) = gpu._states[G].values()
+    (st,) = gpu_state._states[G].values()
     assert _kept(st).get("depth") is not None and _kept(st)["depth"] is not r2.depth
     r3 = emulated(BFSDepth, G, source=n // 2)
     np.testing.assert_array_equal(r3.depth, np.abs(np.arange(n) - n // 2))
@@ -709,11 +710,11 @@ def test_emulated_states_do_not_keep_graphs_alive(emulated):
 
     G = _graph(8)
     emulated(SSSP, G, source=0)
-    assert len(gpu._states) == 1
+    assert len(gpu_state._states) == 1
     ref = weakref.ref(G)
     del G
     gc.collect()
-    assert ref() is None and len(gpu._states) == 0
+    assert ref() is None and len(gpu_state._states) == 0
 
 
 def test_emulated_initial_frontier_forms(emulated):
@@ -848,7 +849,7 @@ def test_emulated_inplace_prop_new_address_with_graphs(emulated):
         b = emulated(Mixed, G, d=S(np.inf, 0.0), ro=ro, active=[0])
         np.testing.assert_array_equal(b.d, a.d)
         assert b.extra["graphs"]
-    (st,) = gpu._states[G].values()
+    (st,) = gpu_state._states[G].values()
     assert st.alias["ro"] == ro1.data.ptr and "ro" in st.own   # the third call copied
 
 

@@ -973,8 +973,12 @@ hp_init_fused(long long n, int frontier, long long nids, long long i0, long long
     if (fmode == 0) return;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        // the modes look loop-variant to the compiler (an empty asm): otherwise it unswitches
+        // the loop on every mode bit, and NVRTC's time grows with each copy of the body
+        long long fmode_v = fmode, smode_v = smode;
+        asm volatile("" : "+l"(fmode_v), "+l"(smode_v));
         bool hit = false;                    // v is one of the (inline) initial frontier's
-        if (smode != 0) {
+        if (smode_v != 0) {
 #pragma unroll
             for (int j = 0; j < 8; ++j) hit = hit || (j < nids && v == ids[j]);
         }
