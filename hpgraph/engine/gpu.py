@@ -37,7 +37,6 @@ a buffer that a later call writes.
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -49,7 +48,9 @@ from .program import Seeded
 from .results import RunResult, SuperstepStats
 from . import codegen, common, device_loop
 from . import gpu_state as _st
-from .gpu_state import _acquire, _ptr, _release, clear_cache, split_segments  # noqa: F401
+from .common import push_limit  # noqa: F401  (hpgraph.engine.gpu.push_limit)
+from .gpu_state import (_acquire, _aliasable, _bits, _fill, _ptr, _release,  # noqa: F401
+                        clear_cache, split_segments)
 from .common import S_CNT, S_EDG, S_EXEC, S_HALT, S_HCNT, S_STEP, ST_WORDS
 
 #: Initial frontiers up to this size travel as kernel arguments (``hp_init_fused``).
@@ -528,46 +529,6 @@ class _Run:
             return h.reshape(-1, 3).astype(np.int64)
         h = self.cp.asnumpy(self.s.hist, stream=self.s.stream).reshape(_st.HIST_CAP, 3)
         return h.astype(np.int64)[np.arange(start, stop) % _st.HIST_CAP]
-
-
-def push_limit(nnz_pull, n, alpha):
-    """The largest frontier edge count for which :func:`.common.choose_push` says push (the
-    device-side form of the direction rule; exact, not a float approximation)."""
-    c = max(0, math.ceil((nnz_pull + n) / alpha) - 1)
-    while c > 0 and not common.choose_push(c, nnz_pull, n, alpha):
-        c -= 1
-    while common.choose_push(c + 1, nnz_pull, n, alpha):
-        c += 1
-    return c
-
-
-def _fill(cp, buf, value):
-    """Write a property's initial value into ``buf`` on the current stream (no host array of
-    n values is ever built for a scalar; device arrays are copied device to device)."""
-    if np.ndim(value) == 0 and not _backend.is_device_array(value):
-        buf.fill(value)
-    elif _backend.is_device_array(value):
-        if value.dtype == buf.dtype and value.flags.c_contiguous:
-            buf.data.copy_from_device_async(value.data, buf.nbytes)
-        else:
-            cp.copyto(buf, value, casting="unsafe")
-    else:
-        buf.set(np.ascontiguousarray(np.asarray(value).astype(buf.dtype, copy=False)))
-
-
-def _bits(value, dtype):
-    """``value`` cast to ``dtype``, its bytes as the low bytes of a uint64 (little-endian, as
-    ``hp_unbits`` reads them back)."""
-    w = np.zeros(1, np.uint64)
-    w.view(np.uint8)[:np.dtype(dtype).itemsize] = \
-        np.array([value], dtype=dtype).view(np.uint8)
-    return int(w[0])
-
-
-def _aliasable(value, dtype, n):
-    """A device array the kernels can read in place as a property of ``dtype``."""
-    return _backend.is_device_array(value) and value.dtype == dtype and \
-        tuple(value.shape) == (n,) and value.flags.c_contiguous
 
 
 def execute(bp, graph, *, direction, push_alpha, t_start):

@@ -250,3 +250,30 @@ def split_segments(seg_row, seg_ptr, chunk):
     return rows, np.append(starts, seg_ptr[-1])
 
 
+def _fill(cp, buf, value):
+    """Write a property's initial value into ``buf`` on the current stream (no host array of
+    n values is ever built for a scalar; device arrays are copied device to device)."""
+    if np.ndim(value) == 0 and not _backend.is_device_array(value):
+        buf.fill(value)
+    elif _backend.is_device_array(value):
+        if value.dtype == buf.dtype and value.flags.c_contiguous:
+            buf.data.copy_from_device_async(value.data, buf.nbytes)
+        else:
+            cp.copyto(buf, value, casting="unsafe")
+    else:
+        buf.set(np.ascontiguousarray(np.asarray(value).astype(buf.dtype, copy=False)))
+
+
+def _bits(value, dtype):
+    """``value`` cast to ``dtype``, its bytes as the low bytes of a uint64 (little-endian, as
+    ``hp_unbits`` reads them back)."""
+    w = np.zeros(1, np.uint64)
+    w.view(np.uint8)[:np.dtype(dtype).itemsize] = \
+        np.array([value], dtype=dtype).view(np.uint8)
+    return int(w[0])
+
+
+def _aliasable(value, dtype, n):
+    """A device array the kernels can read in place as a property of ``dtype``."""
+    return _backend.is_device_array(value) and value.dtype == dtype and \
+        tuple(value.shape) == (n,) and value.flags.c_contiguous
