@@ -46,7 +46,7 @@ from .._config import config
 from ..exceptions import InvalidProgram, SuperstepLimitExceeded
 from .program import Seeded
 from .results import RunResult, SuperstepStats
-from . import codegen, common, device_loop
+from . import common, device_loop
 from . import gpu_state as _st
 from .common import push_limit  # noqa: F401  (hpgraph.engine.gpu.push_limit)
 from .gpu_state import (_acquire, _aliasable, _bits, _fill, _ptr, _release,  # noqa: F401

@@ -510,7 +510,7 @@ def emulated(monkeypatch, request):
     # run states and sources made here must never meet a real GPU run (and vice versa)
     monkeypatch.setattr(gpu_state, "_states", weakref.WeakKeyDictionary())
     monkeypatch.setattr(gpu_state, "_source_cache", {})
-    monkeypatch.setattr(gpu.codegen, "program_source", program_source)
+    monkeypatch.setattr(codegen, "program_source", program_source)
     monkeypatch.setattr(gpu_state, "HIST_CAP", 64)      # small ring: exercises the wrap-around
     monkeypatch.setattr(gpu_state, "CHUNK", 2)          # split COO-tail rows into chunks
     monkeypatch.setattr(codegen, "HEAVY", 6)      # heavy push rows
