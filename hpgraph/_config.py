@@ -112,6 +112,12 @@ _KEYS = {k.name: k for k in (
          "blocks hide latency in heavy supersteps, fewer make each grid barrier cheaper.  0: "
          "by the graph's mean degree, 1 at or below 8 (long thin graphs: many cheap "
          "supersteps), 4 above.", int),
+    _Key("engine_small_frontier", 4096, _int("engine_small_frontier", 0),
+         "GPU host loop of hp.run: supersteps whose frontier has at most this many push edges "
+         "run in the block loop (one thread block, __syncthreads between phases, up to 1024 "
+         "supersteps per launch) when the program pushes and applies to the receivers without "
+         "a priority: long thin graphs (grids, roads) spend most supersteps there.  0: never.",
+         int),
     _Key("max_supersteps", None, _int_or_none("max_supersteps", 1),
          "Safety cap on supersteps of hp.run for programs without max_iterations: reaching it "
          "raises SuperstepLimitExceeded instead of looping forever.  None: 10 * n + 1000.",

@@ -59,6 +59,8 @@ INLINE_IDS = 8
 BATCHES = (1, 2, 4, 8, 16, 64)
 #: Supersteps of a mixed batch (device-side direction choice); after it the host looks.
 MIXED = 8
+#: Most supersteps of one block-loop launch (``hp_block_loop``, small frontiers).
+BLOCK_LOOP_STEPS = 1024
 #: Batches at least this long are replayed as CUDA graphs (captured once per run state); on
 #: a reused state every batch of two or more supersteps is.
 GRAPH_MIN = 16
@@ -354,6 +356,13 @@ class _Run:
                                  + self.prop_args)
         self._far()
 
+    def _block_loop(self, k, small):
+        """Up to ``k`` supersteps in one block (``hp_block_loop``), while the frontier has at
+        most ``small`` push edges and the direction rule says push."""
+        big = small if self.direction == "push" else min(small, int(self.limit))
+        self.s.k["hp_block_loop"]((1,), (BLOCK,), (np.uint64(big),)
+                                  + device_loop.loop_args(self, k))
+
     def _batch(self, kind, k):
         """``k`` blind supersteps of ``kind`` (replayed from a CUDA graph when worth it)."""
         s = self.s
@@ -423,6 +432,8 @@ class _Run:
         step_ms = []
         syncs = 0
         hist_read = 0
+        # frontiers with at most `small` push edges run in the block loop (0: never)
+        small = config["engine_small_frontier"] if "hp_block_loop" in self.s.k else 0
         records = []
         converged = True
         bi = pi = 0
@@ -451,7 +462,7 @@ class _Run:
                     break
                 if bp.superstep_cap is not None and step >= bp.superstep_cap:
                     raise SuperstepLimitExceeded(common.cap_message(bp, step))
-                if step + max(BATCHES[-1], MIXED) - hist_read > _st.HIST_CAP:
+                if step + max(BATCHES[-1], MIXED, BLOCK_LOOP_STEPS) - hist_read > _st.HIST_CAP:
                     records.append(self._history(hist_read, step, None))
                     hist_read = step
                 if st[S_HALT] != 0:
@@ -463,7 +474,16 @@ class _Run:
                     push = self.direction == "push"
                 left = None if max_it is None else max_it - step
                 if blind:
-                    if push:
+                    if push and small and edg <= small:
+                        # no more supersteps than the history ring holds unread
+                        k = min(BLOCK_LOOP_STEPS, _st.HIST_CAP - (step - hist_read))
+                        if left is not None:
+                            k = min(k, left)
+                        if bp.superstep_cap is not None:
+                            k = min(k, bp.superstep_cap - step)
+                        self._block_loop(k, small)
+                        bi = 0
+                    elif push:
                         k = BATCHES[min(bi, len(BATCHES) - 1)]
                         k = k if left is None else min(k, left)
                         if k == 1:

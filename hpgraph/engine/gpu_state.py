@@ -141,7 +141,7 @@ class _State:
         self.n_sm = int(_backend.num_sms())
         self.source = src
         units = codegen.kernel_units(bp)
-        mods = _backend.raw_modules(src, [("-std=c++17", f"-DHP_UNIT={u}") for u in units])
+        mods = _backend.raw_modules(src, [codegen.unit_options(u) for u in units])
         self.k = {name: mod.get_function(name)
                   for mod, names in zip(mods, units.values()) for name in names}
         self.loop_kernel = None        # the device loop (compiled on first use)

@@ -106,18 +106,24 @@ def test_change_test_matches_numpy():
     assert "fabs" in codegen.change_test("d", np.dtype(np.float32), 1e-3)
 
 
-def test_units_compile_alone():
+@pytest.mark.parametrize("name, want", [("SSSPNearFar", {1, 2, 3, 4, 5, 6}),
+                                        ("SSSP", {1, 2, 4, 6, 7}),
+                                        ("BFSParents", {1, 2, 3, 4, 6, 7})])
+def test_units_compile_alone(name, want):
     """Each compile unit (``-DHP_UNIT=k``) holds exactly its kernels, and together they hold
-    every kernel of the program (the host compiles them in parallel)."""
+    every kernel of the program (the host compiles them in parallel); the block loop (unit 7,
+    persistent mode) exists for programs that push and apply to receivers, without priority."""
     _nvrtc_or_skip()
-    from examples.sssp import SSSPNearFar
+    import examples.bfs
+    import examples.sssp
 
-    bp = program.bind(SSSPNearFar, _graph(True), {})
+    prog = getattr(examples.sssp, name, None) or getattr(examples.bfs, name)
+    bp = program.bind(prog, _graph(True), {})
     src = codegen.program_source(bp, np.dtype(np.int32))
     units = codegen.kernel_units(bp)
     assert sorted(n for names in units.values() for n in names) == sorted(codegen.kernel_names(bp))
-    assert set(units) == {1, 2, 3, 4, 5, 6}
+    assert set(units) == want
     for u, names in units.items():
-        ptx = backend.compile_ptx(src, f"unit{u}.cu", options=(f"-DHP_UNIT={u}",))
+        ptx = backend.compile_ptx(src, f"unit{u}.cu", options=codegen.unit_options(u)[1:])
         entries = set(re.findall(r"\.entry\s+(\w+)", ptx))
         assert entries == set(names), (u, entries)

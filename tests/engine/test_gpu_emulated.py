@@ -430,6 +430,24 @@ class _Kernels:
         else:
             self._apply(tuple(head) + (1,) + tuple(a[15:]), False)
 
+    def hp_block_loop(self, a):
+        """hp_block_loop: push + APPLY (touched) supersteps while the frontier is small."""
+        big, n, nparts, max_steps, limit, dirmode, track, *rest = a
+        parts, rest = [rest[0:11], rest[11:22]], rest[22:]
+        y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, cap, *pa = rest
+        assert self.bp.witness is None and self.bp.priority is None
+        for _ in range(int(max_steps)):
+            cur = int(st[EXEC]) & 1
+            if st[HALT] or st[CNT + cur] == 0 or int(st[EDG + cur]) > int(big):
+                break
+            for part in parts[:int(nparts)]:
+                indptr, indices, vals = part[8:11]
+                self.hp_push((indptr, indices, vals, q0, q1, qh0, qh1, deg, y, tbm, tq, st,
+                              limit, 0, 0, track, *pa))
+            self._apply((n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, cap, 0, *pa),
+                        True)
+        OPS["block_loop"] += 1
+
     def hp_init_fused(self, a):
         n, frontier, nids, *rest = a
         hid, rest = [int(x) for x in rest[:gpu.INLINE_IDS]], rest[gpu.INLINE_IDS:]
@@ -568,13 +586,43 @@ def test_emulated_long_path_batches_graphs_ring(emulated):
     n = 300
     G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
                             num_vertices=n, directed=False)
+    with hp.config.set(engine_small_frontier=0):        # blind batches, not the block loop
+        r = emulated(BFSDepth, G, source=0)
+        np.testing.assert_array_equal(r.depth, np.arange(n))
+        assert r.supersteps == n and r.active == [1] * n and r.converged
+        assert r.syncs < 20 and r.extra["graphs"] == [16, 64]
+        r = emulated(SSSP, G, source=0, max_iterations=150)
+        assert r.supersteps == 150 and not r.converged
+        assert r.dist[150] == 150 and np.isinf(r.dist[151])
+
+
+def test_emulated_block_loop_small_frontiers(emulated):
+    """A path: every superstep runs in the block loop, in launches bounded by the (64-record)
+    history ring, and the records, counts and max_iterations stay exact."""
+    n = 300
+    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
+                            num_vertices=n, directed=False)
+    OPS.clear()
     r = emulated(BFSDepth, G, source=0)
     np.testing.assert_array_equal(r.depth, np.arange(n))
     assert r.supersteps == n and r.active == [1] * n and r.converged
-    assert r.syncs < 20 and r.extra["graphs"] == [16, 64]
+    assert r.directions == ["push"] * n
+    assert OPS["block_loop"] >= (n - gpu.MIXED) // 64 and r.extra["graphs"] == []
     r = emulated(SSSP, G, source=0, max_iterations=150)
     assert r.supersteps == 150 and not r.converged
     assert r.dist[150] == 150 and np.isinf(r.dist[151])
+    # a star after a path: the frontier outgrows the limit inside the block loop, which stops
+    # before that superstep; the host goes on with the whole device and the result is exact
+    k, leaves = 40, 400
+    s = np.r_[np.arange(k - 1), np.full(leaves, k - 1)]
+    d = np.r_[np.arange(1, k), np.arange(k, k + leaves)]
+    G = hp.Graph.from_edges(s, d, np.ones(s.size, np.float32), num_vertices=k + leaves,
+                            directed=False)
+    with hp.config.set(engine_small_frontier=100):
+        r = emulated(BFSDepth, G, source=0)
+    want = np.r_[np.arange(k), np.full(leaves, k)]
+    np.testing.assert_array_equal(r.depth, want)
+    assert r.active == [1] * k + [leaves]
 
 
 def test_emulated_blind_batch_abort(emulated):
@@ -688,7 +736,13 @@ def test_emulated_reuse_after_partial_runs(emulated):
         assert (b.supersteps, b.converged, b.active) == (a.supersteps, a.converged, a.active)
 
 
-def test_emulated_reuse_with_cuda_graphs_copies_out(emulated):
+@pytest.fixture
+def no_block_loop():
+    with hp.config.set(engine_small_frontier=0):   # long paths replay blind batches
+        yield
+
+
+def test_emulated_reuse_with_cuda_graphs_copies_out(emulated, no_block_loop):
     n = 200
     G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
                             num_vertices=n, directed=False)

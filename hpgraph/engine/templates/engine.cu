@@ -24,12 +24,14 @@
 #endif
 // HP_UNIT (defined k > 0 by the host): only the kernels of unit k are compiled, so the host
 // can compile the units of one program in parallel (NVRTC runs one compile per thread); 0 (the
-// default, and the device loop) compiles every kernel.  Units: 1 pull, 2 push, 3 witness,
-// 4 APPLY, 5 priority (far set), 6 initial frontier and per-call setup.
+// default) compiles every kernel.  Units: 1 pull, 2 push, 3 witness, 4 APPLY, 5 priority (far
+// set), 6 initial frontier and per-call setup; with HP_PERSISTENT, 7 the block loop and 8 the
+// device loop (their phases, the other kernels' bodies, are then device functions).
 #ifndef HP_UNIT
 #define HP_UNIT 0
 #endif
-#define HP_IN_UNIT(k) (HP_UNIT == 0 || HP_UNIT == (k))
+#define HP_IN_UNIT(k) (HP_UNIT == 0 || HP_UNIT == (k) || HP_PERSISTENT)
+#define HP_IN_LOOP_UNIT(k) (HP_UNIT == 0 || HP_UNIT == (k))
 #if HP_PERSISTENT
 #define HP_KERNEL __device__ __forceinline__ void
 #define HP_MUT
@@ -844,19 +846,23 @@ __device__ __forceinline__ void hp_grid_sync(u64* st, u64* hist = nullptr, long 
 
 __device__ __forceinline__ u64 hp_word(const u64* st, int i) { return ((volatile const u64*)st)[i]; }
 
+// The parameters of both device loops (the host passes the same arguments to either).
+#define HP_LOOP_PARAMS long long n, int nparts, long long max_steps, u64 limit, int dirmode, int track, \
+    const idx_t* __restrict__ ell_idx0, const w_t* __restrict__ ell_val0, int K0, \
+    const idx_t* __restrict__ seg_row0, const long long* __restrict__ seg_ptr0, long long nseg0, \
+    const idx_t* __restrict__ col0, const w_t* __restrict__ cval0, \
+    const idx_t* __restrict__ indptr0, const idx_t* __restrict__ indices0, const w_t* __restrict__ vals0, \
+    const idx_t* __restrict__ ell_idx1, const w_t* __restrict__ ell_val1, int K1, \
+    const idx_t* __restrict__ seg_row1, const long long* __restrict__ seg_ptr1, long long nseg1, \
+    const idx_t* __restrict__ col1, const w_t* __restrict__ cval1, \
+    const idx_t* __restrict__ indptr1, const idx_t* __restrict__ indices1, const w_t* __restrict__ vals1, \
+    y_t* y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1, \
+    unsigned* tbm, idx_t* tq, const long long* __restrict__ deg, u64* st, u64* hist, \
+    long long hist_cap$LOOP_PARAMS$PROPS_MUT_PARAMS
+
+#if HP_IN_LOOP_UNIT(8)
 extern "C" __global__ void __launch_bounds__(256)
-hp_loop(long long n, int nparts, long long max_steps, u64 limit, int dirmode, int track,
-        const idx_t* __restrict__ ell_idx0, const w_t* __restrict__ ell_val0, int K0,
-        const idx_t* __restrict__ seg_row0, const long long* __restrict__ seg_ptr0, long long nseg0,
-        const idx_t* __restrict__ col0, const w_t* __restrict__ cval0,
-        const idx_t* __restrict__ indptr0, const idx_t* __restrict__ indices0, const w_t* __restrict__ vals0,
-        const idx_t* __restrict__ ell_idx1, const w_t* __restrict__ ell_val1, int K1,
-        const idx_t* __restrict__ seg_row1, const long long* __restrict__ seg_ptr1, long long nseg1,
-        const idx_t* __restrict__ col1, const w_t* __restrict__ cval1,
-        const idx_t* __restrict__ indptr1, const idx_t* __restrict__ indices1, const w_t* __restrict__ vals1,
-        y_t* y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1,
-        unsigned* tbm, idx_t* tq, const long long* __restrict__ deg, u64* st, u64* hist,
-        long long hist_cap$LOOP_PARAMS$PROPS_MUT_PARAMS)
+hp_loop(HP_LOOP_PARAMS)
 {
     for (long long it = 0; it < max_steps; ++it) {
         const int cur = (int)(hp_word(st, S_EXEC) & 1ull);
@@ -901,6 +907,38 @@ hp_loop(long long n, int nparts, long long max_steps, u64 limit, int dirmode, in
 #endif
     }
 }
+#endif
+
+// THE BLOCK LOOP: supersteps of a small frontier in ONE block, __syncthreads between the
+// phases (no grid barrier, no cooperative launch), up to max_steps of them or until the
+// frontier's push edges exceed `big` (the host then takes over with the whole device).  Only
+// for programs that push and apply to the receivers (every phase then touches the frontier
+// and the touched queue, never all n vertices) and have no priority (a far-set split scans
+// every vertex).  Long thin graphs (grids, roads, paths) spend most supersteps here.
+#if HP_IN_LOOP_UNIT(7)
+extern "C" __global__ void __launch_bounds__(256)
+hp_block_loop(u64 big, HP_LOOP_PARAMS)
+{
+    for (long long it = 0; it < max_steps; ++it) {
+        const int cur = (int)(hp_word(st, S_EXEC) & 1ull);
+        if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;
+        if (hp_word(st, S_EDG + cur) > big) break;
+        hp_push(indptr0, indices0, vals0, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
+        if (nparts > 1)
+            hp_push(indptr1, indices1, vals1, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
+        __syncthreads();
+#if HP_WITNESS
+        hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
+                   vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, tq, st, limit, 0, 1,
+                   1$PROPS_ARGS);
+        __syncthreads();
+#endif
+        // one block: hp_apply's last-block ticket is this block's, so it closes the superstep
+        hp_apply<true>(true, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
+        __syncthreads();
+    }
+}
+#endif
 #endif
 
 // ---------------------------------------------------------------------------------------
