@@ -112,7 +112,7 @@ _KEYS = {k.name: k for k in (
          "blocks hide latency in heavy supersteps, fewer make each grid barrier cheaper.  0: "
          "by the graph's mean degree, 1 at or below 8 (long thin graphs: many cheap "
          "supersteps), 4 above.", int),
-    _Key("engine_small_frontier", 4096, _int("engine_small_frontier", 0),
+    _Key("engine_small_frontier", 256, _int("engine_small_frontier", 0),
          "GPU host loop of hp.run: supersteps whose frontier has at most this many push edges "
          "run in the block loop (one thread block, __syncthreads between phases, up to 1024 "
          "supersteps per launch) when the program pushes and applies to the receivers without "
