@@ -97,7 +97,7 @@ class Graph:
         self._cache = {}
 
     @classmethod
-    def _new(cls, csr, directed, node_labels=None):
+    def _new(cls, csr, directed, node_labels=None) -> Graph:
         """Trusted constructor (matrix already square, sorted and, if undirected, symmetric)."""
         obj = cls.__new__(cls)
         obj._setup(csr, directed, node_labels)
@@ -106,12 +106,12 @@ class Graph:
     # -- constructors --------------------------------------------------------------------
 
     @classmethod
-    def from_matrix(cls, M, directed=None, *, node_labels=None):
+    def from_matrix(cls, M, directed=None, *, node_labels=None) -> Graph:
         """Graph of an hpgraph sparse matrix (any format; converted to CSR)."""
         return cls(M, directed, node_labels=node_labels)
 
     @classmethod
-    def from_scipy(cls, A, directed=None, *, node_labels=None):
+    def from_scipy(cls, A, directed=None, *, node_labels=None) -> Graph:
         """Graph of a scipy.sparse or cupyx.scipy.sparse matrix (cupyx gives a device graph).
 
         Duplicate entries are summed (scipy's meaning of duplicates); stored zeros are edges.
@@ -124,7 +124,7 @@ class Graph:
 
     @classmethod
     def from_edges(cls, src, dst=None, weights=None, num_vertices=None, directed=True, duplicates="min",
-                   backend=None, *, index_dtype=None, self_loops="keep", chunk_size=None):
+                   backend=None, *, index_dtype=None, self_loops="keep", chunk_size=None) -> Graph:
         """Graph of an edge list ``src[i] -> dst[i]`` (weight ``weights[i]``), or of chunks of one.
 
         The build is a counting sort by row in bounded memory (see
@@ -180,7 +180,7 @@ class Graph:
         return cls._new(csr, bool(directed))
 
     @classmethod
-    def from_networkx(cls, G, weight="weight", *, duplicates="min", backend=None):
+    def from_networkx(cls, G, weight="weight", *, duplicates="min", backend=None) -> Graph:
         """Graph of a networkx graph; vertex i is ``list(G)[i]`` (kept in ``node_labels``).
 
         Edges carrying no ``weight`` attribute weigh 1; a graph where no edge has it (or
@@ -212,21 +212,21 @@ class Graph:
         return g
 
     @classmethod
-    def from_pandas(cls, df, source="source", destination="destination", weight=None, **kwargs):
+    def from_pandas(cls, df, source="source", destination="destination", weight=None, **kwargs) -> Graph:
         """Graph of a pandas edge table with vertex labels (see :func:`hpgraph.tables.from_pandas`)."""
         from .tables import from_pandas
 
         return from_pandas(df, source, destination, weight, **kwargs)
 
     @classmethod
-    def from_arrow(cls, table, source="source", destination="destination", weight=None, **kwargs):
+    def from_arrow(cls, table, source="source", destination="destination", weight=None, **kwargs) -> Graph:
         """Graph of an Arrow edge table with vertex labels (see :func:`hpgraph.tables.from_arrow`)."""
         from .tables import from_arrow
 
         return from_arrow(table, source, destination, weight, **kwargs)
 
     @classmethod
-    def from_edge_index(cls, edge_index, edge_weight=None, num_nodes=None, **kwargs):
+    def from_edge_index(cls, edge_index, edge_weight=None, num_nodes=None, **kwargs) -> Graph:
         """Graph of a PyTorch Geometric ``2 x E`` edge_index (see :func:`hpgraph.exchange.from_edge_index`)."""
         from .exchange import from_edge_index
 

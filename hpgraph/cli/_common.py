@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass
+from typing import Callable
 
 PROG = "hpgraph"
 
@@ -29,8 +30,8 @@ class Subcommand:
 
     name: str
     help: str
-    add_arguments: object  # callable(argparse.ArgumentParser) -> None
-    handler: object        # callable(argparse.Namespace) -> int | None
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    handler: Callable[[argparse.Namespace], int | None]
     description: str | None = None
     epilog: str | None = None
 

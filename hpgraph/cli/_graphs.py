@@ -7,19 +7,24 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ._common import CLIError, sync
+
+if TYPE_CHECKING:
+    from ..graph import Graph
+    from ..io import EdgeList
 
 
 @dataclass
 class LoadedGraph:
     """A graph plus how it was obtained and how long each step took (seconds)."""
 
-    graph: object
+    graph: Graph
     source: str
     kind: str                 # "file" or "generator"
     timings: dict = field(default_factory=dict)
-    edges: object = None      # the EdgeList it was built from
+    edges: EdgeList | None = None  # the edge list it was built from
     duplicates: str = "min"   # the duplicate-edge policy used to build it
 
 
@@ -163,7 +168,7 @@ def _num(x) -> str:
 
 def format_summary(info: dict) -> str:
     """The text block ``hpgraph info`` / ``hpgraph demo`` print."""
-    lines = []
+    lines: list[str] = []
     add = lines.append
     if info.get("source"):
         add(f"graph        {info['source']}")

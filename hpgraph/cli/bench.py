@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from . import _algorithms, _graphs
 from ._algorithms import ALGORITHMS, BENCH_DEFAULT
@@ -50,7 +51,8 @@ def _bench(args) -> int:
     be = _backend.resolve(args.backend)
     side = 2 ** ((args.scale + 1) // 2)
     specs = args.graphs or [f"rmat:{args.scale}", f"grid:{side}x{2 ** args.scale // side}"]
-    rows, skipped = [], []
+    rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
     for spec in specs:
         loaded = _graphs.load_graph(spec, backend=be, seed=args.seed, progress=False)
         G = loaded.graph
@@ -77,7 +79,7 @@ def _bench(args) -> int:
                          "traversed_edges": edges, "times": times, "median": med,
                          "mteps": edges / med / 1e6 if med > 0 else None,
                          "result": _algorithms.describe_result(alg.name, out)})
-    report = {"backend": be, "device": _graphs.device_description(be), "trials": args.trials,
+    report: dict[str, Any] = {"backend": be, "device": _graphs.device_description(be), "trials": args.trials,
               "results": rows, "skipped": skipped}
     try:
         with open(args.json_out, "w") as fh:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from .. import __version__
 from . import _algorithms, _graphs
@@ -30,7 +31,7 @@ def demo_algorithms(G, be) -> dict:
     """Run :data:`DEMO_ALGORITHMS` on ``G``: ``{name: {...}}`` with time, GTEPS and a summary line
     (or ``{"skipped": reason}`` for an algorithm this build lacks).  On the GPU each algorithm
     runs once untimed first (kernel compilation)."""
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name in DEMO_ALGORITHMS:
         alg = ALGORITHMS[name]
         if _algorithms.algorithm_function(name) is None:

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 from . import _algorithms, _graphs, _validate
 from ._algorithms import ALGORITHMS
@@ -139,7 +140,7 @@ def _run(args) -> int:
         out, edges = _algorithms.run_algorithm(alg.name, G, source, be, samples=samples,
                                                seed=args.seed, **params)
         times.append(time.perf_counter() - t0)
-    report = {
+    report: dict[str, Any] = {
         "algorithm": alg.name, "graph": loaded.source, "backend": be,
         "device": _graphs.device_description(be), "vertices": int(G.num_vertices),
         "edges": int(G.num_edges), "directed": bool(G.directed), "source": source,

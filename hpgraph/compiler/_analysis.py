@@ -11,6 +11,7 @@ import math
 import threading
 import types
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -234,12 +235,13 @@ def analyze_function(func) -> Analysis:
         read_captures(a)  # validates this function's captured values
         return a
     src = get_source(func)
-    node = src.node
+    node = cast("ast.FunctionDef | ast.Lambda", src.node)  # the two kinds get_source returns
     args = node.args
     if args.vararg or args.kwarg or args.kwonlyargs:
         raise src.error(node, "*args, **kwargs and keyword-only parameters are not supported in "
                         "hpgraph callbacks")
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
+    body: list[ast.stmt]
     if isinstance(node, ast.Lambda):
         body = [ast.Return(value=node.body, lineno=node.body.lineno,
                            col_offset=node.body.col_offset, end_lineno=node.body.end_lineno,
@@ -297,7 +299,7 @@ def read_captures(a: Analysis) -> dict:
     Numbers and bools are captured by value (Python scalars are "weak", NumPy scalars keep
     their dtype); ``math``/``numpy`` modules and supported functions by identity.
     """
-    out = {}
+    out: dict[str, tuple] = {}
     for nm in a.free_names:
         found, val = _resolve_free(a.func, nm)
         node = a.name_nodes[nm]

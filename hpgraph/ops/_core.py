@@ -17,6 +17,7 @@ experts, from a C expression (:meth:`BinaryOp.from_c`).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -121,7 +122,7 @@ class BinaryOp(_OpBase):
 
     # -- construction ---------------------------------------------------------------
     @classmethod
-    def from_c(cls, c_expr: str, numpy_func=None, name: str = None, *, out_dtype=None,
+    def from_c(cls, c_expr: str, numpy_func=None, name: str | None = None, *, out_dtype=None,
                preamble: str = "") -> "BinaryOp":
         """A binary op from a C expression template (for experts).
 
@@ -456,8 +457,9 @@ def _get(kind: str, name: str):
         return op
 
 
-_KIND_CLASSES = {"binary": (BinaryOp, TypedBinaryOp), "monoid": (Monoid, TypedMonoid),
-                 "semiring": (Semiring, TypedSemiring)}
+_KIND_CLASSES: dict[str, tuple[Any, Any]] = {
+    "binary": (BinaryOp, TypedBinaryOp), "monoid": (Monoid, TypedMonoid),
+    "semiring": (Semiring, TypedSemiring)}
 
 
 def _lookup(kind: str, obj, dtype=None):

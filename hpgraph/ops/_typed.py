@@ -474,6 +474,7 @@ def typed_builtin_binary(name: str, table: tuple, dt: np.dtype, parent) -> Typed
     rule, ctable, nptable = table
     ctmpl = _b.kind_lookup(ctable, dt)
     npf = _b.kind_lookup(nptable, dt)
+    out: np.dtype
     if rule == "bool":
         out = np.dtype(np.bool_)
     elif rule == "index":
