@@ -219,6 +219,19 @@ def test_known_exception_still_exists(edge):
                                        "KNOWN_EXCEPTIONS")
 
 
+def test_architecture_doc_lists_the_same_layers():
+    """The layer table of docs/ARCHITECTURE.md names the packages of :data:`LAYERS`, in order."""
+    doc = (ROOT.parent / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    rows = []
+    for line in doc.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] in {name for name, _ in LAYERS}:
+            names = {n.strip("`").removesuffix(".py").removeprefix("hpgraph/").strip("/")
+                     for n in cells[1].split(", ")}
+            rows.append((cells[0], {"" if n == "__init__" else n for n in names}))
+    assert rows == LAYERS
+
+
 def test_cycle_finder_on_a_small_graph():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e2"}, "e2": set()}
     assert _cycles(graph) == [["a", "b", "c"]]
