@@ -127,6 +127,28 @@ def format_ms(t) -> str:
     return f"{t * 1e3:.3f} ms" if t < 1 else f"{t:.3f} s"
 
 
+def pyplot():
+    """``matplotlib.pyplot`` on the non-interactive Agg backend, or None without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    return plt
+
+
+def save_figure(plt, fig, path) -> None:
+    """Write ``fig`` to ``path`` and close it; a path that cannot be written is a :class:`CLIError`."""
+    try:
+        fig.savefig(path)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"cannot write the plot to {path}: {exc}") from None
+    finally:
+        plt.close(fig)
+
+
 def sync(be):
     """Wait for the GPU's queued work when ``be`` is ``"gpu"`` (so wall-clock timings are whole)."""
     if be == "gpu":

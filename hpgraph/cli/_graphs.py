@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ._common import CLIError, sync
+from ._common import CLIError, pyplot, save_figure, sync
 
 if TYPE_CHECKING:
     from ..graph import Graph
@@ -212,14 +212,10 @@ def plot_degree_distribution(G, path, *, title=None) -> None:
 
     from .. import backend as _backend
 
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         raise CLIError("--plot needs matplotlib, which is not installed: "
-                       "python3 -m pip install matplotlib") from None
+                       "python3 -m pip install matplotlib")
     deg = np.asarray(_backend.to_host(G.out_degree)).astype(np.int64, copy=False)
     counts = np.bincount(deg) if deg.size else np.zeros(1, np.int64)
     k = np.nonzero(counts)[0]
@@ -232,9 +228,4 @@ def plot_degree_distribution(G, path, *, title=None) -> None:
     ax.set_title(title or "degree distribution")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except (OSError, ValueError) as exc:
-        raise CLIError(f"cannot write the plot to {path}: {exc}") from None
-    finally:
-        plt.close(fig)
+    save_figure(plt, fig, path)

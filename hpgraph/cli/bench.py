@@ -10,7 +10,7 @@ from typing import Any
 from . import _algorithms, _graphs
 from ._algorithms import ALGORITHMS, BENCH_DEFAULT
 from ._common import (EXIT_OK, CLIError, add_backend_argument, check_output_path, format_ms,
-                      positive, register_subcommand)
+                      positive, pyplot, register_subcommand, save_figure)
 
 
 def _bench_arguments(p):
@@ -105,12 +105,8 @@ def _bench(args) -> int:
 
 def _plot_bench(rows, path, device) -> bool:
     """Grouped bars: MTEPS per algorithm, one colour per graph (log scale)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         print("plot         skipped: matplotlib is not installed "
               "(python3 -m pip install matplotlib)")
         return False
@@ -133,12 +129,7 @@ def _plot_bench(rows, path, device) -> bool:
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", which="both", alpha=0.3)
     fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except (OSError, ValueError) as exc:
-        raise CLIError(f"cannot write the plot to {path}: {exc}") from None
-    finally:
-        plt.close(fig)
+    save_figure(plt, fig, path)
     return True
 
 
