@@ -26,7 +26,7 @@ Exit status (the same with or without ``--traceback``, which only adds the trace
 from __future__ import annotations
 
 # the subcommand modules register themselves in this order (the order of ``hpgraph --help``)
-from . import demo, info, run, bench  # noqa: I001
+from . import demo, info, run, bench
 from ._algorithms import (ALGORITHMS, BENCH_DEFAULT, Algorithm, algorithm_function, check_source,
                           default_source, describe_result, lookup_algorithm, run_algorithm)
 from ._common import (EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PLUGIN_MODULES, PROG,

@@ -32,9 +32,6 @@ def _broadcast_shape(*arrays) -> tuple:
     return np.broadcast_shapes(*(np.shape(a) for a in arrays if a is not None))
 
 
-# Typed (frozen) operators
-
-
 @dataclass(frozen=True, eq=False)
 class TypedBinaryOp:
     """A binary operator for one input dtype.
@@ -455,6 +452,8 @@ def _untyped(op):
 
 
 def _per_dtype(d: dict, dt: np.dtype, what: str, missing_ok=False):
+    """The entry of ``d`` (dtype-like -> value) for ``dt``: a user monoid's per-dtype identity or
+    terminal."""
     for k, v in d.items():
         if _canon_dtype(k) == dt:
             return v
