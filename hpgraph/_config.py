@@ -131,7 +131,7 @@ _KEYS = {k.name: k for k in (
          "saved.", lambda s: None if s.strip().lower() in ("", "none") else s),
     _Key("kernel_cache", None, _path_or_none("kernel_cache"),
          "Directory of hpgraph's compiled-kernel cache (cubins keyed by source, options, GPU "
-         "architecture, NVRTC and hpgraph versions): a program compiled once loads from there "
+         "architecture and NVRTC version): a program compiled once loads from there "
          "in a new process without calling NVRTC.  None: $XDG_CACHE_HOME/hpgraph/kernels "
          "(~/.cache/hpgraph/kernels).", lambda s: None if s.strip().lower() in ("", "none") else s),
     _Key("trace", False, _bool("trace"),

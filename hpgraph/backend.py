@@ -241,7 +241,7 @@ def raw_modules(source: str, option_sets) -> list:
     source loads without NVRTC; new ones compile in parallel threads."""
     from .kernel_cache import modules
 
-    return modules(source, option_sets)
+    return modules(cupy(), source, option_sets)
 
 
 def out_of_memory_guard(what: str):

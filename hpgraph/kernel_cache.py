@@ -4,7 +4,7 @@ CuPy keeps its own on-disk cache, but its lookup first runs NVRTC on an empty pr
 the cache by the compiler, which costs a new process the compiler's start-up (about 0.1-0.3 s)
 even when every kernel is cached.  hpgraph's generated modules (the engine's program units)
 go through this cache instead: the key is the SHA-256 of the source, the options, the GPU
-architecture, the NVRTC version and hpgraph's version; a hit loads the cubin straight into a
+architecture, the NVRTC version and the cache format; a hit loads the cubin straight into a
 ``cupy.RawModule``.  Misses compile to a cubin with NVRTC, several in parallel threads (NVRTC
 releases the GIL), and are written atomically (temporary file, then rename), so concurrent
 processes never read half a file.  The directory is ``hp.config["kernel_cache"]`` (default
@@ -82,10 +82,12 @@ def cubin(source: str, options: tuple, arch: str) -> bytes:
         nvrtc.destroyProgram(prog)
 
 
-def _key(source: str, options: tuple, arch: str) -> str:
-    from . import __version__
+#: Bumped when what a cached file holds changes meaning (the source itself is in the key).
+CACHE_FORMAT = "1"
 
-    text = "\0".join((source, *options, arch, _nvrtc()[1], __version__))
+
+def _key(source: str, options: tuple, arch: str) -> str:
+    text = "\0".join((source, *options, arch, _nvrtc()[1], CACHE_FORMAT))
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
 
@@ -98,15 +100,14 @@ def _store(path: Path, data: bytes) -> None:
 _loaded: dict = {}
 
 
-def modules(source: str, option_sets) -> list:
+def modules(cp, source: str, option_sets) -> list:
     """One ``cupy.RawModule`` per tuple of ``option_sets``, for ``source`` on the current
-    device: loaded from the cache, the misses compiled first (in parallel threads)."""
+    device (``cp``: the cupy module): loaded from the cache, the misses compiled first (in
+    parallel threads)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ._config import config
-    from .backend import cupy
 
-    cp = cupy()
     arch = "sm_" + cp.cuda.Device().compute_capability
     option_sets = [tuple(o) for o in option_sets]
     if config["dump_source"] is not None:

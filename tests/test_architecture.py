@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1] / "hpgraph"
 #: "package" is the first name under hpgraph (``formats``, ``graph`` for graph.py, ``""``
 #: for hpgraph/__init__.py).
 LAYERS = [
-    ("foundation", {"exceptions", "dtypes", "_config", "_memory", "backend", "cuda_source"}),
+    ("foundation", {"exceptions", "dtypes", "_config", "_memory", "backend", "cuda_source",
+                    "kernel_cache"}),
     ("storage", {"formats", "graph", "_graph_edges", "labels", "io", "generators", "_gen_chunks"}),
     ("operators", {"ops", "compiler"}),
     ("execution", {"engine", "spmv", "program"}),
@@ -57,9 +58,6 @@ KNOWN_EXCEPTIONS = {
     ("hpgraph._gen_chunks", "hpgraph.generators"):
         "the chunked generators reuse generators' private helpers (_Rng, _check_int, _xp), "
         "while generators dispatches to them",
-    ("hpgraph.spmv.api", "hpgraph.spmv.gpu"):
-        "spmv.api dispatches to the GPU path, which imports api's format tables (issue #22: "
-        "waits for the engine split)",
     ("hpgraph.nx_backend._components", "hpgraph.nx_backend._analysis"):
         "components functions call _analysis helpers; _analysis imports _undirected_only from "
         "_components",

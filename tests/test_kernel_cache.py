@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import hpgraph as hp
@@ -62,7 +61,7 @@ def test_modules_compile_once_then_load(tmp_path, monkeypatch):
     import cupy as cp
 
     with hp.config.set(kernel_cache=str(tmp_path)):
-        mods = kernel_cache.modules(SRC, [("-DHP_VALUE=10",), ("-DHP_VALUE=20",)])
+        mods = kernel_cache.modules(cp, SRC, [("-DHP_VALUE=10",), ("-DHP_VALUE=20",)])
         a = cp.zeros(32, cp.int32)
         mods[1].get_function("k")((1,), (32,), (a,))
         assert cp.asnumpy(a).tolist() == list(range(20, 52))
@@ -70,6 +69,6 @@ def test_modules_compile_once_then_load(tmp_path, monkeypatch):
         # a second lookup (as a new process would) loads without compiling
         kernel_cache._loaded.clear()
         monkeypatch.setattr(kernel_cache, "cubin", lambda *a: pytest.fail("recompiled"))
-        mods = kernel_cache.modules(SRC, [("-DHP_VALUE=10",)])
+        mods = kernel_cache.modules(cp, SRC, [("-DHP_VALUE=10",)])
         mods[0].get_function("k")((1,), (32,), (a,))
         assert cp.asnumpy(a).tolist() == list(range(10, 42))

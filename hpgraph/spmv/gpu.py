@@ -58,11 +58,10 @@ import numpy as np
 from .. import backend
 from ..exceptions import CompileError, DimensionMismatch, DomainMismatch, InvalidValue
 from . import codegen
-from .api import FORMATS, RELABEL_BASES  # accepted format= values: one definition, in api.py
 from .codegen import MASK_BITS, MASK_BOOL, MASK_NONE
 from . import launch as _launch
-from ._derived import (BLOCK, _DERIVED, _as_csr, _cached, _derived, _dummy,  # noqa: F401
-                       _grid, _lock)
+from ._shared import (BLOCK, FORMATS, RELABEL_BASES, _DERIVED, _as_csr, _cached,  # noqa: F401
+                      _derived, _dummy, _grid, _lock)
 from .relabel import _GATHER, ColumnRelabel, column_relabel, gather  # noqa: F401
 
 __all__ = ["spmv", "spmv_expr", "push", "get_kernels", "choose_format", "matrix_stats",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ._derived import BLOCK, _cached, _dummy, _grid
+from ._shared import BLOCK, _cached, _dummy, _grid
 
 
 def _vals(part, d):

@@ -8,7 +8,7 @@ import numpy as np
 from .. import backend
 from ..exceptions import CompileError
 from . import codegen
-from ._derived import BLOCK, _as_csr, _cached, _grid, _lock
+from ._shared import BLOCK, _as_csr, _cached, _grid, _lock
 
 _GATHER: dict = {}            # (itemsize, index dtype) -> RawKernel of x2 = x[perm]
 

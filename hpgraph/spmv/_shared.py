@@ -1,5 +1,6 @@
-"""Per-matrix objects the GPU SpMV derives once and caches (format conversions, relabelings,
-workspaces), the dummy pointer argument and the grid-size rule shared by the launches."""
+"""What the SpMV modules share: the accepted ``format=`` names, the per-matrix objects the GPU
+path derives once and caches (format conversions, relabelings, workspaces), the dummy pointer
+argument and the grid-size rule of the launches."""
 
 from __future__ import annotations
 
@@ -7,6 +8,14 @@ import threading
 import weakref
 
 from .. import backend
+
+#: Accepted values of ``format=`` (the kernel layout on the GPU, see :mod:`hpgraph.spmv.gpu`;
+#: the CPU always runs CSR).  ``"csr_vector:<G>"`` forces the vector kernel's group size G.
+FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb", "csr_mp")
+#: Formats that take the ``"+relabel"`` suffix (``"csr_mp+relabel"``, ``"csr_lb:4+relabel"``): the GPU
+#: runs the kernel with the columns renumbered by descending count, for cache locality of ``x``
+#: (:mod:`hpgraph.spmv.gpu`, "Column relabeling"; results are the same).
+RELABEL_BASES = ("csr", "csc", "csr_lb", "csr_mp", "csr_vector", "csr_scalar")
 
 BLOCK = 256
 
