@@ -407,13 +407,19 @@ class Graph:
 
     # -- cache ---------------------------------------------------------------------------
 
-    def _cached(self, name, make):
+    def derived(self, name: str, make):
+        """The object ``name`` derived from this graph: ``make()`` on first use, then the cached
+        value (the graph is immutable, so it never goes stale).  Algorithms keep what they derive
+        per graph here (prefix the name with the module, ``"hpg.weight_min_max"``), so
+        :meth:`memory_usage` counts it and it lives exactly as long as the graph."""
         key = (name, self.side)
         val = self._cache.get(key)
         if val is None:
             val = make()
             self._cache[key] = val
         return val
+
+    _cached = derived
 
     def __repr__(self) -> str:
         dt = "unweighted" if self.dtype is None else self.dtype.name

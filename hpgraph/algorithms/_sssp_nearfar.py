@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import backend as _backend
+from ..exceptions import InvalidValue
 from .. import dtypes as _dt
 from ..cuda_source import load, render
 from ._coop import PlanCache
@@ -138,9 +139,9 @@ def nearfar_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=N
     """
     dist_dtype = np.dtype(dist_dtype)
     if dist_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"near-far distances are float32 or float64, not {dist_dtype}")
+        raise InvalidValue(f"near-far distances are float32 or float64, not {dist_dtype}")
     if group not in (1, 2, 4, 8, 16, 32):
-        raise ValueError(f"group must be a power of two <= 32, got {group}")
+        raise InvalidValue(f"group must be a power of two <= 32, got {group}")
     heavy = heavy_threshold(group) if heavy is None else int(heavy)
     name = (f"hpg_nearfar_{_kernel_tag(dist_dtype, idx_dtype, ptr_dtype, w_dtype)}"
             f"_g{group}{'_h' + str(heavy) if has_heavy else ''}")
