@@ -64,6 +64,18 @@ template <typename T> inline T atomicCAS(T* p, T cmp, T v) {
     return cmp;
 }
 
+// kernels without __syncthreads: the threads of a block one after another, on this thread
+template <typename F> void hp_emu_run_seq(unsigned grid, unsigned block, F f) {
+    gridDim = {grid, 1, 1};
+    blockDim = {block, 1, 1};
+    for (unsigned b = 0; b < grid; ++b)
+        for (unsigned t = 0; t < block; ++t) {
+            blockIdx = {b, 1, 1};
+            threadIdx = {t, 1, 1};
+            f();
+        }
+}
+
 template <typename F> void hp_emu_run(unsigned grid, unsigned block, F f) {
     gridDim = {grid, 1, 1};
     blockDim = {block, 1, 1};

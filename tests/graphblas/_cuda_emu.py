@@ -1,6 +1,7 @@
 """Run hpgraph's generated graphblas CUDA kernels on the host (no GPU): the kernel source is
 compiled with g++ against ``_cuda_emu.h`` (CUDA keywords, ``threadIdx`` / ``blockIdx``,
-``__syncthreads``, atomics) and launched through a generated C wrapper that takes the
+``__syncthreads``, atomics; a source without ``__syncthreads`` runs its threads one after
+another) and launched through a generated C wrapper that takes the
 arguments as ``cuLaunchKernel`` does (an array of pointers to each argument).
 
 :func:`emulate` replaces :func:`hpgraph.graphblas._kern._kernel` (the one place where the
@@ -48,16 +49,17 @@ def _library(src: str):
     if lib is not None:
         return lib
     wrappers = []
+    run = "hp_emu_run" if "__syncthreads" in src else "hp_emu_run_seq"
     for name, params in _SIG.findall(src):
         types = _params(params)
         call = ", ".join(f"*({t}*)args[{k}]" for k, t in enumerate(types))
         wrappers.append(f'extern "C" void hp_emu_{name}(unsigned g, unsigned b, void** args) '
-                        f'{{ hp_emu_run(g, b, [&]() {{ {name}({call}); }}); }}')
+                        f'{{ {run}(g, b, [&]() {{ {name}({call}); }}); }}')
     code = f'#include "{HEADER}"\n{src}\n' + "\n".join(wrappers) + "\n"
     cpp = _DIR / f"{key}.cpp"
     so = _DIR / f"{key}.so"
     cpp.write_text(code)
-    r = subprocess.run(["g++", "-std=c++20", "-O1", "-fPIC", "-shared", "-pthread", "-w",
+    r = subprocess.run(["g++", "-std=c++20", "-O0", "-fPIC", "-shared", "-pthread", "-w",
                         "-o", str(so), str(cpp)], capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(f"g++ failed on the emulated kernel source:\n{r.stderr[:4000]}")
