@@ -22,7 +22,7 @@ from hpgraph.graphblas import _mdot_gpu, _mxm_gpu, _spgemm_gpu
 from hpgraph.graphblas._args import as_mask, semiring_op
 from hpgraph.graphblas._gpu_common import reads_operand, semiring_slots
 from tests.graphblas import _cuda_emu
-from tests.graphblas._helpers import (compare, gb, gb_mask, gb_run, hp_mask, rand_matrix, _seed,
+from tests.graphblas._helpers import (compare, gb_mask, gb_run, hp_mask, rand_matrix, _seed,
                                       semirings)
 
 #: (semiring, dtype) pairs the kernel tests run: floats, integers, bool, index and user ops
