@@ -247,9 +247,9 @@ def _null():
 
 
 def masked_dot_gpu(xp, A, B, sr, mask):
-    """``(rows, cols, vals, mptr)`` of ``A (+).(x) B`` at the mask's True entries that have
-    at least one term, in the mask's CSR order (sorted by row, then column); ``mptr``: for
-    each mask row, the first result entry of that row (a CSR indptr of the result, int64).
+    """``(indptr, cols, vals, rows)`` of ``A (+).(x) B`` at the mask's True entries that have
+    at least one term, in the mask's CSR order (sorted by row, then column): ``indptr`` the
+    result's row pointers (int64), ``rows()`` computes each entry's row (int64) when asked.
 
     ``mask`` is a :class:`~hpgraph.graphblas.Mask` that is not complemented, on the device.
     """
@@ -258,8 +258,8 @@ def masked_dot_gpu(xp, A, B, sr, mask):
     n_m = int(csr.nnz)
     zdt = sr.out_dtype
     mptr64 = csr.indptr.astype(np.int64, copy=False)
-    empty = (xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=csr.index_dtype), xp.zeros(0, dtype=zdt),
-             xp.zeros(M.nrows + 1, dtype=np.int64))
+    empty = (xp.zeros(M.nrows + 1, dtype=np.int64), xp.zeros(0, dtype=csr.index_dtype),
+             xp.zeros(0, dtype=zdt), lambda: xp.zeros(0, dtype=np.int64))
     if n_m == 0 or A.nvals == 0 or B.nvals == 0:
         return empty
     mrow = M._kcache[1] if M._kcache is not None else _row_ids(xp, csr)
@@ -268,7 +268,7 @@ def masked_dot_gpu(xp, A, B, sr, mask):
     BT = B._transpose_csr()
     aval = A._values() if _reads(sr, "a") else None
     bval = BT.values if _reads(sr, "b") else None
-    src, name = mdot_source(sr, A.dtype, B.dtype, A.csr.index_dtype, BT.index_dtype,
+    src, name = mdot_source(sr, _vdtype(aval, A), _vdtype(bval, B), A.csr.index_dtype, BT.index_dtype,
                             csr.index_dtype, mrow.dtype, None if mval is None else mval.dtype)
     out = xp.empty(n_m, dtype=zdt)
     state = xp.empty(n_m, dtype=np.uint8)
@@ -284,7 +284,12 @@ def masked_dot_gpu(xp, A, B, sr, mask):
     # result indptr: entries kept before each mask row start
     before = xp.zeros(n_m + 1, dtype=np.int64)
     before[1:] = xp.cumsum(state == 1)
-    return (mrow[keep].astype(np.int64), mcol[keep], out[keep], before[mptr64])
+    return (before[mptr64], mcol[keep], out[keep], lambda: mrow[keep].astype(np.int64))
+
+
+def _vdtype(vals, M):
+    """The C type's dtype of an operand's values (its dtype when they are not read)."""
+    return M.dtype if vals is None else vals.dtype
 
 
 def _heavy(xp, src, name, A, BT, aval, bval, mrow, mcol, hv, out, state, sr):

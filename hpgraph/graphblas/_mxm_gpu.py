@@ -27,6 +27,11 @@ __all__ = ["device_mxm", "cusparse_applies"]
 
 _I64 = np.dtype(np.int64)
 
+#: ``method="auto"`` runs cuSPARSE for unmasked plus_times on floats (else the bitmap
+#: SpGEMM); set from the device benchmark (``bench_graphblas.py``: rows ``mxm_plus_times``
+#: and ``mxm_plus_times_bitmap``)
+PREFER_CUSPARSE = True
+
 
 def cusparse_applies(sr) -> bool:
     """``sr`` is the built-in ``plus_times`` on float32 / float64 (what cuSPARSE computes)."""
@@ -51,14 +56,14 @@ def device_mxm(xp, A, B, sr, mask, out, accum, replace, shape, method):
         if method == "auto" and not _prefer_dot(xp, A, B, dmask.parent):
             return None
         with _guard("computing a masked mxm"):
-            rows, cols, vals, rptr = masked_dot_gpu(xp, A, B, sr, dmask)
+            rptr, cols, vals, rows = masked_dot_gpu(xp, A, B, sr, dmask)
         return _result(xp, rptr, cols, vals, shape, sr, out, mask, accum, replace, rows=rows)
     if method not in ("auto", "cusparse", "bitmap"):
         return None
     if method == "cusparse" and not cusparse_applies(sr):
         raise InvalidValue("mxm: method='cusparse' needs device operands, no mask and the "
                            "plus_times semiring on float32 / float64")
-    if method in ("auto", "cusparse") and cusparse_applies(sr):
+    if (method == "cusparse" or (method == "auto" and PREFER_CUSPARSE)) and cusparse_applies(sr):
         with _guard("computing mxm with cuSPARSE"):
             hit = cusparse_product(xp, A, B, sr)
         if hit is not None:
@@ -94,7 +99,7 @@ def row_flops(xp, A, B):
     per = blen[A.csr.indices] if A.nvals else xp.zeros(0, dtype=_I64)
     csum = xp.zeros(per.shape[0] + 1, dtype=_I64)
     if per.shape[0]:
-        xp.cumsum(per, out=csum[1:])
+        csum[1:] = xp.cumsum(per)
     return xp.diff(csum[A.csr.indptr.astype(_I64)])
 
 
@@ -120,7 +125,8 @@ def cusparse_product(xp, A, B, sr):
 
 
 def _result(xp, indptr, indices, vals, shape, sr, out, mask, accum, replace, rows=None):
-    """The output Matrix from a computed CSR (``indptr`` of any integer dtype)."""
+    """The output Matrix from a computed CSR (``indptr`` of any integer dtype; ``rows``: a
+    function giving each entry's row, when cheaper than expanding ``indptr``)."""
     zdt = np.dtype(sr.out_dtype)
     nnz = int(indices.shape[0])
     if out is None:
@@ -136,6 +142,8 @@ def _result(xp, indptr, indices, vals, shape, sr, out, mask, accum, replace, row
         from ..formats._base import expand_indptr
 
         rows = expand_indptr(xp, indptr, nnz, _I64)
+    else:
+        rows = rows()
     keys = rows.astype(_I64, copy=False) * shape[1] + indices.astype(_I64, copy=False)
     return write(xp, keys, vals, zdt, shape, out=out, mask=mask, accum=accum, replace=replace,
                  kind="matrix")

@@ -263,25 +263,29 @@ def spgemm_gpu(xp, A, B, sr):
     zdt = sr.out_dtype
     cnt = xp.zeros(nrows, dtype=np.int64)
     ai, bi = A.csr.index_dtype, B.csr.index_dtype
+    aval = A._values() if reads_operand(sr.mul, "a") and A.nvals else None
+    bval = B._values() if reads_operand(sr.mul, "b") and B.nvals else None
+    avt = A.dtype if aval is None else aval.dtype
+    bvt = B.dtype if bval is None else bval.dtype
     oi = _dt.index_dtype(nrows, ncols)  # the count kernel's source is the fill's when nnz fits
     if A.nvals and B.nvals and ncols:
-        src, name = spgemm_source(sr, A.dtype, B.dtype, ai, bi, oi, ncols)
+        src, name = spgemm_source(sr, avt, bvt, ai, bi, oi, ncols)
         kernel(src, name + "_count")((_grid(nrows),), (BLOCK,),
                                      (A.csr.indptr, A.csr.indices, B.csr.indptr, B.csr.indices,
                                       np.int64(0), np.int64(nrows), np.int64(ncols), cnt))
     indptr = xp.zeros(nrows + 1, dtype=np.int64)
     if nrows:
-        xp.cumsum(cnt, out=indptr[1:])
+        indptr[1:] = xp.cumsum(cnt)
     nnz = int(indptr[-1])
     oi = _dt.index_dtype(nrows, ncols, nnz)  # the CSR's one index dtype
     oidx = xp.empty(nnz, dtype=oi)
     oval = xp.empty(nnz, dtype=zdt)
     if nnz:
-        src, name = spgemm_source(sr, A.dtype, B.dtype, ai, bi, oi, ncols)
-        aval = A._values() if reads_operand(sr.mul, "a") else np.uint64(0)
-        bval = B._values() if reads_operand(sr.mul, "b") else np.uint64(0)
+        src, name = spgemm_source(sr, avt, bvt, ai, bi, oi, ncols)
         kernel(src, name + "_fill")((_grid(nrows),), (BLOCK,),
-                                    (A.csr.indptr, A.csr.indices, aval, B.csr.indptr,
-                                     B.csr.indices, bval, np.int64(0), np.int64(nrows),
-                                     np.int64(ncols), indptr, oidx, oval))
+                                    (A.csr.indptr, A.csr.indices,
+                                     np.uint64(0) if aval is None else aval, B.csr.indptr,
+                                     B.csr.indices, np.uint64(0) if bval is None else bval,
+                                     np.int64(0), np.int64(nrows), np.int64(ncols), indptr, oidx,
+                                     oval))
     return indptr, oidx, oval
