@@ -71,8 +71,9 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
         large products).  ``"auto"``: with a mask that is not complemented, ``"dot"`` (on
         the host when its searches are fewer than the expansion's products; on the device
         unless the unmasked product has fewer terms than the mask has entries); unmasked on
-        the device, ``"cusparse"`` where it applies, else ``"bitmap"`` where it applies;
-        else ``"expand"``.
+        the device, ``"cusparse"`` where it applies (up to 2**30 multiply-adds,
+        ``_mxm_gpu.CUSPARSE_MAX_FLOPS``), else ``"bitmap"`` where it applies; else
+        ``"expand"``.
 
     Returns
     -------

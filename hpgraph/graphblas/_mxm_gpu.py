@@ -1,10 +1,11 @@
 """The device side of :func:`hpgraph.graphblas.mxm`: which product runs, and the result.
 
 * a mask that is not complemented: the generated masked-dot kernels (:mod:`._mdot_gpu`);
-* no mask, ``plus_times`` on float32 / float64: cuSPARSE SpGEMM through cupyx, checked (an
-  exception, or an empty output row where the product has terms, is cuSPARSE giving up:
-  ``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES`` on R-MAT 16, an empty product on R-MAT 18), with
-  the generated bitmap SpGEMM (:mod:`._spgemm_gpu`) as the fallback;
+* no mask, ``plus_times`` on float32 / float64: cuSPARSE SpGEMM through cupyx up to
+  :data:`CUSPARSE_MAX_FLOPS` multiply-adds, checked (an exception, or an empty output row where
+  the product has terms, is cuSPARSE giving up: ``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES`` on
+  R-MAT 16, an empty product on R-MAT 18), with the generated bitmap SpGEMM
+  (:mod:`._spgemm_gpu`) as the fallback and for larger products;
 * no mask, any other semiring whose add monoid has an atomic form: the bitmap SpGEMM;
 * anything else (complemented masks, bool / 8- and 16-bit outputs): ``None``, and
   :func:`~hpgraph.graphblas.mxm` runs the row-wise expansion (:mod:`._mxm`).
@@ -31,6 +32,10 @@ _I64 = np.dtype(np.int64)
 #: SpGEMM); set from the device benchmark (``bench_graphblas.py``: rows ``mxm_plus_times``
 #: and ``mxm_plus_times_bitmap``)
 PREFER_CUSPARSE = True
+#: ``method="auto"`` skips cuSPARSE for products with more multiply-adds than this: cupyx's
+#: SpGEMM raises ``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES`` on R-MAT 16 (1.24 G) and returns
+#: an empty product on R-MAT 18 (9.5 G); R-MAT 15 (445 M) succeeds
+CUSPARSE_MAX_FLOPS = 1 << 30
 
 
 def cusparse_applies(sr) -> bool:
@@ -64,10 +69,12 @@ def device_mxm(xp, A, B, sr, mask, out, accum, replace, shape, method):
         raise InvalidValue("mxm: method='cusparse' needs device operands, no mask and the "
                            "plus_times semiring on float32 / float64")
     if (method == "cusparse" or (method == "auto" and PREFER_CUSPARSE)) and cusparse_applies(sr):
-        with _guard("computing mxm with cuSPARSE"):
-            hit = cusparse_product(xp, A, B, sr)
-        if hit is not None:
-            return _result(xp, *hit, shape, sr, out, mask, accum, replace)
+        flops = row_flops(xp, A, B)
+        if method == "cusparse" or int(flops.sum()) <= CUSPARSE_MAX_FLOPS:
+            with _guard("computing mxm with cuSPARSE"):
+                hit = cusparse_product(xp, A, B, sr, flops)
+            if hit is not None:
+                return _result(xp, *hit, shape, sr, out, mask, accum, replace)
     if not _spgemm_gpu.applies(sr):
         if method == "bitmap":
             raise InvalidValue(f"mxm: method='bitmap' needs an add monoid with an atomic form; "
@@ -103,9 +110,10 @@ def row_flops(xp, A, B):
     return xp.diff(csum[A.csr.indptr.astype(_I64)])
 
 
-def cusparse_product(xp, A, B, sr):
+def cusparse_product(xp, A, B, sr, flops):
     """``(indptr, indices, values)`` of ``A @ B`` from cuSPARSE (through cupyx), or None when
-    cuSPARSE fails: an exception, or an empty output row where the product has terms."""
+    cuSPARSE fails: an exception, or an empty output row where the product has terms
+    (``flops``: :func:`row_flops`)."""
     import cupyx.scipy.sparse as csp
 
     dt = sr.in_dtype
@@ -119,7 +127,7 @@ def cusparse_product(xp, A, B, sr):
             C.sort_indices()
     except Exception:  # cuSPARSE gives up (e.g. CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
         return None
-    if bool(((row_flops(xp, A, B) > 0) & (xp.diff(C.indptr) == 0)).any()):
+    if bool(((flops > 0) & (xp.diff(C.indptr) == 0)).any()):
         return None  # cuSPARSE returned an incomplete product
     return C.indptr, C.indices, _kern.cast(C.data, sr.out_dtype, xp)
 

@@ -278,7 +278,11 @@ def test_gpu_cusparse_fallback_and_scipy(monkeypatch):
     ref = (S @ S).tocsr()
     ref.sort_indices()
     dA = A.to_device()
-    got = [hgb.mxm(dA, dA, "plus_times")]
+    got = [hgb.mxm(dA, dA, "plus_times"), hgb.mxm(dA, dA, "plus_times", method="cusparse")]
+    with monkeypatch.context() as m:  # products above the limit skip cuSPARSE
+        m.setattr(_mxm_gpu, "CUSPARSE_MAX_FLOPS", 0)
+        m.setattr(_mxm_gpu, "cusparse_product", None)
+        got.append(hgb.mxm(dA, dA, "plus_times"))
     monkeypatch.setattr(_mxm_gpu, "cusparse_product", lambda *a: None)
     got.append(hgb.mxm(dA, dA, "plus_times"))
     got.append(hgb.mxm(dA, dA, "plus_times", method="bitmap"))
