@@ -127,6 +127,17 @@ def test_mdot_kernels_compile(name, dtype, mask, idx):
         assert kname + k in ptx
 
 
+def test_mdot_kernels_compile_with_mixed_index_and_value_dtypes():
+    _nvrtc_or_skip()
+    sr = semiring_op("min_plus", np.dtype(np.int32), np.dtype(np.float32))
+    src, kname = _mdot_gpu.mdot_source(sr, np.int32, np.float32, np.int32, np.int64, np.int64,
+                                       np.int32, np.uint8)
+    assert kname + "_chunk" in hp.backend.compile_ptx(src, kname + ".cu")
+    src, kname = _spgemm_gpu.spgemm_source(sr, np.int32, np.float32, np.int64, np.int32,
+                                           np.int64, 5000)
+    assert kname + "_fill" in hp.backend.compile_ptx(src, kname + ".cu")
+
+
 @pytest.mark.parametrize("name,dtype", [c for c in CASES if c[1] != "bool"]
                          + [("any_secondi", "int64"), ("plus_times", "float32")])
 @pytest.mark.parametrize("idx,ncols", [(np.int32, 100), (np.int64, 1 << 20)])
