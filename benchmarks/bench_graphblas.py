@@ -43,8 +43,8 @@ tracemalloc's peak (host); the operands are not counted.
 
 Every hpgraph result is compared with python-graphblas' (same pattern, same values); products
 above ``--oracle-max-scale`` (R-MAT 18: 3.1 G output entries) are compared on
-``--sample-rows`` random rows with a NumPy reference over SciPy's CSR arrays instead.  The script exits with status 1 on any
-mismatch.  One JSON (``--out``, default
+``--sample-rows`` random rows with a NumPy reference over SciPy's CSR arrays instead.  The
+script exits with status 1 on any mismatch.  One JSON (``--out``, default
 ``benchmarks/results/graphblas.json``) holds the commit, device, library versions and rows.
 
 Usage::
