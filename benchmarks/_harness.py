@@ -56,9 +56,13 @@ def metadata(**extra) -> dict:
     return meta
 
 
-def timed(fn, repeat, gpu=True):
+def timed(fn, repeat, gpu=True, keep=True):
     """``(row, last result)``: ``first_ms``, ``warm_ms`` (median), ``wall_ms`` (median),
-    ``min_ms`` and every sample, for ``repeat`` calls after the first."""
+    ``min_ms`` and every sample, for ``repeat`` calls after the first.
+
+    ``keep=False``: the previous call's result is dropped before the next call, so two
+    results are never held at once (products that fill most of the device's memory).
+    """
     sync = _sync if gpu else (lambda: None)
     sync()
     t0 = time.perf_counter()
@@ -67,6 +71,8 @@ def timed(fn, repeat, gpu=True):
     first = (time.perf_counter() - t0) * 1e3
     warm, wall = [], []
     for _ in range(repeat):
+        if not keep:
+            out = None
         if gpu:
             import cupy as cp
 

@@ -143,7 +143,7 @@ def _prepare(G, dtype, kernel):
     if kernel == "fused":
         from hpgraph.algorithms import _pagerank_fused
 
-        return G._cached(f"hpg.pagerank.fused[False,{np.dtype(dtype).name}]",
+        return G.derived(f"hpg.pagerank.fused[False,{np.dtype(dtype).name}]",
                          lambda: _pagerank_fused.structure(AT, dtype))
     return S
 

@@ -112,6 +112,12 @@ _KEYS = {k.name: k for k in (
          "blocks hide latency in heavy supersteps, fewer make each grid barrier cheaper.  0: "
          "by the graph's mean degree, 1 at or below 8 (long thin graphs: many cheap "
          "supersteps), 4 above.", int),
+    _Key("engine_small_frontier", 256, _int("engine_small_frontier", 0),
+         "GPU host loop of hp.run: supersteps whose frontier has at most this many push edges "
+         "run in the block loop (one thread block, __syncthreads between phases, up to 1024 "
+         "supersteps per launch) when the program pushes and applies to the receivers without "
+         "a priority: long thin graphs (grids, roads) spend most supersteps there.  0: never.",
+         int),
     _Key("max_supersteps", None, _int_or_none("max_supersteps", 1),
          "Safety cap on supersteps of hp.run for programs without max_iterations: reaching it "
          "raises SuperstepLimitExceeded instead of looping forever.  None: 10 * n + 1000.",
@@ -134,6 +140,11 @@ _KEYS = {k.name: k for k in (
          "in-edge sums, damping, teleport, dangling mass and L1 change in one pass, vertices "
          "renumbered by in-degree once per graph); 'spmv' is the semiring SpMV followed by a "
          "fused vector update (two kernels)."),
+    _Key("kernel_cache", None, _path_or_none("kernel_cache"),
+         "Directory of hpgraph's compiled-kernel cache (cubins keyed by source, options, GPU "
+         "architecture and NVRTC version): a program compiled once loads from there "
+         "in a new process without calling NVRTC.  None: $XDG_CACHE_HOME/hpgraph/kernels "
+         "(~/.cache/hpgraph/kernels).", lambda s: None if s.strip().lower() in ("", "none") else s),
     _Key("trace", False, _bool("trace"),
          "Log every hp.run's supersteps (direction, frontier size and representation, "
          "frontier edges; on the GPU each superstep's time by CUDA events, the host loop then "

@@ -235,6 +235,15 @@ def raw_module(source: str, options: tuple = ("-std=c++17",), name_expressions: 
     return mod
 
 
+def raw_modules(source: str, option_sets) -> list:
+    """One compiled module of ``source`` per tuple of ``option_sets`` (the engine's program
+    units), through hpgraph's on-disk cubin cache (:mod:`hpgraph.kernel_cache`): a known
+    source loads without NVRTC; new ones compile in parallel threads."""
+    from .kernel_cache import modules
+
+    return modules(cupy(), source, option_sets)
+
+
 def out_of_memory_guard(what: str):
     """Context manager turning CuPy's OutOfMemoryError into :class:`DeviceOutOfMemory`."""
     return _OOMGuard(what)

@@ -11,22 +11,16 @@ immutable, so the cache never goes stale.
 
 from __future__ import annotations
 
-import numbers
-import contextlib
 import types
 
 import numpy as np
 
-from . import backend, dtypes
-from ._memory import check_host_bytes, format_bytes, host_memory_guard
-from .exceptions import (DeviceOutOfMemory, DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph,
-                         InvalidValue)
+from . import backend
+from ._graph_edges import csr_from_edges
+from .exceptions import DimensionMismatch, DomainMismatch, InvalidGraph, InvalidValue
 from .formats import CSR, HYB, from_any, from_scipy
-from .formats._base import first_bad, freeze, safe_asarray, side_of
+from .formats._base import freeze, side_of
 from .formats.convert import is_sparse_input
-from .formats._build import build_csr
-from .formats._chunks import array_chunks, chunk_source, is_chunk_source
-from .formats.coo import DUPLICATE_POLICIES
 
 
 class Graph:
@@ -103,7 +97,7 @@ class Graph:
         self._cache = {}
 
     @classmethod
-    def _new(cls, csr, directed, node_labels=None):
+    def _new(cls, csr, directed, node_labels=None) -> Graph:
         """Trusted constructor (matrix already square, sorted and, if undirected, symmetric)."""
         obj = cls.__new__(cls)
         obj._setup(csr, directed, node_labels)
@@ -112,12 +106,12 @@ class Graph:
     # -- constructors --------------------------------------------------------------------
 
     @classmethod
-    def from_matrix(cls, M, directed=None, *, node_labels=None):
+    def from_matrix(cls, M, directed=None, *, node_labels=None) -> Graph:
         """Graph of an hpgraph sparse matrix (any format; converted to CSR)."""
         return cls(M, directed, node_labels=node_labels)
 
     @classmethod
-    def from_scipy(cls, A, directed=None, *, node_labels=None):
+    def from_scipy(cls, A, directed=None, *, node_labels=None) -> Graph:
         """Graph of a scipy.sparse or cupyx.scipy.sparse matrix (cupyx gives a device graph).
 
         Duplicate entries are summed (scipy's meaning of duplicates); stored zeros are edges.
@@ -130,7 +124,7 @@ class Graph:
 
     @classmethod
     def from_edges(cls, src, dst=None, weights=None, num_vertices=None, directed=True, duplicates="min",
-                   backend=None, *, index_dtype=None, self_loops="keep", chunk_size=None):
+                   backend=None, *, index_dtype=None, self_loops="keep", chunk_size=None) -> Graph:
         """Graph of an edge list ``src[i] -> dst[i]`` (weight ``weights[i]``), or of chunks of one.
 
         The build is a counting sort by row in bounded memory (see
@@ -181,88 +175,12 @@ class Graph:
             with the estimate, the free memory and what would help), or an allocation failed
             during it; the memory pool stays usable.
         """
-        who = "Graph.from_edges"
-        if dst is None and weights is None and is_chunk_source(src):
-            return cls._from_chunks(src, num_vertices, directed, duplicates, backend, index_dtype,
-                                    self_loops, who)
-        if dst is None:
-            raise InvalidValue(f"{who}: dst is missing; pass src and dst arrays, or chunks of edges as the "
-                               "only positional argument")
-        if duplicates not in DUPLICATE_POLICIES:
-            raise InvalidValue(f"{who}: duplicates must be one of {DUPLICATE_POLICIES}, got {duplicates!r}")
-        if not isinstance(directed, (bool, np.bool_)):
-            raise InvalidValue(f"{who}: directed must be True or False, got {directed!r}")
-        xp = _edge_xp(backend, src, dst, weights)
-        src = _vertex_ids(src, "src", xp, who)
-        dst = _vertex_ids(dst, "dst", xp, who)
-        m = int(src.shape[0])
-        if dst.shape[0] != m:
-            raise DimensionMismatch(f"{who}: src and dst must have the same length, got {m} and {dst.shape[0]}")
-        for name, a in (("src", src), ("dst", dst)):
-            if m and a.dtype.kind == "i":
-                neg = a < 0
-                if bool(neg.any()):
-                    pos = first_bad(xp, neg)
-                    raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is negative; vertex ids must "
-                                          "lie in [0, num_vertices)")
-        top = max(int(src.max()), int(dst.max())) if m else -1
-        if num_vertices is None:
-            n = top + 1
-        else:
-            if isinstance(num_vertices, bool) or not isinstance(num_vertices, numbers.Integral) \
-                    or int(num_vertices) < 0:
-                raise InvalidValue(f"{who}: num_vertices must be a non-negative integer, got {num_vertices!r}")
-            n = int(num_vertices)
-            if top >= n:
-                for name, a in (("src", src), ("dst", dst)):
-                    over = a >= n
-                    if bool(over.any()):
-                        pos = first_bad(xp, over)
-                        raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is out of range for "
-                                              f"num_vertices={n} (ids must lie in [0, {n}))")
-        w = _edge_weights(weights, m, xp, who)
-        chunk = _chunk_size_arg(chunk_size, who)
-        nnz_bound = m if directed else 2 * m
-        if index_dtype is not None:
-            from .formats._base import check_index_dtype_arg
-
-            idt = check_index_dtype_arg(index_dtype, who, (n, nnz_bound))
-        else:
-            idt = dtypes.index_dtype(n, nnz_bound)
-        # sizes checked against the memory there is before anything n-sized is allocated
-        _check_build_size(n, nnz_bound, np.dtype(idt), w, xp, who)
-        what = f"building a graph of {n:,} vertices and {m:,} edges"
-        guard = host_memory_guard(what) if xp is np else contextlib.nullcontext()
-        with guard:
-            csr = build_csr(array_chunks(src, dst, w, chunk), num_vertices=n, directed=bool(directed),
-                            duplicates=duplicates, self_loops=self_loops, index_dtype=index_dtype,
-                            xp=xp, chunk_hint=chunk, validate=False, owner=who)
+        csr = csr_from_edges(src, dst, weights, num_vertices, directed, duplicates, backend,
+                             index_dtype, self_loops, chunk_size)
         return cls._new(csr, bool(directed))
 
     @classmethod
-    def _from_chunks(cls, chunks, num_vertices, directed, duplicates, backend_arg, index_dtype,
-                     self_loops, who):
-        """from_edges for chunks of edges (validated one chunk at a time by the build)."""
-        if not isinstance(directed, (bool, np.bool_)):
-            raise InvalidValue(f"{who}: directed must be True or False, got {directed!r}")
-        if num_vertices is not None and (isinstance(num_vertices, bool)
-                                         or not isinstance(num_vertices, numbers.Integral)
-                                         or int(num_vertices) < 0):
-            raise InvalidValue(f"{who}: num_vertices must be a non-negative integer, got {num_vertices!r}")
-        source = chunk_source(chunks, who)
-        if backend_arg is None:
-            first = next(iter(source()), None)
-            on_dev = first is not None and any(a is not None and backend.is_device_array(a) for a in first)
-            xp = backend.cupy() if on_dev else np
-        else:
-            xp = backend.cupy() if backend.resolve(backend_arg) == "gpu" else np
-        csr = build_csr(source, num_vertices=None if num_vertices is None else int(num_vertices),
-                        directed=bool(directed), duplicates=duplicates, self_loops=self_loops,
-                        index_dtype=index_dtype, xp=xp, owner=who)
-        return cls._new(csr, bool(directed))
-
-    @classmethod
-    def from_networkx(cls, G, weight="weight", *, duplicates="min", backend=None):
+    def from_networkx(cls, G, weight="weight", *, duplicates="min", backend=None) -> Graph:
         """Graph of a networkx graph; vertex i is ``list(G)[i]`` (kept in ``node_labels``).
 
         Edges carrying no ``weight`` attribute weigh 1; a graph where no edge has it (or
@@ -294,21 +212,21 @@ class Graph:
         return g
 
     @classmethod
-    def from_pandas(cls, df, source="source", destination="destination", weight=None, **kwargs):
+    def from_pandas(cls, df, source="source", destination="destination", weight=None, **kwargs) -> Graph:
         """Graph of a pandas edge table with vertex labels (see :func:`hpgraph.tables.from_pandas`)."""
         from .tables import from_pandas
 
         return from_pandas(df, source, destination, weight, **kwargs)
 
     @classmethod
-    def from_arrow(cls, table, source="source", destination="destination", weight=None, **kwargs):
+    def from_arrow(cls, table, source="source", destination="destination", weight=None, **kwargs) -> Graph:
         """Graph of an Arrow edge table with vertex labels (see :func:`hpgraph.tables.from_arrow`)."""
         from .tables import from_arrow
 
         return from_arrow(table, source, destination, weight, **kwargs)
 
     @classmethod
-    def from_edge_index(cls, edge_index, edge_weight=None, num_nodes=None, **kwargs):
+    def from_edge_index(cls, edge_index, edge_weight=None, num_nodes=None, **kwargs) -> Graph:
         """Graph of a PyTorch Geometric ``2 x E`` edge_index (see :func:`hpgraph.exchange.from_edge_index`)."""
         from .exchange import from_edge_index
 
@@ -489,13 +407,19 @@ class Graph:
 
     # -- cache ---------------------------------------------------------------------------
 
-    def _cached(self, name, make):
+    def derived(self, name: str, make):
+        """The object ``name`` derived from this graph: ``make()`` on first use, then the cached
+        value (the graph is immutable, so it never goes stale).  Algorithms keep what they derive
+        per graph here (prefix the name with the module, ``"hpg.weight_min_max"``), so
+        :meth:`memory_usage` counts it and it lives exactly as long as the graph."""
         key = (name, self.side)
         val = self._cache.get(key)
         if val is None:
             val = make()
             self._cache[key] = val
         return val
+
+    _cached = derived
 
     def __repr__(self) -> str:
         dt = "unweighted" if self.dtype is None else self.dtype.name
@@ -550,79 +474,3 @@ def _sum_duplicates(csr: CSR) -> CSR:
     if not bool(same.any()):
         return csr
     return CSR.from_coo(csr.to_coo().deduplicate("sum"))
-
-
-def _chunk_size_arg(chunk_size, who):
-    if chunk_size is None:
-        from .formats._build import DEFAULT_CHUNK
-
-        return DEFAULT_CHUNK
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, numbers.Integral) or chunk_size < 1:
-        raise InvalidValue(f"{who}: chunk_size must be a positive integer, got {chunk_size!r}")
-    return int(chunk_size)
-
-
-def _edge_xp(backend_arg, *arrays):
-    """numpy or cupy for from_edges (see its ``backend`` parameter)."""
-    if backend_arg is None:
-        on_dev = any(a is not None and backend.is_device_array(a) for a in arrays)
-        return backend.cupy() if on_dev else np
-    return backend.cupy() if backend.resolve(backend_arg, *arrays) == "gpu" else np
-
-
-def _to_side(a, xp, name, who, numeric):
-    if xp is np and backend.is_device_array(a):
-        a = backend.to_host(a)
-    return safe_asarray(a, name, who, xp, numeric=numeric)
-
-
-def _check_build_size(n, nnz, idt, w, xp, who):
-    """Refuse a graph whose CSR arrays cannot fit, before any of them is allocated."""
-    vbytes = 0 if w is None else w.dtype.itemsize
-    # the finished CSR alone (indptr, indices, values): a lower bound on what the build needs
-    need = (n + 1) * idt.itemsize + nnz * (idt.itemsize + vbytes)
-    what = f"{who}: a graph of num_vertices={n:,} and {nnz:,} stored edges"
-    hint = ("pass a smaller num_vertices, or compact sparse ids first (hpgraph.io.read(..., relabel=True) "
-            "or numpy.unique(..., return_inverse=True))")
-    if xp is np:
-        check_host_bytes(need, what, hint)
-        return
-    total = backend.cupy().cuda.runtime.memGetInfo()[1]
-    if need > total:
-        raise DeviceOutOfMemory(f"{what} needs at least {format_bytes(need)} ({need:,} bytes) of GPU "
-                                f"memory, more than the device has ({format_bytes(total)}); {hint}")
-
-
-def _vertex_ids(a, name, xp, who):
-    a = _to_side(a, xp, name, who, "ids")
-    if a.ndim != 1:
-        raise InvalidGraph(f"{who}: {name} must be a 1-D array of vertex ids, got shape {tuple(a.shape)}")
-    if a.size == 0 and a.dtype.kind not in "iu":
-        a = a.astype(np.int64)
-    if a.dtype.kind not in "iu":
-        raise InvalidGraph(f"{who}: {name} must hold integer vertex ids, got dtype {a.dtype} "
-                           "(cast with .astype(np.int64))")
-    return a
-
-
-def _edge_weights(weights, m, xp, who):
-    if weights is None:
-        return None
-    w = _to_side(weights, xp, "weights", who, "values")
-    if w.ndim != 1:
-        raise InvalidGraph(f"{who}: weights must be a 1-D array (one value per edge), got shape {tuple(w.shape)}")
-    if w.shape[0] != m:
-        raise DimensionMismatch(f"{who}: weights has {w.shape[0]} values but there are {m} edges (len(src))")
-    if not w.dtype.isnative:
-        w = w.astype(w.dtype.newbyteorder("="))
-    try:
-        dtypes.lookup_dtype(w.dtype)
-    except DomainMismatch as exc:
-        raise DomainMismatch(f"{who}: weights: {exc}") from None
-    if w.dtype.kind == "f" and m:
-        bad = ~xp.isfinite(w)
-        if bool(bad.any()):
-            pos = first_bad(xp, bad)
-            raise InvalidGraph(f"{who}: weights[{pos}] = {float(w[pos])} is not finite; edge weights must be "
-                               "finite numbers")
-    return w.copy()  # never share the caller's buffer

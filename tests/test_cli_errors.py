@@ -26,7 +26,7 @@ def no_run(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the algorithm ran before the argument check")
 
-    monkeypatch.setattr(cli, "run_algorithm", boom)
+    monkeypatch.setattr(cli._algorithms, "run_algorithm", boom)
 
 
 def _main(capsys, *args):
@@ -50,7 +50,7 @@ def test_internal_error_is_1(el, capsys, monkeypatch, tb):
     def broken(*a, **k):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(cli, "run_algorithm", broken)
+    monkeypatch.setattr(cli._algorithms, "run_algorithm", broken)
     rc, _, err = _main(capsys, *tb, "run", "cc", el, "--backend", "cpu", "--trials", "1")
     assert rc == 1
     assert "internal error: RuntimeError: simulated bug" in err
@@ -89,7 +89,7 @@ def test_run_output_paths_checked_first(el, tmp_path, capsys, no_run, flag, name
 
 
 def test_info_plot_path_checked_first(el, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli, "load_graph_from_args", lambda args: pytest.fail("loaded before the check"))
+    monkeypatch.setattr(cli._graphs, "load_graph_from_args", lambda args: pytest.fail("loaded before the check"))
     rc, _, err = _main(capsys, "info", el, "--plot", tmp_path / "nodir" / "d.png")
     assert rc == 2 and "--plot" in err and "does not exist" in err
     rc, _, err = _main(capsys, "info", el, "--plot", tmp_path / "d.txt")
@@ -97,7 +97,7 @@ def test_info_plot_path_checked_first(el, tmp_path, capsys, monkeypatch):
 
 
 def test_bench_paths_checked_first(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli, "load_graph", lambda *a, **k: pytest.fail("loaded before the check"))
+    monkeypatch.setattr(cli._graphs, "load_graph", lambda *a, **k: pytest.fail("loaded before the check"))
     rc, _, err = _main(capsys, "bench", "grid:4x4", "--backend", "cpu", "--json-out", tmp_path / "no" / "b.json")
     assert rc == 2 and "--json-out" in err
     rc, _, err = _main(capsys, "bench", "grid:4x4", "--backend", "cpu", "--json-out", tmp_path / "b.json",

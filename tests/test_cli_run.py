@@ -131,13 +131,13 @@ def test_every_algorithm_validates(algo, capsys):
 
 
 def test_validation_failure_exits_1(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "validate_result", lambda *a, **k: (False, "made-up mismatch"))
+    monkeypatch.setattr(cli._validate, "validate_result", lambda *a, **k: (False, "made-up mismatch"))
     assert cli.main(["run", "bfs", "path:5", "--backend", "cpu", "--validate"]) == 1
     assert "made-up mismatch" in capsys.readouterr().err
 
 
 def test_unavailable_algorithm(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "algorithm_function", lambda name: None)
+    monkeypatch.setattr(cli._algorithms, "algorithm_function", lambda name: None)
     assert cli.main(["run", "tc", "path:5", "--backend", "cpu"]) == 2
     assert "not available in this build" in capsys.readouterr().err
     assert cli.main(["demo", "--scale", "5", "--backend", "cpu", "--json"]) == 0

@@ -59,6 +59,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as _backend
+from ..exceptions import InvalidValue
 from .. import dtypes as _dt
 from ._coop import DEVICE_COMMON, CoopKernel, PlanCache, adjacency, fill, null_ptr, source_args
 
@@ -405,7 +406,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}(
 def bfs_source(idx_dtype=np.int32, ptr_dtype=np.int64, par_dtype=np.int32, block=BLOCK):
     """``(source, kernel name)`` of the cooperative BFS kernel for ``block`` threads per block."""
     if block not in (128, 256, 512, 1024):
-        raise ValueError(f"block must be 128, 256, 512 or 1024 threads, got {block}")
+        raise InvalidValue(f"block must be 128, 256, 512 or 1024 threads, got {block}")
     tag = "_".join(_dt.short_name(np.dtype(d)) for d in (idx_dtype, ptr_dtype, par_dtype))
     name = f"hpg_bfs_coop_{tag}_b{block}"
     src = fill(_SOURCE, COMMON=DEVICE_COMMON, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype),

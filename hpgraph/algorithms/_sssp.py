@@ -252,7 +252,7 @@ def check_weights(G, who):
         return
     xp = G.xp
     # one pass and one host read per graph, not per call (the graph's weights do not change)
-    if G._cached("hpg.weights_have_nan", lambda: bool(xp.isnan(vals).any())):
+    if G.derived("hpg.weights_have_nan", lambda: bool(xp.isnan(vals).any())):
         pos = int(xp.argmax(xp.isnan(vals)))
         rows = A.row_ids() if hasattr(A, "row_ids") else None
         where = f" (edge {int(rows[pos])} -> {int(A.indices[pos])})" if rows is not None else ""

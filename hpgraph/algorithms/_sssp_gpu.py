@@ -52,6 +52,7 @@ import math
 import numpy as np
 
 from .. import backend as _backend
+from ..exceptions import InvalidValue
 from .. import dtypes as _dt
 from ._coop import DEVICE_COMMON, CoopKernel, PlanCache, adjacency, fill, null_ptr, source_args
 from ._sssp_nearfar import _w_ctype
@@ -408,9 +409,9 @@ def sssp_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None
     leave ``(u, edge)`` predecessor candidates (needs fewer than 2**32 vertices and edges)."""
     dist_dtype = np.dtype(dist_dtype)
     if dist_dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"distances are float32 or float64, not {dist_dtype}")
+        raise InvalidValue(f"distances are float32 or float64, not {dist_dtype}")
     if block not in (128, 256, 512, 1024):
-        raise ValueError(f"block must be 128, 256, 512 or 1024 threads, got {block}")
+        raise InvalidValue(f"block must be 128, 256, 512 or 1024 threads, got {block}")
     pred_dtype = np.dtype(idx_dtype if pred_dtype is None else pred_dtype)
     tag = "_".join(_dt.short_name(np.dtype(d)) if d is not None else "pat"
                    for d in (dist_dtype, idx_dtype, ptr_dtype, w_dtype, pred_dtype))
@@ -517,7 +518,7 @@ def _exact_positive(G, dist_dtype, w_dtype, n) -> bool:
     vals = G.A.values
     if int(G.A.nnz) == 0:
         return True
-    lo, hi = (int(x) for x in G._cached("hpg.weight_min_max",
+    lo, hi = (int(x) for x in G.derived("hpg.weight_min_max",
                                          lambda: tuple(_backend.to_host(
                                              G.xp.stack([vals.min(), vals.max()])).tolist())))
     return lo > 0 and float(n) * float(hi) < limit
@@ -540,6 +541,6 @@ def sssp_gpu(G, sources, dist_dtype, pred_dtype, delta, want_pred):
     """
     d = float(delta)
     if not (d > 0) or math.isnan(d):
-        raise ValueError(f"delta must be > 0, got {delta!r}")
+        raise InvalidValue(f"delta must be > 0, got {delta!r}")
     return _plan(G, dist_dtype, pred_dtype).run(np.asarray(sources, dtype=np.int64), d,
                                                 want_pred)

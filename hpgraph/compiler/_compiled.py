@@ -12,8 +12,9 @@ from .. import dtypes as _dt
 from ..exceptions import UdfTypeError
 from . import _ir
 from ._numerics import guard, np_wrap_cast
-from ._translate import (DictVal, Translator, Weak, WeakExpr, analyze_function, captures_key,
-                         read_captures)
+from ._analysis import analyze_function, captures_key, read_captures
+from ._translate import Translator
+from ._values import DictVal, Weak, WeakExpr
 
 _CACHE: dict = {}
 _lock = threading.RLock()

@@ -24,14 +24,47 @@ from .. import dtypes as _dt
 
 _TEMPLATE_DIR = Path(__file__).with_name("templates")
 
+#: The warp-balanced row expansion (device code shared with the traversal kernels).
+BALANCED = (_TEMPLATE_DIR / "balanced.cuh").read_text()
+
 KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_touched",
            "hp_apply_auto", "hp_init_frontier", "hp_init_fused")
 
 
+#: The compile unit of each kernel (``HP_UNIT`` in ``templates/engine.cu``): a program's units
+#: are compiled as separate modules, in parallel.  Kernels sharing device code (the APPLY entry
+#: points share ``hp_apply``) share a unit, so nothing is compiled twice.
+UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_witness": 3, "hp_apply_all": 4,
+         "hp_apply_touched": 4, "hp_apply_auto": 4, "hp_far_min": 5, "hp_far_take": 5,
+         "hp_init_frontier": 6, "hp_init_fused": 6, "hp_block_loop": 7}
+
+
+def kernel_units(bp) -> dict:
+    """``{unit: (kernel names)}`` of ``bp``'s module, in unit order."""
+    out: dict = {}
+    for name in kernel_names(bp):
+        out.setdefault(UNITS[name], []).append(name)
+    return {u: tuple(out[u]) for u in sorted(out)}
+
+
+def unit_options(unit: int) -> tuple:
+    """NVRTC options of compile unit ``unit`` (the block loop is a persistent-mode unit)."""
+    return ("-std=c++17", f"-DHP_UNIT={unit}") + (("-DHP_PERSISTENT=1",) if unit == 7 else ())
+
+
+def block_loop_ok(bp) -> bool:
+    """Whether ``bp`` can run small frontiers in the block loop (``hp_block_loop``): it pushes
+    and applies to the receivers only, and has no priority (a far-set split scans all n)."""
+    return (bp.apply_to == "received" and bp.priority is None and bp.gather_from == "active"
+            and bp.monoid.atomic is not None)
+
+
 def kernel_names(bp) -> tuple:
-    """The kernels of ``bp``'s module (the witness and priority kernels only where used)."""
+    """The kernels of ``bp``'s module (the witness, priority and block-loop kernels only where
+    used)."""
     extra = (("hp_witness",) if bp.witness is not None else ()) + \
-        (("hp_far_min", "hp_far_take") if bp.priority is not None else ())
+        (("hp_far_min", "hp_far_take") if bp.priority is not None else ()) + \
+        (("hp_block_loop",) if block_loop_ok(bp) else ())
     return KERNELS + extra
 
 #: Push rows longer than this (heavy frontier vertices) are split over the whole grid.
@@ -115,7 +148,7 @@ def program_source(bp, idx_dtype) -> str:
     for i, p in enumerate(props):
         t = _dt.c_type(p.dtype)
         fill_lines.append(
-            f"        {{ const int f = (int)((fmode >> {2 * i}) & 3), s = (int)((smode >> {2 * i}) & 3);\n"
+            f"        {{ const int f = (int)((fmode_v >> {2 * i}) & 3), s = (int)((smode_v >> {2 * i}) & 3);\n"
             f"          if (f) {{\n"
             f"              {t} x = f == 2 ? ({t})v : hp_unbits<{t}>(D_{p.name});\n"
             f"              if (hit && s) x = s == 2 ? ({t})v : hp_unbits<{t}>(S_{p.name});\n"
@@ -140,6 +173,7 @@ def program_source(bp, idx_dtype) -> str:
         HEAVY=HEAVY,
         EDGE_LOAD=edge_load,
         PREAMBLE=preamble,
+        BALANCED=BALANCED,
         IDENTITY=mon.c_identity,
         ADD=add_expr,
         IS_TERMINAL="false" if is_term is None else is_term,

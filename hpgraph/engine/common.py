@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import backend as _backend
@@ -97,3 +99,14 @@ def cap_message(bp, steps):
             f"that never settles (an update that keeps changing values) loops forever: fix its "
             f"update, give it max_iterations (run(..., max_iterations=k) stops with "
             f"converged=False), or raise the cap with hp.config.set(max_supersteps=...)")
+
+
+def push_limit(nnz_pull, n, alpha):
+    """The largest frontier edge count for which :func:`.choose_push` says push (the
+    device-side form of the direction rule; exact, not a float approximation)."""
+    c = max(0, math.ceil((nnz_pull + n) / alpha) - 1)
+    while c > 0 and not choose_push(c, nnz_pull, n, alpha):
+        c -= 1
+    while choose_push(c + 1, nnz_pull, n, alpha):
+        c += 1
+    return c

@@ -65,7 +65,8 @@ def _part_args(run, p):
         (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals)
 
 
-def _args(run, max_steps):
+def loop_args(run, max_steps):
+    """The arguments of ``hp_loop`` (and, after ``big``, of ``hp_block_loop``) for ``run``."""
     s, bp = run.s, run.bp
     if run.direction == "push":
         dirmode = 1
@@ -90,7 +91,7 @@ def _args(run, max_steps):
 def _launch(run, max_steps):
     kern, blocks = _kernel(run.s)
     try:
-        kern((blocks,), (BLOCK,), _args(run, max_steps))
+        kern((blocks,), (BLOCK,), loop_args(run, max_steps))
     except Exception as exc:  # noqa: BLE001 -- only the refusals below are ours
         from cupy_backends.cuda.api.driver import CUDADriverError
 

@@ -1,7 +1,7 @@
 """The superstep loop on the GPU.
 
-Per (device graph, program code) a *run state* (:class:`_State`): one generated CUDA module
-(:mod:`.codegen`), every buffer (``y``, two bitmasks and two frontier queues -- the paper's
+Per (device graph, program code) a *run state* (:class:`.gpu_state._State`): the program's
+compiled units (:mod:`.codegen`), every buffer (``y``, two bitmasks and two frontier queues -- the paper's
 x_bitmask and active_bitmask, swapped by parity --, the touched queue, a 16-word device state
 followed by a history ring, the properties as structure of arrays), the stream and the CUDA
 graphs captured for blind batches.  States are kept between calls (a few per graph, LRU, the
@@ -37,11 +37,7 @@ a buffer that a later call writes.
 
 from __future__ import annotations
 
-import math
-import threading
 import time
-import weakref
-from collections import OrderedDict
 
 import numpy as np
 
@@ -50,7 +46,11 @@ from .._config import config
 from ..exceptions import InvalidProgram, SuperstepLimitExceeded
 from .program import Seeded
 from .results import RunResult, SuperstepStats
-from . import codegen, common, device_loop
+from . import common, device_loop
+from . import gpu_state as _st
+from .common import push_limit  # noqa: F401  (hpgraph.engine.gpu.push_limit)
+from .gpu_state import (_acquire, _aliasable, _bits, _fill, _ptr, _release,  # noqa: F401
+                        clear_cache, split_segments)
 from .common import S_CNT, S_EDG, S_EXEC, S_HALT, S_HCNT, S_STEP, ST_WORDS
 
 #: Initial frontiers up to this size travel as kernel arguments (``hp_init_fused``).
@@ -59,181 +59,15 @@ INLINE_IDS = 8
 BATCHES = (1, 2, 4, 8, 16, 64)
 #: Supersteps of a mixed batch (device-side direction choice); after it the host looks.
 MIXED = 8
+#: Most supersteps of one block-loop launch (``hp_block_loop``, small frontiers).
+BLOCK_LOOP_STEPS = 1024
 #: Batches at least this long are replayed as CUDA graphs (captured once per run state); on
 #: a reused state every batch of two or more supersteps is.
 GRAPH_MIN = 16
 #: CUDA graphs kept per run state (keyed by batch kind, length, limit and property addresses).
 MAX_GRAPHS = 32
-#: Run states kept per device graph (least recently used first out).
-MAX_STATES = 4
-HIST_CAP = 1 << 14
-#: History records read along with the state words at every host read.
 HIST_HEAD = 64
 BLOCK = 256
-#: HYB COO-tail segments longer than this are split into chunks (one warp each) when the
-#: monoid has an atomic form, so a hub row is not one warp's critical path.
-CHUNK = 1024
-
-
-_matrix_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-#: device Graph -> OrderedDict(state key -> _State); weak, so a dead graph frees its states
-_states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_source_cache: dict = {}
-_lock = threading.Lock()
-
-
-def clear_cache():
-    """Drop every kept run state (their device buffers return to CuPy's pool) and source."""
-    with _lock:
-        _states.clear()
-        _source_cache.clear()
-
-
-def _cached(owner, key, make):
-    """Per-matrix device arrays derived once (ELL flattening, COO segments, casts)."""
-    try:
-        slot = _matrix_cache.setdefault(owner, {})
-    except TypeError:  # not weak-referenceable: no cache
-        return make()
-    if key not in slot:
-        slot[key] = make()
-    return slot[key]
-
-
-class _Part:
-    """One gather side on the device: the pull matrix in HYB, the push matrix in CSR."""
-
-    def __init__(self, cp, graph, pull_name, push_name, wdt, weighted, idt, split, witness=False):
-        hyb = graph.hyb(pull_name)
-        push = graph.A if push_name == "A" else graph.AT
-        n = graph.num_vertices
-        self.K = int(hyb.K)
-        self.nnz = int(hyb.nnz) if hasattr(hyb, "nnz") else int(push.nnz)
-
-        def ell():
-            idx = hyb.ell.indices.reshape(-1).astype(idt, copy=False)
-            val = None
-            if weighted:
-                val = hyb.ell.values.reshape(-1).astype(wdt, copy=False)
-            return cp.ascontiguousarray(idx), (None if val is None else cp.ascontiguousarray(val))
-
-        def tail():
-            coo = hyb.coo
-            if coo.nnz == 0:
-                return None
-            row = coo.row.astype(idt, copy=False)
-            starts = cp.flatnonzero(cp.concatenate([cp.ones(1, bool), row[1:] != row[:-1]]))
-            seg_row = _backend.to_host(row[starts]).astype(np.int64)
-            seg_ptr = np.append(_backend.to_host(starts).astype(np.int64), coo.nnz)
-            if split:
-                seg_row, seg_ptr = split_segments(seg_row, seg_ptr, CHUNK)
-            col = cp.ascontiguousarray(coo.col.astype(idt, copy=False))
-            val = cp.ascontiguousarray(coo.values.astype(wdt, copy=False)) if weighted else None
-            return (cp.asarray(seg_row.astype(idt)), cp.asarray(seg_ptr), int(seg_row.size), col,
-                    val)
-
-        def csr():
-            ip = cp.ascontiguousarray(push.indptr.astype(idt, copy=False))
-            ix = cp.ascontiguousarray(push.indices.astype(idt, copy=False))
-            val = cp.ascontiguousarray(push.values.astype(wdt, copy=False)) if weighted else None
-            return ip, ix, val
-
-        wkey = (np.dtype(wdt).str if weighted else None, np.dtype(idt).str)
-        self.ell_idx, self.ell_val = _cached(hyb, ("ell",) + wkey, ell)
-        self.tail = _cached(hyb, ("tail", bool(split)) + wkey, tail)
-        self.indptr, self.indices, self.vals = _cached(push, ("csr",) + wkey, csr)
-        # the pull side as CSR: the witness kernel scans a receiver's row for its winner
-        self.pull_csr = None
-        if witness:
-            pull = graph.A if pull_name == "A" else graph.AT
-            self.pull_csr = (self.indptr, self.indices, self.vals) if pull is push else \
-                _cached(pull, ("csr",) + wkey, lambda: (
-                    cp.ascontiguousarray(pull.indptr.astype(idt, copy=False)),
-                    cp.ascontiguousarray(pull.indices.astype(idt, copy=False)),
-                    cp.ascontiguousarray(pull.values.astype(wdt, copy=False)) if weighted
-                    else None))
-        self.degree = push.row_lengths() if hasattr(push, "row_lengths") else \
-            cp.diff(push.indptr)
-        self.n = n
-
-
-def _ptr(a):
-    d = a.data
-    return d.ptr if hasattr(d, "ptr") else a.__array_interface__["data"][0]
-
-
-def _source(bp, idt):
-    key = (bp.code_key, np.dtype(idt).str, codegen.HEAVY)
-    with _lock:
-        src = _source_cache.get(key)
-    if src is None:
-        src = codegen.program_source(bp, idt)
-        with _lock:
-            if len(_source_cache) > 256:
-                _source_cache.clear()
-            _source_cache[key] = src
-    return src
-
-
-class _State:
-    """Everything a run of one program on one device graph can reuse on the next call."""
-
-    def __init__(self, cp, bp, graph, src, idt, wdt):
-        self.cp = cp
-        n = self.n = int(graph.num_vertices)
-        self.idt = idt
-        self.stream = cp.cuda.Stream(non_blocking=True)
-        self.n_sm = int(_backend.num_sms())
-        self.source = src
-        mod = _backend.raw_module(src, ("-std=c++17",))
-        self.k = {name: mod.get_function(name) for name in codegen.kernel_names(bp)}
-        self.loop_kernel = None        # the device loop (compiled on first use)
-        self.loop_refused = None       # why the device refused a cooperative launch
-        # The graph's derived matrices (A^T, HYB, casts) are built on the caller's stream,
-        # where the graph's arrays were written and where the graph's caches are used later;
-        # the run stream (non-blocking: no implicit ordering with the legacy default stream)
-        # waits for them before its first use.
-        split = bp.monoid.atomic is not None
-        self.parts = [_Part(cp, graph, a, b, wdt, bp.weighted, idt, split,
-                            witness=bp.witness is not None)
-                      for a, b in common.matrix_names(bp.edges)]
-        self.nnz_pull = sum(p.nnz for p in self.parts)
-        self.mean_degree = self.nnz_pull / max(n, 1)
-        self.stream.wait_event(cp.cuda.get_current_stream().record())
-        with self.stream:
-            deg = cp.zeros(n, dtype=cp.int64)
-            for p in self.parts:
-                deg += p.degree.astype(cp.int64)
-            self.deg = deg
-            self.y = cp.full(n, bp.monoid.identity, dtype=bp.y_dtype)
-            nw = max(1, (n + 31) // 32)
-            self.bm = [cp.zeros(nw, cp.uint32), cp.zeros(nw, cp.uint32)]
-            self.q = [cp.zeros(max(n, 1), idt), cp.zeros(max(n, 1), idt)]
-            self.qh = [cp.zeros(max(n, 1), idt), cp.zeros(max(n, 1), idt)]
-            self.tbm = cp.zeros(nw, cp.uint32)
-            self.tq = cp.zeros(max(n, 1), idt)
-            # state words then the history ring: one allocation, so one copy reads both
-            self.sh = cp.zeros(ST_WORDS + HIST_CAP * 3, cp.uint64)
-            self.st = self.sh[:ST_WORDS]
-            self.hist = self.sh[ST_WORDS:]
-            # winners of the superstep (witness) and the waiting set (priority)
-            self.win = cp.zeros(max(n, 1), idt) if bp.witness is not None else None
-            self.wedge = cp.zeros(max(n, 1), cp.int64) if bp.witness is not None else None
-            self.far = cp.zeros(nw, cp.uint32) if bp.priority is not None else None
-            self.dummy_w = cp.zeros(1, wdt)
-            self.dummy_ids = cp.zeros(1, idt)
-            self.dummy_ll = cp.zeros(2, cp.int64)
-        self.own = {}              # {name: array} owned by the state (missing:
-                                   # handed over or never needed)
-        self.alias = {}            # {name: address} of the caller's array last
-                                   # given for a property update never writes
-        self.graph_ptrs = set()    # property addresses that captured graphs hold
-        self.graphs = {}
-        self.graphs_ok = True
-        self.clean = True          # bitmasks are zero
-        self.calls = 0
-
-
 class _Run:
     """One call: the per-call settings over a :class:`_State`."""
 
@@ -249,7 +83,7 @@ class _Run:
         self.props = None
         self.prop_args = ()
         self.ptrs = ()
-        self.hist_cap = HIST_CAP
+        self.hist_cap = _st.HIST_CAP
         self.loop_info = {"loop": "host"}
 
     # ---- per-call setup ----------------------------------------------------------------
@@ -417,12 +251,11 @@ class _Run:
         s = self.s
         track = self.bp.apply_to == "received"
         if count_hint is None:
-            grid = (2 * s.n_sm,)
+            grid = (8 * s.n_sm,)      # frontier size unknown (mixed batch): a full device
         else:
-            # heavy rows are split over the whole grid: make it wide enough for them
             grid = self._grid(count_hint, BLOCK // 32, s.n_sm * 16)
-            if heavy:
-                grid = (max(grid[0], 2 * s.n_sm),)
+            if heavy:      # heavy-row chunks go a block each
+                grid = (max(grid[0], min(heavy, 8 * s.n_sm)),)
         for i, p in enumerate(s.parts):
             s.k["hp_push"](grid, (BLOCK,),
                            (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,
@@ -433,7 +266,7 @@ class _Run:
     def _apply_args(self):
         s = self.s
         return (np.int64(self.n), s.y, s.bm[0], s.bm[1], s.q[0], s.q[1], s.qh[0], s.qh[1],
-                s.tbm, s.tq, s.deg, s.st, s.hist, np.int64(HIST_CAP))
+                s.tbm, s.tq, s.deg, s.st, s.hist, np.int64(_st.HIST_CAP))
 
     def _feature_args(self):
         """APPLY's arguments of the witness and priority features (in the template's order)."""
@@ -523,6 +356,13 @@ class _Run:
                                  + self.prop_args)
         self._far()
 
+    def _block_loop(self, k, small):
+        """Up to ``k`` supersteps in one block (``hp_block_loop``), while the frontier has at
+        most ``small`` push edges and the direction rule says push."""
+        big = small if self.direction == "push" else min(small, int(self.limit))
+        self.s.k["hp_block_loop"]((1,), (BLOCK,), (np.uint64(big),)
+                                  + device_loop.loop_args(self, k))
+
     def _batch(self, kind, k):
         """``k`` blind supersteps of ``kind`` (replayed from a CUDA graph when worth it)."""
         s = self.s
@@ -592,6 +432,8 @@ class _Run:
         step_ms = []
         syncs = 0
         hist_read = 0
+        # frontiers with at most `small` push edges run in the block loop (0: never)
+        small = config["engine_small_frontier"] if "hp_block_loop" in self.s.k else 0
         records = []
         converged = True
         bi = pi = 0
@@ -620,7 +462,7 @@ class _Run:
                     break
                 if bp.superstep_cap is not None and step >= bp.superstep_cap:
                     raise SuperstepLimitExceeded(common.cap_message(bp, step))
-                if step + max(BATCHES[-1], MIXED) - hist_read > HIST_CAP:
+                if step + max(BATCHES[-1], MIXED, BLOCK_LOOP_STEPS) - hist_read > _st.HIST_CAP:
                     records.append(self._history(hist_read, step, None))
                     hist_read = step
                 if st[S_HALT] != 0:
@@ -632,7 +474,16 @@ class _Run:
                     push = self.direction == "push"
                 left = None if max_it is None else max_it - step
                 if blind:
-                    if push:
+                    if push and small and edg <= small:
+                        # no more supersteps than the history ring holds unread
+                        k = min(BLOCK_LOOP_STEPS, _st.HIST_CAP - (step - hist_read))
+                        if left is not None:
+                            k = min(k, left)
+                        if bp.superstep_cap is not None:
+                            k = min(k, bp.superstep_cap - step)
+                        self._block_loop(k, small)
+                        bi = 0
+                    elif push:
                         k = BATCHES[min(bi, len(BATCHES) - 1)]
                         k = k if left is None else min(k, left)
                         if k == 1:
@@ -692,108 +543,12 @@ class _Run:
             return np.zeros((0, 3), np.int64)
         if start == 0 and stop <= HIST_HEAD and head is not None:
             return head.reshape(HIST_HEAD, 3)[:stop].astype(np.int64)
-        a, b = start % HIST_CAP, (stop - 1) % HIST_CAP + 1
+        a, b = start % _st.HIST_CAP, (stop - 1) % _st.HIST_CAP + 1
         if a < b:   # one piece of the ring
             h = self.cp.asnumpy(self.s.hist[a * 3:b * 3], stream=self.s.stream)
             return h.reshape(-1, 3).astype(np.int64)
-        h = self.cp.asnumpy(self.s.hist, stream=self.s.stream).reshape(HIST_CAP, 3)
-        return h.astype(np.int64)[np.arange(start, stop) % HIST_CAP]
-
-
-def push_limit(nnz_pull, n, alpha):
-    """The largest frontier edge count for which :func:`.common.choose_push` says push (the
-    device-side form of the direction rule; exact, not a float approximation)."""
-    c = max(0, math.ceil((nnz_pull + n) / alpha) - 1)
-    while c > 0 and not common.choose_push(c, nnz_pull, n, alpha):
-        c -= 1
-    while common.choose_push(c + 1, nnz_pull, n, alpha):
-        c += 1
-    return c
-
-
-def _fill(cp, buf, value):
-    """Write a property's initial value into ``buf`` on the current stream (no host array of
-    n values is ever built for a scalar; device arrays are copied device to device)."""
-    if np.ndim(value) == 0 and not _backend.is_device_array(value):
-        buf.fill(value)
-    elif _backend.is_device_array(value):
-        if value.dtype == buf.dtype and value.flags.c_contiguous:
-            buf.data.copy_from_device_async(value.data, buf.nbytes)
-        else:
-            cp.copyto(buf, value, casting="unsafe")
-    else:
-        buf.set(np.ascontiguousarray(np.asarray(value).astype(buf.dtype, copy=False)))
-
-
-def _bits(value, dtype):
-    """``value`` cast to ``dtype``, its bytes as the low bytes of a uint64 (little-endian, as
-    ``hp_unbits`` reads them back)."""
-    w = np.zeros(1, np.uint64)
-    w.view(np.uint8)[:np.dtype(dtype).itemsize] = \
-        np.array([value], dtype=dtype).view(np.uint8)
-    return int(w[0])
-
-
-def _aliasable(value, dtype, n):
-    """A device array the kernels can read in place as a property of ``dtype``."""
-    return _backend.is_device_array(value) and value.dtype == dtype and \
-        tuple(value.shape) == (n,) and value.flags.c_contiguous
-
-
-def _state_key(bp, idt, wdt, n):
-    return (bp.code_key, np.dtype(idt).str, np.dtype(wdt).str, n)
-
-
-def _acquire(cp, bp, graph, idt, wdt):
-    """A kept state for (graph, program code) -- taken out while in use, so two threads never
-    share one -- or a new one."""
-    key = _state_key(bp, idt, wdt, int(graph.num_vertices))
-    state = None
-    with _lock:
-        try:
-            per = _states.get(graph)
-        except TypeError:  # not weak-referenceable: nothing is kept
-            per = None
-        if per is not None:
-            state = per.pop(key, None)
-    if state is None:
-        state = _State(cp, bp, graph, _source(bp, idt), idt, wdt)
-    state.calls += 1
-    return key, state
-
-
-def _release(graph, key, state):
-    with _lock:
-        try:
-            per = _states.get(graph)
-            if per is None:
-                per = _states[graph] = OrderedDict()
-        except TypeError:
-            return
-        per[key] = state
-        per.move_to_end(key)
-        while len(per) > MAX_STATES:
-            per.popitem(last=False)
-
-
-def split_segments(seg_row, seg_ptr, chunk):
-    """Split COO-tail segments longer than ``chunk`` into chunks (host arrays).
-
-    Returns ``(rows, ptr)``: a chunk of a split segment has row ``-(row + 1)`` (the kernel then
-    combines it into ``y`` with the monoid's atomic); unsplit segments keep their row.
-    """
-    lens = np.diff(seg_ptr)
-    nch = np.maximum(1, -(-lens // chunk))
-    if (nch == 1).all():
-        return seg_row, seg_ptr
-    seg = np.repeat(np.arange(lens.size), nch)
-    first = np.cumsum(nch) - nch
-    k = np.arange(seg.size) - np.repeat(first, nch)
-    starts = seg_ptr[seg] + k * chunk
-    rows = seg_row[seg].copy()
-    split = nch[seg] > 1
-    rows[split] = -(rows[split] + 1)
-    return rows, np.append(starts, seg_ptr[-1])
+        h = self.cp.asnumpy(self.s.hist, stream=self.s.stream).reshape(_st.HIST_CAP, 3)
+        return h.astype(np.int64)[np.arange(start, stop) % _st.HIST_CAP]
 
 
 def execute(bp, graph, *, direction, push_alpha, t_start):

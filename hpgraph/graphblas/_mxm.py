@@ -5,9 +5,12 @@
 through (a masked product never holds the unmasked result), sorts them by output key and
 reduces equal keys with the semiring's monoid.  Rows of ``A`` are processed in blocks of at
 most ``max_products`` products, so memory stays bounded when the output does not fit at
-once.  With a mask that is not complemented, ``method="dot"`` (:mod:`._dot`) computes one
-dot product per mask entry instead, which triangle counting's ``L .* (L @ L)`` prefers;
-unmasked ``plus_times`` on the device goes to cuSPARSE (``method="cusparse"``).
+once.  With a mask that is not complemented, ``method="dot"`` computes one dot product per
+mask entry instead (:mod:`._dot` on the host; on the device the generated kernels of
+:mod:`._mdot_gpu`), which triangle counting's ``L .* (L @ L)`` prefers.  Unmasked products
+on the device run the generated bitmap SpGEMM (:mod:`._spgemm_gpu`, ``method="bitmap"``)
+or, for ``plus_times`` on floats, cuSPARSE (``method="cusparse"``) with the bitmap kernels
+as the fallback where cuSPARSE gives up (:mod:`._mxm_gpu`).
 
 ``mxv`` / ``vxm`` run through :func:`hpgraph.spmv.spmv` (the engine's product, CPU or GPU)
 with the vector's pattern as the active sources, then apply the GraphBLAS output step.
@@ -55,16 +58,22 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     max_products : int, optional
         Bound on the products held at once (row blocks); default 2**25 on the host, 2**27
         on the device.
-    method : {"auto", "expand", "dot", "cusparse"}
+    method : {"auto", "expand", "dot", "cusparse", "bitmap"}
         ``"expand"``: the row-wise expansion described in the module docstring (every
-        semiring, both backends).  ``"dot"``: one dot product per mask entry
-        (:mod:`hpgraph.graphblas._dot`; needs a mask that is not complemented).
-        ``"cusparse"``: cuSPARSE SpGEMM through cupyx (device, unmasked ``plus_times`` on
-        float32 / float64 only), falling back to ``"expand"`` when cuSPARSE raises
-        (``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES``) or returns an empty row
-        where the product has entries (its silent failure on very large products).
-        ``"auto"``: ``"cusparse"`` where it applies; ``"dot"`` for a mask (not complemented)
-        when its searches are fewer than the expansion's products; else ``"expand"``.
+        semiring, both backends).  ``"dot"``: one dot product per mask entry (needs a mask
+        that is not complemented; on the device a generated kernel per semiring,
+        :mod:`hpgraph.graphblas._mdot_gpu`).  ``"bitmap"``: the generated unmasked SpGEMM
+        (device, no mask, an add monoid with an atomic form: not bool or 8/16-bit outputs;
+        :mod:`hpgraph.graphblas._spgemm_gpu`).  ``"cusparse"``: cuSPARSE SpGEMM through
+        cupyx (device, unmasked ``plus_times`` on float32 / float64 only), falling back to
+        ``"bitmap"`` when cuSPARSE raises (``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES``) or
+        returns an empty row where the product has entries (its silent failure on very
+        large products).  ``"auto"``: with a mask that is not complemented, ``"dot"`` (on
+        the host when its searches are fewer than the expansion's products; on the device
+        unless the unmasked product has fewer terms than the mask has entries); unmasked on
+        the device, ``"cusparse"`` where it applies (up to 2**30 multiply-adds,
+        ``_mxm_gpu.CUSPARSE_MAX_FLOPS``), else ``"bitmap"`` where it applies; else
+        ``"expand"``.
 
     Returns
     -------
@@ -88,12 +97,20 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     sr = semiring_op(semiring, A.dtype, B.dtype)
     mask = as_mask(mask, shape)
     out = check_out(out, shape, "matrix")
-    if method not in ("auto", "expand", "dot", "cusparse"):
-        raise InvalidValue(f"mxm: method must be 'auto', 'expand', 'dot' or 'cusparse', "
-                           f"got {method!r}")
+    if method not in ("auto", "expand", "dot", "cusparse", "bitmap"):
+        raise InvalidValue(f"mxm: method must be 'auto', 'expand', 'dot', 'cusparse' or "
+                           f"'bitmap', got {method!r}")
     if method == "dot" and (mask is None or mask.complement):
         raise InvalidValue("mxm: method='dot' needs a mask that is not complemented")
     xp, (A, B) = same_side(A, B)
+    if method in ("cusparse", "bitmap") and (xp is np or mask is not None):
+        raise InvalidValue(f"mxm: method={method!r} needs device operands and no mask")
+    if xp is not np:
+        from ._mxm_gpu import device_mxm
+
+        res = device_mxm(xp, A, B, sr, mask, out, accum, replace, shape, method)
+        if res is not None:
+            return res
     if max_products is None:
         max_products = _MAX_PRODUCTS["cpu" if xp is np else "gpu"]
     if method in ("auto", "dot") and mask is not None and not mask.complement:
@@ -102,11 +119,7 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
             keys, vals = masked_dot(xp, A, B, sr, mkeys, int(max_products))
             return write(xp, keys, vals, sr.out_dtype, shape, out=out, mask=mask, accum=accum,
                          replace=replace, kind="matrix")
-    use_cusparse = method != "expand" and _cusparse_applies(xp, sr, mask)
-    if method == "cusparse" and not use_cusparse:
-        raise InvalidValue("mxm: method='cusparse' needs device operands, no mask and the "
-                           "plus_times semiring on float32 / float64")
-    keys, vals = _spgemm(xp, A, B, sr, mask, int(max_products), use_cusparse)
+    keys, vals = _spgemm(xp, A, B, sr, mask, int(max_products))
     return write(xp, keys, vals, sr.out_dtype, shape, out=out, mask=mask, accum=accum,
                  replace=replace, kind="matrix")
 
@@ -118,37 +131,7 @@ def _expand_work(xp, A, B) -> int:
     return int(xp.diff(B.csr.indptr.astype(_I64))[A._coords()[2]].sum())
 
 
-def _cusparse_applies(xp, sr, mask):
-    parent = getattr(sr, "parent", None)
-    return (xp is not np and mask is None and parent is not None
-            and getattr(parent, "is_builtin", False) and parent.name == "plus_times"
-            and sr.in_dtype in (np.float32, np.float64) and sr.out_dtype == sr.in_dtype)
-
-
-def _cusparse_product(xp, A, B, sr, row_cum):
-    """Keys and values of ``A @ B`` from cuSPARSE (through cupyx), or None when cuSPARSE fails
-    (an exception, or an empty output row where the product has entries)."""
-    import cupyx.scipy.sparse as csp
-
-    from ..formats._base import expand_indptr
-
-    dt = sr.in_dtype
-    try:
-        a = csp.csr_matrix((_kern.cast(A._values(), dt, xp), A.csr.indices, A.csr.indptr), shape=A.shape)
-        b = csp.csr_matrix((_kern.cast(B._values(), dt, xp), B.csr.indices, B.csr.indptr), shape=B.shape)
-        C = a @ b
-        if not C.has_sorted_indices:
-            C.sort_indices()
-    except Exception:  # cuSPARSE gives up (e.g. CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
-        return None
-    has_products = xp.diff(row_cum) > 0
-    if bool((has_products & (xp.diff(C.indptr) == 0)).any()):
-        return None  # cuSPARSE returned an incomplete product
-    rows = expand_indptr(xp, C.indptr.astype(_I64), int(C.nnz), _I64)
-    return rows * B.ncols + C.indices.astype(_I64), _kern.cast(C.data, sr.out_dtype, xp)
-
-
-def _spgemm(xp, A, B, sr, mask, max_products, use_cusparse=False):
+def _spgemm(xp, A, B, sr, mask, max_products):
     """Sorted keys and values of ``A (+).(x) B`` restricted to the mask (complement applied)."""
     n = B.ncols
     _, arows, acols = A._coords()
@@ -167,10 +150,6 @@ def _spgemm(xp, A, B, sr, mask, max_products, use_cusparse=False):
     total = int(row_cum[-1])
     if total == 0:
         return xp.zeros(0, dtype=_I64), xp.zeros(0, dtype=sr.out_dtype)
-    if use_cusparse:
-        hit = _cusparse_product(xp, A, B, sr, row_cum)
-        if hit is not None:
-            return hit
     cuts = [0]
     nrows = A.nrows
     if total > max_products:

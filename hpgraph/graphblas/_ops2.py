@@ -85,8 +85,12 @@ def transpose(A, *, mask=None, accum=None, replace=False, out=None):
     _, r, c = A._coords()
     keys = c * A.nrows + r
     perm = sort_by(xp, keys)
-    return write(xp, keys[perm], A._values()[perm], A.dtype, shape, out=out, mask=mask,
-                 accum=accum, replace=replace, kind="matrix")
+    T = write(xp, keys[perm], A._values()[perm], A.dtype, shape, out=out, mask=mask,
+              accum=accum, replace=replace, kind="matrix")
+    if mask is None and out is None:
+        # T's own transpose is A: mxm(X, A.T) reads B^T's CSR without transposing again
+        T._tcsr = A.csr if A.csr.values is not None else A.csr.astype(A.dtype)
+    return T
 
 
 def kronecker(A, B, op="times", *, mask=None, accum=None, replace=False, out=None):

@@ -34,16 +34,10 @@ import numpy as np
 from .. import backend as _backend
 from .. import dtypes as _dtypes
 from ..exceptions import DimensionMismatch, DomainMismatch, HpgraphError, InvalidValue
+from ._shared import FORMATS, RELABEL_BASES  # noqa: F401  (part of this module's API)
 
 __all__ = ["mxv", "vxm", "spmv", "FORMATS"]
 
-#: Accepted values of ``format=`` (the kernel layout on the GPU, see :mod:`hpgraph.spmv.gpu`;
-#: the CPU always runs CSR).  ``"csr_vector:<G>"`` forces the vector kernel's group size G.
-FORMATS = ("auto", "hyb", "ell", "coo", "csr", "csc", "csr_vector", "csr_scalar", "csr_lb", "csr_mp")
-#: Formats that take the ``"+relabel"`` suffix (``"csr_mp+relabel"``, ``"csr_lb:4+relabel"``): the GPU
-#: runs the kernel with the columns renumbered by descending count, for cache locality of ``x``
-#: (:mod:`hpgraph.spmv.gpu`, "Column relabeling"; results are the same).
-RELABEL_BASES = ("csr", "csc", "csr_lb", "csr_mp", "csr_vector", "csr_scalar")
 
 
 # ---------------------------------------------------------------------------------------

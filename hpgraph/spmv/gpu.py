@@ -53,21 +53,20 @@ family and relabel decision.
 
 from __future__ import annotations
 
-import threading
-import weakref
-
 import numpy as np
 
 from .. import backend
 from ..exceptions import CompileError, DimensionMismatch, DomainMismatch, InvalidValue
 from . import codegen
-from .api import FORMATS, RELABEL_BASES  # accepted format= values: one definition, in api.py
 from .codegen import MASK_BITS, MASK_BOOL, MASK_NONE
+from . import launch as _launch
+from ._shared import (BLOCK, FORMATS, RELABEL_BASES, _DERIVED, _as_csr, _cached,  # noqa: F401
+                      _derived, _dummy, _grid, _lock)
+from .relabel import _GATHER, ColumnRelabel, column_relabel, gather  # noqa: F401
 
 __all__ = ["spmv", "spmv_expr", "push", "get_kernels", "choose_format", "matrix_stats",
            "FORMATS", "clear_caches", "column_relabel", "ColumnRelabel", "gather", "RELABEL_BASES"]
 
-BLOCK = 256
 ITEMS = 8            # entries per lane per warp chunk (segmented kernels): 256 per warp
 LB_MIN_BLOCKS = 0    # __launch_bounds__ min blocks for csr_lb (0: let the compiler choose)
 PUSH_ITEMS = 4
@@ -101,12 +100,8 @@ TRACE = None
 AUTO_ELL_MAX_COO_SHARE = 0.10   # HYB when at most this share of entries spills to COO ...
 AUTO_ELL_MIN_FILL = 0.50        # ... and the ELL block is at least this full
 
-_lock = threading.RLock()
 _KERNELS: dict = {}           # KernelSpec -> {role: RawKernel}
 _FAST: dict = {}              # cheap tuple key -> (spec, kernels)
-_DERIVED = weakref.WeakKeyDictionary()   # matrix -> dict of derived objects
-_DUMMY: dict = {}             # device id -> 1-word array used for unused pointer arguments
-_GATHER: dict = {}            # (itemsize, index dtype) -> RawKernel of x2 = x[perm]
 _COLUMN_FREE: dict = {}       # semiring key -> its multiply does not read j (relabel allowed)
 
 
@@ -165,56 +160,8 @@ def _frontier_degree():
     return _FRONTIER_DEGREE
 
 
-def _dummy():
-    cp = backend.cupy()
-    dev = cp.cuda.runtime.getDevice()
-    d = _DUMMY.get(dev)
-    if d is None:
-        d = _DUMMY[dev] = cp.zeros(2, dtype=cp.uint64)
-    return d
-
-
-
-
-def _grid(nthreads: int, block: int = BLOCK, cap: int | None = None) -> int:
-    g = max(1, -(-int(nthreads) // block))
-    if cap is not None:
-        g = min(g, cap)
-    return g
-
-
 # ---------------------------------------------------------------------------------------
 # derived matrices and statistics (cached per matrix object)
-
-
-def _derived(A) -> dict:
-    try:
-        d = _DERIVED.get(A)
-        if d is None:
-            d = {}
-            _DERIVED[A] = d
-        return d
-    except TypeError:  # not weak-referenceable / hashable: cache on the object
-        d = A.__dict__.get("_hp_gpu_cache")
-        if d is None:
-            d = {}
-            object.__setattr__(A, "_hp_gpu_cache", d)
-        return d
-
-
-def _cached(A, key, factory):
-    d = _derived(A)
-    v = d.get(key)
-    if v is None:
-        v = factory()
-        d[key] = v
-    return v
-
-
-def _as_csr(A):
-    if A.format == "csr":
-        return A
-    return _cached(A, "csr", lambda: A.asformat("csr"))
 
 
 def matrix_stats(A) -> dict:
@@ -337,117 +284,6 @@ def _split_relabel(format):
 
 # ---------------------------------------------------------------------------------------
 # column relabeling (see the module docstring)
-
-
-class ColumnRelabel:
-    """The CSR of a matrix with its columns renumbered by descending column count.
-
-    Attributes
-    ----------
-    perm : cupy.ndarray (index dtype, length ncols)
-        ``perm[new] = old``: column ids by descending count (number of stored entries in the
-        column), ties by id.  A product gathers ``x2 = x[perm]``.
-    rank : cupy.ndarray (index dtype, length ncols)
-        Inverse of ``perm``: ``rank[old] = new``.
-    indptr, values : the source CSR's arrays (shared, not copied)
-    indices : cupy.ndarray
-        ``rank[cols]``, each row's entries in their original order (so not sorted by the new
-        id): every kernel reduces each row in the same order as on the source matrix.
-    shape, nnz, dtype, index_dtype : as the source CSR's
-    """
-
-    def __init__(self, perm, rank, indptr, indices, values, shape, dtype, index_dtype):
-        self.perm, self.rank = perm, rank
-        self.indptr, self.indices, self.values = indptr, indices, values
-        self.shape = (int(shape[0]), int(shape[1]))
-        self.nrows, self.ncols = self.shape
-        self.nnz = int(indices.size)
-        self.dtype, self.index_dtype = dtype, np.dtype(index_dtype)
-
-    def __repr__(self):
-        return f"ColumnRelabel(shape={self.shape}, nnz={self.nnz}, index_dtype={self.index_dtype})"
-
-
-def column_relabel(A, *, cached: bool = True) -> ColumnRelabel:
-    """The column relabeling of ``A`` (its CSR), built on the device once and cached.
-
-    Parameters
-    ----------
-    A : hpgraph sparse matrix with cupy arrays
-    cached : bool
-        False builds a new one and leaves the cache alone (the benchmark times the build).
-
-    Notes
-    -----
-    Cost: a column count (``bincount`` over the ``nnz`` column ids), one sort of ``ncols``
-    64-bit keys ``(max count - count) * ncols + id`` (unique, so the order of ties is fixed
-    without relying on a stable sort; their low part is ``perm``), a scatter for ``rank`` and a
-    gather of ``nnz`` column ids; memory: one more column-index array (``nnz`` ids) and two of
-    ``ncols``.
-    """
-    csr = _as_csr(A)
-    if cached:
-        return _cached(csr, "relabel", lambda: _build_relabel(csr))
-    return _build_relabel(csr)
-
-
-_KEY_LIMIT = 2 ** 63   # sort keys (max count - count) * ncols + id must stay below this
-
-
-def _build_relabel(csr) -> ColumnRelabel:
-    cp = backend.cupy()
-    idx_dt = np.dtype(csr.index_dtype)
-    n = int(csr.shape[1])
-    nnz = int(csr.nnz)
-    if nnz:
-        counts = cp.bincount(csr.indices, minlength=n).astype(cp.int64)
-        top = int(counts.max())
-    else:
-        counts = cp.zeros(n, cp.int64)
-        top = 0
-    if (top + 1) * n >= _KEY_LIMIT:
-        # keys would overflow: rank the distinct counts first (there are fewer than
-        # sqrt(2 * nnz) + 1 of them), which keeps the order and the tie rule
-        distinct, inv = cp.unique(counts, return_inverse=True)
-        counts = inv.ravel().astype(cp.int64)
-        top = int(distinct.size) - 1
-        if (top + 1) * n >= _KEY_LIMIT:
-            raise NotImplementedError(f"column relabeling of a matrix with {n} columns and "
-                                      f"{top + 1} distinct column counts (sort keys overflow)")
-    keys = (top - counts) * n + cp.arange(n, dtype=cp.int64)
-    perm = (cp.sort(keys) % n).astype(idx_dt) if n else cp.zeros(0, idx_dt)
-    rank = cp.empty(n, dtype=idx_dt)
-    rank[perm] = cp.arange(n, dtype=idx_dt)
-    cols2 = rank[csr.indices] if nnz else csr.indices.copy()
-    return ColumnRelabel(perm, rank, csr.indptr, cols2, csr.values, csr.shape, csr.dtype, idx_dt)
-
-
-def _gather_kernel(itemsize: int, idx_dt):
-    key = (int(itemsize), np.dtype(idx_dt).str)
-    k = _GATHER.get(key)
-    if k is None:
-        with _lock:
-            k = _GATHER.get(key)
-            if k is None:
-                src, name = codegen.gather_source(itemsize, idx_dt)
-                try:
-                    k = backend.raw_module(src, ("-std=c++17",), None).get_function(name)
-                except CompileError as exc:
-                    raise CompileError(f"NVRTC failed to compile {name}", source=src, log=exc.log,
-                                       name=name) from None
-                _GATHER[key] = k
-    return k
-
-
-def gather(x, perm):
-    """``x[perm]`` with one launch (the relabeled products' operand vector)."""
-    cp = backend.cupy()
-    x2 = cp.empty(int(perm.size), dtype=x.dtype)
-    n = int(perm.size)
-    if n:
-        k = _gather_kernel(x.dtype.itemsize, perm.dtype)
-        k((_grid(n, BLOCK, cap=backend.num_sms() * 16),), (BLOCK,), (np.int64(n), perm, x, x2))
-    return x2
 
 
 def _column_free(sr) -> bool:
@@ -670,151 +506,16 @@ def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement,
     xa_p = d if xa is None else xa
     out_p = d if out is None else out
     if family == "ell":
-        _launch_ell(kern["ell"], M, y, d, d, out_p, mask_p, xa_p, extra_args)
+        _launch._launch_ell(kern["ell"], M, y, d, d, out_p, mask_p, xa_p, extra_args)
     elif family == "csr_vector":
-        _launch_vector(kern["vector"], M, group, y, out_p, mask_p, xa_p, extra_args)
+        _launch._launch_vector(kern["vector"], M, group, y, out_p, mask_p, xa_p, extra_args)
     elif family == "csr_lb":
-        _launch_lb(kern, M, y, out_p, mask_p, xa_p, extra_args, y_dt, spec.items)
+        _launch._launch_lb(kern, M, y, out_p, mask_p, xa_p, extra_args, y_dt, spec.items)
     elif family == "csr_mp":
-        _launch_mp(kern, M, y, out_p, mask_p, xa_p, extra_args, y_dt, spec)
+        _launch._launch_mp(kern, M, y, out_p, mask_p, xa_p, extra_args, y_dt, spec)
     else:
-        _launch_hyb(kern, M, y, out, out_p, mask_p, xa_p, extra_args, y_dt, spec)
+        _launch._launch_hyb(kern, M, y, out, out_p, mask_p, xa_p, extra_args, y_dt, spec)
     return y
-
-
-def _vals(part, d):
-    v = part.values
-    return d if v is None else v
-
-
-def _launch_ell(kernel, ell, y, t, found, out_p, mask_p, xa_p, extra_args):
-    n = ell.shape[0]
-    K = int(ell.K)
-    it = np.dtype(ell.index_dtype).type
-    d = _dummy()
-    idx = ell.indices if K > 0 else d
-    vals = d if (ell.values is None or K == 0) else ell.values
-    grid = _grid(n, BLOCK)
-    kernel((grid,), (BLOCK,), (it(n), it(K), idx, vals, y, t, found, out_p, mask_p, xa_p) + extra_args)
-
-
-def _launch_vector(kernel, csr, G, y, out_p, mask_p, xa_p, extra_args):
-    n = csr.shape[0]
-    it = np.dtype(csr.index_dtype).type
-    d = _dummy()
-    threads = -(-n // (32 // G)) * 32
-    grid = _grid(threads, BLOCK, cap=backend.num_sms() * 64)
-    kernel((grid,), (BLOCK,), (it(n), csr.indptr, csr.indices, _vals(csr, d), y, out_p, mask_p, xa_p)
-           + extra_args)
-
-
-def _workspace(M, tag, nwarps, y_dt, nrows_t=0):
-    """Scratch buffers for the segmented kernels, cached per matrix and monoid dtype."""
-    cp = backend.cupy()
-    key = ("ws", tag, nwarps, y_dt.str, nrows_t)
-
-    def build():
-        idx_dt = np.dtype(M.index_dtype)
-        ws = dict(carry_row=cp.empty(max(nwarps, 1), idx_dt), carry_val=cp.empty(max(nwarps, 1), y_dt),
-                  carry_has=cp.zeros(max(nwarps, 1), cp.uint8), head_val=cp.empty(max(nwarps, 1), y_dt),
-                  head_has=cp.zeros(max(nwarps, 1), cp.uint8))
-        if nrows_t:
-            ws["t"] = cp.empty(nrows_t, y_dt)
-            ws["found"] = cp.empty(nrows_t, cp.uint8)
-        return ws
-    return _cached(M, key, build)
-
-
-def _launch_lb(kern, csr, y, out_p, mask_p, xa_p, extra_args, y_dt, items):
-    cp = backend.cupy()
-    n = csr.shape[0]
-    nnz = int(csr.nnz)
-    it = np.dtype(csr.index_dtype).type
-    d = _dummy()
-    chunk = 32 * items
-    nwarps = -(-nnz // chunk)
-    kern["empty"]((_grid(n, BLOCK, cap=backend.num_sms() * 32),), (BLOCK,), (it(n), csr.indptr, y, out_p, mask_p))
-    if nnz == 0:
-        return
-
-    def chunk_rows():
-        starts = cp.arange(nwarps, dtype=cp.int64) * chunk
-        starts = starts.astype(csr.indptr.dtype, copy=False)
-        return (cp.searchsorted(csr.indptr, starts, side="right") - 1).astype(csr.index_dtype)
-    crow = _cached(csr, ("chunk_row", chunk), chunk_rows)
-    ws = _workspace(csr, ("lb", chunk), nwarps, y_dt)
-    kern["lb"]((_grid(nwarps * 32, BLOCK),), (BLOCK,),
-               (it(n), np.int64(nnz), csr.indptr, csr.indices, _vals(csr, d), crow, y, out_p, mask_p, xa_p,
-                ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"], ws["head_has"])
-               + extra_args)
-    if nwarps > 1:
-        kern["carry"]((_grid(nwarps, BLOCK),), (BLOCK,),
-                      (np.int64(nwarps), ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"],
-                       ws["head_has"], y, out_p, mask_p))
-
-
-def _launch_mp(kern, csr, y, out_p, mask_p, xa_p, extra_args, y_dt, spec):
-    """Merge-path CSR: tile starts (cached per matrix and tile size), tiles, carries.
-
-    Two launches per product (tiles, then the carry pass when there is more than one tile);
-    empty rows are merge items of the tiles, so no prefill pass is needed.
-    """
-    cp = backend.cupy()
-    n = csr.shape[0]
-    nnz = int(csr.nnz)
-    it = np.dtype(csr.index_dtype).type
-    d = _dummy()
-    blk = int(spec.block)
-    tile = blk * int(spec.items)
-    ntiles = -(-(n + nnz) // tile)
-
-    def tile_rows():
-        tr = cp.empty(ntiles + 1, dtype=csr.index_dtype)
-        kern["search"]((_grid(ntiles + 1, blk),), (blk,), (it(n), np.int64(nnz), csr.indptr, np.int64(ntiles), tr))
-        return tr
-    tr = _cached(csr, ("mp_tiles", tile), tile_rows)
-    ws = _workspace(csr, ("mp", tile), ntiles, y_dt)
-    cols = csr.indices if nnz else d
-    kern["mp"]((ntiles,), (blk,),
-               (it(n), np.int64(nnz), csr.indptr, cols, d if nnz == 0 else _vals(csr, d), tr, y, out_p, mask_p,
-                xa_p, ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"], ws["head_has"])
-               + extra_args)
-    if ntiles > 1:
-        kern["carry"]((_grid(ntiles, blk),), (blk,),
-                      (np.int64(ntiles), ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"],
-                       ws["head_has"], y, out_p, mask_p))
-
-
-def _launch_hyb(kern, hyb, y, out, out_p, mask_p, xa_p, extra_args, y_dt, spec):
-    n = hyb.shape[0]
-    coo = hyb.coo
-    ncoo = int(coo.nnz)
-    d = _dummy()
-    if ncoo == 0:
-        _launch_ell(kern["ell"], hyb.ell, y, d, d, out_p, mask_p, xa_p, extra_args)
-        return
-    chunk = 32 * spec.items
-    nwarps = -(-ncoo // chunk)
-    general = out is not None
-    ws = _workspace(hyb, ("hyb", chunk), nwarps, y_dt, nrows_t=n if general else 0)
-    t = ws["t"] if general else y
-    found = ws["found"] if general else d
-    _launch_ell(kern["ell_raw"], hyb.ell, y, t, found, out_p, mask_p, xa_p, extra_args)
-    kern["coo"]((_grid(nwarps * 32, BLOCK),), (BLOCK,),
-                (np.int64(ncoo), coo.row, coo.col, _vals(coo, d), t, found, mask_p, xa_p,
-                 ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"], ws["head_has"])
-                + extra_args)
-    if nwarps > 1:
-        kern["carry"]((_grid(nwarps, BLOCK),), (BLOCK,),
-                      (np.int64(nwarps), ws["carry_row"], ws["carry_val"], ws["carry_has"], ws["head_val"],
-                       ws["head_has"], t, found))
-    if general:
-        it = np.dtype(hyb.index_dtype).type
-        kern["epilogue"]((_grid(n, BLOCK, cap=backend.num_sms() * 32),), (BLOCK,), (it(n), t, found, y, out_p, mask_p))
-
-
-# ---------------------------------------------------------------------------------------
-# push
 
 
 def push(A_out, frontier, x, sr, y, touched=None, *, mask=None, complement=False):
@@ -883,7 +584,7 @@ def push(A_out, frontier, x, sr, y, touched=None, *, mask=None, complement=False
     cp.cumsum(_frontier_degree()(csr.indptr, f), out=fptr[1:])
     grid = backend.num_sms() * 8
     kern["push"]((grid,), (BLOCK,),
-                 (np.int64(nf), f, fptr, csr.indptr, csr.indices, _vals(csr, d), y,
+                 (np.int64(nf), f, fptr, csr.indptr, csr.indices, _launch._vals(csr, d), y,
                   d if words is None else words, np.int32(0 if words is None else 1),
                   d if m is None else m, x))
     return y, touched

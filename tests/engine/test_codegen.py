@@ -6,6 +6,8 @@ every monoid atomic form (native add/min/max/or/and, the CAS loop, none) is comp
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -102,3 +104,26 @@ def test_change_test_matches_numpy():
     # the C change test is the NumPy one: spot-check the text of both forms
     assert codegen.change_test("d", np.dtype(np.float32), None).count("!=") == 2
     assert "fabs" in codegen.change_test("d", np.dtype(np.float32), 1e-3)
+
+
+@pytest.mark.parametrize("name, want", [("SSSPNearFar", {1, 2, 3, 4, 5, 6}),
+                                        ("SSSP", {1, 2, 4, 6, 7}),
+                                        ("BFSParents", {1, 2, 3, 4, 6, 7})])
+def test_units_compile_alone(name, want):
+    """Each compile unit (``-DHP_UNIT=k``) holds exactly its kernels, and together they hold
+    every kernel of the program (the host compiles them in parallel); the block loop (unit 7,
+    persistent mode) exists for programs that push and apply to receivers, without priority."""
+    _nvrtc_or_skip()
+    import examples.bfs
+    import examples.sssp
+
+    prog = getattr(examples.sssp, name, None) or getattr(examples.bfs, name)
+    bp = program.bind(prog, _graph(True), {})
+    src = codegen.program_source(bp, np.dtype(np.int32))
+    units = codegen.kernel_units(bp)
+    assert sorted(n for names in units.values() for n in names) == sorted(codegen.kernel_names(bp))
+    assert set(units) == want
+    for u, names in units.items():
+        ptx = backend.compile_ptx(src, f"unit{u}.cu", options=codegen.unit_options(u)[1:])
+        entries = set(re.findall(r"\.entry\s+(\w+)", ptx))
+        assert entries == set(names), (u, entries)

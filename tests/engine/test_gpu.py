@@ -12,7 +12,7 @@ import pytest
 
 import hpgraph as hp
 
-from examples.bfs import BFSDepth
+from examples.bfs import BFSDepth, BFSParents
 from examples.out_degree import OutDegree
 from examples.pagerank import PageRank
 from examples.sssp import SSSP
@@ -60,22 +60,50 @@ def test_auto_mixes_directions_and_blind_batches_abort():
     assert b.directions == a.directions       # same rule, same inputs
 
 
-def test_long_path_blind_batches_and_graphs(host_loop):
+@pytest.mark.parametrize("small", [0, 4096], ids=["blind-batches", "block-loop"])
+def test_long_path_blind_batches_and_graphs(host_loop, small):
     n = 3000
     G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
                             num_vertices=n, directed=False)
-    for prog, prop in ((SSSP, "dist"), (BFSDepth, "depth")):
-        r = hp.run(prog, G.to_device(), source=0, backend="gpu")
-        assert r.supersteps == n and r.converged
-        np.testing.assert_array_equal(_host(getattr(r, prop)), np.arange(n))
-        assert set(r.directions) == {"push"}
-        assert r.syncs < n // 20               # one counter read per blind batch
-        assert 16 in r.extra["graphs"] or 64 in r.extra["graphs"]
-    # max_iterations inside a blind batch stops exactly there
-    r = hp.run(BFSDepth, G.to_device(), source=0, backend="gpu", max_iterations=1000)
-    d = _host(r.depth)
-    assert r.supersteps == 1000 and not r.converged
-    assert d[1000] == 1000 and d[1001] > n
+    with hp.config.set(engine_small_frontier=small):
+        for prog, prop in ((SSSP, "dist"), (BFSDepth, "depth")):
+            r = hp.run(prog, G.to_device(), source=0, backend="gpu")
+            assert r.supersteps == n and r.converged and r.active == [1] * n
+            np.testing.assert_array_equal(_host(getattr(r, prop)), np.arange(n))
+            assert set(r.directions) == {"push"}
+            assert r.syncs < n // 20           # one counter read per blind batch / block loop
+            if small:
+                assert r.extra["graphs"] == []  # every small superstep ran in the block loop
+            else:
+                assert 16 in r.extra["graphs"] or 64 in r.extra["graphs"]
+        # max_iterations inside a blind batch (or a block-loop launch) stops exactly there
+        r = hp.run(BFSDepth, G.to_device(), source=0, backend="gpu", max_iterations=1000)
+        d = _host(r.depth)
+        assert r.supersteps == 1000 and not r.converged
+        assert d[1000] == 1000 and d[1001] > n
+
+
+def test_block_loop_grid_and_skewed_equal_cpu(host_loop):
+    """Grids (the frontier grows past the block loop's limit and shrinks back) and a skewed
+    graph: the block loop and the whole-device supersteps together give the CPU's result,
+    superstep by superstep."""
+    for G in (hp.grid_2d(60, 60, weights=(1, 9), seed=2), _skewed(3000, 30000, seed=9,
+                                                                   directed=False)):
+        for small in (64, 4096):
+            with hp.config.set(engine_small_frontier=small):
+                a, b = _both(SSSP, G, source=0)
+                np.testing.assert_array_equal(_host(b.dist), a.dist)
+                assert b.active == a.active and b.directions == a.directions
+                a, b = _both(BFSParents, G, source=0)
+                depth, parent = _host(b.depth), _host(b.parent)
+                np.testing.assert_array_equal(depth, a.depth)
+                # parents may differ from the CPU's (any winner is right): each is an
+                # in-neighbour one level up
+                A = G.to_scipy().tocsr()
+                v = np.flatnonzero(depth > 0)
+                assert parent[0] == 0 and (parent[depth < 0] == -1).all()
+                assert (np.asarray(A[parent[v], v]).ravel() != 0).all()
+                np.testing.assert_array_equal(depth[parent[v]], depth[v] - 1)
 
 
 def test_grid_bfs_and_sssp():
@@ -141,7 +169,7 @@ def test_int64_indices_gpu():
 
 
 def test_state_reuse_gpu_equals_cpu_and_results_never_alias():
-    from hpgraph.engine import gpu
+    from hpgraph.engine import gpu_state
 
     G = _skewed(5000, 60000, seed=11, directed=False)
     Gd = G.to_device()
@@ -160,7 +188,7 @@ def test_state_reuse_gpu_equals_cpu_and_results_never_alias():
         a = hp.run(SSSP, G, source=5, backend="cpu", max_iterations=max_it)
         np.testing.assert_array_equal(_host(b.dist), a.dist)
         assert (b.supersteps, b.active, b.converged) == (a.supersteps, a.active, a.converged)
-    assert len(gpu._states[Gd]) == 1
+    assert len(gpu_state._states[Gd]) == 1
 
 
 def test_reused_state_replays_mixed_batches_as_graphs(host_loop):

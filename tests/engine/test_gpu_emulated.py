@@ -20,7 +20,7 @@ import pytest
 
 import hpgraph as hp
 from hpgraph import program
-from hpgraph.engine import codegen, common, gpu
+from hpgraph.engine import codegen, common, gpu, gpu_state
 
 from examples.bfs import BFSDepth
 from examples.out_degree import OutDegree
@@ -200,6 +200,16 @@ class _FakeCupy:
         return np.array(a, copy=True)
 
 
+def _heavy_add(qh, st, word, v, d):
+    """hp_heavy_add: a heavy row's chunk entries v, -1, -2, ... at the end of the list."""
+    b = int(st[word])
+    nch = -(-d // codegen.HEAVY)
+    qh[b] = v
+    for x in range(1, nch):
+        qh[b + x] = -x
+    st[word] += nch
+
+
 class _Kernels:
     """Sequential transcriptions of the kernels of templates/engine.cu."""
 
@@ -328,9 +338,11 @@ class _Kernels:
         q, props = (q1 if cur else q0), self.props(pa)
         recv = self.mask(props)
         qh, hcnt = (qh1 if cur else qh0), int(st[HCNT + cur])
-        heavy = [int(qh[h]) for h in range(hcnt)]
+        entries = [int(qh[h]) for h in range(hcnt)]
+        heavy = [x for x in entries if x >= 0]   # the first chunk of each heavy row
         assert sorted(heavy) == sorted(int(q[i]) for i in range(cnt)
                                        if deg[int(q[i])] > codegen.HEAVY)
+        assert hcnt == sum(-(-int(deg[u]) // codegen.HEAVY) for u in heavy)
         light = [int(q[i]) for i in range(cnt) if not (hcnt and deg[int(q[i])] > codegen.HEAVY)]
         for u in light + heavy:
             for e in range(int(indptr[u]), int(indptr[u + 1])):
@@ -383,8 +395,7 @@ class _Kernels:
                 st[CNT + nxt] += 1
                 st[EDG + nxt] += np.uint64(deg[v])
                 if deg[v] > codegen.HEAVY:
-                    qh_nxt[int(st[HCNT + nxt])] = v
-                    st[HCNT + nxt] += 1
+                    _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
         for i in range(cnt):
             bm_cur[int(q_cur[i]) >> 5] = 0
         step = int(st[STEP])
@@ -419,6 +430,24 @@ class _Kernels:
         else:
             self._apply(tuple(head) + (1,) + tuple(a[15:]), False)
 
+    def hp_block_loop(self, a):
+        """hp_block_loop: push + APPLY (touched) supersteps while the frontier is small."""
+        big, n, nparts, max_steps, limit, dirmode, track, *rest = a
+        parts, rest = [rest[0:11], rest[11:22]], rest[22:]
+        y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, cap, *pa = rest
+        assert self.bp.witness is None and self.bp.priority is None
+        for _ in range(int(max_steps)):
+            cur = int(st[EXEC]) & 1
+            if st[HALT] or st[CNT + cur] == 0 or int(st[EDG + cur]) > int(big):
+                break
+            for part in parts[:int(nparts)]:
+                indptr, indices, vals = part[8:11]
+                self.hp_push((indptr, indices, vals, q0, q1, qh0, qh1, deg, y, tbm, tq, st,
+                              limit, 0, 0, track, *pa))
+            self._apply((n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, cap, 0, *pa),
+                        True)
+        OPS["block_loop"] += 1
+
     def hp_init_fused(self, a):
         n, frontier, nids, *rest = a
         hid, rest = [int(x) for x in rest[:gpu.INLINE_IDS]], rest[gpu.INLINE_IDS:]
@@ -437,8 +466,7 @@ class _Kernels:
                 bm0[v >> 5] |= np.uint32(1 << (v & 31))
                 st[EDG] += np.uint64(deg[v])
                 if deg[v] > codegen.HEAVY:
-                    qh0[int(st[HCNT])] = v
-                    st[HCNT] += 1
+                    _heavy_add(qh0, st, HCNT, v, int(deg[v]))
         seeds = hid[:int(nids)] if smode else []
         for i, (p, arr) in enumerate(zip(self.bp.props, pa)):
             f, sm = (int(fmode) >> (2 * i)) & 3, (int(smode) >> (2 * i)) & 3
@@ -465,8 +493,7 @@ class _Kernels:
             bm0[v >> 5] |= np.uint32(1 << (v & 31))
             st[EDG] += np.uint64(deg[v])
             if deg[v] > codegen.HEAVY:
-                qh0[int(st[HCNT])] = v
-                st[HCNT] += 1
+                _heavy_add(qh0, st, HCNT, v, int(deg[v]))
 
 
 @pytest.fixture
@@ -488,18 +515,22 @@ def emulated(monkeypatch, request):
         kern = _Kernels(state[src])
         return types.SimpleNamespace(get_function=kern.launch)
 
-    be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module,
+    def raw_modules(src, option_sets):
+        return [raw_module(src, o) for o in option_sets]
+
+    be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module, raw_modules=raw_modules,
                                out_of_memory_guard=hp.backend.out_of_memory_guard,
                                to_host=lambda a: a, num_sms=lambda: 4,
                                is_device_array=lambda a: isinstance(a, _Array),
                                capture_graph=hp.backend.capture_graph)
     monkeypatch.setattr(gpu, "_backend", be)
+    monkeypatch.setattr(gpu_state, "_backend", be)
     # run states and sources made here must never meet a real GPU run (and vice versa)
-    monkeypatch.setattr(gpu, "_states", weakref.WeakKeyDictionary())
-    monkeypatch.setattr(gpu, "_source_cache", {})
-    monkeypatch.setattr(gpu.codegen, "program_source", program_source)
-    monkeypatch.setattr(gpu, "HIST_CAP", 64)      # small ring: exercises the wrap-around
-    monkeypatch.setattr(gpu, "CHUNK", 2)          # split COO-tail rows into chunks
+    monkeypatch.setattr(gpu_state, "_states", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(gpu_state, "_source_cache", {})
+    monkeypatch.setattr(codegen, "program_source", program_source)
+    monkeypatch.setattr(gpu_state, "HIST_CAP", 64)      # small ring: exercises the wrap-around
+    monkeypatch.setattr(gpu_state, "CHUNK", 2)          # split COO-tail rows into chunks
     monkeypatch.setattr(codegen, "HEAVY", 6)      # heavy push rows
 
     def run(prog, G, direction="auto", push_alpha=hp.config["push_alpha"], max_iterations=None,
@@ -555,13 +586,43 @@ def test_emulated_long_path_batches_graphs_ring(emulated):
     n = 300
     G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
                             num_vertices=n, directed=False)
+    with hp.config.set(engine_small_frontier=0):        # blind batches, not the block loop
+        r = emulated(BFSDepth, G, source=0)
+        np.testing.assert_array_equal(r.depth, np.arange(n))
+        assert r.supersteps == n and r.active == [1] * n and r.converged
+        assert r.syncs < 20 and r.extra["graphs"] == [16, 64]
+        r = emulated(SSSP, G, source=0, max_iterations=150)
+        assert r.supersteps == 150 and not r.converged
+        assert r.dist[150] == 150 and np.isinf(r.dist[151])
+
+
+def test_emulated_block_loop_small_frontiers(emulated):
+    """A path: every superstep runs in the block loop, in launches bounded by the (64-record)
+    history ring, and the records, counts and max_iterations stay exact."""
+    n = 300
+    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
+                            num_vertices=n, directed=False)
+    OPS.clear()
     r = emulated(BFSDepth, G, source=0)
     np.testing.assert_array_equal(r.depth, np.arange(n))
     assert r.supersteps == n and r.active == [1] * n and r.converged
-    assert r.syncs < 20 and r.extra["graphs"] == [16, 64]
+    assert r.directions == ["push"] * n
+    assert OPS["block_loop"] >= (n - gpu.MIXED) // 64 and r.extra["graphs"] == []
     r = emulated(SSSP, G, source=0, max_iterations=150)
     assert r.supersteps == 150 and not r.converged
     assert r.dist[150] == 150 and np.isinf(r.dist[151])
+    # a star after a path: the frontier outgrows the limit inside the block loop, which stops
+    # before that superstep; the host goes on with the whole device and the result is exact
+    k, leaves = 40, 400
+    s = np.r_[np.arange(k - 1), np.full(leaves, k - 1)]
+    d = np.r_[np.arange(1, k), np.arange(k, k + leaves)]
+    G = hp.Graph.from_edges(s, d, np.ones(s.size, np.float32), num_vertices=k + leaves,
+                            directed=False)
+    with hp.config.set(engine_small_frontier=100):
+        r = emulated(BFSDepth, G, source=0)
+    want = np.r_[np.arange(k), np.full(leaves, k)]
+    np.testing.assert_array_equal(r.depth, want)
+    assert r.active == [1] * k + [leaves]
 
 
 def test_emulated_blind_batch_abort(emulated):
@@ -655,13 +716,13 @@ def test_emulated_state_reuse_and_results_never_alias(emulated):
         np.testing.assert_array_equal(b.properties[prop], a.properties[prop])
         kept.append((b.properties[prop].copy(), b.properties[prop]))
     # a different program, dtype or graph never reuses a state; the same one does
-    assert len(gpu._states[G]) == 3
+    assert len(gpu_state._states[G]) == 3
     b = emulated(SSSP, G, source=2)
     assert b.extra["reused_state"]
     # earlier results were not overwritten by later calls, nor are they kept buffers
     for snapshot, arr in kept:
         np.testing.assert_array_equal(arr, snapshot)
-    for st in gpu._states[G].values():
+    for st in gpu_state._states[G].values():
         for buf in _kept(st).values():
             assert all(buf is not arr for _, arr in kept)
 
@@ -675,7 +736,13 @@ def test_emulated_reuse_after_partial_runs(emulated):
         assert (b.supersteps, b.converged, b.active) == (a.supersteps, a.converged, a.active)
 
 
-def test_emulated_reuse_with_cuda_graphs_copies_out(emulated):
+@pytest.fixture
+def no_block_loop():
+    with hp.config.set(engine_small_frontier=0):   # long paths replay blind batches
+        yield
+
+
+def test_emulated_reuse_with_cuda_graphs_copies_out(emulated, no_block_loop):
     n = 200
     G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
                             num_vertices=n, directed=False)
@@ -685,7 +752,7 @@ def test_emulated_reuse_with_cuda_graphs_copies_out(emulated):
     assert r2.extra["reused_state"]
     np.testing.assert_array_equal(r1.depth, np.arange(n))
     np.testing.assert_array_equal(r2.depth, np.arange(n)[::-1])
-    (st,) = gpu._states[G].values()
+    (st,) = gpu_state._states[G].values()
     assert _kept(st).get("depth") is not None and _kept(st)["depth"] is not r2.depth
     r3 = emulated(BFSDepth, G, source=n // 2)
     np.testing.assert_array_equal(r3.depth, np.abs(np.arange(n) - n // 2))
@@ -697,11 +764,11 @@ def test_emulated_states_do_not_keep_graphs_alive(emulated):
 
     G = _graph(8)
     emulated(SSSP, G, source=0)
-    assert len(gpu._states) == 1
+    assert len(gpu_state._states) == 1
     ref = weakref.ref(G)
     del G
     gc.collect()
-    assert ref() is None and len(gpu._states) == 0
+    assert ref() is None and len(gpu_state._states) == 0
 
 
 def test_emulated_initial_frontier_forms(emulated):
@@ -836,7 +903,7 @@ def test_emulated_inplace_prop_new_address_with_graphs(emulated):
         b = emulated(Mixed, G, d=S(np.inf, 0.0), ro=ro, active=[0])
         np.testing.assert_array_equal(b.d, a.d)
         assert b.extra["graphs"]
-    (st,) = gpu._states[G].values()
+    (st,) = gpu_state._states[G].values()
     assert st.alias["ro"] == ro1.data.ptr and "ro" in st.own   # the third call copied
 
 

@@ -59,8 +59,10 @@ def semirings(name, dtype=None):
         gname = bool_name(name) if dtype == "bool" else name
         return name, getattr(gb.semiring, gname)
     if not _USER:
+        from graphblas.core import operator as gb_operator  # a lazy submodule: import it
+
         _USER["hp"] = hp.Semiring(add="plus", multiply=hp.BinaryOp(user_mul))
-        _USER["gb"] = gb.core.operator.Semiring.register_anonymous(
+        _USER["gb"] = gb_operator.Semiring.register_anonymous(
             gb.monoid.plus, gb.binary.register_anonymous(user_mul))
     return _USER["hp"], _USER["gb"]
 

@@ -25,7 +25,7 @@ import pytest
 from hpgraph import backend, dtypes
 from hpgraph.exceptions import DomainMismatch, HpgraphError, InvalidValue
 from hpgraph.formats import CSR, Bitmask
-from hpgraph.spmv import api, codegen, cpu
+from hpgraph.spmv import api, codegen, cpu, launch, relabel
 from tests.spmv._helpers import natural_semiring, nvrtc_ok, small_ints
 
 ops = pytest.importorskip("hpgraph.ops")
@@ -212,10 +212,10 @@ class _Emulator:
         monkeypatch.setattr(backend, "cupy", lambda: _NumpyAsCupy())
         monkeypatch.setattr(backend, "num_sms", lambda: 4)
         monkeypatch.setattr(gpu, "get_kernels", lambda spec: dict.fromkeys(codegen.kernel_names(spec)))
-        monkeypatch.setattr(gpu, "_gather_kernel", self._gather_kernel)
+        monkeypatch.setattr(relabel, "_gather_kernel", self._gather_kernel)
         monkeypatch.setattr(gpu, "TRACE", self.traces.append)
         for fam in ("_launch_lb", "_launch_mp", "_launch_vector", "_launch_hyb", "_launch_ell"):
-            monkeypatch.setattr(gpu, fam, self._launcher(fam))
+            monkeypatch.setattr(launch, fam, self._launcher(fam))
         gpu.clear_caches()
 
     def _gather_kernel(self, itemsize, idx_dt):
@@ -468,9 +468,9 @@ def test_column_relabel_key_overflow_path(emu, monkeypatch, gpu):
     want = gpu.column_relabel(A, cached=False).perm
     counts = np.bincount(np.asarray(A.indices), minlength=A.ncols)
     distinct = np.unique(counts).size
-    monkeypatch.setattr(gpu, "_KEY_LIMIT", distinct * A.ncols + 1)   # forces the ranking, fits after it
+    monkeypatch.setattr(relabel, "_KEY_LIMIT", distinct * A.ncols + 1)   # forces the ranking, fits after it
     np.testing.assert_array_equal(gpu.column_relabel(A, cached=False).perm, want)
-    monkeypatch.setattr(gpu, "_KEY_LIMIT", 2)
+    monkeypatch.setattr(relabel, "_KEY_LIMIT", 2)
     with pytest.raises(NotImplementedError, match="relabel"):
         gpu.column_relabel(A, cached=False)
 

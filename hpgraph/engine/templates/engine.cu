@@ -22,6 +22,16 @@
 #ifndef HP_PERSISTENT
 #define HP_PERSISTENT 0
 #endif
+// HP_UNIT (defined k > 0 by the host): only the kernels of unit k are compiled, so the host
+// can compile the units of one program in parallel (NVRTC runs one compile per thread); 0 (the
+// default) compiles every kernel.  Units: 1 pull, 2 push, 3 witness, 4 APPLY, 5 priority (far
+// set), 6 initial frontier and per-call setup; with HP_PERSISTENT, 7 the block loop and 8 the
+// device loop (their phases, the other kernels' bodies, are then device functions).
+#ifndef HP_UNIT
+#define HP_UNIT 0
+#endif
+#define HP_IN_UNIT(k) (HP_UNIT == 0 || HP_UNIT == (k) || HP_PERSISTENT)
+#define HP_IN_LOOP_UNIT(k) (HP_UNIT == 0 || HP_UNIT == (k))
 #if HP_PERSISTENT
 #define HP_KERNEL __device__ __forceinline__ void
 #define HP_MUT
@@ -45,7 +55,7 @@ typedef unsigned long long u64;
 #define S_EDG 5    // [5 + parity]: frontier push-edge counts (direction heuristic)
 #define S_TCNT 7   // touched-queue length (push, apply_to="received")
 #define S_DONE 8   // APPLY blocks finished (last-block detection)
-#define S_HCNT 9   // [9 + parity]: heavy frontier vertices (push degree > HP_HEAVY)
+#define S_HCNT 9   // [9 + parity]: heavy-list entries (chunks of rows longer than HP_HEAVY)
 #define S_FARCNT 11   // priority: vertices waiting in the far set
 #define S_BAR 12      // [12], [13]: the device loop's grid barrier (arrivals, generation)
 #define S_FARPEND 14  // priority: the frontier emptied with vertices waiting: split next
@@ -68,6 +78,7 @@ typedef unsigned long long u64;
 
 $PREAMBLE
 
+$BALANCED
 __device__ __forceinline__ y_t hp_identity() { return $IDENTITY; }
 __device__ __forceinline__ y_t hp_add(y_t a, y_t b) { return $ADD; }
 __device__ __forceinline__ bool hp_is_terminal(y_t a) { return $IS_TERMINAL; }
@@ -114,8 +125,19 @@ __device__ __forceinline__ bool hp_pushes(const u64* st, int cur, u64 limit) {
     return st[S_EDG + cur] <= limit;
 }
 
+// A heavy frontier vertex (push degree d > HP_HEAVY) joins the heavy list as ceil(d / HP_HEAVY)
+// chunk entries: v, then -1, -2, ... (the chunk's index, negated), so that the push kernel
+// hands out the chunks of every heavy row a block each.  `cnt` is the list's length word.
+__device__ __forceinline__ void hp_heavy_add(idx_t* qh, u64* cnt, idx_t v, long long d) {
+    const long long nch = (d + HP_HEAVY - 1) / HP_HEAVY;
+    const u64 b = atomicAdd(cnt, (u64)nch);
+    qh[b] = v;
+    for (long long x = 1; x < nch; ++x) qh[b + x] = (idx_t)(-x);
+}
+
 // ---------------------------------------------------------------------------------------
 // SPMV, pull: one thread per row of the ELL part (column-major, coalesced).
+#if HP_IN_UNIT(1)
 HP_KERNEL
 hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, long long n, int K,
             const unsigned* HP_MUT bm0, const unsigned* HP_MUT bm1,
@@ -161,11 +183,13 @@ hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, 
 #endif
     }
 }
+#endif
 
 // SPMV, pull: the HYB COO tail (rows longer than K), one warp per row segment: a segmented
 // reduction, so any monoid works without atomics.  Segments longer than a chunk are split at
 // setup when the monoid has an atomic form (seg_row = -(row + 1)); their chunks combine into
 // y with it, so one hub row is not a single warp's critical path.
+#if HP_IN_UNIT(1)
 HP_KERNEL
 hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg_ptr, long long nseg,
             const idx_t* __restrict__ col, const w_t* __restrict__ val,
@@ -241,6 +265,7 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
         }
     }
 }
+#endif
 
 // ---------------------------------------------------------------------------------------
 // SPMV, push: one warp per frontier vertex scatters along its push-matrix row with the
@@ -250,6 +275,7 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
 // batches): a frontier with more push edges than `limit` aborts the batch so the host can
 // switch to pull.  `track`: record receivers in the touched queue (apply_to="received": APPLY
 // then visits only them).  Receivers that mask(v) rejects are skipped before any load.
+#if HP_IN_UNIT(2)
 HP_KERNEL
 hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
         const idx_t* HP_MUT q0, const idx_t* HP_MUT q1,
@@ -310,30 +336,44 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         base = __shfl_sync(act, base, leader);
         if (add) tq[base + __popc(m & ((1u << lane) - 1u))] = v;
     };
+    // light rows: a warp takes `per` frontier vertices (lanes < per hold one each) and deals
+    // their edges evenly over its 32 lanes (expand_balanced), whatever the degrees
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < (long long)cnt; i += nwarps) {
-        const idx_t u = q[i];
-        if (hcnt != 0ull && deg[u] > HP_HEAVY) continue;   // in the heavy list
-        const long long end = indptr[u + 1];
-        for (long long e = indptr[u] + lane; e < end; e += 32) {
-            idx_t v;
-            const bool add = relax(u, e, v);
-            if (track) append(add, v);
+    const int per = per_warp((long long)cnt, nwarps);
+    for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per;
+         base < (long long)cnt; base += nwarps * per) {
+        idx_t u = 0;
+        long long s = 0, d = 0;
+        if (lane < per && base + lane < (long long)cnt) {
+            u = q[base + lane];
+            if (hcnt == 0ull || deg[u] <= HP_HEAVY) {       // else: in the heavy list
+                s = indptr[u];
+                d = indptr[u + 1] - s;
+            }
         }
+        expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
+            const idx_t src = __shfl_sync(HP_FULL, u, owner);
+            idx_t v = 0;
+            const bool add = valid && relax(src, e, v);
+            if (track) append(add, v);
+        });
     }
-    const long long gt = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long gs = (long long)gridDim.x * blockDim.x;
-    for (u64 h = 0; h < hcnt; ++h) {
-        const idx_t u = qh[h];
-        const long long end = indptr[u + 1];
-        for (long long e = indptr[u] + gt; e < end; e += gs) {
-            idx_t v;
+    // heavy rows: their HP_HEAVY-edge chunks (hp_heavy_add), a block each
+    for (long long h = blockIdx.x; h < (long long)hcnt; h += gridDim.x) {
+        const idx_t x = qh[h];
+        const long long c = x < 0 ? -(long long)x : 0;
+        const idx_t u = x < 0 ? qh[h - c] : x;
+        const long long s = indptr[u] + c * HP_HEAVY;
+        const long long end = min(s + (long long)HP_HEAVY, (long long)indptr[u + 1]);
+        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) {
+            idx_t v = 0;
             const bool add = relax(u, e, v);
             if (track) append(add, v);
         }
     }
 }
+#endif
 
 // ---------------------------------------------------------------------------------------
 // PRIORITY (near-far) helpers.  Waiting values are compared through an order-preserving
@@ -403,6 +443,7 @@ __device__ __forceinline__ bool hp_near(prio_t x, const u64* HP_MUT st) {
 // `pushed` / `touched` as SPMV and APPLY see them (mode 1: the kernel applies the rule).
 __device__ __forceinline__ bool hp_match(y_t a, y_t b) { return a == b || hp_same(a, b); }
 
+#if HP_IN_UNIT(3)
 HP_KERNEL
 hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const w_t* __restrict__ pval0,
            const idx_t* __restrict__ pip1, const idx_t* __restrict__ pix1, const w_t* __restrict__ pval1,
@@ -492,6 +533,7 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
     }
 }
 #endif
+#endif
 
 // ---------------------------------------------------------------------------------------
 // APPLY, fused: update, change test, property writes, y reset to the identity, active
@@ -575,7 +617,7 @@ $UPDATE_BODY
                     atomicOr(bm_nxt + (v >> 5), 1u << (v & 31));
                     act = true;
                     d = deg[v];
-                    if (d > HP_HEAVY) qh_nxt[atomicAdd(st + S_HCNT + nxt, 1ull)] = v;
+                    if (d > HP_HEAVY) hp_heavy_add(qh_nxt, st + S_HCNT + nxt, v, d);
                 }
             }
         }
@@ -610,6 +652,7 @@ $UPDATE_BODY
     }
 }
 
+#if HP_IN_UNIT(4)
 HP_KERNEL
 hp_apply_all(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
              idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
@@ -617,7 +660,9 @@ hp_apply_all(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0
 {
     hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
 }
+#endif
 
+#if HP_IN_UNIT(4)
 HP_KERNEL
 hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
                  idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
@@ -625,8 +670,10 @@ hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t
 {
     hp_apply(true, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
 }
+#endif
 
 // Mixed batches: APPLY after whichever SPMV the direction rule ran (same predicate).
+#if HP_IN_UNIT(4)
 HP_KERNEL
 hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
               idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
@@ -641,6 +688,7 @@ hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q
         hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 1$APPLY_ARGS$PROPS_ARGS);
     }
 }
+#endif
 
 #if HP_PRIORITY
 // ---------------------------------------------------------------------------------------
@@ -649,6 +697,7 @@ hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q
 // it (best + delta) and makes the waiting vertices within it the frontier of the parity APPLY
 // just made current.  Only NaN values waiting (float keys, S_FARBEST == 0): all are taken and
 // the threshold stays.  One thread per far-bitmap word, which it alone writes in this phase.
+#if HP_IN_UNIT(5)
 HP_KERNEL
 hp_far_min(long long n, const unsigned* HP_MUT far, u64* HP_MUT st$PROPS_CONST_PARAMS)
 {
@@ -672,7 +721,9 @@ hp_far_min(long long n, const unsigned* HP_MUT far, u64* HP_MUT st$PROPS_CONST_P
         if ((threadIdx.x & 31) == 0 && best) atomicMax(st + S_FARBEST, best);
     }
 }
+#endif
 
+#if HP_IN_UNIT(5)
 HP_KERNEL
 hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
             idx_t* qh0, idx_t* qh1, const long long* __restrict__ deg, u64* HP_MUT st,
@@ -723,7 +774,7 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
             q[pos++] = v;
             const long long dv = deg[v];
             d += dv;
-            if (dv > HP_HEAVY) qh[atomicAdd(st + S_HCNT + cur, 1ull)] = v;
+            if (dv > HP_HEAVY) hp_heavy_add(qh, st + S_HCNT + cur, v, dv);
         }
         for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
         if (lane == 0 && d) atomicAdd(st + S_EDG + cur, (u64)d);
@@ -747,6 +798,7 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
         __threadfence();
     }
 }
+#endif
 #endif
 
 #if HP_PERSISTENT
@@ -794,19 +846,23 @@ __device__ __forceinline__ void hp_grid_sync(u64* st, u64* hist = nullptr, long 
 
 __device__ __forceinline__ u64 hp_word(const u64* st, int i) { return ((volatile const u64*)st)[i]; }
 
+// The parameters of both device loops (the host passes the same arguments to either).
+#define HP_LOOP_PARAMS long long n, int nparts, long long max_steps, u64 limit, int dirmode, int track, \
+    const idx_t* __restrict__ ell_idx0, const w_t* __restrict__ ell_val0, int K0, \
+    const idx_t* __restrict__ seg_row0, const long long* __restrict__ seg_ptr0, long long nseg0, \
+    const idx_t* __restrict__ col0, const w_t* __restrict__ cval0, \
+    const idx_t* __restrict__ indptr0, const idx_t* __restrict__ indices0, const w_t* __restrict__ vals0, \
+    const idx_t* __restrict__ ell_idx1, const w_t* __restrict__ ell_val1, int K1, \
+    const idx_t* __restrict__ seg_row1, const long long* __restrict__ seg_ptr1, long long nseg1, \
+    const idx_t* __restrict__ col1, const w_t* __restrict__ cval1, \
+    const idx_t* __restrict__ indptr1, const idx_t* __restrict__ indices1, const w_t* __restrict__ vals1, \
+    y_t* y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1, \
+    unsigned* tbm, idx_t* tq, const long long* __restrict__ deg, u64* st, u64* hist, \
+    long long hist_cap$LOOP_PARAMS$PROPS_MUT_PARAMS
+
+#if HP_IN_LOOP_UNIT(8)
 extern "C" __global__ void __launch_bounds__(256)
-hp_loop(long long n, int nparts, long long max_steps, u64 limit, int dirmode, int track,
-        const idx_t* __restrict__ ell_idx0, const w_t* __restrict__ ell_val0, int K0,
-        const idx_t* __restrict__ seg_row0, const long long* __restrict__ seg_ptr0, long long nseg0,
-        const idx_t* __restrict__ col0, const w_t* __restrict__ cval0,
-        const idx_t* __restrict__ indptr0, const idx_t* __restrict__ indices0, const w_t* __restrict__ vals0,
-        const idx_t* __restrict__ ell_idx1, const w_t* __restrict__ ell_val1, int K1,
-        const idx_t* __restrict__ seg_row1, const long long* __restrict__ seg_ptr1, long long nseg1,
-        const idx_t* __restrict__ col1, const w_t* __restrict__ cval1,
-        const idx_t* __restrict__ indptr1, const idx_t* __restrict__ indices1, const w_t* __restrict__ vals1,
-        y_t* y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1,
-        unsigned* tbm, idx_t* tq, const long long* __restrict__ deg, u64* st, u64* hist,
-        long long hist_cap$LOOP_PARAMS$PROPS_MUT_PARAMS)
+hp_loop(HP_LOOP_PARAMS)
 {
     for (long long it = 0; it < max_steps; ++it) {
         const int cur = (int)(hp_word(st, S_EXEC) & 1ull);
@@ -853,10 +909,43 @@ hp_loop(long long n, int nparts, long long max_steps, u64 limit, int dirmode, in
 }
 #endif
 
+// THE BLOCK LOOP: supersteps of a small frontier in ONE block, __syncthreads between the
+// phases (no grid barrier, no cooperative launch), up to max_steps of them or until the
+// frontier's push edges exceed `big` (the host then takes over with the whole device).  Only
+// for programs that push and apply to the receivers (every phase then touches the frontier
+// and the touched queue, never all n vertices) and have no priority (a far-set split scans
+// every vertex).  Long thin graphs (grids, roads, paths) spend most supersteps here.
+#if HP_IN_LOOP_UNIT(7)
+extern "C" __global__ void __launch_bounds__(256)
+hp_block_loop(u64 big, HP_LOOP_PARAMS)
+{
+    for (long long it = 0; it < max_steps; ++it) {
+        const int cur = (int)(hp_word(st, S_EXEC) & 1ull);
+        if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;
+        if (hp_word(st, S_EDG + cur) > big) break;
+        hp_push(indptr0, indices0, vals0, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
+        if (nparts > 1)
+            hp_push(indptr1, indices1, vals1, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
+        __syncthreads();
+#if HP_WITNESS
+        hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
+                   vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, tq, st, limit, 0, 1,
+                   1$PROPS_ARGS);
+        __syncthreads();
+#endif
+        // one block: hp_apply's last-block ticket is this block's, so it closes the superstep
+        hp_apply<true>(true, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
+        __syncthreads();
+    }
+}
+#endif
+#endif
+
 // ---------------------------------------------------------------------------------------
 // The initial frontier (parity 0), on the device: queue, bitmask, size, push-edge count and
 // heavy list from `nids` distinct vertex ids (`all`: every vertex, in order; `ids` unused).
 // The host zeroes `st` and both bitmasks are zero; nothing is read back.
+#if HP_IN_UNIT(6)
 HP_KERNEL
 hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const long long* __restrict__ deg,
                  unsigned* bm0, idx_t* q0, idx_t* qh0, u64* HP_MUT st)
@@ -875,12 +964,13 @@ hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const l
             q0[i] = v;
             atomicOr(bm0 + (v >> 5), 1u << (v & 31));
             d = deg[v];
-            if (d > HP_HEAVY) qh0[atomicAdd(st + S_HCNT, 1ull)] = v;
+            if (d > HP_HEAVY) hp_heavy_add(qh0, st + S_HCNT, v, d);
         }
         for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
         if (lane == 0 && d) atomicAdd(st + S_EDG, (u64)d);
     }
 }
+#endif
 
 // ---------------------------------------------------------------------------------------
 // One launch for a whole per-call setup (engine.gpu._Run.start): the state words and a small
@@ -894,6 +984,7 @@ hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const l
 template <class T>
 __device__ __forceinline__ T hp_unbits(u64 b) { T x; memcpy(&x, &b, sizeof(T)); return x; }
 
+#if HP_IN_UNIT(6)
 HP_KERNEL
 hp_init_fused(long long n, int frontier, long long nids, long long i0, long long i1, long long i2,
               long long i3, long long i4, long long i5, long long i6, long long i7,
@@ -913,15 +1004,19 @@ hp_init_fused(long long n, int frontier, long long nids, long long i0, long long
             q0[threadIdx.x] = v;
             atomicOr(bm0 + (v >> 5), 1u << (v & 31));
             const long long d = deg[v];
-            if (d > HP_HEAVY) qh0[atomicAdd(st + S_HCNT, 1ull)] = v;
+            if (d > HP_HEAVY) hp_heavy_add(qh0, st + S_HCNT, v, d);
             if (d) atomicAdd(st + S_EDG, (u64)d);
         }
     }
     if (fmode == 0) return;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        // the modes look loop-variant to the compiler (an empty asm): otherwise it unswitches
+        // the loop on every mode bit, and NVRTC's time grows with each copy of the body
+        long long fmode_v = fmode, smode_v = smode;
+        asm volatile("" : "+l"(fmode_v), "+l"(smode_v));
         bool hit = false;                    // v is one of the (inline) initial frontier's
-        if (smode != 0) {
+        if (smode_v != 0) {
 #pragma unroll
             for (int j = 0; j < 8; ++j) hit = hit || (j < nids && v == ids[j]);
         }
@@ -929,3 +1024,4 @@ hp_init_fused(long long n, int frontier, long long nids, long long i0, long long
 $FILL_BODY
     }
 }
+#endif

@@ -1,0 +1,133 @@
+"""Compiled kernels on disk: generated CUDA modules as cubins, loaded without NVRTC.
+
+CuPy keeps its own on-disk cache, but its lookup first runs NVRTC on an empty program to key
+the cache by the compiler, which costs a new process the compiler's start-up (about 0.1-0.3 s)
+even when every kernel is cached.  hpgraph's generated modules (the engine's program units)
+go through this cache instead: the key is the SHA-256 of the source, the options, the GPU
+architecture, the NVRTC version and the cache format; a hit loads the cubin straight into a
+``cupy.RawModule``.  Misses compile to a cubin with NVRTC, several in parallel threads (NVRTC
+releases the GIL), and are written atomically (temporary file, then rename), so concurrent
+processes never read half a file.  The directory is ``hp.config["kernel_cache"]`` (default
+``$XDG_CACHE_HOME/hpgraph/kernels``); where it cannot be written, a per-process temporary
+directory stands in.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+from .exceptions import CompileError, DeviceUnavailable
+
+__all__ = ["modules", "cache_dir", "cubin"]
+
+_lock = threading.Lock()
+_fallback_dir: list = []
+
+
+def cache_dir() -> Path:
+    """The cache directory in use (created on first call)."""
+    from ._config import config
+
+    d = config["kernel_cache"]
+    if d is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "hpgraph", "kernels")
+    path = Path(d)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if os.access(path, os.W_OK):
+            return path
+    except OSError:
+        pass
+    with _lock:
+        if not _fallback_dir:
+            _fallback_dir.append(Path(tempfile.mkdtemp(prefix="hpgraph-kernels-")))
+    return _fallback_dir[0]
+
+
+@functools.lru_cache(maxsize=1)
+def _nvrtc():
+    try:
+        from cupy_backends.cuda.libs import nvrtc
+
+        return nvrtc, "%d.%d" % nvrtc.getVersion()
+    except Exception as exc:  # no NVRTC library
+        raise DeviceUnavailable(f"NVRTC is not available ({exc}); install cupy-cuda12x and "
+                                "nvidia-cuda-nvrtc-cu12") from None
+
+
+def cubin(source: str, options: tuple, arch: str) -> bytes:
+    """``source`` compiled by NVRTC to a cubin for ``arch`` (``"sm_90"``); no GPU needed.
+
+    Raises
+    ------
+    CompileError
+        With the source and NVRTC's log attached.
+    """
+    nvrtc, _ = _nvrtc()
+    prog = nvrtc.createProgram(source, "hpgraph.cu", [], [])
+    try:
+        try:
+            nvrtc.compileProgram(prog, [f"--gpu-architecture={arch}", *options])
+        except nvrtc.NVRTCError:
+            raise CompileError("NVRTC failed to compile a generated hpgraph kernel",
+                               source=source, log=nvrtc.getProgramLog(prog)) from None
+        return nvrtc.getCUBIN(prog)
+    finally:
+        nvrtc.destroyProgram(prog)
+
+
+#: Bumped when what a cached file holds changes meaning (the source itself is in the key).
+CACHE_FORMAT = "1"
+
+
+def _key(source: str, options: tuple, arch: str) -> str:
+    text = "\0".join((source, *options, arch, _nvrtc()[1], CACHE_FORMAT))
+    return hashlib.sha256(text.encode()).hexdigest()[:40]
+
+
+def _store(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+_loaded: dict = {}
+
+
+def modules(cp, source: str, option_sets) -> list:
+    """One ``cupy.RawModule`` per tuple of ``option_sets``, for ``source`` on the current
+    device (``cp``: the cupy module): loaded from the cache, the misses compiled first (in
+    parallel threads)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ._config import config
+
+    arch = "sm_" + cp.cuda.Device().compute_capability
+    option_sets = [tuple(o) for o in option_sets]
+    if config["dump_source"] is not None:
+        from .cuda_source import save
+
+        save(source, config["dump_source"])
+    d = cache_dir()
+    paths = [d / (_key(source, o, arch) + ".cubin") for o in option_sets]
+    missing = [(o, p) for o, p in zip(option_sets, paths) if not p.exists()]
+    if len(missing) == 1:
+        _store(missing[0][1], cubin(source, missing[0][0], arch))
+    elif missing:
+        with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as ex:
+            for (o, p), data in zip(missing, ex.map(lambda op: cubin(source, op[0], arch), missing)):
+                _store(p, data)
+    dev = cp.cuda.runtime.getDevice()
+    out = []
+    for p in paths:
+        mod = _loaded.get((dev, str(p)))
+        if mod is None:
+            mod = _loaded[(dev, str(p))] = cp.RawModule(path=str(p))
+        out.append(mod)
+    return out

@@ -1,0 +1,106 @@
+"""Run hpgraph's generated graphblas CUDA kernels on the host (no GPU): the kernel source is
+compiled with g++ against ``_cuda_emu.h`` (CUDA keywords, ``threadIdx`` / ``blockIdx``,
+``__syncthreads``, atomics; a source without ``__syncthreads`` runs its threads one after
+another) and launched through a generated C wrapper that takes the
+arguments as ``cuLaunchKernel`` does (an array of pointers to each argument).
+
+:func:`emulate` replaces :func:`hpgraph.graphblas._kern._kernel` (the one place where the
+graphblas device code gets a compiled kernel), so the device path's host code runs with
+NumPy arrays in place of CuPy ones.  Grids are capped at :data:`MAX_BLOCKS` blocks: every
+kernel tested here is a grid-stride loop, so fewer blocks cover the same work.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HEADER = Path(__file__).with_name("_cuda_emu.h")
+MAX_BLOCKS = 3
+_CACHE: dict = {}
+_DIR = Path(tempfile.mkdtemp(prefix="hp_cuda_emu_"))
+
+_SIG = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\((.*?)\)\s*\{', re.S)
+
+
+def available() -> bool:
+    return shutil.which("g++") is not None
+
+
+def _params(text):
+    out = []
+    for p in text.split(","):
+        p = " ".join(p.replace("__restrict__", " ").split())
+        m = re.match(r"(.*?)(\w+)$", p)
+        out.append(m.group(1).strip())
+    return out
+
+
+def _library(src: str):
+    key = hashlib.sha1(src.encode()).hexdigest()[:16]
+    lib = _CACHE.get(key)
+    if lib is not None:
+        return lib
+    wrappers = []
+    run = "hp_emu_run" if "__syncthreads" in src else "hp_emu_run_seq"
+    for name, params in _SIG.findall(src):
+        types = _params(params)
+        call = ", ".join(f"*({t}*)args[{k}]" for k, t in enumerate(types))
+        wrappers.append(f'extern "C" void hp_emu_{name}(unsigned g, unsigned b, void** args) '
+                        f'{{ {run}(g, b, [&]() {{ {name}({call}); }}); }}')
+    code = f'#include "{HEADER}"\n{src}\n' + "\n".join(wrappers) + "\n"
+    cpp = _DIR / f"{key}.cpp"
+    so = _DIR / f"{key}.so"
+    cpp.write_text(code)
+    r = subprocess.run(["g++", "-std=c++20", "-O0", "-fPIC", "-shared", "-pthread", "-w",
+                        "-o", str(so), str(cpp)], capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"g++ failed on the emulated kernel source:\n{r.stderr[:4000]}")
+    lib = _CACHE[key] = ctypes.CDLL(str(so))
+    return lib
+
+
+_SCALARS = {np.dtype(np.int64): ctypes.c_int64, np.dtype(np.uint64): ctypes.c_uint64,
+            np.dtype(np.int32): ctypes.c_int32, np.dtype(np.uint32): ctypes.c_uint32,
+            np.dtype(np.float64): ctypes.c_double, np.dtype(np.float32): ctypes.c_float}
+
+
+class _Kernel:
+    def __init__(self, lib, name):
+        self.fn = getattr(lib, f"hp_emu_{name}")
+        self.fn.argtypes = [ctypes.c_uint, ctypes.c_uint, ctypes.POINTER(ctypes.c_void_p)]
+        self.name = name
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        keep = []
+        ptrs = (ctypes.c_void_p * len(args))()
+        for k, a in enumerate(args):
+            if isinstance(a, np.ndarray):
+                assert a.flags.c_contiguous, f"{self.name}: argument {k} is not contiguous"
+                cell = ctypes.c_void_p(a.ctypes.data if a.size else 0)
+            else:
+                a = np.asarray(a)
+                cell = _SCALARS[a.dtype](a.item())
+            keep.append(cell)
+            ptrs[k] = ctypes.cast(ctypes.pointer(cell), ctypes.c_void_p)
+        g = min(int(grid[0]), MAX_BLOCKS)
+        self.fn(g, int(block[0]), ptrs)
+
+
+def kernel(src: str, name: str):
+    """The emulated kernel ``name`` of ``src``."""
+    return _Kernel(_library(src), name)
+
+
+def emulate(monkeypatch):
+    """Route the graphblas device code's kernels through the emulator for one test."""
+    from hpgraph.graphblas import _kern
+
+    monkeypatch.setattr(_kern, "_kernel", kernel)

@@ -1,0 +1,74 @@
+"""hpgraph's on-disk cubin cache (hpgraph.kernel_cache)."""
+
+from __future__ import annotations
+
+import pytest
+
+import hpgraph as hp
+from hpgraph import kernel_cache
+from hpgraph.exceptions import CompileError, DeviceUnavailable
+
+SRC = 'extern "C" __global__ void k(int* a) { a[threadIdx.x] = HP_VALUE + (int)threadIdx.x; }'
+
+
+def _nvrtc_or_skip():
+    try:
+        kernel_cache._nvrtc()
+    except DeviceUnavailable as exc:
+        pytest.skip(f"NVRTC unavailable: {exc}")
+
+
+def test_cubin_without_gpu():
+    _nvrtc_or_skip()
+    data = kernel_cache.cubin(SRC, ("-DHP_VALUE=7",), "sm_90")
+    assert data[:4] == b"\x7fELF"
+
+
+def test_compile_error_carries_source_and_log():
+    _nvrtc_or_skip()
+    with pytest.raises(CompileError) as info:
+        kernel_cache.cubin("this is not CUDA", (), "sm_90")
+    assert info.value.source == "this is not CUDA"
+    assert "error" in info.value.log
+
+
+def test_key_depends_on_everything():
+    _nvrtc_or_skip()
+    base = kernel_cache._key(SRC, ("-DHP_VALUE=1",), "sm_90")
+    assert base == kernel_cache._key(SRC, ("-DHP_VALUE=1",), "sm_90")
+    assert base != kernel_cache._key(SRC + " ", ("-DHP_VALUE=1",), "sm_90")
+    assert base != kernel_cache._key(SRC, ("-DHP_VALUE=2",), "sm_90")
+    assert base != kernel_cache._key(SRC, ("-DHP_VALUE=1",), "sm_80")
+
+
+def test_cache_dir_from_config(tmp_path):
+    with hp.config.set(kernel_cache=str(tmp_path / "k")):
+        assert kernel_cache.cache_dir() == tmp_path / "k"
+        assert (tmp_path / "k").is_dir()
+
+
+def test_unusable_cache_dir_falls_back(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with hp.config.set(kernel_cache=str(blocker / "sub")):
+        d = kernel_cache.cache_dir()
+    assert d != blocker / "sub"
+    assert d.is_dir()
+
+
+@pytest.mark.gpu
+def test_modules_compile_once_then_load(tmp_path, monkeypatch):
+    import cupy as cp
+
+    with hp.config.set(kernel_cache=str(tmp_path)):
+        mods = kernel_cache.modules(cp, SRC, [("-DHP_VALUE=10",), ("-DHP_VALUE=20",)])
+        a = cp.zeros(32, cp.int32)
+        mods[1].get_function("k")((1,), (32,), (a,))
+        assert cp.asnumpy(a).tolist() == list(range(20, 52))
+        assert len(list(tmp_path.glob("*.cubin"))) == 2
+        # a second lookup (as a new process would) loads without compiling
+        kernel_cache._loaded.clear()
+        monkeypatch.setattr(kernel_cache, "cubin", lambda *a: pytest.fail("recompiled"))
+        mods = kernel_cache.modules(cp, SRC, [("-DHP_VALUE=10",)])
+        mods[0].get_function("k")((1,), (32,), (a,))
+        assert cp.asnumpy(a).tolist() == list(range(10, 42))
