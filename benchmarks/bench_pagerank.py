@@ -38,10 +38,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from _harness import Report, timed, timed_once
-from bench_algorithms import make_graphs
+from _harness import Report, timed, timed_once  # noqa: E402
+from bench_algorithms import make_graphs  # noqa: E402
 
-import hpgraph as hp
+import hpgraph as hp  # noqa: E402
 
 KERNELS = ("spmv", "fused")
 DAMPING = 0.85

@@ -33,11 +33,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from _harness import Report, timed, timed_once
-from bench_algorithms import make_graphs
+from _harness import Report, timed, timed_once  # noqa: E402
+from bench_algorithms import make_graphs  # noqa: E402
 
-import hpgraph as hp
-from hpgraph.algorithms import _kernels, _triangles
+import hpgraph as hp  # noqa: E402
+from hpgraph.algorithms import _kernels, _triangles  # noqa: E402
 
 KERNELS = ("merge", "hash")
 

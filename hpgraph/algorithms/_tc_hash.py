@@ -26,7 +26,8 @@ and the tail is short.  Counts are 64-bit with one atomic per warp or block; per
 add one atomic per triangle corner.
 
 Preprocessing (:func:`structure`, cached on the graph): the rank of every vertex, the out-lists
-re-sorted by rank, the in-edge lists (edge ids grouped by head) and the two task lists.  Importing this module imports neither cupy nor a compiler.
+re-sorted by rank, the in-edge lists (edge ids grouped by head) and the two task lists.
+Importing this module imports neither cupy nor a compiler.
 """
 
 from __future__ import annotations
@@ -151,7 +152,8 @@ template <int G> __device__ __forceinline__ long long gscan(long long x, long lo
 
 // Triangles u -> v, u -> w, v -> w with v as the middle vertex (in rank): N+(v) goes in the
 // table (piece by piece), then every element w after v in N+(u), for every in-edge u -> v
-// among tedge[t0:t1] (a task's share of v's in-edges), is looked up.  Out-lists are sorted by rank, so "after v" is "ranked above v".  Called by all
+// among tedge[t0:t1] (a task's share of v's in-edges), is looked up.  Out-lists are sorted by
+// rank, so "after v" is "ranked above v".  Called by all
 // G threads of the group with the same v.
 template <int G, int CAP>
 __device__ unsigned long long count_vertex(
