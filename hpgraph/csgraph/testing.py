@@ -35,8 +35,18 @@ def _pinned(f, backend):
     return run
 
 
+#: Markers SciPy's test files use and scipy/conftest.py registers; registered here too, since
+#: pytest (9.2) checks a package's marks before that conftest's pytest_configure has run.
+SCIPY_MARKERS = ("slow", "xslow", "xfail_on_32bit", "array_api_backends", "skip_xp_backends",
+                 "xfail_xp_backends", "skip_xp_invalid_arg", "timeout", "fail_slow",
+                 "thread_unsafe", "parallel_threads_limit", "iterations")
+
+
 def pytest_configure(config):
     import scipy.sparse.csgraph as sc
+
+    for name in SCIPY_MARKERS:
+        config.addinivalue_line("markers", f"{name}: a marker of SciPy's own tests")
 
     import hpgraph.csgraph as hc
 
