@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from .algorithms import REGISTRY
-from ._registry import DECLINED, logger
+from ._registry import DECLINED, logger, strict_decline
 from .graph import HpGraph, convert_from_nx, convert_to_nx
 
 __all__ = ["BackendInterface", "backend_interface", "XFAILS", "can_run", "should_run",
@@ -99,6 +99,7 @@ def can_run(name, args, kwargs):
     if ok is not True:
         if name in REGISTRY:
             DECLINED[name] = DECLINED.get(name, 0) + 1
+            strict_decline(name, ok)
         logger.debug("hpgraph cannot run networkx's %s: %s", name, ok)
     return ok
 
