@@ -205,7 +205,7 @@ def _url():
         label, _, link = entry.partition(",")
         if label.strip().lower() in ("homepage", "home", "documentation", "source"):
             return link.strip()
-    return md.get("Home-page") or None
+    return md.get("Home-page") or URL
 
 
 def _default_config():
@@ -230,7 +230,5 @@ def get_info():
             for name, doc in FUNCTIONS.items()
         },
     }
-    url = _url()
-    if url:
-        info["url"] = url
+    info["url"] = _url()
     return info
