@@ -38,7 +38,8 @@ Device commands (from the repo root, after ``source benchmarks/device_setup.sh``
     python benchmarks/bench_nx.py --part nx --graph real --json $OUT/nx_real.json
     python benchmarks/bench_nx.py --part csgraph --json $OUT/csgraph_rmat20.json
 
-``--quick`` (R-MAT 10 / 12, ``--repeat 2``) is the CPU smoke test.
+``--quick`` (R-MAT 10 / 12, ``--repeat 2``, no real graph unless ``--graph real``) is the CPU
+smoke test.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def load_nx_graph(which, scale, real):
     path = find_real(real)
     if path is None:
         raise SystemExit(f"real graph {REAL} not found (give --real PATH)")
-    G = hp.io.read(str(path), backend="cpu")
+    G = hp.io.read(str(path), backend="cpu", relabel=True)   # compact ids: no phantom vertices
     if G.directed:
         A = G.to_scipy()
         G = hp.Graph(A + A.T, directed=False)
@@ -274,6 +275,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.quick:
         args.nx_scale, args.cs_scale, args.repeat = 10, 12, 2
+        args.graph = "rmat" if args.graph == "both" else args.graph
     rows = []
     if args.part in ("nx", "all"):
         for which in (("rmat", "real") if args.graph == "both" else (args.graph,)):

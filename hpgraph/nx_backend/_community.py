@@ -132,10 +132,17 @@ def k_truss(G, k):
 # spanning trees
 
 
+_ALGORITHMS = ("kruskal", "prim", "boruvka", "borůvka")
+
+
+def _check_algorithm(algorithm):
+    """networkx's ValueError for an unknown ``algorithm`` (every valid one gives a minimum
+    forest; hpgraph computes it one way)."""
+    if algorithm not in _ALGORITHMS:
+        raise ValueError(f"{algorithm} is not a valid choice for an algorithm.")
+
+
 def _mst_check(b):
-    algo = b.arguments.get("algorithm", "kruskal")
-    if algo not in ("kruskal", "prim", "boruvka", "borůvka"):
-        return f"{algo} is not a valid choice for an algorithm: networkx raises its ValueError"
     if b.arguments.get("data", True) and b.arguments.get("G") is not None:
         return _no_other_attrs(b)
     return _weight_is_name(b)
@@ -225,6 +232,7 @@ def _spanning_generator(G, maximum, weight, keys, data, ignore_nan):
 def minimum_spanning_edges(G, algorithm="kruskal", weight="weight", keys=True, data=True,
                            ignore_nan=False):
     """Edges of a minimum spanning forest (a generator, Kruskal's order)."""
+    _check_algorithm(algorithm)
     return _spanning_generator(G, False, weight, keys, data, ignore_nan)
 
 
@@ -232,6 +240,7 @@ def minimum_spanning_edges(G, algorithm="kruskal", weight="weight", keys=True, d
 def maximum_spanning_edges(G, algorithm="kruskal", weight="weight", keys=True, data=True,
                            ignore_nan=False):
     """Edges of a maximum spanning forest (a generator, decreasing weight)."""
+    _check_algorithm(algorithm)
     return _spanning_generator(G, True, weight, keys, data, ignore_nan)
 
 
@@ -251,19 +260,18 @@ def _spanning_tree(G, maximum, weight, ignore_nan):
 
 
 def _tree_check(b):
-    algo = b.arguments.get("algorithm", "kruskal")
-    if algo not in ("kruskal", "prim", "boruvka", "borůvka"):
-        return f"{algo} is not a valid choice for an algorithm: networkx raises its ValueError"
     return _no_other_attrs(b) if b.arguments.get("G") is not None else True
 
 
 @implements("minimum_spanning_tree", needs=("minimum_spanning_forest",), check=_tree_check)
 def minimum_spanning_tree(G, weight="weight", algorithm="kruskal", ignore_nan=False):
     """A minimum spanning forest as a networkx Graph (all nodes, edge data)."""
+    _check_algorithm(algorithm)
     return _spanning_tree(G, False, weight, ignore_nan)
 
 
 @implements("maximum_spanning_tree", needs=("minimum_spanning_forest",), check=_tree_check)
 def maximum_spanning_tree(G, weight="weight", algorithm="kruskal", ignore_nan=False):
     """A maximum spanning forest as a networkx Graph (all nodes, edge data)."""
+    _check_algorithm(algorithm)
     return _spanning_tree(G, True, weight, ignore_nan)

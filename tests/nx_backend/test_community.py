@@ -90,8 +90,10 @@ def test_spanning_declines():
     assert "multigraph" in can_run("minimum_spanning_tree", (M,), {})
     with pytest.raises(nx.NetworkXNotImplemented):
         nx.minimum_spanning_tree(nx.DiGraph([(0, 1)]), backend=BE)
-    with pytest.raises(ValueError):
-        nx.minimum_spanning_tree(G, algorithm="random")
+    with pytest.raises(ValueError, match="random is not a valid choice for an algorithm"):
+        nx.minimum_spanning_tree(weighted_graph(6), algorithm="random", backend=BE)
+    with pytest.raises(ValueError, match="random is not a valid choice for an algorithm"):
+        nx.maximum_spanning_edges(nx.Graph(), algorithm="random", backend=BE)
 
 
 # ---------------------------------------------------------------------------------------------

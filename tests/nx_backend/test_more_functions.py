@@ -407,3 +407,22 @@ def test_multigraph_edge_subgraph_view():
         assert nx.is_connected(T, backend=BE) == nx.is_connected(T)
         assert nx.single_source_dijkstra_path_length(T, 0, backend=BE) == \
             nx.single_source_dijkstra_path_length(T, 0)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_forest_and_tree_on_multigraphs(directed):
+    M = nx.MultiDiGraph() if directed else nx.MultiGraph()
+    M.add_edges_from([("a", "b"), ("b", "c"), ("c", "d")])
+    cases = [M.copy()]
+    M.add_edge("a", "b")                      # a parallel edge: a cycle of length 2
+    cases.append(M.copy())
+    M.remove_edge("a", "b")
+    M.add_node("e")                           # a forest, not a tree
+    cases.append(M.copy())
+    M.add_edge("e", "e")                      # a self-loop
+    cases.append(M)
+    for G in cases:
+        assert nx.is_forest(G, backend=BE) == nx.is_forest(G)
+        assert nx.is_tree(G, backend=BE) == nx.is_tree(G)
+    assert [nx.is_tree(G) for G in cases] == [True, False, False, False]
+    assert [nx.is_forest(G) for G in cases] == [True, False, True, False]
