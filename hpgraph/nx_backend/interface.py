@@ -39,7 +39,16 @@ _LOUVAIN = ("the test compares Louvain's partition with networkx's own (a fixed 
             "order and random choices, and hpgraph's (all vertices moving at once) is another "
             "partition of comparable modularity")
 
+_SCC_ORDER = ("the expected text follows the order networkx's strongly_connected_components "
+              "yields components in (its DFS order); hpgraph yields the same components in "
+              "another order (sinks first), so the text starts from other sources")
+
 XFAILS = {
+    # networkx.readwrite (outside networkx.algorithms, for runs over the whole package)
+    ("test_text.py", "test_generate_network_text_overspecified_sources"): _SCC_ORDER,
+    ("test_text.py", "test_write_network_text_graph_max_depth"): _SCC_ORDER,
+    ("test_text.py", "test_write_network_text_iterative_add_directed_edges"): _SCC_ORDER,
+    ("test_text.py", "test_write_network_text_within_forest_glyph"): _SCC_ORDER,
     ("test_louvain.py", "test_karate_club_partition"): _LOUVAIN,
     ("test_louvain.py", "test_undirected_selfloops"): _LOUVAIN,
     ("test_louvain.py", "test_none_weight_param"): _LOUVAIN,
