@@ -161,6 +161,8 @@ FUNCTIONS = {
                      "undirected graphs only."),
     "global_efficiency": "One engine BFS per node; networkx's summation order.",
     "number_of_selfloops": _VEC,
+    "predecessor": ("From hpgraph's BFS levels, rebuilt in networkx's order: nodes in "
+                    "discovery order, each predecessor list in its level's order."),
     # communities, k-truss, spanning trees
     "louvain_communities": ("hpgraph's Louvain (all vertices move at once, alternating "
                             "directions, then a refinement V-cycle): a valid partition of "

@@ -86,7 +86,7 @@ MULTIGRAPH_OK = frozenset("""
     strongly_connected_components number_strongly_connected_components is_strongly_connected
     topological_sort topological_generations is_directed_acyclic_graph is_bipartite
     node_boundary node_expansion boundary_expansion isolates number_of_isolates is_isolate
-    is_forest is_tree
+    is_forest is_tree predecessor
 """.split())
 
 _AVAILABLE = {}
