@@ -168,6 +168,8 @@ def is_forest(G):
     """True when every (weak) component is a tree."""
     if len(G) == 0:
         raise _nx().NetworkXPointlessConcept("G has no nodes.")
+    if _has_parallel_edges(G):
+        return False  # two parallel edges close a cycle
     nodes, edges = _component_edge_counts(G)
     return bool(np.all(nodes - 1 == edges))
 
@@ -179,7 +181,14 @@ def is_tree(G):
 
     if len(G) == 0:
         raise _nx().NetworkXPointlessConcept("G has no nodes.")
+    if _has_parallel_edges(G):
+        return False  # two parallel edges close a cycle
     return len(G) - 1 == G.number_of_edges() and _components(G)[0] == 1
+
+
+def _has_parallel_edges(G):
+    """A converted multigraph with parallel edges (collapsed by the conversion)."""
+    return G.multi_edges is not None and G.multi_edges != G.number_of_edges()
 
 
 def _bip_check(b):

@@ -35,6 +35,11 @@ _KCORE = ("hpgraph's core numbers; the subgraph is a new networkx graph with the
 _LINK = ("Common neighbours by a SciPy sparse row product; pairs in networkx's order "
          "(``non_edges`` rebuilt with the same set construction).")
 
+_MST = ("hpgraph's minimum spanning forest (Boruvka on the engine) for every ``algorithm``; "
+        "edges in Kruskal's order. Where equal weights allow several forests, hpgraph's may "
+        "differ from networkx's. Multigraphs, and edge data that is not all numeric, are "
+        "declined.")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -156,6 +161,22 @@ FUNCTIONS = {
                      "undirected graphs only."),
     "global_efficiency": "One engine BFS per node; networkx's summation order.",
     "number_of_selfloops": _VEC,
+    "predecessor": ("From hpgraph's BFS levels, rebuilt in networkx's order: nodes in "
+                    "discovery order, each predecessor list in its level's order."),
+    # communities, k-truss, spanning trees
+    "louvain_communities": ("hpgraph's Louvain (all vertices move at once, alternating "
+                            "directions, then a refinement V-cycle): a valid partition of "
+                            "comparable modularity, not networkx's partition (which depends on "
+                            "its visiting order and random choices); ``seed`` is drawn from "
+                            "networkx's random state. Directed graphs, multigraphs and "
+                            "negative weights are declined."),
+    "k_truss": ("hpgraph's k-truss (support counted per edge, peeled in parallel); the "
+                "subgraph is a new networkx graph with the numeric edge attributes, node and "
+                "graph attributes."),
+    "minimum_spanning_edges": _MST,
+    "maximum_spanning_edges": _MST + " The maximum forest is the minimum of the negated weights.",
+    "minimum_spanning_tree": _MST,
+    "maximum_spanning_tree": _MST + " The maximum forest is the minimum of the negated weights.",
 }
 
 _DEVICE_PARAM = {
@@ -186,7 +207,7 @@ def _url():
         label, _, link = entry.partition(",")
         if label.strip().lower() in ("homepage", "home", "documentation", "source"):
             return link.strip()
-    return md.get("Home-page") or None
+    return md.get("Home-page") or URL
 
 
 def _default_config():
@@ -211,7 +232,5 @@ def get_info():
             for name, doc in FUNCTIONS.items()
         },
     }
-    url = _url()
-    if url:
-        info["url"] = url
+    info["url"] = _url()
     return info

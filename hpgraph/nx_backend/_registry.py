@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from ._order import bfs_depths, bfs_levels, max_level
 
-__all__ = ["REGISTRY", "CALLS", "DECLINED", "logger", "implements", "Implementation", "device", "hp_algorithm"]
+__all__ = ["REGISTRY", "CALLS", "DECLINED", "STRICT", "logger", "implements", "Implementation",
+           "device", "hp_algorithm", "strict_decline"]
 
 
 @dataclass
@@ -42,8 +43,9 @@ logger = logging.getLogger("hpgraph.nx_backend")
 #: name -> Implementation
 REGISTRY: dict = {}
 
-#: name -> number of calls into the hpgraph implementation (read by the test-count plugin
-#: :mod:`hpgraph.nx_backend.testing`; one dict increment per call)
+#: name -> number of calls whose result the hpgraph implementation produced (read by the
+#: test-count plugin :mod:`hpgraph.nx_backend.testing`; one dict increment per call; a call that
+#: raised NotImplementedError is counted in DECLINED instead)
 CALLS: dict = {}
 
 #: name -> number of calls hpgraph declined (``can_run`` said no, or the implementation raised
@@ -52,6 +54,28 @@ DECLINED: dict = {}
 
 _DEVICE = contextvars.ContextVar("hpgraph_nx_device", default=None)
 
+#: strict test mode, switched on by the test-count plugin while networkx's own tests run against
+#: the backend: a call of a function hpgraph dispatches that hpgraph cannot serve (``can_run``
+#: says no, or the implementation raises NotImplementedError) xfails the test with hpgraph's
+#: reason instead of falling back to networkx, whatever ``nx.config.fallback_to_nx`` says.
+#: Only the functions hpgraph does not dispatch at all can then run in networkx.
+STRICT = {"on": False}
+
+
+def strict_decline(name, reason):
+    """In strict test mode, xfail the running test: hpgraph cannot serve ``name``."""
+    if not STRICT["on"]:
+        return
+    try:
+        from networkx.utils.backends import _dispatchable
+    except ImportError:  # pragma: no cover
+        return
+    if not getattr(_dispatchable, "_is_testing", False):
+        return
+    import pytest
+
+    pytest.xfail(f"hpgraph cannot run networkx's {name}: {reason}")
+
 
 def implements(name, *, needs=(), check=None):
     """Register ``func`` as the hpgraph implementation of networkx's ``name``."""
@@ -59,7 +83,6 @@ def implements(name, *, needs=(), check=None):
         sig = inspect.signature(func)
 
         def wrapper(*args, device=None, **kwargs):
-            CALLS[name] = CALLS.get(name, 0) + 1
             token = _DEVICE.set(device)
             where = globals()["device"]() if logger.isEnabledFor(logging.DEBUG) else None
             t0 = time.perf_counter()
@@ -68,9 +91,11 @@ def implements(name, *, needs=(), check=None):
             except NotImplementedError as exc:
                 DECLINED[name] = DECLINED.get(name, 0) + 1
                 logger.debug("hpgraph declined networkx's %s: %s", name, exc)
+                strict_decline(name, exc)
                 raise
             finally:
                 _DEVICE.reset(token)
+            CALLS[name] = CALLS.get(name, 0) + 1
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug("networkx's %s ran on hpgraph (device=%s) in %.3f ms%s", name,
                              where or "auto", 1e3 * (time.perf_counter() - t0),

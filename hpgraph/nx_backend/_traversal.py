@@ -168,3 +168,38 @@ def single_target_shortest_path_length(G, target, cutoff=None):
     return _sssp_length_dict(G, G.index[target], cutoff, reverse=True)
 
 
+
+
+@implements("predecessor", needs=("bfs",))
+def predecessor(G, source, target=None, cutoff=None, return_seen=None):
+    """Every predecessor of each node on its shortest paths from ``source`` (networkx's dict,
+    lists and order: nodes in discovery order, each list in its level's order)."""
+    if source not in G:
+        raise _nx().NodeNotFound(f"Source {source} not in G")
+    sid = G.index[source]
+    # networkx builds level after level and stops once ``cutoff <= level`` (a falsy cutoff,
+    # 0 included, never stops it; it always builds level 1)
+    limit = math.inf if not cutoff else max(1, math.ceil(cutoff))
+    levels = bfs_levels(G, [sid], limit=limit, depth=_depth(G, sid), backend=device())
+    order = np.concatenate([verts for verts, _ in levels])
+    rank = np.full(G.n, -1, dtype=np.int64)
+    rank[order] = np.arange(order.shape[0])
+    level = np.full(G.n, -1, dtype=np.int64)
+    for i, (verts, _) in enumerate(levels):
+        level[verts] = i
+    rows, cols = G.rows().astype(np.int64), G.indices.astype(np.int64)
+    tree = (level[rows] >= 0) & (level[cols] == level[rows] + 1)
+    r, c = rows[tree], cols[tree]
+    srt = np.lexsort((rank[r], rank[c]))          # by node, then by predecessor's BFS order
+    r, c = r[srt], c[srt]
+    labels = G.nodes
+    pred = {labels[sid]: []}
+    cuts = np.flatnonzero(np.diff(c)) + 1
+    for w, group in zip(order[1:].tolist(), np.split(r, cuts) if r.shape[0] else []):
+        pred[labels[w]] = G.labels_of(group)
+    seen = dict(zip(G.labels_of(order), level[order].tolist()))
+    if target is not None:
+        if target not in pred:
+            return ([], -1) if return_seen else []
+        return (pred[target], seen[target]) if return_seen else pred[target]
+    return (pred, seen) if return_seen else pred

@@ -71,6 +71,8 @@ class HpGraph:
         self._identity = None
         self._cache = {}
         self.__networkx_cache__ = {}
+        #: a converted multigraph: its number of edges with the parallel ones (None otherwise)
+        self.multi_edges = None
 
     # -- the parts of the networkx graph API that networkx's dispatcher and decorators use --
 
@@ -458,6 +460,8 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
     H = HpGraph(nodes, index, indptr, indices, values, G.is_directed(), graph=graph,
                 node_data=node_data, source=G, multigraph=multigraph)
     H._identity = identity
+    if multigraph:  # networkx's count, parallel edges included (is_forest / is_tree read it)
+        H.multi_edges = G.number_of_edges()
     return H
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from .algorithms import REGISTRY
-from ._registry import DECLINED, logger
+from ._registry import DECLINED, logger, strict_decline
 from .graph import HpGraph, convert_from_nx, convert_to_nx
 
 __all__ = ["BackendInterface", "backend_interface", "XFAILS", "can_run", "should_run",
@@ -34,7 +34,25 @@ _TIE = ("minimum_cycle_basis compares cycles node by node; its shortest_path bet
         "has two equally short paths and hpgraph's SSSP tree picks the other one (the cycle "
         "is the same, listed in the other direction)")
 
+_LOUVAIN = ("the test compares Louvain's partition with networkx's own (a fixed expected list, "
+            "or networkx's louvain_partitions levels): Louvain's result depends on the visiting "
+            "order and random choices, and hpgraph's (all vertices moving at once) is another "
+            "partition of comparable modularity")
+
+_SCC_ORDER = ("the expected text follows the order networkx's strongly_connected_components "
+              "yields components in (its DFS order); hpgraph yields the same components in "
+              "another order (sinks first), so the text starts from other sources")
+
 XFAILS = {
+    # networkx.readwrite (outside networkx.algorithms, for runs over the whole package)
+    ("test_text.py", "test_generate_network_text_overspecified_sources"): _SCC_ORDER,
+    ("test_text.py", "test_write_network_text_graph_max_depth"): _SCC_ORDER,
+    ("test_text.py", "test_write_network_text_iterative_add_directed_edges"): _SCC_ORDER,
+    ("test_text.py", "test_write_network_text_within_forest_glyph"): _SCC_ORDER,
+    ("test_louvain.py", "test_karate_club_partition"): _LOUVAIN,
+    ("test_louvain.py", "test_undirected_selfloops"): _LOUVAIN,
+    ("test_louvain.py", "test_none_weight_param"): _LOUVAIN,
+    ("test_louvain.py", "test_max_level"): _LOUVAIN,
     ("test_cycles.py", "test_unweighted_diamond"): _TIE,
     ("test_cycles.py", "test_weighted_diamond"): _TIE,
     ("test_cycles.py", "test_gh6787_and_edge_attribute_names"): _TIE,
@@ -45,7 +63,8 @@ XFAILS = {
 
 #: functions whose networkx result on a multigraph is the result on the graph with parallel
 #: edges collapsed to one (the smallest weight): traversals, shortest paths and distance-based
-#: measures, components, DAG order, bipartiteness, boundaries and isolates.  The others are
+#: measures, components, DAG order, bipartiteness, boundaries and isolates; ``is_forest`` /
+#: ``is_tree`` also read the number of parallel edges the conversion records.  The others are
 #: declined for multigraphs (degrees, weights sums, triangles... count parallel edges).
 MULTIGRAPH_OK = frozenset("""
     bfs_edges bfs_tree bfs_predecessors bfs_successors bfs_layers descendants_at_distance
@@ -67,6 +86,7 @@ MULTIGRAPH_OK = frozenset("""
     strongly_connected_components number_strongly_connected_components is_strongly_connected
     topological_sort topological_generations is_directed_acyclic_graph is_bipartite
     node_boundary node_expansion boundary_expansion isolates number_of_isolates is_isolate
+    is_forest is_tree predecessor
 """.split())
 
 _AVAILABLE = {}
@@ -99,6 +119,7 @@ def can_run(name, args, kwargs):
     if ok is not True:
         if name in REGISTRY:
             DECLINED[name] = DECLINED.get(name, 0) + 1
+            strict_decline(name, ok)
         logger.debug("hpgraph cannot run networkx's %s: %s", name, ok)
     return ok
 

@@ -481,3 +481,29 @@ def test_hpgraph_round_trip_and_direct_use():
 def test_device_keyword():
     G = random_graph(6)
     assert nx.pagerank(G, backend=BE, device="cpu") == pytest.approx(nx.pagerank(G), abs=1e-10)
+
+
+def test_backend_info_url_notes_and_extra_parameters():
+    import re
+
+    info = nx.utils.backends.backend_info["hpgraph"]
+    assert info["url"] == re.search(r'^Homepage = "([^"]+)"', open(
+        f"{__file__.rsplit('/tests/', 1)[0]}/pyproject.toml").read(), re.M).group(1)
+    assert info["short_summary"] and info["backend_name"] == "hpgraph"
+    for name, entry in info["functions"].items():
+        assert len(entry["additional_docs"]) > 20, name       # what differs from networkx
+        assert set(entry["additional_parameters"]) == {"device : str, optional"}, name
+    # networkx appends them to its own docstrings
+    assert "hpgraph :" in nx.pagerank.__doc__ and "device : str, optional" in nx.pagerank.__doc__
+
+
+def test_logging_reaches_the_hpgraph_logger(caplog):
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="hpgraph"):
+        nx.number_connected_components(nx.path_graph(5), backend=BE)
+        with pytest.raises(NotImplementedError):
+            nx.pagerank(nx.MultiGraph([(0, 1)]), backend=BE)
+    assert caplog.records and all(r.name == "hpgraph.nx_backend" for r in caplog.records)
+    assert "number_connected_components ran on hpgraph" in caplog.text
+    assert "cannot run networkx's pagerank: pagerank on multigraphs" in caplog.text

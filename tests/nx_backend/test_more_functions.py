@@ -407,3 +407,44 @@ def test_multigraph_edge_subgraph_view():
         assert nx.is_connected(T, backend=BE) == nx.is_connected(T)
         assert nx.single_source_dijkstra_path_length(T, 0, backend=BE) == \
             nx.single_source_dijkstra_path_length(T, 0)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_forest_and_tree_on_multigraphs(directed):
+    M = nx.MultiDiGraph() if directed else nx.MultiGraph()
+    M.add_edges_from([("a", "b"), ("b", "c"), ("c", "d")])
+    cases = [M.copy()]
+    M.add_edge("a", "b")                      # a parallel edge: a cycle of length 2
+    cases.append(M.copy())
+    M.remove_edge("a", "b")
+    M.add_node("e")                           # a forest, not a tree
+    cases.append(M.copy())
+    M.add_edge("e", "e")                      # a self-loop
+    cases.append(M)
+    for G in cases:
+        assert nx.is_forest(G, backend=BE) == nx.is_forest(G)
+        assert nx.is_tree(G, backend=BE) == nx.is_tree(G)
+    assert [nx.is_tree(G) for G in cases] == [True, False, False, False]
+    assert [nx.is_forest(G) for G in cases] == [True, False, True, False]
+
+
+@pytest.mark.parametrize("seed,directed", GRAPHS)
+def test_predecessor_exact(seed, directed):
+    G = random_graph(seed, directed=directed, labels="tuple" if seed == 2 else "str")
+    nodes = list(G)
+    for s in nodes[::5]:
+        for cutoff in (None, 0, 1, 2, 2.5, -1):
+            a = nx.predecessor(G, s, cutoff=cutoff, backend=BE)
+            assert list(a.items()) == list(nx.predecessor(G, s, cutoff=cutoff).items())
+            p, seen = nx.predecessor(G, s, cutoff=cutoff, return_seen=True, backend=BE)
+            q, seen2 = nx.predecessor(G, s, cutoff=cutoff, return_seen=True)
+            assert list(seen.items()) == list(seen2.items()) and p == q
+        for t in nodes[:8]:
+            assert nx.predecessor(G, s, t, backend=BE) == nx.predecessor(G, s, t)
+            assert nx.predecessor(G, s, t, return_seen=True, backend=BE) == \
+                nx.predecessor(G, s, t, return_seen=True)
+    with pytest.raises(nx.NodeNotFound):
+        nx.predecessor(G, "missing", backend=BE)
+    M = nx.MultiGraph(G.to_undirected())
+    M.add_edges_from(list(M.edges)[:5])          # parallel edges: still one predecessor entry
+    assert nx.predecessor(M, nodes[0], backend=BE) == nx.predecessor(M, nodes[0])

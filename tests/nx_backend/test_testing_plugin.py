@@ -7,6 +7,8 @@ import sys
 import textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: the checkout first, then what the caller had (where the entry points may come from)
+PYTHONPATH = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
 
 
 def test_plugin_counts_only_tests_that_reach_hpgraph(tmp_path):
@@ -28,7 +30,7 @@ def test_plugin_counts_only_tests_that_reach_hpgraph(tmp_path):
             assert nx.number_connected_components(nx.path_graph(3), backend="hpgraph") == 2
     """))
     out_json = tmp_path / "counts.json"
-    env = dict(os.environ, PYTHONPATH=ROOT, HPGRAPH_NX_COUNT_JSON=str(out_json))
+    env = dict(os.environ, PYTHONPATH=PYTHONPATH, HPGRAPH_NX_COUNT_JSON=str(out_json))
     env.pop("NETWORKX_TEST_BACKEND", None)
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         "-p", "hpgraph.nx_backend.testing", str(tmp_path / "test_sample.py")],
@@ -40,3 +42,55 @@ def test_plugin_counts_only_tests_that_reach_hpgraph(tmp_path):
     assert data["functions"] == ["number_connected_components", "pagerank"]
     assert [k.split("::")[1] for k in sorted(data["tests"])] == [
         "test_declined", "test_reaches_and_fails", "test_reaches_hpgraph"]
+
+
+STRICT_SAMPLE = """
+import networkx as nx
+from networkx.utils.backends import _dispatchable
+
+
+def setup_module():
+    # what networkx's conftest sets up for NETWORKX_TEST_BACKEND=hpgraph with fallback on
+    _dispatchable._is_testing = True
+    nx.config.backend_priority.algos = ["hpgraph"]
+    nx.config.fallback_to_nx = True
+
+
+def test_declined_call():
+    assert nx.pagerank(nx.MultiGraph([(0, 1)]))      # hpgraph declines multigraphs here
+
+
+def test_served_call():
+    G = nx.path_graph(4)
+    assert nx.is_isomorphic(G, G)                    # not dispatched: networkx runs it
+    assert nx.number_connected_components(G) == 1    # hpgraph's result
+"""
+
+
+def _run_sample(tmp_path, strict):
+    (tmp_path / "test_strict.py").write_text(STRICT_SAMPLE)
+    out_json = tmp_path / "counts.json"
+    env = dict(os.environ, PYTHONPATH=PYTHONPATH, HPGRAPH_NX_COUNT_JSON=str(out_json),
+               HPGRAPH_NX_STRICT="1" if strict else "0")
+    env.pop("NETWORKX_TEST_BACKEND", None)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rx", "-p", "no:cacheprovider",
+                        "-p", "hpgraph.nx_backend.testing", str(tmp_path / "test_strict.py")],
+                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    return r, json.loads(out_json.read_text())
+
+
+def test_strict_mode_xfails_declined_calls_instead_of_falling_back(tmp_path):
+    r, data = _run_sample(tmp_path, strict=True)
+    assert "1 passed, 1 xfailed" in r.stdout, r.stdout
+    assert "hpgraph cannot run networkx's pagerank: pagerank on multigraphs" in r.stdout
+    assert "strict mode (dispatched functions never fall back) = True" in r.stdout
+    assert data["counts"]["passed"] == 1 and data["counts"]["xfailed"] == 0
+    declined = [t for k, t in data["tests"].items() if k.endswith("test_declined_call")]
+    assert declined[0]["functions"] == [] and declined[0]["declined"] == ["pagerank"]
+
+
+def test_without_strict_mode_networkx_runs_the_declined_call(tmp_path):
+    r, data = _run_sample(tmp_path, strict=False)
+    assert "2 passed" in r.stdout, r.stdout
+    # the declined call ran in networkx: that test does not count as reaching hpgraph
+    assert "tests that executed an hpgraph implementation: 1 (1 passed)" in r.stdout
