@@ -195,14 +195,18 @@ DEFAULT_CONFIG = {
 }
 
 
+#: The project's address (pyproject.toml's Homepage), for a source checkout without metadata.
+URL = "https://github.com/hpgraph/hpgraph"
+
+
 def _url():
-    """The project's home page from the installed package metadata (None when it has none)."""
+    """The project's home page from the installed package metadata, else :data:`URL`."""
     try:
         from importlib.metadata import PackageNotFoundError, metadata
 
         md = metadata("hpgraph")
-    except (ImportError, PackageNotFoundError):  # pragma: no cover - not installed
-        return None
+    except (ImportError, PackageNotFoundError):  # not installed: a source checkout
+        return URL
     for entry in md.get_all("Project-URL") or []:
         label, _, link = entry.partition(",")
         if label.strip().lower() in ("homepage", "home", "documentation", "source"):
