@@ -43,25 +43,34 @@ def positive_edges(G, who):
     return min_edges(G, loops=False)
 
 
-def _distances(G, edges, sources, weighted, side):
+def _distance_operator(G, edges, weighted, side):
+    """What :func:`_distances` searches: None (unweighted: the batched BFS on ``G``), a SciPy
+    CSR matrix of ``edges`` (CPU), or an hpgraph Graph of them (GPU); built once per call."""
+    if not weighted:
+        return None
+    r, c, w = edges
+    M = csr_from(G.xp, r, c, w, G.num_vertices)
+    if side == "cpu":
+        return M
+    from ..graph import Graph
+
+    return Graph(M, directed=True)
+
+
+def _distances(G, op, sources, side):
     """``n x b`` float64 distances from ``sources`` (inf: unreachable)."""
     xp = G.xp
-    n = G.num_vertices
-    if not weighted:
+    if op is None:
         D = bfs_block(G, sources).astype(np.float64)
         D[D < 0] = np.inf
         return D
-    r, c, w = edges
     if side == "cpu":
         from scipy.sparse.csgraph import dijkstra
 
-        M = csr_from(np, r, c, w, n)
-        return np.ascontiguousarray(dijkstra(M, directed=True, indices=sources).T)
-    from ..graph import Graph
+        return np.ascontiguousarray(dijkstra(op, directed=True, indices=sources).T)
     from ._sssp import sssp
 
-    H = Graph(csr_from(xp, r, c, w, n), directed=True)
-    cols = [sssp(H, int(s), predecessors=False, backend="gpu").distance for s in sources]
+    cols = [sssp(op, int(s), predecessors=False, backend="gpu").distance for s in sources]
     return xp.stack(cols, axis=1).astype(np.float64)
 
 
@@ -85,9 +94,10 @@ def dag_brandes(G, sources, *, weighted, side, endpoints=False, edge_values=Fals
     bc = xp.zeros(n, dtype=np.float64)
     eb = xp.zeros(m, dtype=np.float64) if edge_values else None
     width = max(1, min(BLOCK // max(n, 1), BLOCK // max(m, 1)))
+    op = _distance_operator(G, (r, c, w), weighted, side)
     for i in range(0, sources.shape[0], width):
         batch = sources[i:i + width]
-        D = _distances(G, (r, c, w), batch, weighted, side)
+        D = _distances(G, op, batch, side)
         bc, eb = _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints)
     return bc, (r, c, w), eb
 
