@@ -78,10 +78,9 @@ def _tree_depth(pred, order):
     depth = np.full(n, -1, dtype=np.int32)
     if N == 0:
         return depth
-    pos = np.empty(n, dtype=np.int64)
-    pos[order] = np.arange(N)
-    before = np.zeros(N + 1, dtype=np.int64)       # before[x]: parents at positions < x
-    np.cumsum(np.bincount(pos[pred[order[1:]]], minlength=N), out=before[1:])
+    # before[x]: vertices whose parent lies at a position < x = the children of order[:x]
+    before = np.zeros(N + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pred[pred >= 0], minlength=n)[order], out=before[1:])
     bounds = [0, 1]
     while bounds[-1] < N:
         bounds.append(1 + int(before[bounds[-1]]))
