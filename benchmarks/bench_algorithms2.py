@@ -1,6 +1,7 @@
 """Benchmark: the algorithms of issue [algorithms-2] (components, similarity, clustering, k-truss,
-centralities, spanning forest, paths, Louvain, the PageRank stopping rule, and the label
-propagation / k-core speed-ups), each checked against an independent oracle.
+centralities, spanning forest, paths, Louvain, Leiden, betweenness with 64 sources -- vertex
+and edge, unweighted and weighted --, the PageRank stopping rule, and the label propagation /
+k-core speed-ups), each checked against an independent oracle.
 
 Graphs: R-MAT scale 21 (edge factor 16, Graph500 parameters, seed 1, integer weights 1..64;
 undirected, and a directed one for the strong components) and one real graph
@@ -13,7 +14,10 @@ around the call after a warm-up, median of ``--repeat``; ``perf_counter`` on the
 scipy.sparse.csgraph (strong/weak components, spanning-tree weight, BFS distances for closeness
 and harmonic, all-pairs lengths), networkx (clustering, k-truss, eigenvector/Katz, Louvain
 modularity, k-core: on the real graph; Louvain on R-MAT 18 with ``--nx-louvain``), NumPy (a
-tight PageRank reference).  The process exits 1 when any check fails.
+tight PageRank reference); Leiden: every community connected (SciPy components of the edges
+inside communities) and, on the real graph, modularity within 1% of leidenalg (networkx's
+Louvain where leidenalg is not installed); betweenness: Brandes' sums of dependencies against
+SciPy BFS distances (unweighted), networkx with 16 sources (weighted, real graph).  The process exits 1 when any check fails.
 
 Usage::
 
@@ -41,8 +45,9 @@ from _harness import metadata, timed_once  # noqa: E402
 from _harness import timed as harness_timed  # noqa: E402
 
 ALGOS = ("scc", "wcc", "jaccard", "topk", "clustering", "ktruss", "eigenvector", "katz",
-         "closeness", "harmonic", "mst", "apsp", "louvain", "pagerank", "label_propagation",
-         "kcore")
+         "closeness", "harmonic", "mst", "apsp", "louvain", "leiden", "pagerank",
+         "label_propagation", "kcore", "betweenness", "betweenness_weighted",
+         "edge_betweenness", "edge_betweenness_weighted")
 
 
 def timed(fn, repeat, gpu):
@@ -191,18 +196,90 @@ def bench_graph(name, G, Gd, args, side, rows):
         row("apsp", lambda: hp.all_pairs_shortest_path_length(G, backend=side),
             lambda out: ok(np.allclose(host(out), csg.shortest_path(A, directed=True)), "dist"))
 
+    louvain_q = []
+
+    def nx_louvain_q():
+        """networkx's Louvain modularity (seed 1), computed once per graph."""
+        if not louvain_q:
+            import networkx as nx
+
+            Hw = nx.from_scipy_sparse_array(A)
+            louvain_q.append(nx.community.modularity(Hw, nx.community.louvain_communities(
+                Hw, seed=1)))
+        return louvain_q[0]
+
     def check_louvain(out):
         q = hp.modularity(Gh, host(out.labels), weighted=True, backend="cpu")
         msg = ok(abs(q - out.modularity) < 1e-9, "reported modularity")
         if small and msg == "ok":
-            import networkx as nx
-
-            Hw = nx.from_scipy_sparse_array(A)
-            ref = nx.community.modularity(Hw, nx.community.louvain_communities(Hw, seed=1))
+            ref = nx_louvain_q()
             msg = ok(out.modularity >= 0.99 * ref, f"modularity {out.modularity:.4f} < 0.99 * {ref:.4f}")
         return msg
 
     row("louvain", lambda: hp.louvain(G, backend=side), check_louvain)
+
+    def check_leiden(out):
+        lab = host(out.labels).astype(np.int64)
+        q = hp.modularity(Gh, lab, weighted=True, backend="cpu")
+        msg = ok(abs(q - out.modularity) < 1e-9, "reported modularity")
+        # every community connected: the edges inside communities have as many components
+        # as there are communities (scipy)
+        import scipy.sparse as sp
+
+        C = A.tocoo()
+        keep = lab[C.row] == lab[C.col]
+        inner = sp.csr_matrix((np.ones(int(keep.sum())), (C.row[keep], C.col[keep])),
+                              shape=A.shape)
+        ncomp = csg.connected_components(inner, directed=False)[0]
+        if msg == "ok":
+            msg = ok(ncomp == np.unique(lab).size, f"{ncomp} components in "
+                     f"{np.unique(lab).size} communities")
+        if msg == "ok" and small:
+            ref, what = _leiden_reference(A, nx_louvain_q)
+            msg = ok(out.modularity >= 0.99 * ref, f"modularity {out.modularity:.4f} < 0.99 * "
+                     f"{what} {ref:.4f}")
+        return msg
+
+    row("leiden", lambda: hp.leiden(G, backend=side), check_leiden)
+
+    # betweenness: 64 sampled sources (networkx's draw for seed 1).  Unweighted rows check
+    # Brandes' identity sum_v delta_s(v) = sum_t (d(s, t) - 1) and, for edges,
+    # sum_e delta_s(e) = sum_t d(s, t) with SciPy's BFS distances; weighted rows (and every row
+    # on the real graph) check networkx with 16 sources
+    ks = 64
+    srcs = np.asarray(random_sample(n, ks, 1))
+    sums = {}
+
+    def bfs_sums():
+        """(sum of d - 1, sum of d) over the sources' reachable targets (SciPy BFS, once)."""
+        if not sums:
+            Dh = csg.shortest_path(A, directed=True, unweighted=True, indices=srcs)
+            fin = np.isfinite(Dh) & (Dh > 0)
+            sums.update(v=float((Dh[fin] - 1).sum()), e=float(Dh[fin].sum()))
+        return sums
+
+    def vertex_scales():
+        N = n - 1
+        corr = 2 if not G.directed else 1
+        sc = np.full(n, N / (ks * corr))
+        sc[srcs] = N / ((ks - 1) * corr)
+        return sc
+
+    row("betweenness", lambda: hp.betweenness_centrality(G, k=ks, seed=1, normalized=False,
+                                                         backend=side),
+        lambda out: ok(np.isclose((host(out) / vertex_scales()).sum(), bfs_sums()["v"],
+                                  rtol=1e-9), "sum of dependencies"))
+    row("edge_betweenness", lambda: hp.edge_betweenness_centrality(
+            G, k=ks, seed=1, normalized=False, backend=side),
+        lambda out: ok(np.isclose(host(out.centrality).sum() / (n / (ks * (1 if G.directed
+                       else 2))), bfs_sums()["e"], rtol=1e-9), "sum of dependencies"))
+    Gw = G if name == "rmat" else _with_weights(G, side)
+    row("betweenness_weighted", lambda: hp.betweenness_centrality(
+            Gw, k=ks, seed=1, weight="weight", backend=side),
+        None if name == "rmat" else lambda out: _nx_weighted_check(Gw, side, 16, edges=False))
+    row("edge_betweenness_weighted", lambda: hp.edge_betweenness_centrality(
+            Gw, k=ks, seed=1, weight="weight", backend=side),
+        None if name == "rmat" else lambda out: _nx_weighted_check(Gw, side, 16, edges=True))
 
     def check_pr(out):
         x, info = out
@@ -228,11 +305,71 @@ def bench_graph(name, G, Gd, args, side, rows):
                         "vs cpu")) if small or args.cpu_checks else None)
 
 
+def random_sample(n, k, seed):
+    """networkx's draw of ``k`` sources for ``seed`` on nodes ``0..n-1``."""
+    import random
+
+    return random.Random(seed).sample(list(range(n)), k)
+
+
+def _leiden_reference(A, nx_louvain_q):
+    """(modularity, name) of a reference partition: leidenalg where installed (mean over 3
+    seeds), else networkx's Louvain (``nx_louvain_q()``)."""
+    import scipy.sparse as sp
+
+    try:
+        import igraph as ig
+        import leidenalg as la
+    except ImportError:
+        return float(nx_louvain_q()), "networkx louvain"
+    U = sp.triu(A).tocoo()
+    I = ig.Graph(n=A.shape[0], edges=np.c_[U.row, U.col].tolist())
+    I.es["weight"] = U.data.tolist()
+    qs = [I.modularity(la.find_partition(I, la.ModularityVertexPartition, weights="weight",
+                                         seed=s).membership, weights="weight")
+          for s in range(3)]
+    return float(np.mean(qs)), "leidenalg"
+
+
+def _with_weights(G, side):
+    """G with integer weights 1..64 (seeded) on its edges, symmetric."""
+    import scipy.sparse as sp
+
+    A = sp.triu(G.to_host().to_scipy(), k=0).tocoo()
+    w = np.random.default_rng(2).integers(1, 65, A.nnz).astype(np.float64)
+    W = sp.csr_matrix((w, (A.row, A.col)), shape=A.shape)
+    W = (W + sp.triu(W, k=1).T).tocsr()
+    H = hp.Graph(W, directed=False)
+    return H.to_device() if side == "gpu" else H
+
+
+def _nx_weighted_check(G, side, k, edges):
+    """hpgraph's weighted (edge) betweenness with ``k`` sources (on ``side``) against
+    networkx's."""
+    import networkx as nx
+
+    Gh = G.to_host()
+    H = nx.from_scipy_sparse_array(Gh.to_scipy())
+    n = Gh.num_vertices
+    if edges:
+        ref = nx.edge_betweenness_centrality(H, k=k, seed=3, weight="weight")
+        s, t, c = (host(a) for a in hp.edge_betweenness_centrality(G, k=k, seed=3,
+                                                                    weight="weight", backend=side))
+        got = dict(zip(zip(s.tolist(), t.tolist()), c.tolist()))
+        ref = {(min(a, b), max(a, b)): x for (a, b), x in ref.items()}
+        return ok(set(got) == set(ref) and np.allclose([got[e] for e in ref], list(ref.values()),
+                                                         rtol=1e-9, atol=1e-12), "vs networkx")
+    ref = nx.betweenness_centrality(H, k=k, seed=3, weight="weight")
+    got = hp.betweenness_centrality(G, k=k, seed=3, weight="weight", backend=side)
+    return ok(np.allclose(host(got), [ref[i] for i in range(n)], rtol=1e-9, atol=1e-12),
+              "vs networkx")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cpu", action="store_true", help="run hpgraph on the CPU backend")
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--real", default=str(ROOT.parent / "shared" / "data" / "ca-AstroPh.shuffled.txt.gz"))
     ap.add_argument("--algos", default=",".join(ALGOS))
     ap.add_argument("--nx-louvain", action="store_true",

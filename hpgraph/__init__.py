@@ -74,13 +74,14 @@ for _name in ("Matrix", "Vector", "mxm", "ewise_add", "ewise_mult", "ewise_union
 
 # algorithms exported as hp.<name>
 for _name in ("bfs", "sssp", "pagerank", "triangle_count", "triangles", "connected_components",
-              "widest_path", "k_core", "label_propagation", "hits", "betweenness_centrality"):
+              "widest_path", "k_core", "label_propagation", "hits", "betweenness_centrality",
+              "edge_betweenness_centrality"):
     _LAZY[_name] = ("hpgraph.algorithms", _name)
 for _name in ("strongly_connected_components", "weakly_connected_components", "jaccard", "overlap",
               "cosine", "similarity_topk", "clustering", "average_clustering", "transitivity",
               "k_truss", "degree_centrality", "eigenvector_centrality", "katz_centrality",
               "closeness_centrality", "harmonic_centrality", "minimum_spanning_forest",
-              "shortest_path", "all_pairs_shortest_path_length", "louvain", "modularity"):
+              "shortest_path", "all_pairs_shortest_path_length", "louvain", "modularity", "leiden"):
     _LAZY[_name] = ("hpgraph.algorithms", _name)
 
 __all__ = sorted(_LAZY)

@@ -122,8 +122,10 @@ def test_bench_and_demo(tmp_path):
 @pytest.mark.parametrize("algo", list(cli.ALGORITHMS))
 def test_every_algorithm_validates(algo, capsys):
     argv = ["run", algo, "rmat:7", "--backend", "cpu", "--trials", "1", "--validate", "--json"]
-    if algo == "bc":
+    if algo in ("bc", "bcw", "ebc", "ebcw"):
         argv += ["--samples", "20"]
+    if algo in ("scc", "wcc"):
+        argv += ["--directed"]
     assert cli.main(argv) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["algorithm"] == algo and rep["result"]

@@ -16,6 +16,7 @@ _WHERE = {
     "widest_path": "_widest_path", "WidestPathResult": "_widest_path",
     "connected_components": "components",
     "betweenness_centrality": "betweenness",
+    "edge_betweenness_centrality": "edge_betweenness", "EdgeBetweennessResult": "edge_betweenness",
     "pagerank": "_pagerank",
     "hits": "_hits",
     "triangle_count": "_triangles", "triangles": "_triangles",
@@ -34,6 +35,7 @@ _WHERE = {
     "shortest_path": "paths", "paths_from_predecessors": "paths",
     "all_pairs_shortest_path_length": "paths",
     "louvain": "_louvain", "modularity": "_louvain", "LouvainResult": "_louvain",
+    "leiden": "_leiden",
 }
 
 __all__ = sorted(_WHERE)

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..exceptions import InvalidValue
 from ..program import VertexProgram
+from . import _scipy_cpu
 from ._common import check_sources, finish, prepare, vertex_id_dtype
 
 __all__ = ["bfs", "BFSResult", "ALPHA", "BETA"]
@@ -109,6 +110,8 @@ def bfs(G, source, *, direction="auto", backend=None, to=None):
         depth, parent = _bfs_kernel(G, sources, direction)
     elif side == "gpu" and G.num_vertices < 2**32:
         depth, parent = bfs_engine(G, sources, direction=direction, side=side)
+    elif side == "cpu" and direction == "auto" and _scipy_cpu.usable(G):
+        depth, parent = _scipy_cpu.bfs_scipy(G, sources, vertex_id_dtype(G.num_vertices))
     else:
         depth, parent, _ = bfs_arrays(G, sources, direction=direction, side=side)
     return BFSResult(finish(depth, on_dev, to), finish(parent, on_dev, to))

@@ -53,6 +53,7 @@ import numpy as np
 
 from ..exceptions import InvalidGraph, InvalidValue, NegativeCycleError
 from ..program import VertexProgram
+from . import _scipy_cpu
 from ._common import check_sources, finish, prepare, vertex_id_dtype
 
 __all__ = ["sssp", "SSSPResult", "distance_dtype", "METHODS", "choose_method",
@@ -195,7 +196,16 @@ def sssp(G, source, *, predecessors=True, method="auto", delta=None, backend=Non
     G, side, on_dev = prepare(G, backend)
     sources = check_sources(G, source)
     check_weights(G, "sssp")
-    dist, pred = _sssp_arrays(G, sources, side, predecessors, method=method, delta=delta)
+    from ._sssp_nearfar import weight_stats
+
+    dt = distance_dtype(G)
+    if (side == "cpu" and method == "auto" and _scipy_cpu.usable(G)
+            and (dt == np.float64 or not G.weighted) and not weight_stats(G)[0]):
+        # SciPy's Dijkstra: the same float64 distances, or whole hop counts (:mod:`._scipy_cpu`)
+        dist, pred = _scipy_cpu.sssp_scipy(G, sources, dt, vertex_id_dtype(G.num_vertices),
+                                           predecessors)
+    else:
+        dist, pred = _sssp_arrays(G, sources, side, predecessors, method=method, delta=delta)
     return SSSPResult(finish(dist, on_dev, to), finish(pred, on_dev, to))
 
 

@@ -15,8 +15,8 @@ the GPU):
 
 then ``bc += delta`` off the source (networkx's ``_accumulate_basic``/``_accumulate_endpoints``)
 and networkx's rescaling (``_rescale``, including the per-vertex scales of ``k`` sampling when
-endpoints are excluded).  Edge weights are ignored (``weight=None``): weighted betweenness
-(Dijkstra-based Brandes) is not implemented.
+endpoints are excluded).  With ``weight`` (Dijkstra-based Brandes) the sweeps run on the
+shortest-path DAG of each source instead (:mod:`._brandes`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=F
     Parameters
     ----------
     G : hpgraph.Graph (or scipy/cupyx sparse matrix, networkx graph)
-        Paths follow edge directions on a directed graph.  Weights are ignored.
+        Paths follow edge directions on a directed graph.
     k : int, optional
         Use ``k`` sampled source vertices instead of all of them (an estimate).  The sample is
         ``seed.sample(list(range(n)), k)``, what networkx draws for a graph whose nodes are
@@ -54,8 +54,11 @@ def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=F
         Divide by the number of (source, target) pairs, networkx's way.
     endpoints : bool, default False
         Count the path endpoints too.
-    weight : None
-        Only ``None`` (unweighted, hop-count shortest paths) is supported.
+    weight : None, True or str
+        ``None``: hop-count shortest paths.  Anything else (networkx's attribute name, e.g.
+        ``"weight"``): path lengths are sums of the stored edge weights, which must be
+        positive; repeated edges count once with their smallest weight; an unweighted ``G``
+        has weights 1 (networkx's default for a missing attribute).
     backend : {None, "auto", "cpu", "gpu"}
     to : {None, "numpy", "cupy"}
 
@@ -66,32 +69,25 @@ def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=F
 
     Raises
     ------
-    NotImplementedError
-        ``weight`` is not None (weighted betweenness centrality).
     InvalidValue
-        ``k`` not an integer in ``[1, n]``.
+        ``k`` not an integer in ``[1, n]``; a zero or negative weight with ``weight``.
     """
-    if weight is not None:
-        raise NotImplementedError(
-            "betweenness_centrality(weight=...) -- weighted (Dijkstra-based) betweenness "
-            "centrality -- is not implemented in hpgraph; pass weight=None for hop-count "
-            "shortest paths")
     G, side, on_dev = prepare(G, backend)
     n = int(G.num_vertices)
     xp = G.xp
-    if k is not None:
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-            raise InvalidValue(f"k must be an integer number of sources or None, got {k!r}")
-        k = int(k)
-        if not 1 <= k <= n:
-            raise InvalidValue(f"k must lie in [1, {n}] (the number of vertices), got {k}")
-        if k == n:  # networkx: the same result, without sampling
-            k = None
-    if k is None:
-        sources = list(range(n))
-    else:
-        sources = _py_random_state(seed).sample(list(range(n)), k)
+    sources = sample_sources(n, k, seed)
+    k = None if sources is None else len(sources)
+    if weight is not None and G.weighted:
+        from ._brandes import dag_brandes
 
+        bc, _, _ = dag_brandes(G, np.arange(n, dtype=np.int64) if sources is None else
+                               np.asarray(sources, dtype=np.int64), weighted=True, side=side,
+                               endpoints=endpoints)
+        bc = _rescale(xp, bc, n, normalized=normalized, directed=G.directed,
+                      endpoints=endpoints, sampled=sources)
+        return finish(bc, on_dev, to)
+    if sources is None:
+        sources = list(range(n))
     A, AT = _unique_pattern(G)
     Ap, ATp = _pattern_operands(A, AT, xp)
     bc = xp.zeros(n, dtype=np.float64)
@@ -101,6 +97,22 @@ def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=F
     bc = _rescale(xp, bc, n, normalized=normalized, directed=G.directed, endpoints=endpoints,
                   sampled=None if k is None else sources)
     return finish(bc, on_dev, to)
+
+
+def sample_sources(n, k, seed):
+    """The sources networkx draws for ``k`` on a graph of nodes ``0..n-1`` (None: all of them;
+    also for ``k == n``, where networkx does not sample)."""
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise InvalidValue(f"k must be an integer number of sources or None, got {k!r}")
+        k = int(k)
+        if not 1 <= k <= n:
+            raise InvalidValue(f"k must lie in [1, {n}] (the number of vertices), got {k}")
+        if k == n:  # networkx: the same result, without sampling
+            k = None
+    if k is None:
+        return None
+    return _py_random_state(seed).sample(list(range(n)), k)
 
 
 def _py_random_state(seed):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _scipy_cpu
 from ._common import finish, prepare, vertex_id_dtype
 
 __all__ = ["connected_components"]
@@ -42,6 +43,9 @@ def connected_components(G, *, backend=None, to=None):
         order of each component's smallest vertex id (as scipy's ``connected_components``).
     """
     G, side, on_dev = prepare(G, backend)
+    if side == "cpu" and _scipy_cpu.usable(G):     # SciPy's, numbered the same way
+        n_components, labels = _scipy_cpu.components_scipy(G)
+        return n_components, finish(labels, on_dev, to)
     f = fastsv_parents(G, side)
     n_components, labels = number_by_root(G.xp, f)
     return n_components, finish(labels, on_dev, to)

@@ -37,7 +37,99 @@ ALGORITHMS = {a.name: a for a in (
     Algorithm("bc", "betweenness centrality", "betweenness_centrality", False, False,
               "networkx.betweenness_centrality"),
     Algorithm("lp", "label propagation", "label_propagation", False, False, ""),
+    Algorithm("bcw", "weighted betweenness centrality (positive weights)",
+              "betweenness_centrality", False, False, ""),
+    Algorithm("ebc", "edge betweenness centrality", "edge_betweenness_centrality", False, False,
+              ""),
+    Algorithm("ebcw", "weighted edge betweenness centrality (positive weights)",
+              "edge_betweenness_centrality", False, False, ""),
+    Algorithm("scc", "strongly connected components", "strongly_connected_components", False,
+              False, ""),
+    Algorithm("wcc", "weakly connected components", "weakly_connected_components", False, False,
+              ""),
+    Algorithm("jaccard", "Jaccard similarity of the vertex pairs two hops apart", "jaccard",
+              False, False, ""),
+    Algorithm("overlap", "overlap similarity of the vertex pairs two hops apart", "overlap",
+              False, False, ""),
+    Algorithm("cosine", "cosine similarity of the vertex pairs two hops apart", "cosine", False,
+              False, ""),
+    Algorithm("topk", "top-k Jaccard similarity per vertex (k = --samples, default 10)",
+              "similarity_topk", False, False, ""),
+    Algorithm("clustering", "local clustering coefficient", "clustering", False, False, ""),
+    Algorithm("avgclustering", "average clustering coefficient", "average_clustering", False,
+              False, ""),
+    Algorithm("transitivity", "transitivity", "transitivity", False, False, ""),
+    Algorithm("ktruss", "k-truss (k = --samples, default 3)", "k_truss", False, False, ""),
+    Algorithm("mst", "minimum spanning forest", "minimum_spanning_forest", False, False, ""),
+    Algorithm("degree", "degree centrality", "degree_centrality", False, False, ""),
+    Algorithm("eigenvector", "eigenvector centrality", "eigenvector_centrality", False, False,
+              ""),
+    Algorithm("katz", "Katz centrality (alpha = 0.5 / max degree)", "katz_centrality", False,
+              False, ""),
+    Algorithm("closeness", "closeness centrality", "closeness_centrality", False, False, ""),
+    Algorithm("harmonic", "harmonic centrality", "harmonic_centrality", False, False, ""),
+    Algorithm("apsp", "all-pairs shortest path lengths (small graphs)",
+              "all_pairs_shortest_path_length", False, False, ""),
+    Algorithm("louvain", "Louvain communities", "louvain", False, False, ""),
+    Algorithm("leiden", "Leiden communities", "leiden", False, False, ""),
 )}
+
+#: algorithms whose --samples is a parameter: sampled sources (betweenness) or k
+SAMPLED = ("bc", "bcw", "ebc", "ebcw", "topk", "ktruss")
+
+
+def _scalar(x):
+    import numpy as np
+
+    return np.array([float(x)])
+
+
+def _pairs(r):
+    return {"first": r[0], "second": r[1], "score": r[2]}
+
+
+def _katz(f, G, be):
+    """Katz with ``alpha = 0.5 / max degree``, below ``1 / lambda_max`` on any graph (the
+    library's default 0.1 diverges on graphs of large degree)."""
+    import numpy as np
+
+    from .. import backend as _backend
+
+    deg = np.asarray(_backend.to_host(G.out_degree))
+    return {"centrality": f(G, alpha=0.5 / max(1, int(deg.max()) if deg.size else 1),
+                            backend=be)}
+
+
+#: how ``run_algorithm`` calls the algorithms added after the first ten:
+#: ``(function, G, backend, samples, seed) -> result dict``
+_CALLS = {
+    "bcw": lambda f, G, be, k, seed: {"centrality": f(G, k=k, seed=seed, weight="weight",
+                                                      backend=be)},
+    "ebc": lambda f, G, be, k, seed: dict(zip(("source", "target", "centrality"),
+                                              f(G, k=k, seed=seed, backend=be))),
+    "ebcw": lambda f, G, be, k, seed: dict(zip(("source", "target", "centrality"),
+                                               f(G, k=k, seed=seed, weight="weight",
+                                                 backend=be))),
+    "scc": lambda f, G, be, k, seed: dict(zip(("components", "labels"), f(G, backend=be))),
+    "wcc": lambda f, G, be, k, seed: dict(zip(("components", "labels"), f(G, backend=be))),
+    "jaccard": lambda f, G, be, k, seed: _pairs(f(G, backend=be)),
+    "overlap": lambda f, G, be, k, seed: _pairs(f(G, backend=be)),
+    "cosine": lambda f, G, be, k, seed: _pairs(f(G, backend=be)),
+    "topk": lambda f, G, be, k, seed: _pairs(f(G, k or 10, backend=be)),
+    "clustering": lambda f, G, be, k, seed: {"clustering": f(G, backend=be)},
+    "avgclustering": lambda f, G, be, k, seed: {"value": _scalar(f(G, backend=be))},
+    "transitivity": lambda f, G, be, k, seed: {"value": _scalar(f(G, backend=be))},
+    "ktruss": lambda f, G, be, k, seed: {"edges": int(f(G, k or 3, backend=be).num_edges)},
+    "mst": lambda f, G, be, k, seed: {"edges": int(f(G, backend=be).num_edges)},
+    "degree": lambda f, G, be, k, seed: {"centrality": f(G, backend=be)},
+    "eigenvector": lambda f, G, be, k, seed: {"centrality": f(G, backend=be)},
+    "katz": lambda f, G, be, k, seed: _katz(f, G, be),
+    "closeness": lambda f, G, be, k, seed: {"centrality": f(G, backend=be)},
+    "harmonic": lambda f, G, be, k, seed: {"centrality": f(G, backend=be)},
+    "apsp": lambda f, G, be, k, seed: {"distance": f(G, backend=be)},
+    "louvain": lambda f, G, be, k, seed: {"labels": f(G, seed=seed, backend=be).labels},
+    "leiden": lambda f, G, be, k, seed: {"labels": f(G, seed=seed, backend=be).labels},
+}
 
 #: the algorithms ``hpgraph bench`` runs by default
 BENCH_DEFAULT = ("bfs", "sssp", "pagerank", "tc", "cc")
@@ -104,7 +196,9 @@ def run_algorithm(name, G, source, be, *, samples=None, seed=42, **params):
         raise CLIError(f"algorithm '{name}' ({ALGORITHMS[name].function}) is not available in "
                        "this build of hpgraph")
     h = _backend.to_host
-    if name == "bfs":
+    if name in _CALLS:
+        out = _CALLS[name](f, G, be, samples, seed)
+    elif name == "bfs":
         r = f(G, source, backend=be)
         out = {"depth": r.depth, "parent": r.parent}
     elif name == "sssp":
@@ -183,5 +277,19 @@ def describe_result(name, out) -> str:
     if name == "cc":
         sizes = np.bincount(out["labels"]) if out["labels"].size else np.zeros(1, np.int64)
         return f"{out['components']:,} components, largest {int(sizes.max()):,} vertices"
-    labels = out["labels"]
-    return f"{np.unique(labels).size:,} communities"
+    if "labels" in out:
+        labels = out["labels"]
+        return f"{np.unique(labels).size:,} communities"
+    if "score" in out:
+        return f"{out['score'].size:,} vertex pairs"
+    if "edges" in out:
+        return f"{out['edges']:,} edges"
+    if "distance" in out:
+        d = out["distance"]
+        return f"{int(np.isfinite(d).sum()):,} finite distances"
+    key = "centrality" if "centrality" in out else next(iter(out))
+    v = out[key]
+    if v.size == 0:
+        return "empty graph"
+    i = int(np.argmax(v))
+    return f"max {key} {v[i].item():.6g}" + (f" at {i}" if v.size > 1 else "")

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from . import _algorithms, _graphs, _validate
-from ._algorithms import ALGORITHMS
+from ._algorithms import ALGORITHMS, SAMPLED
 from ._common import (EXIT_FAILURE, EXIT_OK, PROG, CLIError, add_backend_argument,
                       add_graph_arguments, check_output_path, format_ms, positive,
                       register_subcommand)
@@ -68,7 +68,8 @@ def _run_arguments(p):
                         "out-edge)")
     p.add_argument("--trials", type=int, default=3, help="timed runs (default 3)")
     p.add_argument("--samples", type=int, default=None,
-                   help="bc: sample this many source vertices (default: all)")
+                   help="bc, bcw, ebc, ebcw: sample this many source vertices (default: all); "
+                        "topk, ktruss: k")
     p.add_argument("--validate", action="store_true",
                    help="check the result against SciPy / networkx")
     p.add_argument("--output", metavar="FILE", default=None,
@@ -131,8 +132,8 @@ def _run(args) -> int:
                        "add --undirected to treat each arc as an undirected edge")
     samples = args.samples
     if samples is not None:
-        if alg.name != "bc":
-            raise CLIError("--samples applies to bc only")
+        if alg.name not in SAMPLED:
+            raise CLIError(f"--samples applies to {', '.join(SAMPLED)} only")
         samples = min(samples, G.num_vertices) or None
     times, out, edges = [], None, 0
     for _ in range(args.trials):

@@ -101,11 +101,71 @@ def test_betweenness_networkx_input(cases):
 
 def test_betweenness_bad_input():
     G = hp.generators.path(4, backend="cpu")
-    with pytest.raises(NotImplementedError, match="weight"):
-        hp.betweenness_centrality(G, weight="weight")
     with pytest.raises(InvalidValue):
         hp.betweenness_centrality(G, k=5, backend="cpu")
     with pytest.raises(InvalidValue):
         hp.betweenness_centrality(G, k=0, backend="cpu")
     with pytest.raises(InvalidValue):
         hp.betweenness_centrality(G, k=1.5, backend="cpu")
+
+
+# -- weighted (Dijkstra-based) betweenness --------------------------------------------------
+
+
+def _positive(case):
+    return case.weights is None or bool((np.asarray(case.weights) > 0).all())
+
+
+@pytest.mark.cases(max_n=100)
+@pytest.mark.parametrize("normalized", [True, False])
+@pytest.mark.parametrize("endpoints", [False, True])
+def test_weighted_betweenness_matches_networkx(graph_case, normalized, endpoints, backend_name,
+                                               cases):
+    case = graph_case
+    G = cases.to_graph(case, backend_name)
+    kw = dict(weight="weight", normalized=normalized, endpoints=endpoints)
+    if not _positive(case):
+        with pytest.raises(InvalidValue, match="positive edge weights"):
+            hp.betweenness_centrality(G, backend=backend_name, **kw)
+        return
+    got = cases.host(hp.betweenness_centrality(G, backend=backend_name, **kw))
+    assert got.dtype == np.float64 and got.shape == (case.n,)
+    np.testing.assert_allclose(got, nx_bc(cases, case, **kw), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.cases(weighted=True, min_n=5, max_n=260)
+def test_weighted_betweenness_sampled(graph_case, backend_name, cases):
+    case = graph_case
+    if not _positive(case):
+        pytest.skip("zero or negative weights: covered by the error test")
+    G = cases.to_graph(case, backend_name)
+    k = max(2, case.n // 4)
+    for endpoints in (False, True):
+        got = cases.host(hp.betweenness_centrality(G, k=k, seed=7, weight="weight",
+                                                   endpoints=endpoints, backend=backend_name))
+        ref = nx_bc(cases, case, k=k, seed=7, weight="weight", endpoints=endpoints)
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def test_weighted_betweenness_ties_and_bad_weights(backend_name):
+    # 0 to 3: paths 0-1-3 and 0-2-3 of length 3 (1 + 2, 2 + 1) beat the edge of 3.5; 1 to 2:
+    # paths 1-0-2 and 1-3-2 of length 3 -- every vertex carries half a pair
+    G = hp.Graph.from_edges([0, 1, 0, 2, 0], [1, 3, 2, 3, 3], [1.0, 2.0, 2.0, 1.0, 3.5],
+                            num_vertices=4, directed=False, backend="cpu")
+    got = cases_host(hp.betweenness_centrality(G, weight="weight", normalized=False,
+                                               backend=backend_name))
+    np.testing.assert_allclose(got, [0.5, 0.5, 0.5, 0.5])
+    # edge 0-3 lengthened to 2.5 < 3: it takes the pair (0, 3)
+    G = hp.Graph.from_edges([0, 1, 0, 2, 0], [1, 3, 2, 3, 3], [1.0, 2.0, 2.0, 1.0, 2.5],
+                            num_vertices=4, directed=False, backend="cpu")
+    got = cases_host(hp.betweenness_centrality(G, weight="weight", normalized=False,
+                                               backend=backend_name))
+    np.testing.assert_allclose(got, [0.5, 0.0, 0.0, 0.5])
+    w = np.array([1.0, 0.0])
+    Z = hp.Graph.from_edges([0, 1], [1, 2], w, num_vertices=3, directed=False, backend="cpu")
+    with pytest.raises(InvalidValue, match="weight=None"):
+        hp.betweenness_centrality(Z, weight="weight", backend=backend_name)
+    np.testing.assert_array_equal(w, [1.0, 0.0])
+    # weight=None ignores the weights
+    np.testing.assert_allclose(cases_host(hp.betweenness_centrality(
+        Z, normalized=False, backend=backend_name)), [0, 1, 0])
