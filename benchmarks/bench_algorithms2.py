@@ -17,7 +17,8 @@ modularity, k-core: on the real graph; Louvain on R-MAT 18 with ``--nx-louvain``
 tight PageRank reference); Leiden: every community connected (SciPy components of the edges
 inside communities) and, on the real graph, modularity within 1% of leidenalg (networkx's
 Louvain where leidenalg is not installed); betweenness: Brandes' sums of dependencies against
-SciPy BFS distances (unweighted), networkx with 16 sources (weighted, real graph).  The process exits 1 when any check fails.
+SciPy BFS distances (unweighted), networkx with 16 sources (weighted, real graph).  The process
+exits 1 when any check fails.
 
 Usage::
 

@@ -52,7 +52,6 @@ def bfs_scipy(G, sources, idt):
     from scipy.sparse import csgraph
 
     M = matrix(G, False)
-    n = G.num_vertices
     src = np.unique(sources)
     if src.size == 1:
         order, pred = csgraph.breadth_first_order(M, int(src[0]), directed=True,
