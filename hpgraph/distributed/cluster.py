@@ -70,7 +70,7 @@ def _gpu_cluster(n_workers, silence):
         LocalCUDACluster = None
     if LocalCUDACluster is not None:
         return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(devices), n_workers=n,
-                                threads_per_worker=1, dashboard_address=None, silence_logs=silence)
+                                threads_per_worker=1, dashboard_address=":0", silence_logs=silence)
     from distributed import Nanny, Scheduler, SpecCluster
 
     workers = {f"gpu-{i}": {"cls": Nanny, "options": {
@@ -127,7 +127,7 @@ class Cluster:
         self.backend = backend
         self._cluster = None
         self._own_client = client is None
-        silence = logging.CRITICAL
+        silence = int(os.environ.get("HPGRAPH_DASK_LOG_LEVEL", logging.CRITICAL))
         if client is not None:
             self.client = client
         elif address is not None:
@@ -138,7 +138,7 @@ class Cluster:
             else:
                 n = n_workers if n_workers is not None else (os.cpu_count() or 1)
                 self._cluster = distributed.LocalCluster(
-                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                     silence_logs=silence)
             self.client = distributed.Client(self._cluster)
         try:
