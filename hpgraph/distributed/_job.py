@@ -21,6 +21,8 @@ __all__ = ["JobInfo", "run_job"]
 
 #: seconds a collective waits for a peer before declaring it lost
 COMM_TIMEOUT = 120.0
+#: seconds the other ranks get to end after one failed
+_SETTLE = 1.0
 
 
 class JobInfo(NamedTuple):
@@ -117,11 +119,10 @@ def run_job(dg, kernel, kwargs, *, timeout=None, name="job"):
                 pending = [t for t in tasks if t.status == "pending"]
                 if pending:
                     wait(pending, timeout=0.5, return_when="FIRST_COMPLETED")
-            except TimeoutError:
-                pass
-            failed = [t for t in tasks if t.status in ("error", "cancelled", "lost")]
-            if failed:
-                _raise_failure(dg, failed)
+            except Exception:  # noqa: BLE001 - a timeout, or a task cancelled (dead worker):
+                pass           # the statuses below say which
+            if any(t.status in ("error", "cancelled", "lost") for t in tasks):
+                _raise_failure(dg, tasks)
             if all(t.status == "finished" for t in tasks):
                 break
             gone = set(dg.workers) - set(dg.cluster.workers)
@@ -152,8 +153,17 @@ def run_job(dg, kernel, kwargs, *, timeout=None, name="job"):
     return [r[0] for r in results], info
 
 
-def _raise_failure(dg, failed):
-    """Raise the most telling error of the failed tasks (a typed hpgraph error first)."""
+def _raise_failure(dg, tasks):
+    """Raise the most telling error of the failed tasks: a lost worker, else the error a rank
+    raised itself (its peers then fail with WorkerLost when its socket closes: they are given
+    a moment to end, and that secondary error is not the one reported)."""
+    from distributed import wait
+
+    try:
+        wait([t for t in tasks if t.status == "pending"], timeout=2 * _SETTLE)
+    except Exception:  # noqa: BLE001 - a timeout or a cancelled task: the statuses tell
+        pass
+    failed = [t for t in tasks if t.status in ("error", "cancelled", "lost")]
     excs = []
     for t in failed:
         try:
