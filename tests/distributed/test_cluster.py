@@ -61,3 +61,31 @@ def test_version_mismatch(cluster2):
 def test_gpu_cluster_without_gpu():
     with pytest.raises(DeviceUnavailable, match="no CUDA device"):
         hpd.Cluster(backend="gpu")
+
+
+@pytest.mark.skipif(hp.has_gpu(), reason="checks the error raised without a GPU")
+def test_gpu_cluster_pins_one_device_per_worker(monkeypatch):
+    """Without dask-cuda: one nanny per device, each worker started with its own
+    CUDA_VISIBLE_DEVICES; here the workers see no device, so the check refuses them."""
+    import importlib.util
+
+    from hpgraph.distributed import cluster as mod
+
+    if importlib.util.find_spec("dask_cuda") is not None:
+        pytest.skip("dask-cuda installed: LocalCUDACluster is used instead")
+    monkeypatch.setattr(mod, "_local_gpu_count", lambda: 2)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "5,7")
+    seen = {}
+    real = mod._gpu_cluster
+
+    def spy(n, silence):
+        c = real(n, silence)
+        seen.update({name: spec["options"]["env"] for name, spec in c.worker_spec.items()})
+        return c
+
+    monkeypatch.setattr(mod, "_gpu_cluster", spy)
+    with pytest.raises(DeviceUnavailable, match="see no CUDA device"):
+        hpd.Cluster(backend="gpu")
+    assert seen == {"gpu-0": {"CUDA_VISIBLE_DEVICES": "5"}, "gpu-1": {"CUDA_VISIBLE_DEVICES": "7"}}
+    with pytest.raises(InvalidValue, match="n_workers must be in \\[1, 2\\]"):
+        hpd.Cluster(n_workers=3, backend="gpu")
