@@ -2,7 +2,8 @@
 
 A :class:`Cluster` starts (or connects to) a Dask cluster with one worker per GPU; a
 :class:`DistributedGraph` splits a graph by destination rows into one CSR partition per worker;
-:func:`pagerank`, :func:`bfs`, :func:`sssp` and :func:`connected_components` run as BSP
+:func:`pagerank`, :func:`bfs`, :func:`sssp`, :func:`connected_components` and a user's
+vertex program (:func:`run`) run as BSP
 supersteps, one long-running task per worker, exchanging vectors through NCCL (GPU) or a TCP
 collective (CPU), never through the Dask scheduler.  Needs the ``dask`` extra
 (``pip install 'hpgraph[dask]'``).
@@ -23,6 +24,7 @@ from ._job import JobInfo
 from .algorithms import bfs, connected_components, pagerank, sssp
 from .cluster import Cluster
 from .graph import DistributedGraph
+from .programs import run
 
 __all__ = ["Cluster", "DistributedGraph", "JobInfo", "pagerank", "bfs", "sssp",
-           "connected_components"]
+           "connected_components", "run"]

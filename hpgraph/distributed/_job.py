@@ -74,7 +74,9 @@ def _job_main(part, kernel, kwargs, session, comm_timeout):
 
             cupy.cuda.get_current_stream().synchronize()
         t2 = time.perf_counter()
-        if hasattr(values, "get"):
+        if isinstance(values, dict):
+            values = {k: v.get() if hasattr(v, "get") else v for k, v in values.items()}
+        elif hasattr(values, "get"):
             values = values.get()
         stats = {"seconds": t2 - t1, "setup": t1 - t0, "bytes_sent": int(coll.bytes_sent),
                  "vector_bytes": int(vector_bytes)}

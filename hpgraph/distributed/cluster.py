@@ -164,8 +164,11 @@ class Cluster:
 
     @property
     def workers(self) -> list:
-        """Addresses of the workers now connected, sorted."""
-        return sorted(self.client.scheduler_info(n_workers=-1)["workers"])
+        """Addresses of the workers now connected, sorted (asked of the scheduler each time:
+        ``Client.scheduler_info()`` returns a cache that a periodic refresh may have replaced
+        by one without per-worker entries)."""
+        info = self.client.sync(self.client.scheduler.identity, n_workers=-1)
+        return sorted(info["workers"])
 
     def check(self):
         """Check the workers: at least one, one hpgraph version, a GPU each for "gpu".
