@@ -67,3 +67,13 @@ def test_nccl_collective(gpu_cluster):
         np.testing.assert_array_equal(bits, np.arange(11) % 2 == 1)
         assert total == 11
         np.testing.assert_array_equal(low, [0, 0, 0])
+
+
+def test_vertex_program_on_gpus(gpu_cluster):
+    from examples.sssp import SSSP64
+
+    case = next(c for c in CASES.graph_cases() if c.name == "components-0-u")
+    G = CASES.to_graph(case, "cpu")
+    dg = hpd.DistributedGraph(gpu_cluster, G)
+    out = hpd.run(dg, SSSP64, source=0)
+    np.testing.assert_array_equal(out["dist"], CASES.sssp_reference(case, [0]))
