@@ -54,6 +54,8 @@ _LAZY = {
     "labels": ("hpgraph.labels", None),
     "tables": ("hpgraph.tables", None),
     "exchange": ("hpgraph.exchange", None),
+    # several GPUs / CPU processes on Dask (dask imported on first use)
+    "distributed": ("hpgraph.distributed", None),
     "VertexLabels": ("hpgraph.labels", "VertexLabels"),
     "from_pandas": ("hpgraph.tables", "from_pandas"),
     "from_arrow": ("hpgraph.tables", "from_arrow"),

@@ -7,6 +7,7 @@ from . import algorithms as algorithms
 from . import backend as backend
 from . import compiler as compiler
 from . import csgraph as csgraph
+from . import distributed as distributed
 from . import dtypes as dtypes
 from . import exceptions as exceptions
 from . import exchange as exchange

@@ -160,3 +160,20 @@ class HostOutOfMemory(HpgraphError, MemoryError):
     length) is known to be too large, and in place of a bare ``MemoryError`` otherwise.  The
     message says what was being built and how many bytes it needs.
     """
+
+
+class ClusterError(HpgraphError, RuntimeError):
+    """A Dask cluster cannot run a distributed job: no workers, no GPU worker when
+    ``backend="gpu"`` was asked, or a job that did not finish in its ``timeout``
+    (:mod:`hpgraph.distributed`)."""
+
+
+class VersionMismatch(ClusterError):
+    """The workers of a cluster (or a worker and the client) run different hpgraph versions;
+    the message lists each worker's version."""
+
+
+class WorkerLost(ClusterError):
+    """A worker died, or stopped answering, during a distributed job; the job's partial state
+    is discarded and a :class:`~hpgraph.distributed.DistributedGraph` with a partition on
+    that worker must be built again."""

@@ -1,0 +1,174 @@
+"""Benchmark: hpgraph.distributed (Dask + NCCL) on 1..N GPUs against plain single-GPU hpgraph.
+
+For each worker count k in ``--workers`` (default 1..the GPUs of this machine; ``--cpu``: CPU
+worker processes and the TCP collective, default 1..min(4, cores)), a Dask cluster of k
+workers is started, R-MAT ``--scale`` (undirected, edge factor 16, seed 1; default 25 on the
+GPU, 16 with ``--cpu``) is partitioned over it, and PageRank (``hp.pagerank``'s default: L1
+change < 1e-6) and BFS (source: the highest-degree vertex) run ``--repeat`` times after a
+warm-up.  Reported per row:
+
+* ``wall_ms``: the whole call as the client sees it (median; Dask submission, collective
+  set-up, the superstep loop, gathering the result to the client);
+* ``loop_ms``: the slowest rank's superstep loop (median), and ``per_iter_ms`` for PageRank;
+* ``speedup``: the single-GPU (single-process) time over ``loop_ms`` (PageRank: per iteration);
+* ``bytes_per_gpu``: the largest partition's CSR bytes + its global vectors, and
+  ``sent_bytes``: what the busiest rank sent through the collective.
+
+The baseline row (``workers = 0``) is the plain call on the same graph in this process
+(:func:`benchmarks._harness.timed`: CUDA events on the GPU).  Every distributed result is
+checked against it (PageRank within 1e-6 in L1, BFS depths equal); the script exits 1 on a
+mismatch.  Partitioning time (client split + transfer + device copy) is reported separately.
+
+Usage::
+
+    python benchmarks/bench_multigpu.py [--scale 25] [--workers 1,2] [--repeat 3] [--cpu]
+        [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import _harness  # noqa: E402
+
+import hpgraph as hp  # noqa: E402
+from hpgraph import distributed as hpd  # noqa: E402
+
+
+def _gpu_count() -> int:
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - no CuPy / no driver: no GPU
+        return 0
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _median_job(fn, repeat):
+    """Warm-up call, then ``repeat`` calls: (medians of wall / loop seconds, last result)."""
+    fn()
+    walls, loops, out = [], [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        walls.append(time.perf_counter() - t0)
+        loops.append(out[-1].seconds)
+    return statistics.median(walls), statistics.median(loops), out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cpu", action="store_true", help="CPU workers and the TCP collective")
+    ap.add_argument("--scale", type=int, default=None, help="R-MAT scale (default 25; 16 with --cpu)")
+    ap.add_argument("--workers", default=None, help="worker counts, e.g. 1,2,4")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    side = "cpu" if args.cpu else "gpu"
+    if side == "gpu" and _gpu_count() == 0:
+        print("no GPU on this machine; use --cpu", file=sys.stderr)
+        return 2
+    scale = args.scale if args.scale is not None else (16 if args.cpu else 25)
+    top = _gpu_count() if side == "gpu" else min(4, os.cpu_count() or 1)
+    counts = [int(c) for c in args.workers.split(",")] if args.workers else list(range(1, top + 1))
+    gpu = side == "gpu"
+
+    t0 = time.perf_counter()
+    G = hp.rmat(scale, seed=1, backend=side)
+    build_s = time.perf_counter() - t0
+    src = int(_host(G.out_degree).argmax())
+    print(f"R-MAT {scale}: {G.num_vertices:,} vertices, {G.num_edges:,} entries "
+          f"(built in {build_s:.1f} s on the {side}); BFS source {src}", flush=True)
+
+    # single-GPU / single-process baseline, in this process
+    pr_row, (pr_ref, pr_info) = _harness.timed(
+        lambda: hp.pagerank(G, return_info=True, backend=side), args.repeat, gpu=gpu)
+    bfs_row, bfs_res = _harness.timed(lambda: hp.bfs(G, src, backend=side), args.repeat, gpu=gpu)
+    pr_ref, depth_ref = _host(pr_ref), _host(bfs_res.depth)
+    base_pr_iter = pr_row["warm_ms"] / pr_info.iterations
+    rows = [dict(algo="pagerank", workers=0, warm_ms=pr_row["warm_ms"], wall_ms=pr_row["wall_ms"],
+                 first_ms=pr_row["first_ms"], iterations=pr_info.iterations,
+                 per_iter_ms=base_pr_iter),
+            dict(algo="bfs", workers=0, warm_ms=bfs_row["warm_ms"], wall_ms=bfs_row["wall_ms"],
+                 first_ms=bfs_row["first_ms"])]
+    print(f"single {side}: pagerank {pr_row['warm_ms']:.1f} ms ({pr_info.iterations} it, "
+          f"{base_pr_iter:.2f} ms/it), bfs {bfs_row['warm_ms']:.2f} ms", flush=True)
+    Gh = G.to_host() if gpu else G
+    if gpu:
+        del G, bfs_res  # the baseline's device copy is not needed any more; the workers hold their own
+        import cupy
+
+        cupy.get_default_memory_pool().free_all_blocks()
+
+    mismatches = []
+    for k in counts:
+        t0 = time.perf_counter()
+        with hpd.Cluster(n_workers=k, backend=side) as cluster:
+            start_s = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            dg = hpd.DistributedGraph(cluster, Gh)
+            part_s = time.perf_counter() - t1
+            per_gpu = int(dg.partition_bytes.max())
+
+            wall, loop, (rank, info) = _median_job(
+                lambda: hpd.pagerank(dg, return_info=True), args.repeat)
+            err = float(np.abs(rank - pr_ref).sum())
+            ok = err < 1e-6 and info.iterations == pr_info.iterations
+            if not ok:
+                mismatches.append(f"pagerank k={k}: L1 {err:.3g}, {info.iterations} iterations")
+            it_ms = loop * 1e3 / info.iterations
+            rows.append(dict(algo="pagerank", workers=k, wall_ms=wall * 1e3, loop_ms=loop * 1e3,
+                             per_iter_ms=it_ms, iterations=info.iterations,
+                             speedup=base_pr_iter / it_ms,
+                             bytes_per_gpu=per_gpu + info.vector_bytes,
+                             sent_bytes=max(info.bytes_sent), setup_ms=info.setup_seconds * 1e3,
+                             start_s=start_s, partition_s=part_s, l1_vs_single=err, ok=ok))
+
+            wall, loop, (depth, info) = _median_job(
+                lambda: hpd.bfs(dg, src, return_info=True), args.repeat)
+            ok = bool(np.array_equal(depth, depth_ref))
+            if not ok:
+                mismatches.append(f"bfs k={k}: {int((depth != depth_ref).sum())} depths differ")
+            rows.append(dict(algo="bfs", workers=k, wall_ms=wall * 1e3, loop_ms=loop * 1e3,
+                             levels=info.iterations, speedup=bfs_row["warm_ms"] / (loop * 1e3),
+                             bytes_per_gpu=per_gpu + info.vector_bytes,
+                             sent_bytes=max(info.bytes_sent), setup_ms=info.setup_seconds * 1e3,
+                             ok=ok))
+            dg.release()
+        print(f"{k} worker(s): cluster {start_s:.1f} s, partitioning {part_s:.1f} s", flush=True)
+
+    hdr = f"{'algo':9} {'workers':>7} {'loop ms':>9} {'wall ms':>9} {'ms/iter':>8} {'speed-up':>8} " \
+          f"{'bytes/GPU':>13} {'sent':>13} ok"
+    print(hdr)
+    for r in rows:
+        loop = r.get("loop_ms", r.get("warm_ms"))
+        print(f"{r['algo']:9} {r['workers'] or 'single':>7} {loop:9.2f} {r['wall_ms']:9.2f} "
+              f"{r.get('per_iter_ms', float('nan')):8.2f} {r.get('speedup', 1.0):8.2f} "
+              f"{r.get('bytes_per_gpu', 0):13,} {r.get('sent_bytes', 0):13,} {r.get('ok', '')}")
+    if args.json:
+        _harness.write(args.json, {"meta": _harness.metadata(bench="multigpu", side=side,
+                                                              scale=scale, workers=counts),
+                                   "rows": rows, "mismatches": mismatches})
+    if mismatches:
+        print("MISMATCH: " + "; ".join(mismatches), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

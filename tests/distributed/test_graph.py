@@ -1,0 +1,115 @@
+"""DistributedGraph: 1D partitioning by destination rows balanced by edge count, the
+partitions held by the workers, other sources (edge arrays, files) and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import hpgraph as hp
+from hpgraph import distributed as hpd
+from hpgraph.distributed.graph import split_rows
+from hpgraph.exceptions import InvalidValue
+
+
+@pytest.mark.parametrize("indptr,parts,want", [
+    ([0, 5, 10, 15, 20], 2, [0, 2, 4]),
+    ([0, 0, 0, 0, 0], 2, [0, 2, 4]),          # no edges: even vertex split
+    ([0, 100, 100, 100, 101], 2, [0, 1, 4]),  # one heavy row
+    ([0, 100, 100, 100, 101], 4, [0, 1, 2, 3, 4]),
+    ([0, 0, 0, 0, 90], 3, [0, 2, 3, 4]),      # heavy last row: every range keeps one row
+    ([0, 3], 1, [0, 1]),
+])
+def test_split_rows(indptr, parts, want):
+    np.testing.assert_array_equal(split_rows(np.array(indptr), parts), want)
+
+
+def test_split_rows_balances_random_degrees():
+    rng = np.random.default_rng(3)
+    deg = rng.integers(0, 20, 1000)
+    indptr = np.concatenate([[0], np.cumsum(deg)])
+    for parts in (2, 3, 4, 7):
+        b = split_rows(indptr, parts)
+        assert b[0] == 0 and b[-1] == 1000 and (np.diff(b) > 0).all()
+        edges = np.diff(indptr[b])
+        assert edges.max() - edges.min() <= 2 * deg.max()
+
+
+def test_partitions_are_in_edge_rows(cluster):
+    rng = np.random.default_rng(1)
+    src, dst = rng.integers(0, 50, 400), rng.integers(0, 50, 400)
+    w = rng.uniform(0, 5, 400)
+    G = hp.Graph.from_edges(src, dst, weights=w, num_vertices=53, directed=True)
+    before = G.A.indices.copy(), G.A.values.copy()
+    dg = hpd.DistributedGraph(cluster, G)
+    P = len(cluster.workers)
+    assert dg.num_partitions == P and dg.workers == cluster.workers
+    assert (dg.num_vertices, dg.num_edges, dg.directed, dg.weighted) == (53, G.num_edges, True, True)
+    AT = sp.csr_array(G.to_scipy().T)
+    parts = cluster.client.gather(dg.futures)
+    for r, part in enumerate(parts):
+        lo, hi = dg.bounds[r], dg.bounds[r + 1]
+        assert (part.rank, part.size, part.lo, part.hi, part.n) == (r, P, lo, hi, 53)
+        assert part.side == "cpu"
+        M = part.matrix.to_scipy()
+        assert M.shape == (hi - lo, 53)
+        assert (M != AT[lo:hi]).nnz == 0
+        assert part.matrix.nnz == dg.partition_edges[r]
+    assert dg.partition_edges.sum() == G.num_edges
+    assert dg.partition_bytes.sum() > 0
+    # the caller's graph is untouched
+    np.testing.assert_array_equal(G.A.indices, before[0])
+    np.testing.assert_array_equal(G.A.values, before[1])
+    assert "partitions=" in repr(dg)
+
+
+def test_from_scipy_and_edges(cluster2):
+    A = sp.random_array((30, 30), density=0.1, format="csr", random_state=2)
+    dg = hpd.DistributedGraph(cluster2, A)
+    assert dg.num_edges == A.nnz and dg.weighted
+    src, dst = np.array([0, 1, 1, 2, 2]), np.array([1, 2, 2, 0, 2])
+    dg = hpd.DistributedGraph.from_edges(cluster2, src, dst, directed=False)
+    assert not dg.directed and dg.num_vertices == 3
+    k, labels = hpd.connected_components(dg)
+    assert k == 1 and labels.tolist() == [0, 0, 0]
+
+
+def test_from_files(cluster2, tmp_path):
+    (tmp_path / "a.el").write_text("0 1 1.5\n1 2 2.0\n")
+    (tmp_path / "b.el").write_text("2 3 0.5\n5 4 1.0\n0 1 1.0\n")
+    dg = hpd.DistributedGraph.from_files(cluster2, [tmp_path / "a.el", tmp_path / "b.el"])
+    assert (dg.num_vertices, dg.num_edges, dg.directed, dg.weighted) == (6, 4, True, True)
+    # duplicates across files combine by min: 0 -> 1 weighs 1.0
+    np.testing.assert_array_equal(hpd.sssp(dg, 0), [0, 1.0, 3.0, 3.5, np.inf, np.inf])
+    (tmp_path / "c.el").write_text("0 1\n")
+    with pytest.raises(InvalidValue, match="weights"):
+        hpd.DistributedGraph.from_files(cluster2, [tmp_path / "a.el", tmp_path / "c.el"])
+    with pytest.raises(InvalidValue, match="empty"):
+        hpd.DistributedGraph.from_files(cluster2, [])
+    with pytest.raises(hp.exceptions.GraphFileNotFound):
+        hpd.DistributedGraph.from_files(cluster2, tmp_path / "missing.el")
+
+
+def test_bad_partition_counts(cluster2):
+    G = hp.Graph.from_edges([0, 1], [1, 2], num_vertices=3)
+    with pytest.raises(InvalidValue, match="larger than the worker count"):
+        hpd.DistributedGraph(cluster2, G, num_partitions=3)
+    one = hp.Graph.from_edges([], [], num_vertices=1)
+    with pytest.raises(InvalidValue, match="larger than the vertex count \\(1\\)"):
+        hpd.DistributedGraph(cluster2, one)
+    with pytest.raises(InvalidValue, match="vertex count \\(0\\)"):
+        hpd.DistributedGraph(cluster2, hp.Graph.from_edges([], []))
+    for bad in (0, -1, 1.0, True):
+        with pytest.raises(InvalidValue, match="num_partitions"):
+            hpd.DistributedGraph(cluster2, G, num_partitions=bad)
+    dg = hpd.DistributedGraph(cluster2, one, num_partitions=1)  # fewer partitions than workers
+    assert dg.num_partitions == 1
+    np.testing.assert_array_equal(hpd.bfs(dg, 0), [0])
+
+
+def test_release(cluster2):
+    dg = hpd.DistributedGraph(cluster2, hp.Graph.from_edges([0], [1]))
+    dg.release()
+    with pytest.raises(hp.exceptions.WorkerLost, match="released"):
+        hpd.pagerank(dg)
