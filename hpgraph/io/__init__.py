@@ -7,25 +7,25 @@ what the command line uses to time parsing and graph construction separately.
 Formats (chosen from the file name, or with ``format=``; ``.gz``, ``.bz2`` and ``.xz`` compression
 is recognised from the file's first bytes, so ``g.mtx.gz`` and ``g.mtx`` both work):
 
-========== ======================================= ===================================================
-format     extensions                              content
-========== ======================================= ===================================================
-``mtx``    ``.mtx``, ``.mm``                       Matrix Market ``coordinate`` or ``array``;
-                                                   ``real``, ``integer`` or ``pattern``;
-                                                   ``general`` (directed), ``symmetric`` (undirected),
-                                                   ``skew-symmetric`` (directed). 1-based.
-``edgelist`` ``.txt``, ``.el``, ``.edges``,       SNAP-style text: one ``u v [w]`` line per edge,
-           ``.edgelist``, ``.tsv``, ``.csv``        whitespace or comma separated; ``#`` and ``%``
-                                                   start comments; CRLF accepted. 0-based ids used
-                                                   as given (``relabel=True`` compacts them).
-``dimacs`` ``.gr``                                 DIMACS shortest-path: ``c`` comments,
-                                                   ``p sp n m``, ``a u v w`` arcs. 1-based. Directed.
-``lg``     ``.lg``, ``.jlg``                       Graphs.jl LG: header ``n,m,u|d,name``, then
-                                                   ``u,v`` lines. 1-based. First graph of the file.
-``npz``    ``.npz``                                hpgraph's own: arrays ``src``, ``dst``,
-                                                   ``weights`` (optional), ``num_vertices``,
-                                                   ``directed``. Exact round trip, dtypes kept.
-========== ======================================= ===================================================
+============ ======================================= ===================================================
+format       extensions                              content
+============ ======================================= ===================================================
+``mtx``      ``.mtx``, ``.mm``                       Matrix Market ``coordinate`` or ``array``;
+                                                     ``real``, ``integer`` or ``pattern``;
+                                                     ``general`` (directed), ``symmetric`` (undirected),
+                                                     ``skew-symmetric`` (directed). 1-based.
+``edgelist`` ``.txt``, ``.el``, ``.edges``,          SNAP-style text: one ``u v [w]`` line per edge,
+             ``.edgelist``, ``.tsv``, ``.csv``       whitespace or comma separated; ``#`` and ``%``
+                                                     start comments; CRLF accepted. 0-based ids used
+                                                     as given (``relabel=True`` compacts them).
+``dimacs``   ``.gr``                                 DIMACS shortest-path: ``c`` comments,
+                                                     ``p sp n m``, ``a u v w`` arcs. 1-based. Directed.
+``lg``       ``.lg``, ``.jlg``                       Graphs.jl LG: header ``n,m,u|d,name``, then
+                                                     ``u,v`` lines. 1-based. First graph of the file.
+``npz``      ``.npz``                                hpgraph's own: arrays ``src``, ``dst``,
+                                                     ``weights`` (optional), ``num_vertices``,
+                                                     ``directed``. Exact round trip, dtypes kept.
+============ ======================================= ===================================================
 
 Malformed files cannot take the process down: every reader validates the bytes itself and
 parses with ``numpy.loadtxt`` or pure Python (Matrix Market files never reach SciPy's native
