@@ -156,6 +156,21 @@ def test_semi_synchronous_settles_where_synchronous_oscillates(backend_name):
     assert len(np.unique(osc)) == 2      # centre and leaves keep swapping
 
 
+@pytest.mark.parametrize("max_iter", [10**12, 10**12 + 1, 2**63 - 1])
+def test_synchronous_oscillation_with_a_huge_max_iter_ends(backend_name, max_iter):
+    """A graph that oscillates between two states returns at once with the labels the
+    reference reaches after the same number of iterations (found by the long fuzz run: it ran
+    for the whole max_iter)."""
+    S = hp.generators.star(6, backend="cpu")
+    nb = [sorted(set(S.to_scipy()[[v]].indices.tolist()) - {v}) for v in range(6)]
+    parity = 2 + max_iter % 2          # the reference needs only the parity of max_iter
+    for G in (S, hp.Graph.from_edges([0, 1, 1], [1, 0, 1], num_vertices=2, directed=False)):
+        if G is not S:
+            nb = [[1], [0]]
+        lab = host(hp.label_propagation(G, mode="synchronous", max_iter=max_iter, backend=backend_name))
+        np.testing.assert_array_equal(lab, py_sync(nb, G.num_vertices, parity))
+
+
 def test_label_propagation_rmat(backend_name):
     """A 1024-vertex R-MAT graph: exactly the plain-Python semi-synchronous reference (built
     from SciPy's adjacency lists, not from hpgraph), labels inside components."""
