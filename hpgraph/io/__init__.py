@@ -28,9 +28,10 @@ format       extensions                              content
 ============ ======================================= ===================================================
 
 Malformed files cannot take the process down: every reader validates the bytes itself and
-parses with ``numpy.loadtxt`` or pure Python (Matrix Market files never reach SciPy's native
-reader, ``.npz`` archives are never unpickled and their array headers are checked against the
-bytes before anything is allocated), and sizes a file declares are checked against the
+parses with ``pyarrow.csv`` (plain rows, where pyarrow is installed), ``numpy.loadtxt`` or
+pure Python (Matrix Market files never reach SciPy's native reader, ``.npz`` archives are never
+unpickled and their array headers are checked against the bytes before anything is
+allocated), and sizes a file declares are checked against the
 machine's memory (:class:`~hpgraph.exceptions.HostOutOfMemory`).  ``tests/fuzz`` fuzzes every
 reader with mutated files in a separate process.
 
