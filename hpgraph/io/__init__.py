@@ -245,9 +245,11 @@ def to_edgelist(G, *, half=None) -> EdgeList:
         keep = row <= col
         row, col = row[keep], col[keep]
         vals = None if vals is None else vals[keep]
-    order = np.lexsort((col, row))
-    row, col = row[order], col[order]
-    vals = None if vals is None else vals[order]
+    if not (getattr(A, "format", None) == "csr" and A.has_sorted_indices):
+        # a CSR with sorted indices gives its entries in (row, col) order already
+        order = np.lexsort((col, row))
+        row, col = row[order], col[order]
+        vals = None if vals is None else vals[order]
     n = int(getattr(G, "num_vertices", A.shape[0]))
     return EdgeList(row, col, vals, n, directed)
 
