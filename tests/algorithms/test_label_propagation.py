@@ -193,3 +193,14 @@ def test_label_propagation_arguments():
     np.testing.assert_array_equal(hp.label_propagation(G, max_iter=0, backend="cpu"), np.arange(4))
     E = hp.Graph.from_edges([], [], num_vertices=0, directed=False, backend="cpu")
     assert hp.label_propagation(E, backend="cpu").shape == (0,)
+
+
+@pytest.mark.parametrize("seed", [None, 0, 7, 2**40])
+def test_priorities_are_the_splitmix64_finaliser(seed):
+    """The colouring's priorities are exactly the documented splitmix64 hash (a mutated shift
+    or constant gives another bijection, which the graph tests alone do not notice)."""
+    from hpgraph.algorithms._label_propagation import priorities
+
+    got = priorities(300, seed)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, [signed(py_priority(v, seed)) for v in range(300)])
