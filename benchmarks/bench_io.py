@@ -62,6 +62,8 @@ def main(argv=None) -> int:
 
     from hpgraph import tables
 
+    meta = _harness.metadata(benchmark="bench_io", scale=args.scale, repeat=args.repeat,
+                             cpus=os.cpu_count(), loadavg_start=os.getloadavg(), pyarrow=pa.__version__)
     G = hp.rmat(args.scale, seed=1, directed=True, weights=(1, 64), backend="cpu")
     ref = G.to_scipy()
     coo = ref.tocoo()
@@ -129,10 +131,8 @@ def main(argv=None) -> int:
     b = row("mtx write", "scipy.io.mmwrite", lambda: scipy.io.mmwrite(out_mtx, ref), parses_back(out_mtx))
     row("mtx write", "hp.write(G, w.mtx)", lambda: hp.write(G, out_mtx), parses_back(out_mtx), b)
 
-    meta = _harness.metadata(benchmark="bench_io", scale=args.scale, vertices=n, edges=int(ref.nnz),
-                             repeat=args.repeat, cpus=os.cpu_count(), loadavg=os.getloadavg(),
-                             pyarrow=pa.__version__,
-                             sizes_mb={p.name: round(p.stat().st_size / 2**20, 1) for p in (mtx, el, csv)})
+    meta.update(vertices=n, edges=int(ref.nnz), loadavg_end=os.getloadavg(),
+                sizes_mb={p.name: round(p.stat().st_size / 2**20, 1) for p in (mtx, el, csv)})
     if args.json:
         _harness.write(args.json, {"meta": meta, "rows": rows})
     if failed:
