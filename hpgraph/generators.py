@@ -437,7 +437,7 @@ def path_edges(n, directed=False, weights=None, seed=None, backend=None) -> Edge
 
 
 def path(n, directed=False, weights=None, seed=None, backend=None):
-    """The path ``0 - 1 - ... - (n-1)`` (directed: ``i -> i+1``); ``n`` vertices, ``n - 1`` edges."""
+    """The path on the vertices ``0, 1, ..., n-1`` (directed: ``i -> i+1``); ``n - 1`` edges."""
     return _graph(path_edges(n, directed, weights, seed, backend), _backend.resolve(backend))
 
 

@@ -12,6 +12,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import scipy.io
 import scipy.sparse as sp
 
@@ -101,3 +103,16 @@ def test_delaunay_file_matches_scipy():
     got = G.to_scipy().astype(bool).astype(np.int8)
     assert (got != want).nnz == 0
     assert not G.directed and G.num_vertices == M.shape[0]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from([b"1 2 3", b"", b" ", b"\t", b"%c", b" %c", b"\r", b"4 5 6 ", b"\x0b7 8 9",
+                                 b"1 2 % trailing"]), max_size=12),
+       st.sampled_from([b"\n", b"\r\n"]))
+def test_data_line_count_shortcut_equals_the_line_scan(lines, newline):
+    """The vectorised count of data lines (no '%', no line starting with a blank) agrees with the
+    line-by-line scan on bodies with blank, blank-led, comment and CR lines."""
+    from hpgraph.io._mtx import _count_data_lines, _data_lines
+
+    body = newline.join(lines) + newline
+    assert _count_data_lines(body) == len(_data_lines(body))

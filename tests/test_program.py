@@ -313,3 +313,50 @@ def test_seeded_and_outputs_on_cpu(G):
         hp.run(P, G, backend="cpu", active=[0], outputs=("x",))
     with pytest.raises(InvalidProgram, match="integer dtype"):
         hp.run(P, G, backend="cpu", dist=Seeded(np.inf, "id"), active=[0])
+
+
+# --- found by the mutation run (mutmut on hpgraph/engine/program.py): checks nothing else made
+
+
+@pytest.mark.parametrize("tol", [0, 0.0, 1e-6, {"x": 0.0}])
+def test_tolerance_zero_and_positive_are_accepted(tol):
+    class T(hp.VertexProgram):
+        properties = {"x": "float64"}
+        reduce = "min"
+        tolerance = tol
+
+        def gather(src, edge, dst):
+            return src.x + edge
+
+        def update(v, y):
+            return min(v.x, y)
+
+    assert T.tolerance == tol
+
+
+@pytest.mark.parametrize("tol", [-1e-9, -1, float("inf"), float("nan"), {"x": -0.5}, {"x": float("inf")}])
+def test_negative_or_infinite_tolerance_is_refused(tol):
+    with pytest.raises(InvalidProgram, match="tolerance must be a finite number >= 0"):
+        class T(hp.VertexProgram):
+            properties = {"x": "float64"}
+            reduce = "min"
+            tolerance = tol
+
+            def gather(src, edge, dst):
+                return src.x + edge
+
+            def update(v, y):
+                return min(v.x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.uint8])
+@pytest.mark.parametrize("active", [None, [3, 0]])
+@pytest.mark.parametrize("at_active", [5, "id"])
+def test_seeded_materialize_gives_the_requested_dtype_and_values(dtype, active, at_active):
+    s = hp.Seeded(7, at_active)
+    a = s.materialize(np, 6, np.dtype(dtype), None if active is None else np.array(active))
+    assert a.dtype == np.dtype(dtype) and a.shape == (6,)
+    expected = np.full(6, 7, dtype=dtype)
+    ids = np.arange(6) if active is None else np.array(active)
+    expected[ids] = ids if at_active == "id" else at_active
+    np.testing.assert_array_equal(a, expected)

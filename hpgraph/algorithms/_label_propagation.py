@@ -23,7 +23,8 @@ keeps its label.  Two schedules:
     LDBC Graphalytics CDLP: every vertex updates at once from the previous labels, ties to the
     smallest label; stops when no label changes or after ``max_iter`` iterations.
     Synchronous updates can oscillate (on bipartite parts: a star swaps its centre's and
-    leaves' labels forever), which is why the default is semi-synchronous.
+    leaves' labels forever), which is why the default is semi-synchronous; a run that enters
+    a two-state cycle stops there with the labels that ``max_iter`` iterations would reach.
 
 Labels are vertex ids, so the label of a vertex is the id of a vertex in its (weakly)
 connected component.  The mode of a multiset is not a monoid, so the update is not an SpMV:
@@ -190,13 +191,21 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
         two = cnt == 2            # a mutual pair: its label counts twice
         r, c = xp.concatenate([r, r[two]]), xp.concatenate([c, c[two]])
     if mode == "synchronous":
-        for _ in range(int(max_iter)):
+        prev = None
+        for it in range(int(max_iter)):
             verts, new = _update(xp, n, r, c, labels, prec=False)
             changed = bool((labels[verts] != new).any()) if verts.shape[0] else False
             if not changed:
                 break
-            labels = labels.copy()
-            labels[verts] = new
+            nxt = labels.copy()
+            nxt[verts] = new
+            if prev is not None and bool((nxt == prev).all()):
+                # the update is a function of the labels alone: from here they alternate
+                # between two states, so the labels after max_iter iterations are known now
+                # (a huge max_iter on an oscillating graph would otherwise run for ever)
+                labels = nxt if (int(max_iter) - it - 1) % 2 == 0 else labels
+                break
+            prev, labels = labels, nxt
         return finish(labels, on_dev, to)
 
     colour, ncol = _colouring(G, side, seed, r, c)

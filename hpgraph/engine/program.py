@@ -111,8 +111,8 @@ class Seeded:
 class VertexProgram:
     """Base class of vertex programs (subclass it; instances may carry parameters).
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     edges : {"in", "out", "all"}
         The paper's ``Edges_type``: which neighbours a vertex gathers from.  ``"in"``: over
         in-edges ``u -> v`` (rows of ``A^T``, the default); ``"out"``: over out-edges
@@ -175,8 +175,8 @@ class VertexProgram:
         property itself.  Under ties either winner may be recorded (the GPU may pick another
         one than the CPU; both are winners).
 
-    Methods to define
-    -----------------
+    Methods
+    -------
     gather(src, edge, dst) -> value
         Compiled.  ``src``/``dst`` are property views (``src.dist``), ``edge`` the weight.
     update(v, y) -> dict or value

@@ -7,30 +7,31 @@ what the command line uses to time parsing and graph construction separately.
 Formats (chosen from the file name, or with ``format=``; ``.gz``, ``.bz2`` and ``.xz`` compression
 is recognised from the file's first bytes, so ``g.mtx.gz`` and ``g.mtx`` both work):
 
-========== ======================================= ===================================================
-format     extensions                              content
-========== ======================================= ===================================================
-``mtx``    ``.mtx``, ``.mm``                       Matrix Market ``coordinate`` or ``array``;
-                                                   ``real``, ``integer`` or ``pattern``;
-                                                   ``general`` (directed), ``symmetric`` (undirected),
-                                                   ``skew-symmetric`` (directed). 1-based.
-``edgelist`` ``.txt``, ``.el``, ``.edges``,       SNAP-style text: one ``u v [w]`` line per edge,
-           ``.edgelist``, ``.tsv``, ``.csv``        whitespace or comma separated; ``#`` and ``%``
-                                                   start comments; CRLF accepted. 0-based ids used
-                                                   as given (``relabel=True`` compacts them).
-``dimacs`` ``.gr``                                 DIMACS shortest-path: ``c`` comments,
-                                                   ``p sp n m``, ``a u v w`` arcs. 1-based. Directed.
-``lg``     ``.lg``, ``.jlg``                       Graphs.jl LG: header ``n,m,u|d,name``, then
-                                                   ``u,v`` lines. 1-based. First graph of the file.
-``npz``    ``.npz``                                hpgraph's own: arrays ``src``, ``dst``,
-                                                   ``weights`` (optional), ``num_vertices``,
-                                                   ``directed``. Exact round trip, dtypes kept.
-========== ======================================= ===================================================
+============ ======================================= ===================================================
+format       extensions                              content
+============ ======================================= ===================================================
+``mtx``      ``.mtx``, ``.mm``                       Matrix Market ``coordinate`` or ``array``;
+                                                     ``real``, ``integer`` or ``pattern``;
+                                                     ``general`` (directed), ``symmetric`` (undirected),
+                                                     ``skew-symmetric`` (directed). 1-based.
+``edgelist`` ``.txt``, ``.el``, ``.edges``,          SNAP-style text: one ``u v [w]`` line per edge,
+             ``.edgelist``, ``.tsv``, ``.csv``       whitespace or comma separated; ``#`` and ``%``
+                                                     start comments; CRLF accepted. 0-based ids used
+                                                     as given (``relabel=True`` compacts them).
+``dimacs``   ``.gr``                                 DIMACS shortest-path: ``c`` comments,
+                                                     ``p sp n m``, ``a u v w`` arcs. 1-based. Directed.
+``lg``       ``.lg``, ``.jlg``                       Graphs.jl LG: header ``n,m,u|d,name``, then
+                                                     ``u,v`` lines. 1-based. First graph of the file.
+``npz``      ``.npz``                                hpgraph's own: arrays ``src``, ``dst``,
+                                                     ``weights`` (optional), ``num_vertices``,
+                                                     ``directed``. Exact round trip, dtypes kept.
+============ ======================================= ===================================================
 
 Malformed files cannot take the process down: every reader validates the bytes itself and
-parses with ``numpy.loadtxt`` or pure Python (Matrix Market files never reach SciPy's native
-reader, ``.npz`` archives are never unpickled and their array headers are checked against the
-bytes before anything is allocated), and sizes a file declares are checked against the
+parses with ``pyarrow.csv`` (plain rows, where pyarrow is installed), ``numpy.loadtxt`` or
+pure Python (Matrix Market files never reach SciPy's native reader, ``.npz`` archives are never
+unpickled and their array headers are checked against the bytes before anything is
+allocated), and sizes a file declares are checked against the
 machine's memory (:class:`~hpgraph.exceptions.HostOutOfMemory`).  ``tests/fuzz`` fuzzes every
 reader with mutated files in a separate process.
 
@@ -244,9 +245,11 @@ def to_edgelist(G, *, half=None) -> EdgeList:
         keep = row <= col
         row, col = row[keep], col[keep]
         vals = None if vals is None else vals[keep]
-    order = np.lexsort((col, row))
-    row, col = row[order], col[order]
-    vals = None if vals is None else vals[order]
+    if not (getattr(A, "format", None) == "csr" and A.has_sorted_indices):
+        # a CSR with sorted indices gives its entries in (row, col) order already
+        order = np.lexsort((col, row))
+        row, col = row[order], col[order]
+        vals = None if vals is None else vals[order]
     n = int(getattr(G, "num_vertices", A.shape[0]))
     return EdgeList(row, col, vals, n, directed)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..exceptions import FileFormatError
+from . import _arrow
 from ._common import (EdgeList, _check_ids, _count_lines, _find_bad_edge_line, _is_float_token,
                       _is_int_token, _iter_lines, _loadtxt, _strip_comment)
 
@@ -61,9 +62,19 @@ def _parse_edgelist(data: bytes, p: Path, *, weighted, directed) -> EdgeList:
     wkind = None
     if use_w:
         wkind = "i" if _is_int_token(toks[2]) else "f"
-    arr = _parse_columns(data, p, ncols=ncols, delim=delim, use_w=use_w, wkind=wkind)
+    arr = None
+    if ncols == (3 if use_w else 2):  # plain rows of exactly the used tokens: pyarrow's parse
+        for kind in ([wkind, "f"] if wkind == "i" else [wkind] if use_w else [None]):
+            arr = _arrow.parse_columns(data, ("u", "v", "w")[:ncols], ("i", "i", kind),
+                                       skip_rows=lineno - 1, first_line=line)
+            if arr is not None:
+                break
+    if arr is None:
+        arr = _parse_columns(data, p, ncols=ncols, delim=delim, use_w=use_w, wkind=wkind)
     if use_w:
         src, dst, w = arr["u"], arr["v"], arr["w"]
+    elif isinstance(arr, dict):
+        src, dst, w = arr["u"], arr["v"], None
     else:
         src, dst, w = arr[:, 0], arr[:, 1], None
     src = np.ascontiguousarray(src, dtype=np.int64)

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ..exceptions import InvalidValue
+from . import _arrow
 from ._common import _COMPRESSION_SUFFIXES, _NPZ_TAG, _NPZ_VERSION, EdgeList
 
 # ---------------------------------------------------------------------------------------------
@@ -59,7 +60,8 @@ def _write_edgelist(el: EdgeList, p: Path, comment) -> bytes:
     head.append("# " + sep.join(["FromNodeId", "ToNodeId"] + (["Weight"] if el.weights is not None else [])))
     src, dst, w = _host(el.src), _host(el.dst), _host(el.weights)
     cols = [src, dst] + ([w] if w is not None else [])
-    return ("\n".join(head) + "\n").encode() + _fmt_rows(cols, sep)
+    body = _arrow.write_int_rows(cols, sep)
+    return ("\n".join(head) + "\n").encode() + (body if body is not None else _fmt_rows(cols, sep))
 
 
 def _write_mtx(el: EdgeList, p: Path, comment) -> bytes:

@@ -425,7 +425,12 @@ def _identity_value(rule, dt: np.dtype):
             if dt.kind == "f":
                 return dt.type(-np.inf)
             return dt.type(np.iinfo(dt).min)
-        raise ValueError(rule)
+        raise InvalidValue(f"a monoid identity / terminal string must be 'min' or 'max', "
+                           f"got {rule[:60]!r}")
+    numeric = (bool, int, float, np.bool_, np.integer, np.floating)
+    if not (isinstance(rule, numeric) or (isinstance(rule, np.ndarray) and rule.ndim == 0)):
+        raise InvalidValue(f"a monoid identity / terminal must be a real number, 'min' or 'max', "
+                           f"got {type(rule).__name__}")
     if dt.kind == "b":
         return np.bool_(bool(rule))
     if dt.kind in "iu" and isinstance(rule, float) and not np.isfinite(rule):

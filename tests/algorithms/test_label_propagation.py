@@ -156,6 +156,21 @@ def test_semi_synchronous_settles_where_synchronous_oscillates(backend_name):
     assert len(np.unique(osc)) == 2      # centre and leaves keep swapping
 
 
+@pytest.mark.parametrize("max_iter", [10**12, 10**12 + 1, 2**63 - 1])
+def test_synchronous_oscillation_with_a_huge_max_iter_ends(backend_name, max_iter):
+    """A graph that oscillates between two states returns at once with the labels the
+    reference reaches after the same number of iterations (found by the long fuzz run: it ran
+    for the whole max_iter)."""
+    S = hp.generators.star(6, backend="cpu")
+    nb = [sorted(set(S.to_scipy()[[v]].indices.tolist()) - {v}) for v in range(6)]
+    parity = 2 + max_iter % 2          # the reference needs only the parity of max_iter
+    for G in (S, hp.Graph.from_edges([0, 1, 1], [1, 0, 1], num_vertices=2, directed=False)):
+        if G is not S:
+            nb = [[1], [0]]
+        lab = host(hp.label_propagation(G, mode="synchronous", max_iter=max_iter, backend=backend_name))
+        np.testing.assert_array_equal(lab, py_sync(nb, G.num_vertices, parity))
+
+
 def test_label_propagation_rmat(backend_name):
     """A 1024-vertex R-MAT graph: exactly the plain-Python semi-synchronous reference (built
     from SciPy's adjacency lists, not from hpgraph), labels inside components."""
@@ -178,3 +193,14 @@ def test_label_propagation_arguments():
     np.testing.assert_array_equal(hp.label_propagation(G, max_iter=0, backend="cpu"), np.arange(4))
     E = hp.Graph.from_edges([], [], num_vertices=0, directed=False, backend="cpu")
     assert hp.label_propagation(E, backend="cpu").shape == (0,)
+
+
+@pytest.mark.parametrize("seed", [None, 0, 7, 2**40])
+def test_priorities_are_the_splitmix64_finaliser(seed):
+    """The colouring's priorities are exactly the documented splitmix64 hash (a mutated shift
+    or constant gives another bijection, which the graph tests alone do not notice)."""
+    from hpgraph.algorithms._label_propagation import priorities
+
+    got = priorities(300, seed)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, [signed(py_priority(v, seed)) for v in range(300)])

@@ -28,6 +28,9 @@ def _limit_memory():
 
 def main():
     _limit_memory()
+    from hpgraph.io import _arrow
+
+    _arrow.MIN_BYTES = 0  # every file through pyarrow's parse first (where installed), then loadtxt
     out = sys.stdout
     for line in sys.stdin:
         req = json.loads(line)
