@@ -1,12 +1,10 @@
-"""Benchmark: GPU PageRank per iteration, the fused kernel against SpMV + update, and cuSPARSE.
+"""Benchmark: GPU PageRank per iteration (the semiring SpMV + one vector-update kernel) against
+plain CuPy and one cuSPARSE SpMV.
 
 Rows per graph (R-MAT 21 undirected, edge factor 16, seed 1; the 2048 x 2048 grid) and dtype
-(float64, float32), for each ``hp.config["pagerank_kernel"]`` ("fused": one kernel per
-iteration, :mod:`hpgraph.algorithms._pagerank_fused`; "spmv": the semiring SpMV then the vector
-update):
+(float64, float32):
 
-* ``prep_ms``: the per-graph preprocessing (1 / out-degree; the fused kernel's renumbered
-  in-edge CSR), timed once on an empty cache;
+* ``prep_ms``: the per-graph preprocessing (1 / out-degree), timed once on an empty cache;
 * ``hp.pagerank`` to each ``tol`` (power variant: L1 change below ``tol``; 1e-4, 1e-6, 1e-9 in
   float64, 1e-3, 1e-5 in float32) with ``warm_ms`` / ``wall_ms`` / ``first_ms`` (:mod:`_harness`), ``iterations``, and
   ``per_iter_ms`` = warm / iterations (the setup spread over the iterations);
@@ -43,7 +41,7 @@ from bench_algorithms import make_graphs  # noqa: E402
 
 import hpgraph as hp  # noqa: E402
 
-KERNELS = ("spmv", "fused")
+KERNELS = ("spmv",)
 DAMPING = 0.85
 TOLS = {np.dtype(np.float64): (1e-4, 1e-6, 1e-9), np.dtype(np.float32): (1e-3, 1e-5)}
 SLACK = {np.dtype(np.float64): 1e-9, np.dtype(np.float32): 1e-4}
@@ -98,28 +96,27 @@ def bench(report, label, G, repeat):
     for dt in (np.dtype(np.float64), np.dtype(np.float32)):
         tag = dt.name
         for kernel in KERNELS:
-            with hp.config.set(pagerank_kernel=kernel):
-                _forget(G)
-                prep, _ = timed_once(lambda: _prepare(G, dt, kernel))
-                _forget(G)
-                timings = {}
-                for tol in TOLS[dt]:
-                    row, (x, info) = timed(lambda: hp.pagerank(
-                        G, tol=tol, max_iter=1000, dtype=dt, return_info=True), repeat)
-                    l1 = float(cp.abs(x.astype(cp.float64) - ref).sum())
-                    bound = info.error_bound + SLACK[dt] + 5.7e-12
-                    check = "ok" if l1 <= bound else f"MISMATCH L1 {l1:.3e} > bound {bound:.3e}"
-                    timings[tol] = (row["warm_ms"], info.iterations)
-                    report.row(label, f"pagerank {kernel} {tag} tol={tol:g}", row, prep_ms=prep,
-                               check=check, kernel=kernel, dtype=tag, tol=tol,
-                               iterations=info.iterations, l1_vs_oracle=l1,
-                               per_iter_ms=row["warm_ms"] / max(info.iterations, 1))
-                (t_lo, i_lo), (t_hi, i_hi) = timings[TOLS[dt][0]], timings[TOLS[dt][-1]]
-                if i_hi > i_lo:
-                    marg = (t_hi - t_lo) / (i_hi - i_lo)
-                    report.rows[-1]["marginal_iter_ms"] = marg
-                    print(f"  {label:14s} pagerank {kernel} {tag}: one iteration {marg:.4f} ms "
-                          f"(marginal, {i_lo} -> {i_hi} iterations)", flush=True)
+            _forget(G)
+            prep, _ = timed_once(lambda: _prepare(G, dt, kernel))
+            _forget(G)
+            timings = {}
+            for tol in TOLS[dt]:
+                row, (x, info) = timed(lambda: hp.pagerank(
+                    G, tol=tol, max_iter=1000, dtype=dt, return_info=True), repeat)
+                l1 = float(cp.abs(x.astype(cp.float64) - ref).sum())
+                bound = info.error_bound + SLACK[dt] + 5.7e-12
+                check = "ok" if l1 <= bound else f"MISMATCH L1 {l1:.3e} > bound {bound:.3e}"
+                timings[tol] = (row["warm_ms"], info.iterations)
+                report.row(label, f"pagerank {kernel} {tag} tol={tol:g}", row, prep_ms=prep,
+                           check=check, kernel=kernel, dtype=tag, tol=tol,
+                           iterations=info.iterations, l1_vs_oracle=l1,
+                           per_iter_ms=row["warm_ms"] / max(info.iterations, 1))
+            (t_lo, i_lo), (t_hi, i_hi) = timings[TOLS[dt][0]], timings[TOLS[dt][-1]]
+            if i_hi > i_lo:
+                marg = (t_hi - t_lo) / (i_hi - i_lo)
+                report.rows[-1]["marginal_iter_ms"] = marg
+                print(f"  {label:14s} pagerank {kernel} {tag}: one iteration {marg:.4f} ms "
+                      f"(marginal, {i_lo} -> {i_hi} iterations)", flush=True)
         # plain CuPy per iteration, and one cuSPARSE SpMV
         row, (xp_, it) = timed(lambda: plain.run(dt, TOLS[dt][1]), max(3, repeat // 2))
         l1 = float(cp.abs(xp_.astype(cp.float64) - ref).sum())
@@ -140,11 +137,6 @@ def _prepare(G, dtype, kernel):
     from hpgraph.algorithms import _pagerank
 
     S, AT, _ = _pagerank._operands(G, False, dtype)
-    if kernel == "fused":
-        from hpgraph.algorithms import _pagerank_fused
-
-        return G.derived(f"hpg.pagerank.fused[False,{np.dtype(dtype).name}]",
-                         lambda: _pagerank_fused.structure(AT, dtype))
     return S
 
 

@@ -135,11 +135,6 @@ _KEYS = {k.name: k for k in (
          "through it; 'merge' intersects the two sorted out-lists of every edge, a thread (or "
          "a warp for long lists) per edge.  Both count on the degree-oriented graph; the "
          "benchmark (benchmarks/bench_triangles.py) compares them."),
-    _Key("pagerank_kernel", "fused", _choice("pagerank_kernel", ("fused", "spmv")),
-         "GPU step of pagerank's power iteration: 'fused' is one kernel per iteration (the "
-         "in-edge sums, damping, teleport, dangling mass and L1 change in one pass, vertices "
-         "renumbered by in-degree once per graph); 'spmv' is the semiring SpMV followed by a "
-         "fused vector update (two kernels)."),
     _Key("kernel_cache", None, _path_or_none("kernel_cache"),
          "Directory of hpgraph's compiled-kernel cache (cubins keyed by source, options, GPU "
          "architecture and NVRTC version): a program compiled once loads from there "
