@@ -40,7 +40,7 @@ extensions = [
 # roles used by the SciPy docstrings that hpgraph.csgraph's wrappers carry
 extlinks = {"doi": ("https://doi.org/%s", "doi:%s"), "arxiv": ("https://arxiv.org/abs/%s", "arXiv:%s")}
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "api.md", "INTERNALS.md", "generated/*.md"]
+exclude_patterns = ["_build", "api.md", "INTERNALS.md", "ARCHITECTURE.md", "generated/*.md"]
 templates_path = []
 html_theme = "alabaster"
 html_theme_options = {"description": "GraphBLAS-style graph analytics on NVIDIA GPUs"}
