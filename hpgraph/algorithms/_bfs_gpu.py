@@ -3,12 +3,12 @@
 **Kept beside the engine because it is faster by more than the 20% the project allows**
 (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, this kernel
 against the same BFS written as a user vertex program on the engine -- ``examples.bfs.
-BFSParents``: an ``any`` reduction, a mask and a witness for the parents): R-MAT 21 0.330 ms
-against 1.13 ms (3.4x); 2048 x 2048 grid 30.9 ms against 66.3 ms (2.1x).  Every technique here
-that the engine now also has (frontier queues and bitmaps, device-side direction choice, a
-device-side loop, winner witnesses) is available to user programs through ``hp.run``; what the
-engine still lacks is the warp-balanced expansion of the frontier inside one launch without a
-per-superstep APPLY pass.
+BFSParents``: an ``any`` reduction, a mask and a witness for the parents; session 6): R-MAT 21
+0.347 ms against 1.26 ms (3.6x); 2048 x 2048 grid 30.9 ms against 69.8 ms (2.3x).  Every
+technique here that the engine now also has (frontier queues and bitmaps, device-side direction
+choice, a device-side loop, winner witnesses, the warp-balanced frontier expansion) is available
+to user programs through ``hp.run``; what the engine still lacks is a push that updates the
+vertex directly, without a per-superstep APPLY pass.
 
 **Why a specialised kernel.**  On the engine (:func:`hpgraph.run` with the ``BFSAny`` program
 of :mod:`._bfs`) a BFS superstep is a fixed sequence of generated launches (push, pull over

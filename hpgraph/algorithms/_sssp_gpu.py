@@ -4,8 +4,8 @@
 (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, ``hp.sssp``
 with predecessors against the README's SSSP program with ``priority = "dist"`` and ``witness =
 "pred"`` on the engine -- near-far buckets and predecessors, ``examples.sssp.SSSPNearFar``):
-R-MAT 21 2.03 ms against 10.3 ms (5.1x); on the 2048 x 2048 grid ``hp.sssp`` takes the
-near-far step kernel of :mod:`._sssp_nearfar`, 37.4 ms against 113.6 ms (3.0x).
+R-MAT 21 2.08 ms against 8.89 ms (4.3x, session 6); on the 2048 x 2048 grid ``hp.sssp`` takes
+the near-far step kernel of :mod:`._sssp_nearfar`, 37.1 ms against 111.1 ms (3.0x).
 
 **Why a specialised kernel.**  The same reasons as :mod:`._sssp_nearfar` (the engine has no
 deferred far pile and no moving threshold), plus the ones of :mod:`._bfs_gpu`: on R-MAT 21 the

@@ -7,8 +7,8 @@ dry.  The engine runs the same ordering for any vertex program that declares ``p
 (``examples.sssp.SSSPNearFar``: the README's SSSP plus ``priority = "dist"`` and a witness),
 but its superstep is a fixed launch sequence (SPMV, witness, APPLY, split) where this kernel
 does a step in one launch: on the 2048 x 2048 weighted grid (thousands of steps, where the cost
-per step is everything) 37.4 ms here against 113.6 ms for the engine program (one NVIDIA H100,
-``benchmarks/bench_vertex_programs.py``), so ``hp.sssp`` keeps it.  The whole step -- relax
+per step is everything) 37.1 ms here against 111.1 ms for the engine program (one NVIDIA H100,
+``benchmarks/bench_vertex_programs.py``, session 6), so ``hp.sssp`` keeps it.  The whole step -- relax
 the near queue *or* split the far pile, then close the step -- is one kernel launch whose last
 block decides on the device what the next launch does.  Batches of launches are replayed as CUDA graphs, with one small host
 read per batch (the engine's blind-batch pattern).
