@@ -11,10 +11,10 @@ import numpy as np
 
 from . import backend, dtypes
 from ._memory import check_host_bytes, format_bytes, host_memory_guard
-from .exceptions import (DeviceOutOfMemory, DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph,
+from .exceptions import (DeviceOutOfMemory, DimensionMismatch, IndexOutOfBound, InvalidGraph,
                          InvalidValue)
 from .formats import CSR
-from .formats._base import first_bad, safe_asarray
+from .formats._base import check_weight_values, first_bad, safe_asarray
 from .formats._build import build_csr
 from .formats._chunks import array_chunks, chunk_source, is_chunk_source
 from .formats.coo import DUPLICATE_POLICIES
@@ -165,16 +165,5 @@ def _edge_weights(weights, m, xp, who):
         raise InvalidGraph(f"{who}: weights must be a 1-D array (one value per edge), got shape {tuple(w.shape)}")
     if w.shape[0] != m:
         raise DimensionMismatch(f"{who}: weights has {w.shape[0]} values but there are {m} edges (len(src))")
-    if not w.dtype.isnative:
-        w = w.astype(w.dtype.newbyteorder("="))
-    try:
-        dtypes.lookup_dtype(w.dtype)
-    except DomainMismatch as exc:
-        raise DomainMismatch(f"{who}: weights: {exc}") from None
-    if w.dtype.kind == "f" and m:
-        bad = ~xp.isfinite(w)
-        if bool(bad.any()):
-            pos = first_bad(xp, bad)
-            raise InvalidGraph(f"{who}: weights[{pos}] = {float(w[pos])} is not finite; edge weights must be "
-                               "finite numbers")
+    w = check_weight_values(xp, w, f"{who}: weights")
     return w.copy()  # never share the caller's buffer

@@ -237,6 +237,25 @@ def first_bad(xp, bad) -> int:
     return int(xp.flatnonzero(bad)[0])
 
 
+def check_weight_values(xp, w, label: str):
+    """``w`` (1-D edge weights) in native byte order, after checking its dtype is supported and,
+    for floats, that every value is finite; ``label`` names it in the errors (``"from_edges:
+    weights"``).  A byte-swapped input comes back as a new array, otherwise ``w`` itself."""
+    if not w.dtype.isnative:
+        w = w.astype(w.dtype.newbyteorder("="))
+    try:
+        dtypes.lookup_dtype(w.dtype)
+    except DomainMismatch as exc:
+        raise DomainMismatch(f"{label}: {exc}") from None
+    if w.dtype.kind == "f" and w.shape[0]:
+        bad = ~xp.isfinite(w)
+        if bool(bad.any()):
+            pos = first_bad(xp, bad)
+            raise InvalidGraph(f"{label}[{pos}] = {float(w[pos])} is not finite; edge weights must "
+                               "be finite numbers")
+    return w
+
+
 # ---------------------------------------------------------------------------------------
 # The base class
 

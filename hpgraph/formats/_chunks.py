@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import backend, dtypes
+from .. import backend
 from ..exceptions import DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph, InvalidValue
-from ._base import first_bad
+from ._base import check_weight_values, first_bad
 
 
 def _side(xp, a):
@@ -51,18 +51,7 @@ def check_chunk(xp, src, dst, w, k: int, spec: Spec, num_vertices, owner: str):
         if w.ndim != 1 or w.shape[0] != m:
             raise DimensionMismatch(f"{where}.weights must be 1-D with one value per edge ({m}), got shape "
                                f"{tuple(w.shape)}")
-        if not w.dtype.isnative:
-            w = w.astype(w.dtype.newbyteorder("="))
-        try:
-            dtypes.lookup_dtype(w.dtype)
-        except DomainMismatch as exc:
-            raise DomainMismatch(f"{where}.weights: {exc}") from None
-        if w.dtype.kind == "f" and m:
-            bad = ~xp.isfinite(w)
-            if bool(bad.any()):
-                pos = first_bad(xp, bad)
-                raise InvalidGraph(f"{where}.weights[{pos}] = {float(w[pos])} is not finite; edge weights "
-                                   "must be finite numbers")
+        w = check_weight_values(xp, w, f"{where}.weights")
     if not spec.seen:
         spec.seen, spec.weighted = True, w is not None
         spec.wdtype = None if w is None else np.dtype(w.dtype)
