@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import finish, prepare
-from ._louvain import (LouvainResult, _canonical, _group_sum, _level_graph, _local_moving,
-                       _quality, louvain, modularity)
-from ._vec import check_number, check_undirected, csr_from
+from ._common import finish
+from ._louvain import (LouvainResult, _canonical, _group_sum, _local_moving, _quality, _start,
+                       louvain, modularity)
+from ._vec import csr_from
 
 __all__ = ["leiden"]
 
@@ -143,20 +143,12 @@ def leiden(G, resolution=1.0, threshold=1e-7, max_levels=None, weighted=True, se
         ``G`` is directed, ``resolution <= 0``, negative weights, or bad ``threshold`` /
         ``max_levels``.
     """
-    check_number("resolution", resolution, lo=0, lo_open=True)
-    check_number("threshold", threshold, lo=0)
-    if max_levels is not None:
-        check_number("max_levels", max_levels, lo=1, integer=True)
-    if iterations is not None:
-        check_number("iterations", iterations, lo=1, integer=True)
-    G, side, on_dev = prepare(G, backend)
-    check_undirected(G, "leiden")
+    G, side, on_dev, (r0, c0, w0), two_m = _start(G, backend, "leiden", resolution, threshold,
+                                                  max_levels, weighted, iterations)
     xp = G.xp
     n = G.num_vertices
     gamma = float(resolution)
     rng = np.random.default_rng(seed)
-    r0, c0, w0 = _level_graph(G, weighted)
-    two_m = float(w0.sum())
     if n == 0 or two_m == 0:
         return LouvainResult(finish(xp.arange(n, dtype=np.int32), on_dev, to), 0.0, 0)
     k0 = xp.bincount(r0, weights=w0, minlength=n)

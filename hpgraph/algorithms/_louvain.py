@@ -68,6 +68,21 @@ def _level_graph(G, weighted):
     return r, c, w
 
 
+def _start(G, backend, name, resolution, threshold, max_levels, weighted, iterations=None):
+    """The argument checks and first level shared by Louvain and Leiden (``iterations``: Leiden's
+    only): ``(G, side, on_dev, (r, c, w) of the level graph, 2m)``."""
+    check_number("resolution", resolution, lo=0, lo_open=True)
+    check_number("threshold", threshold, lo=0)
+    if max_levels is not None:
+        check_number("max_levels", max_levels, lo=1, integer=True)
+    if iterations is not None:
+        check_number("iterations", iterations, lo=1, integer=True)
+    G, side, on_dev = prepare(G, backend)
+    check_undirected(G, name)
+    r, c, w = _level_graph(G, weighted)
+    return G, side, on_dev, (r, c, w), float(w.sum())
+
+
 def _group_sum(xp, key, w):
     """Distinct keys (sorted) and the sum of ``w`` per key."""
     if key.shape[0] == 0:
@@ -172,18 +187,12 @@ def louvain(G, resolution=1.0, threshold=1e-7, max_levels=None, weighted=True, s
     InvalidValue
         ``G`` is directed, ``resolution <= 0``, negative weights, or bad ``threshold``.
     """
-    check_number("resolution", resolution, lo=0, lo_open=True)
-    check_number("threshold", threshold, lo=0)
-    if max_levels is not None:
-        check_number("max_levels", max_levels, lo=1, integer=True)
-    G, side, on_dev = prepare(G, backend)
-    check_undirected(G, "louvain")
+    G, side, on_dev, (r, c, w), two_m = _start(G, backend, "louvain", resolution, threshold,
+                                               max_levels, weighted)
     xp = G.xp
     n = G.num_vertices
     gamma = float(resolution)
     rng = np.random.default_rng(seed)
-    r, c, w = _level_graph(G, weighted)
-    two_m = float(w.sum())
     labels = xp.arange(n, dtype=np.int64)
     levels = 0
     if n == 0 or two_m == 0:
