@@ -18,23 +18,61 @@ parallel edges.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
-__all__ = ["usable", "bfs_scipy", "sssp_scipy", "components_scipy"]
+__all__ = ["usable", "bfs_scipy", "sssp_scipy", "components_scipy", "SCIPY_MODULES",
+           "scipy_function"]
 
 _NONE = -9999        # SciPy's "no predecessor"
 
 
+#: SciPy's own csgraph functions are looked up in the private modules that define them, not
+#: through ``scipy.sparse.csgraph``: hpgraph.csgraph's test plugin puts hpgraph's functions there
+#: (which would call back here).
+#: public name -> SciPy module that defines it
+SCIPY_MODULES = {
+    "laplacian": "_laplacian",
+    "floyd_warshall": "_shortest_path",
+    "yen": "_shortest_path",
+    "depth_first_order": "_traversal",
+    "depth_first_tree": "_traversal",
+    "breadth_first_tree": "_traversal",
+    "breadth_first_order": "_traversal",
+    "connected_components": "_traversal",
+    "shortest_path": "_shortest_path",
+    "dijkstra": "_shortest_path",
+    "bellman_ford": "_shortest_path",
+    "johnson": "_shortest_path",
+    "minimum_spanning_tree": "_min_spanning_tree",
+    "reverse_cuthill_mckee": "_reordering",
+    "structural_rank": "_reordering",
+    "maximum_flow": "_flow",
+    "maximum_bipartite_matching": "_matching",
+    "min_weight_full_bipartite_matching": "_matching",
+    "construct_dist_matrix": "_tools",
+    "reconstruct_path": "_tools",
+    "csgraph_from_dense": "_tools",
+    "csgraph_from_masked": "_tools",
+    "csgraph_masked_from_dense": "_tools",
+    "csgraph_to_dense": "_tools",
+    "csgraph_to_masked": "_tools",
+}
+
+
+def scipy_function(name):
+    """SciPy's own ``name`` (from its defining private module)."""
+    mod = importlib.import_module(f"scipy.sparse.csgraph.{SCIPY_MODULES[name]}")
+    return getattr(mod, name)
+
+
 def _csgraph():
-    """SciPy's csgraph functions from its private modules, not through ``scipy.sparse.csgraph``
-    (hpgraph.csgraph's test plugin puts hpgraph's own functions there, which call back here)."""
+    """SciPy's BFS, Dijkstra and connected components (:func:`scipy_function`)."""
     import types
 
-    from scipy.sparse.csgraph import _shortest_path, _traversal
-
-    return types.SimpleNamespace(breadth_first_order=_traversal.breadth_first_order,
-                                 connected_components=_traversal.connected_components,
-                                 dijkstra=_shortest_path.dijkstra)
+    return types.SimpleNamespace(**{name: scipy_function(name) for name in
+                                    ("breadth_first_order", "connected_components", "dijkstra")})
 
 def usable(G) -> bool:
     """SciPy can take ``G``: on the host, fewer than ``2**31 - 1`` vertices and entries."""

@@ -16,44 +16,10 @@ without making these wrappers call themselves.
 from __future__ import annotations
 
 import functools
-import importlib
+
+from ..algorithms._scipy_cpu import SCIPY_MODULES, scipy_function
 
 __all__ = ["wrap", "SCIPY_MODULES", "scipy_function"]
-
-#: public name -> SciPy module that defines it
-SCIPY_MODULES = {
-    "laplacian": "_laplacian",
-    "floyd_warshall": "_shortest_path",
-    "yen": "_shortest_path",
-    "depth_first_order": "_traversal",
-    "depth_first_tree": "_traversal",
-    "breadth_first_tree": "_traversal",
-    "breadth_first_order": "_traversal",
-    "connected_components": "_traversal",
-    "shortest_path": "_shortest_path",
-    "dijkstra": "_shortest_path",
-    "bellman_ford": "_shortest_path",
-    "johnson": "_shortest_path",
-    "minimum_spanning_tree": "_min_spanning_tree",
-    "reverse_cuthill_mckee": "_reordering",
-    "structural_rank": "_reordering",
-    "maximum_flow": "_flow",
-    "maximum_bipartite_matching": "_matching",
-    "min_weight_full_bipartite_matching": "_matching",
-    "construct_dist_matrix": "_tools",
-    "reconstruct_path": "_tools",
-    "csgraph_from_dense": "_tools",
-    "csgraph_from_masked": "_tools",
-    "csgraph_masked_from_dense": "_tools",
-    "csgraph_to_dense": "_tools",
-    "csgraph_to_masked": "_tools",
-}
-
-
-def scipy_function(name):
-    """SciPy's own ``name`` (from its defining private module)."""
-    mod = importlib.import_module(f"scipy.sparse.csgraph.{SCIPY_MODULES[name]}")
-    return getattr(mod, name)
 
 
 def _is_cupy(x) -> bool:
