@@ -9,7 +9,8 @@ chunks (``hp.generators.rmat_chunks``).  Per scale:
 * ``gen``:   draw the whole edge list into two int32 device arrays (the "device COO");
 * ``build``: ``Graph.from_edges(src, dst, directed=False, self_loops="drop")`` from that COO
   (with ``--stream``: from the chunk generator itself, so the COO never exists; the time then
-  includes drawing the edges twice);
+  includes drawing the edges twice); ``build_stages_s``: the build's own stages (count, scan,
+  scatter, rows; ``hpgraph.formats._build.TRACE``, the device synchronised between them);
 * ``peak``:  the memory pool's size after the build, having released every cached block
   before ``gen`` (so: the pool's high-water mark over gen + build), less any bytes still in use
   before ``gen`` (``leftover_bytes_before``), per stored edge, with and without the COO's bytes; ``rest``: the graph's arrays (``G.memory_usage()``) per stored edge;
@@ -57,6 +58,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import hpgraph as hp  # noqa: E402
 from hpgraph.exceptions import ConvergenceError  # noqa: E402
+from hpgraph.formats import _build  # noqa: E402
 from _harness import metadata  # noqa: E402
 from _harness import timed as harness_timed  # noqa: E402
 from _scale_refs import CpuRefs, GpuRefs, pagerank_host_tol  # noqa: E402
@@ -162,6 +164,8 @@ def build_step(run, label, scale, weights, stream):
     chunks = hp.generators.rmat_chunks(scale, edge_factor=args.edge_factor, seed=args.seed, weights=weights,
                                        backend=be, chunk_size=args.chunk)
     leftover = run.pool_reset()
+    stages: dict = {}
+    _build.TRACE = lambda stage, sec: stages.__setitem__(stage, round(stages.get(stage, 0.0) + sec, 3))
     kw = dict(directed=False, duplicates="min", self_loops="drop")
     coo_bytes = 0
     if stream or weights is not None:
@@ -173,6 +177,7 @@ def build_step(run, label, scale, weights, stream):
         t_build, G = run.timed(lambda: hp.Graph.from_edges(src, dst, num_vertices=chunks.num_vertices,
                                                            chunk_size=args.chunk, **kw))
         del src, dst
+    _build.TRACE = None
     peak = run.pool_total()
     peak = None if peak is None else peak - leftover
     run.pool_reset()
@@ -181,7 +186,7 @@ def build_step(run, label, scale, weights, stream):
     rest = sum(mu.values())
     r = dict(n=G.num_vertices, drawn_edges=chunks.num_edges, stored_edges=m,
              index_dtype=str(G.A.index_dtype), weights=str(G.dtype), gen_s=None if t_gen is None else round(t_gen, 3),
-             build_s=round(t_build, 3), build_s_per_billion=round(t_build / (m / 1e9), 3) if m else None,
+             build_s=round(t_build, 3), build_stages_s=stages, build_s_per_billion=round(t_build / (m / 1e9), 3) if m else None,
              mode="stream" if (stream or weights is not None) else "device COO",
              peak_pool_bytes=peak, leftover_bytes_before=leftover, coo_bytes=coo_bytes,
              peak_bytes_per_edge=None if peak is None else round(peak / m, 2),
@@ -307,7 +312,9 @@ def render(res) -> str:
             lines.append(f"| {r['graph']} | {r['step']} | -- | -- | {r['error']} | |")
             continue
         if r["step"] == "build":
-            t = f"{r['build_s']} s ({r['build_s_per_billion']} s per 1e9 edges; {r['mode']})"
+            st = ", ".join(f"{k} {v}" for k, v in (r.get("build_stages_s") or {}).items())
+            t = (f"{r['build_s']} s ({r['build_s_per_billion']} s per 1e9 edges; {r['mode']}"
+                 + (f"; stages s: {st}" if st else "") + ")")
             mem = (f"n={r['n']:,}, stored edges={r['stored_edges']:,} ({r['index_dtype']}, {r['weights']}); "
                    f"peak {r['peak_bytes_per_edge']} B/edge ({r['peak_bytes_per_edge_without_coo']} without "
                    f"the COO); at rest {r['rest_bytes_per_edge']} B/edge")

@@ -244,6 +244,14 @@ def raw_modules(source: str, option_sets) -> list:
     return modules(cupy(), source, option_sets)
 
 
+def device_free_bytes() -> int:
+    """Bytes a new device allocation can use: free device memory plus the CuPy memory pool's
+    cached (unused) blocks, which the pool hands out before asking the driver."""
+    cp = cupy()
+    free, _ = cp.cuda.runtime.memGetInfo()
+    return int(free) + int(cp.get_default_memory_pool().free_bytes())
+
+
 def out_of_memory_guard(what: str):
     """Context manager turning CuPy's OutOfMemoryError into :class:`DeviceOutOfMemory`."""
     return _OOMGuard(what)

@@ -30,10 +30,12 @@ edges joining them in the same order and get the same combined value.
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 
 from .. import backend, dtypes
+from ..backend import device_free_bytes as _device_free_bytes
 from ..exceptions import DeviceOutOfMemory, InvalidValue
 from . import _build_gpu
 from ._base import check_index_dtype_arg, counts_to_indptr, expand_indptr, stable_argsort
@@ -60,6 +62,11 @@ TRIM_WASTE = 1 / 16
 
 _I64 = np.dtype(np.int64)
 
+#: None, or a callable receiving ``(stage, seconds)`` after each stage of a build ("count",
+#: "scan", "scatter", "rows"); the device is synchronised first, so the seconds are the
+#: stage's own.  For benchmarks (``bench_scale.py`` reports the stages); costs nothing when None.
+TRACE = None
+
 #: Tests set a ``numpy.random.Generator`` here to make the host build place entries in a
 #: random order within rows wherever the device uses its unordered atomic scatter, so CI
 #: checks that the row pass does not depend on that order.
@@ -68,6 +75,19 @@ _SHUFFLE_ROWS = None
 
 # ---------------------------------------------------------------------------------------
 # the build
+
+
+def _mark(xp, stage, t0: float) -> float:
+    """Report ``stage`` (begun at ``t0``; None: only start the clock) to :data:`TRACE`;
+    returns the next stage's start."""
+    if TRACE is None:
+        return 0.0
+    if xp is not np:
+        xp.cuda.Device().synchronize()
+    now = time.perf_counter()
+    if stage is not None:
+        TRACE(stage, now - t0)
+    return now
 
 
 def _ids(xp, a):
@@ -118,13 +138,6 @@ def _count(xp, counts, rows):
         return c
     counts += c
     return counts
-
-
-def _device_free_bytes():
-    """Bytes a new allocation can use: free device memory plus the pool's cached blocks."""
-    cp = backend.cupy()
-    free, _ = cp.cuda.runtime.memGetInfo()
-    return int(free) + int(cp.get_default_memory_pool().free_bytes())
 
 
 def build_estimate(n: int, entries: int, idt, vdt, chunk: int, batch: int, directed: bool) -> int:
@@ -237,6 +250,7 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
     if index_dtype is not None:  # refuse before allocating per-vertex counts
         check_index_dtype_arg(index_dtype, owner, (num_vertices or 0,))
     # -- 1. count -----------------------------------------------------------------------
+    t = _mark(xp, None, 0.0)
     counts = xp.zeros(0 if num_vertices is None else int(num_vertices), dtype=_I64)
     top = -1
     biggest = 0
@@ -275,9 +289,11 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
     if xp is not np:
         est = build_estimate(n, entries, idt, vdt, max(biggest, 1), batch_size, directed)
         _check_fits(est, n, entries, vdt is not None, owner)
+    t = _mark(xp, "count", t)
     # -- 2. scan ------------------------------------------------------------------------
     indptr = counts_to_indptr(xp, counts, _I64)
     del counts
+    t = _mark(xp, "scan", t)
     # -- 3. scatter ---------------------------------------------------------------------
     cols = xp.empty(entries, dtype=idt)
     vals = None if vdt is None else xp.empty(entries, dtype=vdt)
@@ -297,10 +313,13 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
             r, c, ww = r[p], c[p], (None if ww is None else ww[p])
         _scatter(xp, cursor, r, c, ww, cols, vals)
     del cursor
+    t = _mark(xp, "scatter", t)
     # -- 4. rows (the list hands over the only references, so trimmed copies can free them)
     out = [cols, vals]
     del cols, vals
-    return _finish_rows(xp, n, ncols, indptr, out, duplicates, index_dtype, batch_size, owner)
+    csr = _finish_rows(xp, n, ncols, indptr, out, duplicates, index_dtype, batch_size, owner)
+    _mark(xp, "rows", t)
+    return csr
 
 
 def _pick_index_dtype(index_dtype, n, size, owner):

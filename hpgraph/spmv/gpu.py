@@ -46,8 +46,9 @@ semiring product (:func:`spmv`) whose multiply reads the column only through ``x
 ``x_active`` (it is indexed by the original column).  Otherwise -- and always for
 :func:`spmv_expr`, whose expression may index any array by ``j`` -- the plain kernel runs, even
 when ``"+relabel"`` was asked for.  An automatic choice (format None / ``"auto"`` / ``"csr"`` /
-``"csc"``) relabels only with :data:`AUTO_RELABEL` on and at least :data:`RELABEL_MIN_NNZ`
-entries.  :data:`TRACE` (a callable, tests and benchmarks) receives each product's kernel
+``"csc"``) relabels only with :data:`AUTO_RELABEL` on, at least :data:`RELABEL_MIN_NNZ`
+entries, and when the relabeling fits :data:`RELABEL_MEMORY_SHARE` of the available device
+memory.  :data:`TRACE` (a callable, tests and benchmarks) receives each product's kernel
 family and relabel decision.
 """
 
@@ -62,7 +63,7 @@ from .codegen import MASK_BITS, MASK_BOOL, MASK_NONE
 from . import launch as _launch
 from ._shared import (BLOCK, FORMATS, RELABEL_BASES, _DERIVED, _as_csr, _cached,  # noqa: F401
                       _derived, _dummy, _grid, _lock)
-from .relabel import _GATHER, ColumnRelabel, column_relabel, gather  # noqa: F401
+from .relabel import _GATHER, ColumnRelabel, column_relabel, gather, relabel_fits  # noqa: F401
 
 __all__ = ["spmv", "spmv_expr", "push", "get_kernels", "choose_format", "matrix_stats",
            "FORMATS", "clear_caches", "column_relabel", "ColumnRelabel", "gather", "RELABEL_BASES"]
@@ -89,6 +90,12 @@ AUTO_CSR = "csr_lb"
 #: x costs 0.022 ms, the one-time build 4 ms, and cols2 doubles the column-index memory.
 AUTO_RELABEL = True
 RELABEL_MIN_NNZ = 1 << 22
+#: an automatic choice relabels only when the relabeling (one more column-index array, see
+#: :func:`column_relabel`) takes at most this share of the device memory still available (free
+#: plus the pool's cached blocks): R-MAT 27 (4.2e9 entries, int64) would otherwise add 34 GB to
+#: a 35 GB graph and leave no room for PageRank on an 80 GB GPU.  Asked-for relabeling
+#: (``"+relabel"``) is always made.
+RELABEL_MEMORY_SHARE = 0.5
 #: None, or a callable receiving ``dict(family=, relabel=, reason=)`` after each product is
 #: dispatched (tests assert which kernel ran; reason says why relabeling was or was not used)
 TRACE = None
@@ -315,7 +322,10 @@ def _relabel_decision(asked: bool, chosen: bool, family: str, M, xa_mode: int, r
         return False, "x_active"
     if not asked and int(M.nnz) < RELABEL_MIN_NNZ:
         return False, "small"
+    if not asked and not relabel_fits(M, RELABEL_MEMORY_SHARE):
+        return False, "memory"
     return True, "asked" if asked else "auto"
+
 
 
 # ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import numpy as np
 from .. import backend
 from ..exceptions import CompileError
 from . import codegen
-from ._shared import BLOCK, _as_csr, _cached, _grid, _lock
+from ._shared import BLOCK, _as_csr, _cached, _derived, _grid, _lock
 
 _GATHER: dict = {}            # (itemsize, index dtype) -> RawKernel of x2 = x[perm]
 
@@ -63,6 +63,26 @@ def column_relabel(A, *, cached: bool = True) -> ColumnRelabel:
     if cached:
         return _cached(csr, "relabel", lambda: _build_relabel(csr))
     return _build_relabel(csr)
+
+
+def relabel_bytes(A) -> int:
+    """Device bytes :func:`column_relabel` allocates for ``A``: the relabeled columns, ``perm``
+    and ``rank`` (index dtype), and the int64 column counts and sort keys (with the sort's
+    output)."""
+    isz = np.dtype(A.index_dtype).itemsize
+    return int(A.nnz) * isz + int(A.shape[1]) * (2 * isz + 3 * 8)
+
+
+def relabel_fits(A, share: float) -> bool:
+    """True when ``A``'s relabeling is built already, or its :func:`relabel_bytes` are at most
+    ``share`` of the device memory available now (free plus the pool's cached blocks)."""
+    if "relabel" in _derived(_as_csr(A)):
+        return True
+    return relabel_bytes(A) <= share * _available_bytes()
+
+
+def _available_bytes() -> int:
+    return backend.device_free_bytes()
 
 
 _KEY_LIMIT = 2 ** 63   # sort keys (max count - count) * ncols + id must stay below this

@@ -556,3 +556,14 @@ def test_forced_int64_graph_through_algorithms(backend_name, monkeypatch):
     for _ in range(500):
         x = 0.85 * (A.T @ np.where(deg > 0, x / np.maximum(deg, 1), 0) + x[deg == 0].sum() / n) + 0.15 / n
     assert np.allclose(pr, x, rtol=1e-6, atol=1e-12)
+
+
+def test_trace_reports_each_stage_once(monkeypatch):
+    seen = []
+    monkeypatch.setattr(_build, "TRACE", lambda stage, sec: seen.append((stage, sec)))
+    u = np.array([0, 1, 2, 2, 0], np.int64)
+    v = np.array([1, 2, 0, 0, 0], np.int64)
+    G = hp.Graph.from_edges(u, v, num_vertices=4, backend="cpu")
+    assert [s for s, _ in seen] == ["count", "scan", "scatter", "rows"]
+    assert all(sec >= 0 for _, sec in seen)
+    check(G.A, reference(u, v, None, 4, True, "min", False))

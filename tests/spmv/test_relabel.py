@@ -213,6 +213,8 @@ class _Emulator:
         monkeypatch.setattr(backend, "num_sms", lambda: 4)
         monkeypatch.setattr(gpu, "get_kernels", lambda spec: dict.fromkeys(codegen.kernel_names(spec)))
         monkeypatch.setattr(relabel, "_gather_kernel", self._gather_kernel)
+        self.available = 1 << 40          # device bytes the relabeling's memory rule sees
+        monkeypatch.setattr(relabel, "_available_bytes", lambda: self.available)
         monkeypatch.setattr(gpu, "TRACE", self.traces.append)
         for fam in ("_launch_lb", "_launch_mp", "_launch_vector", "_launch_hyb", "_launch_ell"):
             monkeypatch.setattr(launch, fam, self._launcher(fam))
@@ -359,6 +361,16 @@ def test_emulated_fallbacks(emu, monkeypatch, gpu):
     emu.spmv(A, x, sr, None)
     assert emu.traces[-1]["reason"] == "small"
     monkeypatch.setattr(gpu, "RELABEL_MIN_NNZ", A.nnz)
+    # not enough device memory for the relabeling's column array: the plain kernel
+    need = relabel.relabel_bytes(gpu._as_csr(A))
+    assert need == A.nnz * A.index_dtype.itemsize + A.ncols * (2 * A.index_dtype.itemsize + 24)
+    emu.available = 2 * need - 1
+    np.testing.assert_array_equal(emu.spmv(A, x, sr, None), cpu.spmv(A, x, sr))
+    assert emu.traces[-1] == dict(family=gpu.AUTO_CSR, relabel=False, reason="memory")
+    assert emu.launched[-1][1] == "CSR"
+    np.testing.assert_array_equal(emu.spmv(A, x, sr, "csr_lb+relabel"), cpu.spmv(A, x, sr))
+    assert emu.traces[-1]["reason"] == "asked"      # asked for: made whatever the memory
+    emu.available = 2 * need
     for fmt in (None, "auto", "csr", "csc"):
         np.testing.assert_array_equal(emu.spmv(A, x, sr, fmt), cpu.spmv(A, x, sr))
         assert emu.traces[-1] == dict(family=gpu.AUTO_CSR, relabel=True, reason="auto")

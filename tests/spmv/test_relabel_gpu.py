@@ -355,6 +355,12 @@ def test_auto_relabel_knob(mats, monkeypatch, trace):
     gpu.spmv(to_dev(A), to_dev(small_ints(rng, A.ncols, np.float32)), sr)
     assert trace[-1]["reason"] == "small"
     monkeypatch.setattr(gpu, "RELABEL_MIN_NNZ", 0)
+    monkeypatch.setattr(gpu, "RELABEL_MEMORY_SHARE", 0.0)    # no room: the plain kernel
+    x = small_ints(rng, A.ncols, np.float32)
+    got = to_host(gpu.spmv(to_dev(A), to_dev(x), sr))
+    np.testing.assert_array_equal(got, cpu.spmv(A, x, sr))
+    assert trace[-1] == dict(family=gpu.AUTO_CSR, relabel=False, reason="memory")
+    monkeypatch.setattr(gpu, "RELABEL_MEMORY_SHARE", 0.5)
     for auto_csr in ("csr_lb", "csr_mp"):
         monkeypatch.setattr(gpu, "AUTO_CSR", auto_csr)
         for case in (dict(), dict(row_mask="bits"), dict(out=True, accum="plus"), dict(x_active="bits")):
