@@ -97,10 +97,14 @@ class Graph:
         self._cache = {}
 
     @classmethod
-    def _new(cls, csr, directed, node_labels=None) -> Graph:
-        """Trusted constructor (matrix already square, sorted and, if undirected, symmetric)."""
+    def _new(cls, csr, directed, node_labels=None, *, at=None) -> Graph:
+        """Trusted constructor (matrix already square, sorted and, if undirected, symmetric);
+        ``at``: the CSR of ``A^T`` when the caller has it (a directed graph then never
+        transposes)."""
         obj = cls.__new__(cls)
         obj._setup(csr, directed, node_labels)
+        if at is not None and obj._directed:
+            obj._cache[("AT", obj.side)] = at
         return obj
 
     # -- constructors --------------------------------------------------------------------

@@ -55,8 +55,13 @@ class JobInfo(NamedTuple):
     vector_bytes: int
 
 
-def _job_main(part, kernel, kwargs, session, comm_timeout):
-    """Run on a worker: one rank of a job.  Returns ``(values, iterations, stats)``."""
+def _job_main(part, kernel, kwargs, session, comm_timeout, single=None):
+    """Run on a worker: one rank of a job.  Returns ``(values, iterations, stats)``.
+
+    With one partition and a ``single`` function, ``single(graph, **kwargs)`` runs instead of
+    the superstep loop: the single-GPU (or single-process) algorithm on the whole graph
+    (:meth:`Partition.graph`), with no collective, so one worker costs what one GPU does.
+    """
     from . import _collective
 
     side = part.side
@@ -65,10 +70,17 @@ def _job_main(part, kernel, kwargs, session, comm_timeout):
 
         cupy.cuda.Device(0).use()  # the worker sees only its own device
     t0 = time.perf_counter()
-    coll = _collective.make_collective(side, part.rank, part.size, session, comm_timeout)
+    if part.size == 1 and single is not None:
+        G = part.graph()
+        coll = None
+    else:
+        coll = _collective.make_collective(side, part.rank, part.size, session, comm_timeout)
     try:
         t1 = time.perf_counter()
-        values, iterations, vector_bytes = kernel(part, coll, **kwargs)
+        if coll is None:
+            values, iterations, vector_bytes = single(G, **kwargs)
+        else:
+            values, iterations, vector_bytes = kernel(part, coll, **kwargs)
         if side == "gpu":
             import cupy
 
@@ -78,19 +90,24 @@ def _job_main(part, kernel, kwargs, session, comm_timeout):
             values = {k: v.get() if hasattr(v, "get") else v for k, v in values.items()}
         elif hasattr(values, "get"):
             values = values.get()
-        stats = {"seconds": t2 - t1, "setup": t1 - t0, "bytes_sent": int(coll.bytes_sent),
+        stats = {"seconds": t2 - t1, "setup": t1 - t0,
+                 "bytes_sent": 0 if coll is None else int(coll.bytes_sent),
                  "vector_bytes": int(vector_bytes)}
         return values, iterations, stats
     finally:
-        coll.close()
+        if coll is not None:
+            coll.close()
 
 
 def _is_killed_worker(exc) -> bool:
     return type(exc).__name__ == "KilledWorker"
 
 
-def run_job(dg, kernel, kwargs, *, timeout=None, name="job"):
+def run_job(dg, kernel, kwargs, *, timeout=None, name="job", single=None):
     """Run ``kernel(part, coll, **kwargs)`` on every partition of ``dg``.
+
+    ``single(graph, **kwargs)``, when given, runs instead on a graph of one partition (see
+    :func:`_job_main`); it returns what ``kernel`` returns.
 
     Returns
     -------
@@ -111,7 +128,7 @@ def run_job(dg, kernel, kwargs, *, timeout=None, name="job"):
     client = dg.cluster.client
     session = uuid.uuid4().hex
     t0 = time.perf_counter()
-    tasks = [client.submit(_job_main, fut, kernel, kwargs, session, COMM_TIMEOUT,
+    tasks = [client.submit(_job_main, fut, kernel, kwargs, session, COMM_TIMEOUT, single,
                            key=f"hpgraph-{name}-{session}-{r}", workers=[w],
                            allow_other_workers=False, pure=False)
              for r, (fut, w) in enumerate(zip(futures, dg.workers))]

@@ -5,7 +5,9 @@ superstep is one :func:`hpgraph.mxv` over the partition (a semiring SpMV computi
 of its vertex range from the global vector), a local update of those rows, and an allgather
 of the updated slices (a dense slice, or a bitmap for BFS frontiers) plus, where needed, an
 allreduce of a counter.  Every rank thus takes the same decisions (stop, next level) without
-a coordinator.  Results are gathered to the client as NumPy (``to="cupy"``: CuPy).
+a coordinator.  Results are gathered to the client as NumPy (``to="cupy"``: CuPy).  On a
+graph of one partition, :func:`pagerank` and :func:`bfs` run the single-GPU functions on it
+instead (no collective; same results), so one worker costs what one GPU does.
 
 Each result equals the single-process function's: :func:`pagerank` runs
 :func:`hpgraph.pagerank`'s default variant ("power": networkx's iteration, stopping at an L1
@@ -90,6 +92,15 @@ def _pagerank_kernel(part, coll, damping, tol, max_iter, weighted, dtype):
                            f"max_iter={max_iter} iterations; raise max_iter or tol")
 
 
+def _pagerank_single(G, damping, tol, max_iter, weighted, dtype):
+    """One partition: :func:`hpgraph.pagerank` itself (the loop above computes the same)."""
+    from ..algorithms import pagerank as _pagerank
+
+    x, info = _pagerank(G, damping, tol, max_iter, weighted=weighted, dtype=dtype,
+                        return_info=True)
+    return x, info.iterations, 4 * G.num_vertices * np.dtype(dtype).itemsize
+
+
 def pagerank(dg, damping=0.85, tol=1e-6, max_iter=100, weighted=False, *, dtype=np.float64,
              return_info=False, to=None, timeout=None):
     """PageRank of every vertex, as :func:`hpgraph.pagerank` (``variant="power"``) computes it.
@@ -129,7 +140,7 @@ def pagerank(dg, damping=0.85, tol=1e-6, max_iter=100, weighted=False, *, dtype=
                            "has negative ones (use weighted=False to ignore weights)")
     values, info = run_job(dg, _pagerank_kernel, dict(
         damping=float(damping), tol=float(tol), max_iter=int(max_iter), weighted=bool(weighted),
-        dtype=np.dtype(dtype).name), timeout=timeout, name="pagerank")
+        dtype=np.dtype(dtype).name), timeout=timeout, name="pagerank", single=_pagerank_single)
     out = _finish(values, to)
     return (out, info) if return_info else out
 
@@ -158,6 +169,15 @@ def _bfs_kernel(part, coll, sources):
     return depth, level, 2 * n
 
 
+def _bfs_single(G, sources):
+    """One partition: :func:`hpgraph.bfs`'s depths (direction-optimising); the superstep count
+    is the loop's above (levels + 1)."""
+    from ..algorithms import bfs as _bfs
+
+    depth = _bfs(G, sources).depth
+    return depth, int(depth.max()) + 1, 2 * G.num_vertices
+
+
 def bfs(dg, source, *, return_info=False, to=None, timeout=None):
     """Breadth-first depths from ``source`` (a vertex or a list of them, all at depth 0).
 
@@ -173,7 +193,8 @@ def bfs(dg, source, *, return_info=False, to=None, timeout=None):
     """
     _check_to(to)
     srcs = _sources(dg, source)
-    values, info = run_job(dg, _bfs_kernel, dict(sources=srcs), timeout=timeout, name="bfs")
+    values, info = run_job(dg, _bfs_kernel, dict(sources=srcs), timeout=timeout, name="bfs",
+                           single=_bfs_single)
     out = _finish(values, to)
     return (out, info) if return_info else out
 

@@ -76,6 +76,25 @@ class Partition:
         m = self.matrix
         return int(sum(a.nbytes for a in (m.indptr, m.indices, m.values) if a is not None))
 
+    def graph(self):
+        """The whole graph as an ordinary :class:`~hpgraph.Graph` (one partition only: its
+        matrix is all of ``A^T``); built once per worker and kept, so the single-partition
+        path of a job runs the single-GPU algorithms on it."""
+        if self.size != 1:
+            raise InvalidValue(f"Partition.graph(): partition {self.rank} is one of {self.size}; "
+                               "only a single partition holds the whole graph")
+        G = getattr(self, "_graph", None)
+        if G is None:
+            from ..graph import Graph
+
+            AT = self.matrix
+            if self.directed:
+                G = Graph._new(AT.transpose(), True, at=AT)
+            else:
+                G = Graph._new(AT, False)   # A^T is A
+            self._graph = G
+        return G
+
     def placed(self, side):
         """This partition with its matrix on ``side`` (run on the worker that keeps it)."""
         if side == "gpu" and not self.matrix.on_device:

@@ -166,3 +166,29 @@ def test_bad_arguments(cluster2):
     Gw = hp.Graph.from_edges([0, 1], [1, 2], weights=[1.0, -2.0])
     with pytest.raises(InvalidValue, match="non-negative"):
         hpd.pagerank(hpd.DistributedGraph(cluster2, Gw), weighted=True)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_one_partition_runs_the_single_process_functions(cluster2, directed):
+    """A graph of one partition runs hp.pagerank / hp.bfs on the whole graph (no collective):
+    results equal to the single-process calls bit for bit, and the loop's superstep counts."""
+    case = next(c for c in CASES.graph_cases(min_n=40) if c.directed == directed)
+    G = CASES.to_graph(case, "cpu")
+    dg = hpd.DistributedGraph(cluster2, G, num_partitions=1)
+    assert dg.num_partitions == 1
+    rank, info = hpd.pagerank(dg, return_info=True)
+    ref, ref_info = hp.pagerank(G, backend="cpu", return_info=True)
+    np.testing.assert_array_equal(rank, ref)
+    assert info.iterations == ref_info.iterations and info.bytes_sent == (0,)
+    part = cluster2.client.gather(dg.futures)[0]
+    assert getattr(part, "_graph", None) is not None     # the worker built the whole graph once
+    src = int(np.argmax(np.asarray(G.out_degree)))
+    depth, binfo = hpd.bfs(dg, [src, 0], return_info=True)
+    A = CASES.to_scipy(case)
+    hops = csg.shortest_path(A, directed=True, unweighted=True, indices=[src, 0]).min(axis=0)
+    np.testing.assert_array_equal(depth, np.where(np.isinf(hops), -1, hops))
+    assert binfo.iterations == int(depth.max()) + 1 and binfo.bytes_sent == (0,)
+    # the superstep loop on two partitions gives the same depths and superstep count
+    depth2, info2 = hpd.bfs(hpd.DistributedGraph(cluster2, G), [src, 0], return_info=True)
+    np.testing.assert_array_equal(depth2, depth)
+    assert info2.iterations == binfo.iterations
