@@ -24,8 +24,8 @@ import numpy as np
 
 from ..exceptions import ClusterError, InvalidValue, WorkerLost
 
-__all__ = ["make_collective", "allgather_bitmap", "TcpCollective", "NcclCollective",
-           "REDUCE_OPS"]
+__all__ = ["make_collective", "allgather_bitmap", "allreduce_or_bitmap", "TcpCollective",
+           "NcclCollective", "REDUCE_OPS"]
 
 REDUCE_OPS = ("sum", "min", "max")
 
@@ -256,3 +256,19 @@ def allgather_bitmap(coll, xp, bits, counts):
     starts = np.concatenate([[0], np.cumsum(nbytes)])
     return xp.concatenate([xp.unpackbits(whole[starts[r]: starts[r + 1]])[: int(c)]
                            for r, c in enumerate(counts)]).astype(np.bool_)
+
+
+def allreduce_or_bitmap(coll, xp, bits):
+    """The element-wise OR of every rank's boolean array (all of one length), as a bool array.
+
+    Each rank's array travels packed 8 per byte through an allgather (NCCL has no bitwise-OR
+    reduction) and the ranks' rows are OR-ed locally: ``P * n / 8`` bytes received per rank.
+    """
+    n = int(bits.shape[0])
+    packed = xp.packbits(bits.astype(np.bool_, copy=False))
+    nb = int(packed.shape[0])
+    whole = coll.allgather(packed, [nb] * coll.size).reshape(coll.size, nb)
+    acc = whole[0].copy()
+    for r in range(1, coll.size):
+        acc |= whole[r]
+    return xp.unpackbits(acc)[:n].astype(np.bool_)

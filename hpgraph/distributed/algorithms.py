@@ -11,10 +11,11 @@ instead (no collective; same results), so one worker costs what one GPU does.
 
 Each result equals the single-process function's: :func:`pagerank` runs
 :func:`hpgraph.pagerank`'s default variant ("power": networkx's iteration, stopping at an L1
-change below ``tol``); :func:`bfs` returns :func:`hpgraph.bfs`'s depths (pull steps only: no
-direction switch, no parents); :func:`sssp` the distances of :func:`hpgraph.sssp` (synchronous
-Bellman-Ford: no near-far order, no predecessors); :func:`connected_components` the labels of
-:func:`hpgraph.connected_components` (min-label propagation with pointer jumping).
+change below ``tol``); :func:`bfs` returns :func:`hpgraph.bfs`'s depths (direction-optimising
+on undirected graphs, pull steps on directed ones; no parents); :func:`sssp` the distances of
+:func:`hpgraph.sssp` (synchronous Bellman-Ford: no near-far order, no predecessors);
+:func:`connected_components` the labels of :func:`hpgraph.connected_components` (min-label
+propagation with pointer jumping).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import ConvergenceError, IndexOutOfBound, InvalidValue, NegativeCycleError
+from ..backend import to_host as backend_host
 from ._collective import allgather_bitmap
 from ._job import run_job
 
@@ -149,27 +151,74 @@ def pagerank(dg, damping=0.85, tol=1e-6, max_iter=100, weighted=False, *, dtype=
 # BFS
 
 
-def _bfs_kernel(part, coll, sources):
+#: Top-down (push) while the frontier's edges are fewer than the unvisited vertices' edges
+#: over this factor (Beamer's alpha; undirected graphs only, see :func:`_bfs_kernel`).
+BFS_PUSH_ALPHA = 14
+
+
+def _push_reached(part, rows):
+    """Bool array over all n vertices: the neighbours of local rows ``rows`` (undirected
+    partition: row ``v - lo`` lists the neighbours of ``v``)."""
+    xp, A, n = part.xp, part.matrix, part.n
+    if part.side == "gpu":
+        from .. import ops
+        from ..spmv import gpu as _gpu
+
+        y = xp.zeros(n, dtype=np.int32)
+        ones = xp.ones(part.hi - part.lo, dtype=np.int32)   # read by no multiply ("pair")
+        _gpu.push(A, rows, ones, ops.lookup_semiring("any_pair[int32]"), y)
+        return y != 0
+    ip = np.asarray(A.indptr)
+    starts, ends = ip[rows], ip[rows + 1]
+    lens = ends - starts
+    reached = np.zeros(n, dtype=np.bool_)
+    if lens.sum():
+        # positions starts[k] .. ends[k]-1 of every frontier row, one vectorised gather
+        offs = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
+        reached[np.asarray(A.indices)[offs + np.arange(int(lens.sum()))]] = True
+    return reached
+
+
+def _bfs_kernel(part, coll, sources, push_alpha):
+    """Level-synchronous BFS: each level is a pull over the partition's in-edge rows (an
+    unvisited vertex joins if an in-neighbour is in the frontier; then an allgather of the new
+    slices), or, on an undirected graph while the frontier is small (its edges times
+    ``push_alpha`` below the unvisited vertices' edges, summed over all ranks), a push
+    from the rank's frontier rows to their neighbours followed by an OR of the ranks' reached
+    bitmaps.  Every rank holds the whole frontier and visited bitmaps, so all take the same
+    direction."""
+    from ._collective import allreduce_or_bitmap
+
     xp, n, lo, hi = part.xp, part.n, part.lo, part.hi
     depth = xp.full(hi - lo, -1, dtype=np.int32)
     frontier = xp.zeros(n, dtype=np.bool_)
     frontier[xp.asarray(sources)] = True
+    visited = frontier.copy()
     depth[frontier[lo:hi]] = 0
-    unvisited = depth < 0
+    deg = xp.diff(part.matrix.indptr).astype(np.int64)
     level = 0
     while bool(frontier.any()):
-        # pull: an unvisited vertex joins the next level if one of its in-neighbours is in
-        # the frontier
-        y = _mxv(part, frontier, "lor_second[bool]", mask=unvisited, replace=True)
-        new = y & unvisited
+        mine = frontier[lo:hi]
+        push = False
+        if not part.directed:
+            work = xp.stack([deg[mine].sum(), deg[~visited[lo:hi]].sum()])
+            m_f, m_u = (int(v) for v in backend_host(coll.allreduce(work, "sum")))
+            push = m_f * push_alpha < m_u
+        if push:
+            rows = xp.flatnonzero(mine)
+            new = allreduce_or_bitmap(coll, xp, _push_reached(part, rows)) & ~visited
+        else:
+            unvisited = ~visited[lo:hi]
+            y = _mxv(part, frontier, "lor_second[bool]", mask=unvisited, replace=True)
+            new = allgather_bitmap(coll, xp, y & unvisited, part.counts)
         level += 1
-        depth[new] = level
-        unvisited &= ~new
-        frontier = allgather_bitmap(coll, xp, new, part.counts)
-    return depth, level, 2 * n
+        depth[new[lo:hi]] = level
+        visited |= new
+        frontier = new
+    return depth, level, 3 * n
 
 
-def _bfs_single(G, sources):
+def _bfs_single(G, sources, push_alpha):
     """One partition: :func:`hpgraph.bfs`'s depths (direction-optimising); the superstep count
     is the loop's above (levels + 1)."""
     from ..algorithms import bfs as _bfs
@@ -178,8 +227,20 @@ def _bfs_single(G, sources):
     return depth, int(depth.max()) + 1, 2 * G.num_vertices
 
 
-def bfs(dg, source, *, return_info=False, to=None, timeout=None):
+def bfs(dg, source, *, push_alpha=BFS_PUSH_ALPHA, return_info=False, to=None, timeout=None):
     """Breadth-first depths from ``source`` (a vertex or a list of them, all at depth 0).
+
+    Parameters
+    ----------
+    dg : DistributedGraph
+    source : int or list of int
+    push_alpha : float, default :data:`BFS_PUSH_ALPHA`
+        Undirected graphs: a level pushes from the frontier while the frontier's edges times
+        ``push_alpha`` are fewer than the unvisited vertices' edges, else pulls (0: push
+        whenever unvisited edges remain; ``inf``: always pull).  Directed graphs always pull.
+        One partition runs :func:`hpgraph.bfs` (its own direction choice).
+    return_info, to, timeout
+        As in :func:`pagerank`.
 
     Returns
     -------
@@ -193,7 +254,11 @@ def bfs(dg, source, *, return_info=False, to=None, timeout=None):
     """
     _check_to(to)
     srcs = _sources(dg, source)
-    values, info = run_job(dg, _bfs_kernel, dict(sources=srcs), timeout=timeout, name="bfs",
+    if isinstance(push_alpha, bool) or not isinstance(push_alpha, (int, float, np.number)) \
+            or not push_alpha >= 0:
+        raise InvalidValue(f"push_alpha must be a number >= 0 (inf allowed), got {push_alpha!r}")
+    values, info = run_job(dg, _bfs_kernel, dict(sources=srcs, push_alpha=float(push_alpha)),
+                           timeout=timeout, name="bfs",
                            single=_bfs_single)
     out = _finish(values, to)
     return (out, info) if return_info else out

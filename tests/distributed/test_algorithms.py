@@ -192,3 +192,24 @@ def test_one_partition_runs_the_single_process_functions(cluster2, directed):
     depth2, info2 = hpd.bfs(hpd.DistributedGraph(cluster2, G), [src, 0], return_info=True)
     np.testing.assert_array_equal(depth2, depth)
     assert info2.iterations == binfo.iterations
+
+
+@pytest.mark.parametrize("push_alpha", [0, 14, float("inf")], ids=["push", "auto", "pull"])
+def test_bfs_directions_equal_scipy(cluster, push_alpha):
+    """Push levels (the frontier's neighbours, OR-ed over the ranks), pull levels and the
+    switch between them give scipy's hop counts on undirected and directed cases."""
+    for case in CASES.graph_cases(min_n=4)[:10]:
+        G = CASES.to_graph(case, "cpu")
+        dg = hpd.DistributedGraph(cluster, G)
+        A = CASES.to_scipy(case)
+        for srcs in ([0], [0, case.n - 1]):
+            got = hpd.bfs(dg, srcs, push_alpha=push_alpha)
+            hops = csg.shortest_path(A, directed=True, unweighted=True, indices=srcs).min(axis=0)
+            np.testing.assert_array_equal(got, np.where(np.isinf(hops), -1, hops), err_msg=case.name)
+
+
+def test_bfs_push_alpha_checked(cluster2):
+    dg = hpd.DistributedGraph(cluster2, hp.Graph.from_edges([0, 1], [1, 2], num_vertices=3))
+    for bad in (-1, "x", True, float("nan")):
+        with pytest.raises(InvalidValue, match="push_alpha"):
+            hpd.bfs(dg, 0, push_alpha=bad)
