@@ -12,7 +12,9 @@ warm-up.  Reported per row:
 * ``loop_ms``: the slowest rank's superstep loop (median), and ``per_iter_ms`` for PageRank;
 * ``speedup``: the single-GPU (single-process) time over ``loop_ms`` (PageRank: per iteration);
 * ``bytes_per_gpu``: the largest partition's CSR bytes + its global vectors, and
-  ``sent_bytes``: what the busiest rank sent through the collective.
+  ``sent_bytes``: what the busiest rank sent through the collective;
+* ``exchange_share``: the busiest rank's share of its loop time spent in collectives (NCCL:
+  CUDA events around each call, waiting for a slower peer included).
 
 The baseline row (``workers = 0``) is the plain call on the same graph in this process
 (:func:`benchmarks._harness.timed`: CUDA events on the GPU).  Every distributed result is
@@ -69,6 +71,13 @@ def _median_job(fn, repeat):
         walls.append(time.perf_counter() - t0)
         loops.append(out[-1].seconds)
     return statistics.median(walls), statistics.median(loops), out
+
+
+def _share(info):
+    """The busiest rank's share of its loop time spent in collectives (last call)."""
+    if not info.exchange_seconds or info.seconds <= 0:
+        return 0.0
+    return max(info.exchange_seconds) / info.seconds
 
 
 def main(argv=None):
@@ -137,7 +146,8 @@ def main(argv=None):
                              speedup=base_pr_iter / it_ms,
                              bytes_per_gpu=per_gpu + info.vector_bytes,
                              sent_bytes=max(info.bytes_sent), setup_ms=info.setup_seconds * 1e3,
-                             start_s=start_s, partition_s=part_s, l1_vs_single=err, ok=ok))
+                             exchange_share=_share(info), start_s=start_s, partition_s=part_s,
+                             l1_vs_single=err, ok=ok))
 
             wall, loop, (depth, info) = _median_job(
                 lambda: hpd.bfs(dg, src, return_info=True), args.repeat)
@@ -148,18 +158,19 @@ def main(argv=None):
                              levels=info.iterations, speedup=bfs_row["warm_ms"] / (loop * 1e3),
                              bytes_per_gpu=per_gpu + info.vector_bytes,
                              sent_bytes=max(info.bytes_sent), setup_ms=info.setup_seconds * 1e3,
-                             ok=ok))
+                             exchange_share=_share(info), ok=ok))
             dg.release()
         print(f"{k} worker(s): cluster {start_s:.1f} s, partitioning {part_s:.1f} s", flush=True)
 
     hdr = f"{'algo':9} {'workers':>7} {'loop ms':>9} {'wall ms':>9} {'ms/iter':>8} {'speed-up':>8} " \
-          f"{'bytes/GPU':>13} {'sent':>13} ok"
+          f"{'bytes/GPU':>13} {'sent':>13} {'exchange':>8} ok"
     print(hdr)
     for r in rows:
         loop = r.get("loop_ms", r.get("warm_ms"))
         print(f"{r['algo']:9} {r['workers'] or 'single':>7} {loop:9.2f} {r['wall_ms']:9.2f} "
               f"{r.get('per_iter_ms', float('nan')):8.2f} {r.get('speedup', 1.0):8.2f} "
-              f"{r.get('bytes_per_gpu', 0):13,} {r.get('sent_bytes', 0):13,} {r.get('ok', '')}")
+              f"{r.get('bytes_per_gpu', 0):13,} {r.get('sent_bytes', 0):13,} "
+              f"{r.get('exchange_share', 0.0):8.1%} {r.get('ok', '')}")
     if args.json:
         _harness.write(args.json, {"meta": _harness.metadata(bench="multigpu", side=side,
                                                               scale=scale, workers=counts),

@@ -20,6 +20,8 @@ the same dtype.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..exceptions import ClusterError, InvalidValue, WorkerLost
@@ -65,6 +67,7 @@ class TcpCollective:
     def __init__(self, rank, size, session, timeout=60.0):
         self.rank, self.size, self.timeout = int(rank), int(size), float(timeout)
         self.bytes_sent = 0
+        self._spent = 0.0
         self._conns = []
         if self.size == 1:
             return
@@ -117,8 +120,28 @@ class TcpCollective:
 
     # -- collectives ---------------------------------------------------------------------
 
+    @property
+    def exchange_seconds(self) -> float:
+        """Seconds spent in collectives so far (waiting for the peers included)."""
+        return self._spent
+
     def allgather(self, local, counts):
         """The concatenation of every rank's slice (rank order); ``counts[r]`` is rank r's length."""
+        t = time.perf_counter()
+        try:
+            return self._allgather(local, counts)
+        finally:
+            self._spent += time.perf_counter() - t
+
+    def allreduce(self, value, op="sum"):
+        """Elementwise reduction of an array (or scalar) over the ranks; the same array on all."""
+        t = time.perf_counter()
+        try:
+            return self._allreduce(value, op)
+        finally:
+            self._spent += time.perf_counter() - t
+
+    def _allgather(self, local, counts):
         local = np.ascontiguousarray(local)
         if len(local) != counts[self.rank]:
             raise InvalidValue(f"allgather: rank {self.rank} has {len(local)} values, counts say "
@@ -141,8 +164,7 @@ class TcpCollective:
             self._recv_into(self._conns[0], 0, out)
         return out
 
-    def allreduce(self, value, op="sum"):
-        """Elementwise reduction of an array (or scalar) over the ranks; the same array on all."""
+    def _allreduce(self, value, op):
         arr = np.ascontiguousarray(np.atleast_1d(value))
         if op not in REDUCE_OPS:
             raise InvalidValue(f"allreduce: op must be one of {REDUCE_OPS}, got {op!r}")
@@ -181,6 +203,7 @@ class NcclCollective:
         self.cp, self.nccl = cp, nccl
         self.rank, self.size = int(rank), int(size)
         self.bytes_sent = 0
+        self._events = []     # (start, end) CUDA events around each NCCL call
         name = f"hpgraph-nccl-{session}"
         if self.rank == 0:
             uid = nccl.get_unique_id()
@@ -189,6 +212,24 @@ class NcclCollective:
         else:
             uid = tuple(_lookup(name, timeout))
         self.comm = nccl.NcclCommunicator(self.size, uid, self.rank)
+
+    @property
+    def exchange_seconds(self) -> float:
+        """Seconds the NCCL calls so far took on the stream (CUDA events; waiting for the peers
+        included).  Synchronises with the last call."""
+        if not self._events:
+            return 0.0
+        cp = self.cp
+        self._events[-1][1].synchronize()
+        return sum(cp.cuda.get_elapsed_time(a, b) for a, b in self._events) / 1e3
+
+    def _timed(self, call):
+        cp = self.cp
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        call()
+        b.record()
+        self._events.append((a, b))
 
     def _dtype(self, dtype):
         name = np.dtype(dtype).name
@@ -210,7 +251,8 @@ class NcclCollective:
         recv = cp.empty(self.size * width, dtype=local.dtype)
         # moved as bytes: one code path for every dtype, bool included
         nbytes = width * local.dtype.itemsize
-        self.comm.allGather(send.data.ptr, recv.data.ptr, nbytes, self.nccl.NCCL_UINT8, stream)
+        self._timed(lambda: self.comm.allGather(send.data.ptr, recv.data.ptr, nbytes,
+                                                self.nccl.NCCL_UINT8, stream))
         self.bytes_sent += nbytes
         if all(int(c) == width for c in counts):
             return recv
@@ -227,8 +269,9 @@ class NcclCollective:
             arr = arr.astype(np.uint8)
         out = cp.empty_like(arr)
         code = {"sum": self.nccl.NCCL_SUM, "min": self.nccl.NCCL_MIN, "max": self.nccl.NCCL_MAX}[op]
-        self.comm.allReduce(arr.data.ptr, out.data.ptr, arr.size, self._dtype(arr.dtype), code,
-                            cp.cuda.get_current_stream().ptr)
+        ncdt = self._dtype(arr.dtype)
+        self._timed(lambda: self.comm.allReduce(arr.data.ptr, out.data.ptr, arr.size, ncdt, code,
+                                                cp.cuda.get_current_stream().ptr))
         self.bytes_sent += arr.nbytes
         out = out.astype(dt, copy=False)
         return out[0].item() if scalar else out

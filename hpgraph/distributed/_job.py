@@ -44,6 +44,9 @@ class JobInfo(NamedTuple):
         Bytes of each rank's partition (CSR arrays).
     vector_bytes : int
         Bytes of the global vectors each rank holds during the loop.
+    exchange_seconds : tuple of float
+        Seconds each rank spent in collectives during the loop (NCCL: CUDA events around the
+        calls; waiting for slower peers included).
     """
 
     iterations: int
@@ -53,6 +56,7 @@ class JobInfo(NamedTuple):
     bytes_sent: tuple
     partition_bytes: tuple
     vector_bytes: int
+    exchange_seconds: tuple = ()
 
 
 def _job_main(part, kernel, kwargs, session, comm_timeout, single=None):
@@ -92,6 +96,7 @@ def _job_main(part, kernel, kwargs, session, comm_timeout, single=None):
             values = values.get()
         stats = {"seconds": t2 - t1, "setup": t1 - t0,
                  "bytes_sent": 0 if coll is None else int(coll.bytes_sent),
+                 "exchange": 0.0 if coll is None else float(coll.exchange_seconds),
                  "vector_bytes": int(vector_bytes)}
         return values, iterations, stats
     finally:
@@ -168,7 +173,8 @@ def run_job(dg, kernel, kwargs, *, timeout=None, name="job", single=None):
                    wall_seconds=wall,
                    bytes_sent=tuple(s["bytes_sent"] for s in stats),
                    partition_bytes=tuple(int(b) for b in dg.partition_bytes),
-                   vector_bytes=max(s["vector_bytes"] for s in stats))
+                   vector_bytes=max(s["vector_bytes"] for s in stats),
+                   exchange_seconds=tuple(s["exchange"] for s in stats))
     return [r[0] for r in results], info
 
 

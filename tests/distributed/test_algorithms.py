@@ -146,6 +146,9 @@ def test_weighted_pagerank_and_info(cluster2):
     assert len(info.bytes_sent) == 2 and all(b > 0 for b in info.bytes_sent)
     assert info.partition_bytes == tuple(int(b) for b in dg.partition_bytes)
     assert info.seconds > 0 and info.wall_seconds >= info.seconds
+    # time in collectives: positive on every rank, within the rank's loop time
+    assert len(info.exchange_seconds) == 2
+    assert all(0 < e <= info.seconds for e in info.exchange_seconds)
 
 
 def test_bad_arguments(cluster2):
