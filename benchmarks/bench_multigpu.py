@@ -2,10 +2,12 @@
 
 For each worker count k in ``--workers`` (default 1..the GPUs of this machine; ``--cpu``: CPU
 worker processes and the TCP collective, default 1..min(4, cores)), a Dask cluster of k
-workers is started, R-MAT ``--scale`` (undirected, edge factor 16, seed 1; default 25 on the
-GPU, 16 with ``--cpu``) is partitioned over it, and PageRank (``hp.pagerank``'s default: L1
-change < 1e-6) and BFS (source: the highest-degree vertex) run ``--repeat`` times after a
-warm-up.  Reported per row:
+workers is started, R-MAT ``--scale`` (``hp.generators.rmat_chunks``: undirected, edge factor
+16, seed 1, self-loops dropped; default 25 on the GPU, 16 with ``--cpu``) is partitioned over
+it -- each worker builds its partition from the same chunks
+(``DistributedGraph.from_chunks``; ``--split``: the graph built here is split and sent) -- and
+PageRank (``hp.pagerank``'s default: L1 change < 1e-6) and BFS (source: the highest-degree
+vertex) run ``--repeat`` times after a warm-up.  Reported per row:
 
 * ``wall_ms``: the whole call as the client sees it (median; Dask submission, collective
   set-up, the superstep loop, gathering the result to the client);
@@ -19,7 +21,8 @@ warm-up.  Reported per row:
 The baseline row (``workers = 0``) is the plain call on the same graph in this process
 (:func:`benchmarks._harness.timed`: CUDA events on the GPU).  Every distributed result is
 checked against it (PageRank within 1e-6 in L1, BFS depths equal); the script exits 1 on a
-mismatch.  Partitioning time (client split + transfer + device copy) is reported separately.
+mismatch.  Partitioning time (the workers' builds, or the client's split + transfer + device
+copy) is reported separately.
 
 Usage::
 
@@ -30,6 +33,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -46,6 +50,10 @@ import _harness  # noqa: E402
 
 import hpgraph as hp  # noqa: E402
 from hpgraph import distributed as hpd  # noqa: E402
+
+
+#: the benchmark graph: R-MAT (hp.generators.rmat_chunks, seed 1), undirected, no self-loops
+GRAPH = dict(directed=False, duplicates="min", self_loops="drop")
 
 
 def _gpu_count() -> int:
@@ -87,6 +95,9 @@ def main(argv=None):
     ap.add_argument("--workers", default=None, help="worker counts, e.g. 1,2,4")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--split", action="store_true",
+                    help="build the graph here and send each worker its slice (default: every "
+                         "worker builds its partition from the R-MAT chunks itself)")
     args = ap.parse_args(argv)
     side = "cpu" if args.cpu else "gpu"
     if side == "gpu" and _gpu_count() == 0:
@@ -98,7 +109,10 @@ def main(argv=None):
     gpu = side == "gpu"
 
     t0 = time.perf_counter()
-    G = hp.rmat(scale, seed=1, backend=side)
+    make = functools.partial(hp.generators.rmat_chunks, scale, edge_factor=16, seed=1, backend=side)
+    chunks = make()
+    G = hp.Graph.from_edges(chunks, num_vertices=chunks.num_vertices, **GRAPH)
+    del chunks
     build_s = time.perf_counter() - t0
     src = int(_host(G.out_degree).argmax())
     print(f"R-MAT {scale}: {G.num_vertices:,} vertices, {G.num_edges:,} entries "
@@ -117,7 +131,7 @@ def main(argv=None):
                  first_ms=bfs_row["first_ms"])]
     print(f"single {side}: pagerank {pr_row['warm_ms']:.1f} ms ({pr_info.iterations} it, "
           f"{base_pr_iter:.2f} ms/it), bfs {bfs_row['warm_ms']:.2f} ms", flush=True)
-    Gh = G.to_host() if gpu else G
+    Gh = (G.to_host() if gpu else G) if args.split else None
     if gpu:
         del G, bfs_res  # the baseline's device copy is not needed any more; the workers hold their own
         import cupy
@@ -130,7 +144,10 @@ def main(argv=None):
         with hpd.Cluster(n_workers=k, backend=side) as cluster:
             start_s = time.perf_counter() - t0
             t1 = time.perf_counter()
-            dg = hpd.DistributedGraph(cluster, Gh)
+            if args.split:
+                dg = hpd.DistributedGraph(cluster, Gh)
+            else:
+                dg = hpd.DistributedGraph.from_chunks(cluster, make, **GRAPH)
             part_s = time.perf_counter() - t1
             per_gpu = int(dg.partition_bytes.max())
 

@@ -210,6 +210,76 @@ class DistributedGraph:
     # -- other sources -------------------------------------------------------------------
 
     @classmethod
+    def from_chunks(cls, cluster, make_chunks, *, directed=True, duplicates="min",
+                    self_loops="keep", num_partitions=None):
+        """Partition a graph that each worker builds from the same chunks of edges.
+
+        No edge crosses the network: every worker calls ``make_chunks()`` and keeps the rows of
+        its range (see :mod:`hpgraph.distributed._chunked`), so the graph never exists whole on
+        one device or on the client -- the way to run a graph larger than one GPU.
+
+        Parameters
+        ----------
+        cluster : Cluster
+        make_chunks : callable
+            Picklable, no arguments; returns a chunk source as
+            :meth:`hpgraph.Graph.from_edges` takes it (a callable iterating ``(src, dst,
+            weights)`` chunks, the same on every call) with a ``num_vertices`` attribute, e.g.
+            ``functools.partial(hp.generators.rmat_chunks, 26, seed=1, backend="gpu")``.  It
+            must give the same chunks on every worker.
+        directed, duplicates, self_loops
+            :meth:`hpgraph.Graph.from_edges`'s meanings; the partitions equal the row slices of
+            ``A^T`` of the graph ``Graph.from_edges(make_chunks(), ...)`` builds.
+        num_partitions : int, optional
+            Default: one per worker.
+
+        Raises
+        ------
+        InvalidValue
+            A bad argument, a chunk source without ``num_vertices``, ids out of range, or
+            partitions that disagree on their row ranges (the chunks differ between workers).
+        """
+        from ._chunked import build_partition, partition_meta
+
+        if not callable(make_chunks):
+            raise InvalidValue("DistributedGraph.from_chunks: make_chunks must be a callable "
+                               f"returning a chunk source, got {type(make_chunks).__name__}")
+        workers = cluster.check()
+        P = len(workers) if num_partitions is None else num_partitions
+        if isinstance(P, bool) or not isinstance(P, (int, np.integer)) or not 1 <= P <= len(workers):
+            raise InvalidValue("DistributedGraph.from_chunks: num_partitions must be an int in "
+                               f"[1, {len(workers)}] (one partition per worker), got {P!r}")
+        P = int(P)
+        client = cluster.client
+        futures = [client.submit(build_partition, r, P, make_chunks, bool(directed), duplicates,
+                                 self_loops, cluster.backend, workers=[w],
+                                 allow_other_workers=False, pure=False)
+                   for r, w in enumerate(workers[:P])]
+        metas = client.gather([client.submit(partition_meta, f, workers=[w], pure=False)
+                               for f, w in zip(futures, workers[:P])])
+        bounds = metas[0]["bounds"]
+        if any(not np.array_equal(m["bounds"], bounds) for m in metas):
+            client.cancel(futures)
+            raise InvalidValue("DistributedGraph.from_chunks: the workers found different row "
+                               "ranges: make_chunks() does not give the same chunks everywhere")
+        self = cls.__new__(cls)
+        self.cluster = cluster
+        self.num_vertices = int(bounds[-1])
+        self.num_edges = sum(m["nnz"] for m in metas)
+        self.directed = bool(directed)
+        self.weighted = bool(metas[0]["weighted"])
+        self.dtype = metas[0]["dtype"] if self.weighted else None
+        self.num_partitions = P
+        self.negative_weights = any(m["negative"] for m in metas)
+        self.bounds = np.asarray(bounds, dtype=np.int64)
+        self.partition_edges = np.array([m["nnz"] for m in metas], dtype=np.int64)
+        self.workers = list(workers[:P])
+        self.backend = cluster.backend
+        self.partition_bytes = np.array([m["nbytes"] for m in metas], dtype=np.int64)
+        self._futures = futures
+        return self
+
+    @classmethod
     def from_edges(cls, cluster, src, dst, weights=None, num_vertices=None, directed=True, *,
                    duplicates="min", self_loops="keep", num_partitions=None):
         """Partition the graph of an edge list (:meth:`hpgraph.Graph.from_edges`'s meanings)."""

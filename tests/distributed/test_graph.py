@@ -113,3 +113,56 @@ def test_release(cluster2):
     dg.release()
     with pytest.raises(hp.exceptions.WorkerLost, match="released"):
         hpd.pagerank(dg)
+
+
+@pytest.mark.parametrize("directed,weights,duplicates,self_loops", [
+    (False, None, "min", "drop"), (True, None, "min", "keep"),
+    (False, (1, 9), "first", "keep"), (True, (1, 9), "last", "drop"), (False, (1, 9), "sum", "keep")])
+def test_from_chunks_equals_the_split_graph(cluster, directed, weights, duplicates, self_loops):
+    """Partitions built on the workers from chunks equal the row slices of A^T of the graph
+    Graph.from_edges builds from the same chunks (duplicates combined in the same order)."""
+    import functools
+
+    make = functools.partial(hp.generators.rmat_chunks, 9, edge_factor=8, seed=5, weights=weights,
+                             backend="cpu", chunk_size=700)
+    chunks = make()
+    G = hp.Graph.from_edges(chunks, num_vertices=chunks.num_vertices, directed=directed,
+                            duplicates=duplicates, self_loops=self_loops, backend="cpu")
+    dg = hpd.DistributedGraph.from_chunks(cluster, make, directed=directed, duplicates=duplicates,
+                                          self_loops=self_loops)
+    assert (dg.num_vertices, dg.num_edges, dg.directed, dg.weighted) == \
+        (G.num_vertices, G.num_edges, directed, weights is not None)
+    # the ranges balance the entries counted before duplicates merge
+    counted = np.zeros(G.num_vertices, np.int64)
+    for u, v, _ in chunks():
+        keep = (u != v) if self_loops == "drop" else np.ones(len(u), bool)
+        np.add.at(counted, v[keep], 1)
+        if not directed:
+            np.add.at(counted, u[keep & (u != v)], 1)
+    np.testing.assert_array_equal(dg.bounds, split_rows(np.r_[0, np.cumsum(counted)], dg.num_partitions))
+    AT = G.AT
+    ip = np.asarray(AT.indptr)
+    for r, part in enumerate(cluster.client.gather(dg.futures)):
+        lo, hi = int(dg.bounds[r]), int(dg.bounds[r + 1])
+        s0, e0 = int(ip[lo]), int(ip[hi])
+        assert (part.lo, part.hi, part.matrix.shape) == (lo, hi, (hi - lo, G.num_vertices))
+        np.testing.assert_array_equal(np.asarray(part.matrix.indptr), ip[lo:hi + 1] - s0)
+        np.testing.assert_array_equal(np.asarray(part.matrix.indices), np.asarray(AT.indices)[s0:e0])
+        assert dg.partition_edges[r] == e0 - s0
+        if weights is None:
+            assert part.matrix.values is None
+        else:
+            np.testing.assert_array_equal(np.asarray(part.matrix.values), np.asarray(AT.values)[s0:e0])
+    np.testing.assert_array_equal(hpd.bfs(dg, 0), hp.bfs(G, 0, backend="cpu").depth)
+
+
+def test_from_chunks_bad_arguments(cluster2):
+    import functools
+
+    with pytest.raises(InvalidValue, match="make_chunks must be a callable"):
+        hpd.DistributedGraph.from_chunks(cluster2, 3)
+    make = functools.partial(hp.generators.rmat_chunks, 5, backend="cpu")
+    with pytest.raises(InvalidValue, match="num_partitions"):
+        hpd.DistributedGraph.from_chunks(cluster2, make, num_partitions=3)
+    with pytest.raises(InvalidValue, match="self_loops"):
+        hpd.DistributedGraph.from_chunks(cluster2, make, self_loops="nope")
