@@ -206,11 +206,12 @@ class NcclCollective:
         self._events = []     # (start, end) CUDA events around each NCCL call
         name = f"hpgraph-nccl-{session}"
         if self.rank == 0:
-            uid = nccl.get_unique_id()
+            uid = nccl.get_unique_id()   # bytes or a tuple of ints, by CuPy version
             if self.size > 1:
-                _publish(name, list(uid))
+                _publish(name, bytes(uid) if isinstance(uid, (bytes, bytearray)) else list(uid))
         else:
-            uid = tuple(_lookup(name, timeout))
+            got = _lookup(name, timeout)
+            uid = bytes(got) if isinstance(got, (bytes, bytearray)) else tuple(got)
         self.comm = nccl.NcclCommunicator(self.size, uid, self.rank)
 
     @property
