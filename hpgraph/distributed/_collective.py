@@ -277,6 +277,11 @@ class NcclCollective:
         out = out.astype(dt, copy=False)
         return out[0].item() if scalar else out
 
+    def start_job(self):
+        """Zero the statistics (bytes sent, exchange time) for the next job on this communicator."""
+        self.bytes_sent = 0
+        self._events = []
+
     def close(self):
         self.comm.destroy()
 

@@ -59,26 +59,46 @@ class JobInfo(NamedTuple):
     exchange_seconds: tuple = ()
 
 
-def _job_main(part, kernel, kwargs, session, comm_timeout, single=None):
+def _collective(part, session, comm_timeout, epoch):
+    """``(collective, owned)`` for one rank of a job.  GPU: the partition's NCCL communicator,
+    made by the first job of ``epoch`` and kept (creating one and connecting its peers costs
+    tens of ms, more than a whole superstep loop on R-MAT 25); CPU: a new TCP star per job,
+    closed after it (``owned``)."""
+    from . import _collective as C
+
+    if part.side != "gpu":
+        return C.make_collective(part.side, part.rank, part.size, session, comm_timeout), True
+    if part.comm is not None and part.comm[0] == epoch:
+        coll = part.comm[1]
+        coll.start_job()
+        return coll, False
+    if part.comm is not None:   # a job failed since: every rank makes a new communicator
+        old, part.comm = part.comm[1], None
+        old.close()
+    coll = C.make_collective("gpu", part.rank, part.size, session, comm_timeout)
+    part.comm = (epoch, coll)
+    return coll, False
+
+
+def _job_main(part, kernel, kwargs, session, comm_timeout, single=None, epoch=0):
     """Run on a worker: one rank of a job.  Returns ``(values, iterations, stats)``.
 
     With one partition and a ``single`` function, ``single(graph, **kwargs)`` runs instead of
     the superstep loop: the single-GPU (or single-process) algorithm on the whole graph
     (:meth:`Partition.graph`), with no collective, so one worker costs what one GPU does.
     """
-    from . import _collective
-
     side = part.side
     if side == "gpu":
         import cupy
 
-        cupy.cuda.Device(0).use()  # the worker sees only its own device
+        cupy.cuda.Device(0).use()  # the worker's own device comes first in its list
     t0 = time.perf_counter()
+    owned = False
     if part.size == 1 and single is not None:
         G = part.graph()
         coll = None
     else:
-        coll = _collective.make_collective(side, part.rank, part.size, session, comm_timeout)
+        coll, owned = _collective(part, session, comm_timeout, epoch)
     try:
         t1 = time.perf_counter()
         if coll is None:
@@ -100,7 +120,7 @@ def _job_main(part, kernel, kwargs, session, comm_timeout, single=None):
                  "vector_bytes": int(vector_bytes)}
         return values, iterations, stats
     finally:
-        if coll is not None:
+        if owned:
             coll.close()
 
 
@@ -133,7 +153,8 @@ def run_job(dg, kernel, kwargs, *, timeout=None, name="job", single=None):
     client = dg.cluster.client
     session = uuid.uuid4().hex
     t0 = time.perf_counter()
-    tasks = [client.submit(_job_main, fut, kernel, kwargs, session, COMM_TIMEOUT, single,
+    epoch = dg.comm_epoch
+    tasks = [client.submit(_job_main, fut, kernel, kwargs, session, COMM_TIMEOUT, single, epoch,
                            key=f"hpgraph-{name}-{session}-{r}", workers=[w],
                            allow_other_workers=False, pure=False)
              for r, (fut, w) in enumerate(zip(futures, dg.workers))]
@@ -146,6 +167,7 @@ def run_job(dg, kernel, kwargs, *, timeout=None, name="job", single=None):
             except Exception:  # noqa: BLE001 - a timeout, or a task cancelled (dead worker):
                 pass           # the statuses below say which
             if any(t.status in ("error", "cancelled", "lost") for t in tasks):
+                dg.comm_epoch = epoch + 1   # the next job makes new communicators
                 _raise_failure(dg, tasks)
             if all(t.status == "finished" for t in tasks):
                 break
@@ -156,6 +178,7 @@ def run_job(dg, kernel, kwargs, *, timeout=None, name="job", single=None):
                                  "job; its partial state is discarded (rebuild the "
                                  "DistributedGraph)")
             if timeout is not None and time.perf_counter() - t0 > timeout:
+                dg.comm_epoch = epoch + 1
                 raise ClusterError(f"{name} did not finish within timeout={timeout} s")
         results = client.gather(tasks)
     finally:

@@ -53,7 +53,8 @@ def _gpu_cluster(n_workers, silence):
     """A local cluster with one worker per GPU, each seeing only its device.
 
     dask-cuda's ``LocalCUDACluster`` when it is installed; otherwise a ``SpecCluster`` of
-    nannies, each starting its worker process with ``CUDA_VISIBLE_DEVICES`` set to one device.
+    nannies, each starting its worker process with ``CUDA_VISIBLE_DEVICES`` listing its own
+    device first (the worker's device 0), then the others.
     """
     count = _local_gpu_count()
     if count == 0:
@@ -73,9 +74,13 @@ def _gpu_cluster(n_workers, silence):
                                 threads_per_worker=1, dashboard_address=":0", silence_logs=silence)
     from distributed import Nanny, Scheduler, SpecCluster
 
+    # each worker sees every device, its own first (device 0 in the worker), as dask-cuda
+    # does: NCCL then finds its peers' GPUs and moves data over NVLink (P2P) rather than
+    # through host memory
     workers = {f"gpu-{i}": {"cls": Nanny, "options": {
-        "nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": dev}, "silence_logs": silence}}
-        for i, dev in enumerate(devices)}
+        "nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": ",".join(devices[i:] + devices[:i])},
+        "silence_logs": silence}}
+        for i in range(len(devices))}
     scheduler = {"cls": Scheduler, "options": {"dashboard_address": None}}
     return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=silence)
 

@@ -52,6 +52,9 @@ class Partition:
     matrix : CSR
         The in-edges; on the host, or on the worker's GPU after :meth:`placed`.
     directed, weighted : bool
+    comm : tuple or None
+        ``(epoch, NcclCollective)``: the GPU jobs' communicator, made by the first job and kept
+        on the worker between jobs (a new one after a failed job; never pickled).
     """
 
     def __init__(self, rank, bounds, matrix, directed, weighted):
@@ -63,6 +66,12 @@ class Partition:
         self.matrix = matrix
         self.directed = bool(directed)
         self.weighted = bool(weighted)
+        self.comm = None
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["comm"] = None      # a communicator belongs to its worker process
+        return state
 
     @property
     def side(self) -> str:
@@ -143,6 +152,8 @@ class DistributedGraph:
         Bytes of each partition's CSR arrays.
     workers : list of str
         The worker of each partition.
+    comm_epoch : int
+        Raised after a failed job, so that the next job makes new GPU communicators.
 
     Raises
     ------
@@ -189,6 +200,7 @@ class DistributedGraph:
         self.partition_bytes = np.array([p.nbytes() for p in parts], dtype=np.int64)
         client = cluster.client
         self._futures = []
+        self.comm_epoch = 0
         for part, w in zip(parts, self.workers):
             sent = client.scatter(part, workers=[w], hash=False)
             self._futures.append(client.submit(_place, sent, self.backend, workers=[w],
@@ -277,6 +289,7 @@ class DistributedGraph:
         self.backend = cluster.backend
         self.partition_bytes = np.array([m["nbytes"] for m in metas], dtype=np.int64)
         self._futures = futures
+        self.comm_epoch = 0
         return self
 
     @classmethod

@@ -64,7 +64,7 @@ def test_gpu_cluster_without_gpu():
 
 
 @pytest.mark.skipif(hp.has_gpu(), reason="checks the error raised without a GPU")
-def test_gpu_cluster_pins_one_device_per_worker(monkeypatch):
+def test_gpu_cluster_puts_each_workers_device_first(monkeypatch):
     """Without dask-cuda: one nanny per device, each worker started with its own
     CUDA_VISIBLE_DEVICES; here the workers see no device, so the check refuses them."""
     import importlib.util
@@ -86,6 +86,7 @@ def test_gpu_cluster_pins_one_device_per_worker(monkeypatch):
     monkeypatch.setattr(mod, "_gpu_cluster", spy)
     with pytest.raises(DeviceUnavailable, match="see no CUDA device"):
         hpd.Cluster(backend="gpu")
-    assert seen == {"gpu-0": {"CUDA_VISIBLE_DEVICES": "5"}, "gpu-1": {"CUDA_VISIBLE_DEVICES": "7"}}
+    # every worker sees both devices, its own first (its device 0): NCCL can use P2P
+    assert seen == {"gpu-0": {"CUDA_VISIBLE_DEVICES": "5,7"}, "gpu-1": {"CUDA_VISIBLE_DEVICES": "7,5"}}
     with pytest.raises(InvalidValue, match="n_workers must be in \\[1, 2\\]"):
         hpd.Cluster(n_workers=3, backend="gpu")

@@ -77,3 +77,31 @@ def test_vertex_program_on_gpus(gpu_cluster):
     dg = hpd.DistributedGraph(gpu_cluster, G)
     out = hpd.run(dg, SSSP64, source=0)
     np.testing.assert_array_equal(out["dist"], CASES.sssp_reference(case, [0]))
+
+
+def _comm_id(part, coll):
+    return id(coll), 1, 0
+
+
+def _comm_fail(part, coll):
+    from hpgraph.exceptions import InvalidValue
+
+    raise InvalidValue("a rank failed on purpose")
+
+
+def test_nccl_communicator_kept_between_jobs(gpu_cluster):
+    """One NCCL communicator per partition for the jobs of a graph; a new one after a failed
+    job (every rank moves to the next epoch together)."""
+    from hpgraph.distributed._job import run_job
+    from hpgraph.exceptions import InvalidValue
+
+    dg = hpd.DistributedGraph(gpu_cluster, hp.Graph.from_edges([0, 1, 2], [1, 2, 3], num_vertices=7))
+    first, info = run_job(dg, _comm_id, {})
+    again, _ = run_job(dg, _comm_id, {})
+    assert first == again and dg.comm_epoch == 0
+    with pytest.raises(InvalidValue, match="on purpose"):
+        run_job(dg, _comm_fail, {})
+    assert dg.comm_epoch == 1
+    after, _ = run_job(dg, _comm_id, {})
+    assert after != first
+    np.testing.assert_array_equal(hpd.bfs(dg, 0, push_alpha=0), [0, 1, 2, 3, -1, -1, -1])
