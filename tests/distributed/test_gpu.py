@@ -80,7 +80,7 @@ def test_vertex_program_on_gpus(gpu_cluster):
 
 
 def _comm_id(part, coll):
-    return id(coll), 1, 0
+    return (part.comm[0], id(coll)), 1, 0
 
 
 def _comm_fail(part, coll):
@@ -103,5 +103,6 @@ def test_nccl_communicator_kept_between_jobs(gpu_cluster):
         run_job(dg, _comm_fail, {})
     assert dg.comm_epoch == 1
     after, _ = run_job(dg, _comm_id, {})
-    assert after != first
+    assert [epoch for epoch, _ in first] == [0] * dg.num_partitions
+    assert [epoch for epoch, _ in after] == [1] * dg.num_partitions
     np.testing.assert_array_equal(hpd.bfs(dg, 0, push_alpha=0), [0, 1, 2, 3, -1, -1, -1])
