@@ -77,19 +77,23 @@ def _pagerank_kernel(part, coll, damping, tol, max_iter, weighted, dtype):
     else:
         local = xp.bincount(A.indices, minlength=n).astype(np.float64)
     W = coll.allreduce(local, "sum").astype(dtype)
-    S = xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)
-    dang = (S == 0).astype(dtype)
+    S = xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)[lo:hi]
+    dang = S == 0
     sr = f"{'plus_times' if use_w else 'plus_second'}[{dtype.name}]"
-    x = xp.full(n, 1.0 / n, dtype=dtype)
     pv = dtype.type(1.0 / n)
+    # each rank keeps only its slice of x; a superstep allgathers x * S (what the SpMV reads)
+    # and allreduces one pair: the L1 change and the next dangling mass
+    x = xp.full(hi - lo, 1.0 / n, dtype=dtype)
+    dsum = float(coll.allreduce(x[dang].sum(dtype=np.float64), "sum"))
     for k in range(max_iter):
-        y = _mxv(part, x * S, sr)
-        dsum = (x * dang).sum(dtype=np.float64)
+        y = _mxv(part, coll.allgather(x * S, part.counts), sr)
         xn = (damping * (y + dsum * pv) + (1 - damping) * pv).astype(dtype, copy=False)
-        err = coll.allreduce(xp.abs(xn.astype(np.float64) - x[lo:hi]).sum(), "sum")
-        x = coll.allgather(xn, part.counts)
-        if float(err) < tol:
-            return xn, k + 1, 4 * n * dtype.itemsize
+        pair = xp.stack([xp.abs(xn.astype(np.float64) - x).sum(),
+                         xn[dang].sum(dtype=np.float64)])
+        err, dsum = (float(v) for v in backend_host(coll.allreduce(pair, "sum")))
+        x = xn
+        if err < tol:
+            return xn, k + 1, 3 * n * dtype.itemsize
     raise ConvergenceError(f"pagerank did not converge (L1 change < tol = {tol:g}) within "
                            f"max_iter={max_iter} iterations; raise max_iter or tol")
 
