@@ -28,10 +28,13 @@ __all__ = ["device_mxm", "cusparse_applies"]
 
 _I64 = np.dtype(np.int64)
 
-#: ``method="auto"`` runs cuSPARSE for unmasked plus_times on floats (else the bitmap
-#: SpGEMM); set from the device benchmark (``bench_graphblas.py``: rows ``mxm_plus_times``
-#: and ``mxm_plus_times_bitmap``)
-PREFER_CUSPARSE = True
+#: ``method="auto"`` runs cuSPARSE for unmasked plus_times on floats when True; False (the
+#: default) runs the bitmap SpGEMM for every semiring.  One H100, R-MAT 15 plus_times float32
+#: (``bench_graphblas.py``, session 6): bitmap 15.5 ms and 1.4 GB peak, cuSPARSE (cupyx)
+#: 55.9 ms and 15.0 GB.  cuSPARSE sums each entry in a fixed order; the bitmap kernel's
+#: atomic float adds do not (results may differ in the last bits between runs):
+#: ``method="cusparse"`` asks for it.
+PREFER_CUSPARSE = False
 #: ``method="auto"`` skips cuSPARSE for products with more multiply-adds than this: cupyx's
 #: SpGEMM raises ``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES`` on R-MAT 16 (1.24 G) and returns
 #: an empty product on R-MAT 18 (9.5 G); R-MAT 15 (445 M) succeeds
