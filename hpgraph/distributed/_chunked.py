@@ -66,7 +66,7 @@ def build_partition(rank, size, make_chunks, directed, duplicates, self_loops, s
         Rows ``[lo, hi)`` of ``A^T`` as a CSR of shape ``(hi - lo, n)``, on ``side``.
     """
     from ..formats._build import SELF_LOOP_POLICIES, build_csr
-    from .graph import Partition, split_rows
+    from ._partition import Partition, split_rows
 
     if self_loops not in SELF_LOOP_POLICIES:
         raise InvalidValue(f"self_loops must be one of {SELF_LOOP_POLICIES}, got {self_loops!r}")

@@ -15,100 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import InvalidValue, WorkerLost
+from ._partition import Partition, split_rows
 
 __all__ = ["DistributedGraph", "Partition", "split_rows"]
-
-
-def split_rows(indptr, parts: int) -> np.ndarray:
-    """Boundaries ``b`` (``parts + 1`` ints, ``b[0] = 0``, ``b[-1] = n``, strictly increasing)
-    cutting the rows of ``indptr`` into ``parts`` contiguous ranges of about equal entry counts.
-
-    Without entries the rows are split evenly.  Every range holds at least one row.
-    """
-    indptr = np.asarray(indptr, dtype=np.int64)
-    n = len(indptr) - 1
-    nnz = int(indptr[-1]) if n >= 0 else 0
-    if nnz == 0:
-        cuts = (np.arange(1, parts, dtype=np.int64) * n) // parts
-    else:
-        targets = (np.arange(1, parts, dtype=np.float64) * nnz) / parts
-        cuts = np.searchsorted(indptr, targets, side="left").astype(np.int64)
-    b = np.concatenate([[0], cuts, [n]]).astype(np.int64)
-    for k in range(1, parts):  # at least one row per range, and room for the ranges after k
-        b[k] = min(max(b[k], b[k - 1] + 1), n - (parts - k))
-    return b
-
-
-class Partition:
-    """One worker's share: the in-edge rows ``[lo, hi)`` as a CSR of shape ``(hi - lo, n)``.
-
-    Attributes
-    ----------
-    rank, size : int
-        This partition's index and the partition count.
-    lo, hi, n : int
-    counts : tuple of int
-        Rows of every partition (what an allgather assembles).
-    matrix : CSR
-        The in-edges; on the host, or on the worker's GPU after :meth:`placed`.
-    directed, weighted : bool
-    comm : tuple or None
-        ``(epoch, NcclCollective)``: the GPU jobs' communicator, made by the first job and kept
-        on the worker between jobs (a new one after a failed job; never pickled).
-    """
-
-    def __init__(self, rank, bounds, matrix, directed, weighted):
-        self.rank = int(rank)
-        self.size = len(bounds) - 1
-        self.lo, self.hi = int(bounds[rank]), int(bounds[rank + 1])
-        self.n = int(bounds[-1])
-        self.counts = tuple(int(c) for c in np.diff(bounds))
-        self.matrix = matrix
-        self.directed = bool(directed)
-        self.weighted = bool(weighted)
-        self.comm = None
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["comm"] = None      # a communicator belongs to its worker process
-        return state
-
-    @property
-    def side(self) -> str:
-        return "gpu" if self.matrix.on_device else "cpu"
-
-    @property
-    def xp(self):
-        return self.matrix.xp
-
-    def nbytes(self) -> int:
-        m = self.matrix
-        return int(sum(a.nbytes for a in (m.indptr, m.indices, m.values) if a is not None))
-
-    def graph(self):
-        """The whole graph as an ordinary :class:`~hpgraph.Graph` (one partition only: its
-        matrix is all of ``A^T``); built once per worker and kept, so the single-partition
-        path of a job runs the single-GPU algorithms on it."""
-        if self.size != 1:
-            raise InvalidValue(f"Partition.graph(): partition {self.rank} is one of {self.size}; "
-                               "only a single partition holds the whole graph")
-        G = getattr(self, "_graph", None)
-        if G is None:
-            from ..graph import Graph
-
-            AT = self.matrix
-            if self.directed:
-                G = Graph._new(AT.transpose(), True, at=AT)
-            else:
-                G = Graph._new(AT, False)   # A^T is A
-            self._graph = G
-        return G
-
-    def placed(self, side):
-        """This partition with its matrix on ``side`` (run on the worker that keeps it)."""
-        if side == "gpu" and not self.matrix.on_device:
-            self.matrix = self.matrix.to_device()
-        return self
 
 
 def _place(part, side):
@@ -251,7 +160,7 @@ class DistributedGraph:
             A bad argument, a chunk source without ``num_vertices``, ids out of range, or
             partitions that disagree on their row ranges (the chunks differ between workers).
         """
-        from ._chunked import build_partition, partition_meta
+        from ._chunked import build_partition
 
         if not callable(make_chunks):
             raise InvalidValue("DistributedGraph.from_chunks: make_chunks must be a callable "
@@ -267,13 +176,21 @@ class DistributedGraph:
                                  self_loops, cluster.backend, workers=[w],
                                  allow_other_workers=False, pure=False)
                    for r, w in enumerate(workers[:P])]
+        return cls._from_partitions(cluster, futures, workers[:P], directed,
+                                    "make_chunks() does not give the same chunks everywhere")
+
+    @classmethod
+    def _from_partitions(cls, cluster, futures, workers, directed, why):
+        """A DistributedGraph of partitions built on their workers (``futures``)."""
+        from ._chunked import partition_meta
+
+        client = cluster.client
         metas = client.gather([client.submit(partition_meta, f, workers=[w], pure=False)
-                               for f, w in zip(futures, workers[:P])])
+                               for f, w in zip(futures, workers)])
         bounds = metas[0]["bounds"]
         if any(not np.array_equal(m["bounds"], bounds) for m in metas):
             client.cancel(futures)
-            raise InvalidValue("DistributedGraph.from_chunks: the workers found different row "
-                               "ranges: make_chunks() does not give the same chunks everywhere")
+            raise InvalidValue(f"DistributedGraph: the workers found different row ranges: {why}")
         self = cls.__new__(cls)
         self.cluster = cluster
         self.num_vertices = int(bounds[-1])
@@ -281,16 +198,93 @@ class DistributedGraph:
         self.directed = bool(directed)
         self.weighted = bool(metas[0]["weighted"])
         self.dtype = metas[0]["dtype"] if self.weighted else None
-        self.num_partitions = P
+        self.num_partitions = len(futures)
         self.negative_weights = any(m["negative"] for m in metas)
         self.bounds = np.asarray(bounds, dtype=np.int64)
         self.partition_edges = np.array([m["nnz"] for m in metas], dtype=np.int64)
-        self.workers = list(workers[:P])
+        self.workers = list(workers)
         self.backend = cluster.backend
         self.partition_bytes = np.array([m["nbytes"] for m in metas], dtype=np.int64)
-        self._futures = futures
+        self._futures = list(futures)
         self.comm_epoch = 0
         return self
+
+    @classmethod
+    def from_dask(cls, cluster, edges, *, source="source", destination="destination",
+                  weight=None, num_vertices=None, directed=True, duplicates="min",
+                  self_loops="keep", num_partitions=None):
+        """Partition the graph of a Dask dataframe or of Dask arrays of edges.
+
+        The collection is computed on the cluster's workers and its pieces move between
+        workers to the partition that stores them (:mod:`._dask_input`); nothing passes
+        through the client.
+
+        Parameters
+        ----------
+        cluster : Cluster
+        edges : dask.dataframe.DataFrame, or tuple of dask.array.Array
+            A dataframe with the columns named by ``source``, ``destination`` (and
+            ``weight``), or ``(src, dst)`` / ``(src, dst, weights)`` 1-D arrays of one length.
+            Vertex ids are integers in ``[0, num_vertices)``.
+        source, destination, weight : str
+            Column names (dataframe only); ``weight=None``: unweighted.
+        num_vertices : int, optional
+            Default: the largest id + 1.
+        directed, duplicates, self_loops
+            :meth:`hpgraph.Graph.from_edges`'s meanings; the partitions equal the row slices
+            of ``A^T`` of ``Graph.from_edges`` on the concatenated arrays (in partition order).
+        num_partitions : int, optional
+            Default: one per worker.
+
+        Raises
+        ------
+        InvalidValue
+            A bad argument, a missing column, non-integer or negative ids, ids past
+            ``num_vertices``, or parts that disagree on weights.
+        """
+        from ..formats._build import SELF_LOOP_POLICIES
+        from ..formats.coo import DUPLICATE_POLICIES
+        from . import _dask_input as D
+
+        if self_loops not in SELF_LOOP_POLICIES:
+            raise InvalidValue(f"DistributedGraph.from_dask: self_loops must be one of "
+                               f"{SELF_LOOP_POLICIES}, got {self_loops!r}")
+        if duplicates not in DUPLICATE_POLICIES:
+            raise InvalidValue(f"DistributedGraph.from_dask: duplicates must be one of "
+                               f"{DUPLICATE_POLICIES}, got {duplicates!r}")
+        workers = cluster.check()
+        P = len(workers) if num_partitions is None else num_partitions
+        if isinstance(P, bool) or not isinstance(P, (int, np.integer)) or not 1 <= P <= len(workers):
+            raise InvalidValue("DistributedGraph.from_dask: num_partitions must be an int in "
+                               f"[1, {len(workers)}] (one partition per worker), got {P!r}")
+        P, workers = int(P), workers[:P]
+        client = cluster.client
+        parts = client.compute(D.edge_parts(edges, source, destination, weight))
+        stats = client.gather([client.submit(D.part_stats, p, pure=False) for p in parts])
+        weighted = {w for _, w, size in stats if size} or {weight is not None}
+        if len(weighted) > 1:
+            raise InvalidValue("DistributedGraph.from_dask: some parts have weights and others not")
+        is_weighted = weighted.pop()
+        top = max((t for t, _, _ in stats), default=-1)
+        n = top + 1 if num_vertices is None else num_vertices
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < max(top + 1, P):
+            raise InvalidValue(f"DistributedGraph.from_dask: num_vertices must be an int of at least "
+                               f"{max(top + 1, P)} (the largest id + 1, and one vertex per "
+                               f"partition), got {num_vertices!r}")
+        drop = self_loops == "drop"
+        counts = [client.submit(D.part_counts, p, int(n), bool(directed), drop, pure=False)
+                  for p in parts]
+        total = client.submit(D.sum_counts, *counts, pure=False)
+        bounds = client.submit(D.bounds_of, total, P, pure=False)
+        futures = []
+        for r, w in enumerate(workers):
+            pieces = [client.submit(D.part_slice, p, bounds, r, bool(directed), drop, pure=False)
+                      for p in parts]
+            futures.append(client.submit(D.build_from_slices, r, bounds, bool(directed), is_weighted,
+                                         duplicates, cluster.backend, *pieces, workers=[w],
+                                         allow_other_workers=False, pure=False))
+        return cls._from_partitions(cluster, futures, workers, directed,
+                                    "the edge collection changed while it was read")
 
     @classmethod
     def from_edges(cls, cluster, src, dst, weights=None, num_vertices=None, directed=True, *,

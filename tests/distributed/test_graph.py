@@ -166,3 +166,72 @@ def test_from_chunks_bad_arguments(cluster2):
         hpd.DistributedGraph.from_chunks(cluster2, make, num_partitions=3)
     with pytest.raises(InvalidValue, match="self_loops"):
         hpd.DistributedGraph.from_chunks(cluster2, make, self_loops="nope")
+
+
+def _split_like(rng, n, m):
+    u = rng.integers(0, n, m)
+    v = rng.integers(0, n, m)
+    u[:5], v[:5] = 3, 3                     # self-loops
+    u[5:10], v[5:10] = u[10:15], v[10:15]   # duplicates
+    return u, v, rng.integers(1, 9, m).astype(np.float64)
+
+
+@pytest.mark.parametrize("kind", ["dataframe", "arrays"])
+@pytest.mark.parametrize("directed,weighted,duplicates,self_loops", [
+    (False, False, "min", "drop"), (True, True, "first", "keep"), (False, True, "sum", "keep"),
+    (True, False, "min", "drop")])
+def test_from_dask_equals_from_edges(cluster, kind, directed, weighted, duplicates, self_loops):
+    """Partitions from a Dask dataframe / Dask arrays equal the A^T row slices of
+    Graph.from_edges on the concatenated arrays; isolated vertices past the largest id too."""
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(11)
+    n, m = 60, 400
+    u, v, w = _split_like(rng, 50, m)
+    if kind == "dataframe":
+        dd = pytest.importorskip("dask.dataframe")
+        pd = pytest.importorskip("pandas")
+        df = pd.DataFrame({"a": u, "b": v, "w": w})
+        edges = dd.from_pandas(df, npartitions=5)
+        kw = dict(source="a", destination="b", weight="w" if weighted else None)
+    else:
+        edges = (da.from_array(u, chunks=90), da.from_array(v, chunks=70)) + \
+            ((da.from_array(w, chunks=90),) if weighted else ())
+        kw = {}
+    G = hp.Graph.from_edges(u, v, w if weighted else None, num_vertices=n, directed=directed,
+                            duplicates=duplicates, self_loops=self_loops, backend="cpu")
+    dg = hpd.DistributedGraph.from_dask(cluster, edges, num_vertices=n, directed=directed,
+                                        duplicates=duplicates, self_loops=self_loops, **kw)
+    assert (dg.num_vertices, dg.num_edges, dg.weighted) == (n, G.num_edges, weighted)
+    AT = G.AT
+    ip = np.asarray(AT.indptr)
+    for r, part in enumerate(cluster.client.gather(dg.futures)):
+        lo, hi = int(dg.bounds[r]), int(dg.bounds[r + 1])
+        s0, e0 = int(ip[lo]), int(ip[hi])
+        np.testing.assert_array_equal(np.asarray(part.matrix.indptr), ip[lo:hi + 1] - s0)
+        np.testing.assert_array_equal(np.asarray(part.matrix.indices), np.asarray(AT.indices)[s0:e0])
+        if weighted:
+            np.testing.assert_array_equal(np.asarray(part.matrix.values), np.asarray(AT.values)[s0:e0])
+    np.testing.assert_array_equal(hpd.bfs(dg, 3), hp.bfs(G, 3, backend="cpu").depth)
+    default_n = hpd.DistributedGraph.from_dask(cluster, edges, directed=directed, **kw)
+    assert default_n.num_vertices == int(max(u.max(), v.max())) + 1
+
+
+def test_from_dask_bad_input(cluster2):
+    da = pytest.importorskip("dask.array")
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    df = dd.from_pandas(pd.DataFrame({"source": [0, 1], "destination": [1, -2]}), npartitions=1)
+    with pytest.raises(InvalidValue, match="destination id -2 is negative"):
+        hpd.DistributedGraph.from_dask(cluster2, df)
+    with pytest.raises(InvalidValue, match="weight='w' is not a column"):
+        hpd.DistributedGraph.from_dask(cluster2, df, weight="w")
+    with pytest.raises(InvalidValue, match="edges must be a Dask dataframe"):
+        hpd.DistributedGraph.from_dask(cluster2, np.zeros(3))
+    a = da.from_array(np.array([0, 1, 2]), chunks=2)
+    with pytest.raises(InvalidValue, match="of one length"):
+        hpd.DistributedGraph.from_dask(cluster2, (a, a[:2]))
+    with pytest.raises(InvalidValue, match="num_vertices must be an int of at least 3"):
+        hpd.DistributedGraph.from_dask(cluster2, (a, a), num_vertices=2)
+    f = da.from_array(np.array([0.5, 1.0, 2.0]), chunks=2)
+    with pytest.raises(InvalidValue, match="ids must be integers"):
+        hpd.DistributedGraph.from_dask(cluster2, (f, a))
