@@ -23,7 +23,30 @@ exits 1 when any check fails.
 Usage::
 
     python benchmarks/bench_algorithms2.py [--quick] [--cpu] [--repeat 5] [--real PATH]
-        [--algos scc,wcc,...] [--nx-louvain] [--out DIR]
+        [--graphs rmat,real] [--scale 21] [--algos scc,wcc,...] [--budget SECONDS]
+        [--nx-louvain] [--out DIR] [--append]
+
+Running in pieces: ``--graphs`` and ``--algos`` pick the rows, ``--scale`` the R-MAT scale;
+``--budget S`` starts no row once ``S`` seconds have passed since the start (a row already
+running finishes; the rows not started are printed with the ``--algos`` that runs them);
+with ``--out DIR`` every row is written to ``DIR/algorithms2.json`` as soon as it completes
+(and ``--append`` keeps the rows of earlier commands there, replacing a row of the same graph
+and algorithm), so a command cut off by its time limit keeps what it finished.
+
+Device plan (one command on the device has a hard limit of about 95 s; R-MAT 21 is built in
+each, a few seconds; the SciPy / networkx checks run on the host and dominate some groups),
+each with ``--budget 80 --out benchmarks/results/alg2 --append``::
+
+    --graphs rmat --algos scc,wcc,jaccard,mst
+    --graphs rmat --algos pagerank,label_propagation,kcore,eigenvector
+    --graphs rmat --algos closeness,harmonic          (SciPy BFS from 256 sources, host)
+    --graphs rmat --algos louvain,leiden
+    --graphs rmat --algos betweenness,edge_betweenness
+    --graphs rmat --algos betweenness_weighted,edge_betweenness_weighted,clustering,ktruss
+    --graphs real                                      (every algorithm, networkx oracles)
+    --graphs none --nx-louvain                         (R-MAT 18 against networkx)
+
+then rerun whatever a command printed as not started.
 """
 
 from __future__ import annotations
@@ -89,7 +112,48 @@ def networkx_of(G, loops=False):
     return nx.from_scipy_sparse_array(A, create_using=nx.DiGraph if G.directed else nx.Graph)
 
 
-def bench_graph(name, G, Gd, args, side, rows):
+class Budget:
+    """Stops starting rows once ``seconds`` have passed (None: never); remembers the skipped."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.t0 = time.perf_counter()
+        self.skipped = []
+
+    def allows(self, graph, algo):
+        if self.seconds is None or time.perf_counter() - self.t0 < self.seconds:
+            return True
+        self.skipped.append((graph, algo))
+        return False
+
+
+class Sink:
+    """The rows so far, rewritten to ``DIR/algorithms2.json`` after each one (with
+    ``append``, the file's earlier rows are kept, a row of the same graph and algorithm
+    replaced)."""
+
+    def __init__(self, out, append, argv):
+        self.path = None if out is None else Path(out) / "algorithms2.json"
+        self.old = []
+        self.argv = argv
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if append and self.path.exists():
+                self.old = json.loads(self.path.read_text()).get("rows", [])
+
+    def write(self, rows):
+        if self.path is None:
+            return
+        new = {(r.get("graph"), r.get("algo")) for r in rows}
+        kept = [r for r in self.old if (r.get("graph"), r.get("algo")) not in new]
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(
+            {"meta": metadata(benchmark="bench_algorithms2", argv=self.argv),
+             "rows": kept + rows}, indent=1, default=str))
+        tmp.replace(self.path)     # a reader never sees a half-written file
+
+
+def bench_graph(name, G, Gd, args, side, rows, budget=None, sink=None):
     import scipy.sparse.csgraph as csg
 
     gpu = side == "gpu"
@@ -100,7 +164,7 @@ def bench_graph(name, G, Gd, args, side, rows):
     want = set(args.algos.split(","))
 
     def row(algo, fn, check=None, oracle_ms=None):
-        if algo not in want:
+        if algo not in want or (budget is not None and not budget.allows(name, algo)):
             return
         try:
             first, warm, out, wall = timed(fn, args.repeat, gpu)
@@ -114,6 +178,8 @@ def bench_graph(name, G, Gd, args, side, rows):
         except Exception as exc:  # noqa: BLE001 - a benchmark reports and goes on
             res = {"graph": name, "algo": algo, "check": f"MISMATCH error {type(exc).__name__}: {exc}"}
         rows.append(res)
+        if sink is not None:
+            sink.write(rows)
         print(f"  {name:8s} {algo:18s} first={res.get('first_ms')} warm={res.get('hpgraph_ms')} "
               f"oracle={res.get('oracle_ms')} {res.get('check', '')}", flush=True)
 
@@ -171,9 +237,14 @@ def bench_graph(name, G, Gd, args, side, rows):
             lambda out: ok(np.array_equal(host(out), hp.k_core(Gh, backend="cpu")), "vs cpu"))
     src = np.argsort(-np.diff(A.indptr))[:256]
 
+    bfs_cache = []
+
     def bfs_ref():
-        D = csg.shortest_path(A, directed=True, unweighted=True, indices=src).T  # to src
-        return D
+        """SciPy BFS distances from the 256 sources (to src), computed once per graph."""
+        if not bfs_cache:
+            bfs_cache.append(csg.shortest_path(A, directed=True, unweighted=True,
+                                               indices=src).T)
+        return bfs_cache[0]
 
     def check_closeness(out):
         D = bfs_ref()
@@ -185,8 +256,9 @@ def bench_graph(name, G, Gd, args, side, rows):
 
     row("closeness", lambda: hp.closeness_centrality(G, src, backend=side), check_closeness)
     row("harmonic", lambda: hp.harmonic_centrality(G, src, backend=side),
-        lambda out: ok(np.allclose(host(out), np.where(bfs_ref() > 0, 1 / bfs_ref(), 0).sum(0),
-                                   rtol=1e-12), "harmonic"))
+        lambda out: ok(np.allclose(host(out), np.divide(
+            1.0, bfs_ref(), out=np.zeros_like(bfs_ref()), where=bfs_ref() > 0).sum(0),
+            rtol=1e-12), "harmonic"))
 
     def check_mst(out):
         T = csg.minimum_spanning_tree(A)
@@ -368,34 +440,54 @@ def _nx_weighted_check(G, side, k, edges):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="R-MAT 12 (a smoke test; CPU too)")
     ap.add_argument("--cpu", action="store_true", help="run hpgraph on the CPU backend")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--real", default=str(ROOT.parent / "shared" / "data" / "ca-AstroPh.shuffled.txt.gz"))
-    ap.add_argument("--algos", default=",".join(ALGOS))
+    ap.add_argument("--graphs", default="rmat,real",
+                    help="comma list of rmat, real (or none: only --nx-louvain)")
+    ap.add_argument("--scale", type=int, default=None,
+                    help="R-MAT scale (default 21; 12 with --quick)")
+    ap.add_argument("--algos", default=",".join(ALGOS), help="comma list of " + ",".join(ALGOS))
+    ap.add_argument("--budget", type=float, default=None,
+                    help="start no row after this many seconds (rows running finish)")
     ap.add_argument("--nx-louvain", action="store_true",
                     help="time networkx's louvain_communities on R-MAT 18 against hp.louvain")
     ap.add_argument("--cpu-checks", action="store_true",
                     help="also compare label propagation with the CPU path on R-MAT 21 (slow)")
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--out", default=None, help="write DIR/algorithms2.json after every row")
+    ap.add_argument("--append", action="store_true",
+                    help="keep the rows already in DIR/algorithms2.json (same graph+algo replaced)")
     args = ap.parse_args(argv)
+    unknown = set(args.algos.split(",")) - set(ALGOS) - {""}
+    graphs = set(args.graphs.split(",")) - {""}
+    if unknown or graphs - {"rmat", "real", "none"}:
+        ap.error(f"unknown --algos {sorted(unknown)} or --graphs "
+                 f"{sorted(graphs - {'rmat', 'real', 'none'})}")
     side = "gpu" if hp.has_gpu() and not args.cpu else "cpu"
-    scale = 12 if args.quick else 21
+    scale = args.scale if args.scale is not None else (12 if args.quick else 21)
+    budget = Budget(args.budget)
+    sink = Sink(args.out, args.append, sys.argv[1:] if argv is None else list(argv))
     rows = []
-    G = hp.generators.rmat(scale, edge_factor=16, seed=1, directed=False, weights=(1, 64),
-                           backend=side)
-    Gd = hp.generators.rmat(scale, edge_factor=16, seed=1, directed=True, backend=side)
-    print(f"[graph] R-MAT {scale}: n={G.num_vertices:,} edges={G.num_edges:,} ({side})", flush=True)
-    bench_graph("rmat", G, Gd, args, side, rows)
-    if Path(args.real).exists():
+    if "rmat" in graphs:
+        G = hp.generators.rmat(scale, edge_factor=16, seed=1, directed=False, weights=(1, 64),
+                               backend=side)
+        Gd = None
+        if {"scc", "wcc"} & set(args.algos.split(",")):
+            Gd = hp.generators.rmat(scale, edge_factor=16, seed=1, directed=True, backend=side)
+        print(f"[graph] R-MAT {scale}: n={G.num_vertices:,} edges={G.num_edges:,} ({side})",
+              flush=True)
+        bench_graph("rmat", G, Gd, args, side, rows, budget, sink)
+        del G, Gd
+    if "real" in graphs and Path(args.real).exists():
         R = hp.io.read(args.real)
         R = hp.Graph(R.to_scipy() + R.to_scipy().T, directed=False) if R.directed else R
         R = R.to_device() if side == "gpu" else R
         print(f"[graph] {Path(args.real).name}: n={R.num_vertices:,} edges={R.num_edges:,}", flush=True)
-        bench_graph("real", R, None, args, side, rows)
-    else:
+        bench_graph("real", R, None, args, side, rows, budget, sink)
+    elif "real" in graphs:
         print(f"[skip] real graph {args.real} not found")
-    if args.nx_louvain:
+    if args.nx_louvain and budget.allows("rmat18", "louvain_vs_networkx"):
         import networkx as nx
 
         s = 10 if args.quick else 18
@@ -409,19 +501,21 @@ def main(argv=None):
         rows.append({"graph": f"rmat{s}", "algo": "louvain_vs_networkx", "hpgraph_ms": warm,
                      "first_ms": first, "oracle_ms": nx_ms, "speedup": nx_ms / warm,
                      "check": ok(out.modularity >= 0.99 * ref, f"{out.modularity:.4f} vs {ref:.4f}")})
+        sink.write(rows)
         print(f"  louvain R-MAT {s}: hpgraph {warm:.0f} ms (Q={out.modularity:.4f}), networkx "
               f"{nx_ms:.0f} ms (Q={ref:.4f}), {nx_ms / warm:.1f}x", flush=True)
     bad = [r for r in rows if str(r.get("check", "")).startswith("MISMATCH")]
     unchecked = [r for r in rows if str(r.get("check", "")).startswith("unchecked")]
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "algorithms2.json").write_text(json.dumps(
-            {"meta": metadata(benchmark="bench_algorithms2", argv=sys.argv[1:]), "rows": rows},
-            indent=1, default=str))
     for r in unchecked:
         print(f"UNCHECKED: {r['graph']} {r['algo']}")
-    print(f"\n{len(rows)} rows, {len(bad)} mismatches, {len(unchecked)} unchecked")
+    for g in ("rmat", "real"):
+        left = [a for gg, a in budget.skipped if gg == g]
+        if left:
+            print(f"NOT STARTED (budget {args.budget:g} s): --graphs {g} --algos {','.join(left)}")
+    if ("rmat18", "louvain_vs_networkx") in budget.skipped:
+        print(f"NOT STARTED (budget {args.budget:g} s): --graphs none --nx-louvain")
+    print(f"\n{len(rows)} rows, {len(bad)} mismatches, {len(unchecked)} unchecked, "
+          f"{len(budget.skipped)} not started")
     return 1 if bad else 0
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import ConvergenceError, InvalidValue
+from . import _iterate
 from ._common import finish, prepare
 from ._pagerank import _check_scalar, vertex_vector
 
@@ -43,8 +44,11 @@ def hits(G, max_iter=100, tol=1e-8, nstart=None, normalized=True, weighted=False
     G : Graph, scipy/cupyx sparse matrix or networkx graph
         Directed or undirected.
     max_iter : int, default 100
-        As in networkx: :class:`~hpgraph.exceptions.ConvergenceError` once the iteration
-        counter passes ``max_iter`` (at most ``max_iter + 2`` power steps).
+        As in networkx: once the iteration counter passes ``max_iter`` (at most
+        ``max_iter + 2`` power steps), ARPACK takes over (module docstring).  Any size is
+        accepted: a vector left bit-for-bit unchanged ends the power iteration as converged,
+        and a change that sets no new minimum in 1000 iterations, or is not halved by 1000
+        iterations, hands over to ARPACK at once (whose restarts are capped at ``max(10 n, 1000)``).
     tol : float, default 1e-8
         Stop when the L1 change of the max-normalised authority vector is below ``tol``.
     nstart : dict {vertex: value} or array of length n, optional
@@ -93,6 +97,9 @@ def hits(G, max_iter=100, tol=1e-8, nstart=None, normalized=True, weighted=False
     A, AT = G.A, G.AT
     x = xp.full(n, 1.0 / n, dtype=dtype) if x0 is None else xp.asarray(x0, dtype=dtype)
     i = 0
+    # a fixed point (the vector bit-for-bit unchanged) ends the power iteration as converged;
+    # a stall hands over to ARPACK at once, as running out of iterations does (_iterate)
+    progress = _iterate.Progress(tol, _iterate.STALL_GENERAL, _iterate.SHRINK_GENERAL)
     while True:
         xlast = x
         x = _spmv.spmv(AT, _spmv.spmv(A, x, sr, backend=side), sr, backend=side)
@@ -100,13 +107,14 @@ def hits(G, max_iter=100, tol=1e-8, nstart=None, normalized=True, weighted=False
         with np.errstate(invalid="ignore", divide="ignore"):
             x = x / m
         err = float(xp.abs(x - xlast).sum(dtype=np.float64))
-        if err < tol:
+        state = progress.update(err)
+        if state in (_iterate.CONVERGED, _iterate.FIXED):
             break
         if not np.isfinite(err) and float(m) == 0:
             raise ConvergenceError("hits is undefined here: A^T A x is zero (the graph has no "
                                    "edges, or nstart puts all its weight on vertices without "
                                    "in-edges)")
-        if i > max_iter:
+        if i > max_iter or state == _iterate.STALLED:
             x = _arpack_authorities(G, use_w, x, max_iter, tol, dtype)
             break
         i += 1
@@ -136,8 +144,10 @@ def _arpack_authorities(G, use_w, x, max_iter, tol, dtype):
     if n < 2 or max_iter < 1:
         raise ConvergenceError(f"hits did not converge to tol={tol} within max_iter={max_iter} "
                                "iterations; raise max_iter or tol")
+    # ARPACK's restarts: max_iter, capped at max(10 n, 1000) (its own default is 10 n; the
+    # cap keeps a huge max_iter from reaching its 32-bit argument or running for ever)
     try:
-        _, _, vt = sla.svds(A, k=1, v0=v0, maxiter=max_iter, tol=tol)
+        _, _, vt = sla.svds(A, k=1, v0=v0, maxiter=min(max_iter, max(10 * n, 1000)), tol=tol)
     except (sla.ArpackNoConvergence, sla.ArpackError) as exc:
         raise ConvergenceError(f"hits did not converge to tol={tol} within max_iter={max_iter} "
                                f"iterations (power iteration and ARPACK: {exc}); raise max_iter or tol") from None

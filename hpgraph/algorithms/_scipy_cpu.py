@@ -105,34 +105,41 @@ def bfs_scipy(G, sources, idt):
     if src.size == 1:
         order, pred = csgraph.breadth_first_order(M, int(src[0]), directed=True,
                                                   return_predecessors=True)
+        # SciPy's "no predecessor" (-9999, the only negative value) -> -1, in one vector pass
+        np.maximum(pred, -1, out=pred)
         depth = _tree_depth(pred, order)
     else:
         dist, pred, _ = csgraph.dijkstra(M, directed=True, indices=src, unweighted=True,
                                          return_predecessors=True, min_only=True)
         depth = np.where(np.isfinite(dist), dist, -1).astype(np.int32)
-    pred[pred == _NONE] = -1
+        np.maximum(pred, -1, out=pred)
     parent = pred.astype(idt, copy=False)
     parent[src] = src
     return depth, parent
 
 
 def _tree_depth(pred, order):
-    """Depths (int32, -1 off the tree) of a BFS tree from its BFS order.  Levels are runs of
-    ``order`` and the parents' positions never decrease along it, so level ``d + 1`` ends
-    where the vertices whose parent lies before the end of level ``d`` end: one cumulative
-    count, then one step per level on Python ints."""
+    """Depths (int32, -1 off the tree) of a BFS tree (``pred``: -1 where none) from its BFS
+    order.  Levels are runs of ``order`` and the parents' positions never decrease along it,
+    so level ``d + 1`` ends where the vertices whose parent lies before the end of level ``d``
+    end: one cumulative count, then one step per level on Python ints.  (The int32 ``order``
+    is widened once: NumPy's take and fancy assignment with intp indices are 1.2x / 3x
+    faster than with int32 ones or ``np.put``.)"""
     n = pred.shape[0]
     N = order.shape[0]
     depth = np.full(n, -1, dtype=np.int32)
     if N == 0:
         return depth
+    pos = order.astype(np.intp)
+    # children[v + 1]: how many vertices have parent v (children[0]: those without a parent)
+    children = np.bincount(pred + 1, minlength=n + 1)[1:]
     # before[x]: vertices whose parent lies at a position < x = the children of order[:x]
     before = np.zeros(N + 1, dtype=np.int64)
-    np.cumsum(np.bincount(pred[pred >= 0], minlength=n)[order], out=before[1:])
+    np.cumsum(children.take(pos), out=before[1:])
     bounds = [0, 1]
     while bounds[-1] < N:
         bounds.append(1 + int(before[bounds[-1]]))
-    depth[order] = np.repeat(np.arange(len(bounds) - 1, dtype=np.int32), np.diff(bounds))
+    depth[pos] = np.repeat(np.arange(len(bounds) - 1, dtype=np.int32), np.diff(bounds))
     return depth
 
 

@@ -146,7 +146,9 @@ def check_nonempty(G, who):
 def check_number(name, value, *, lo=None, hi=None, lo_open=False, integer=False):
     """A finite number (int when ``integer``) within bounds, else InvalidValue naming it."""
     ok = (int, np.integer) if integer else (int, float, np.integer, np.floating)
-    if isinstance(value, bool) or not isinstance(value, ok) or not np.isfinite(value):
+    # ints are finite at any size (np.isfinite cannot take one beyond 64 bits)
+    if isinstance(value, bool) or not isinstance(value, ok) or (
+            isinstance(value, (float, np.floating)) and not np.isfinite(value)):
         raise InvalidValue(f"{name} must be {'an int' if integer else 'a finite number'}, got "
                            f"{value!r}")
     if lo is not None and (value <= lo if lo_open else value < lo):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import ConvergenceError, InvalidValue
+from . import _iterate
 from ._common import finish, prepare
 from ._vec import check_nonempty, check_number
 
@@ -108,6 +109,11 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weighted=Fa
     ----------
     G : Graph, scipy/cupyx sparse matrix or networkx graph
     max_iter : int, default 100
+        Iterations at most.  Any size is accepted: an iteration that leaves the vector
+        bit-for-bit unchanged ends the run as converged, and a change that sets no new
+        minimum in 1000 iterations, or is not halved by 1000 iterations (too slow to reach
+        ``tol``), raises ConvergenceError at once
+        (:mod:`hpgraph.algorithms._iterate`).
     tol : float, default 1e-6
         Stop when the L1 change of an iteration is below ``n * tol`` (networkx's rule).
     nstart : dict or array of length n, optional
@@ -139,13 +145,19 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weighted=Fa
     x0 = _start(G, nstart, "nstart")
     x = xp.ones(n, dtype=np.float64) if x0 is None else x0
     x = x / x.sum()
+    # a fixed point or a stall ends any max_iter
+    progress = _iterate.Progress(n * tol, _iterate.STALL_GENERAL, _iterate.SHRINK_GENERAL)
     for _ in range(int(max_iter)):
         xn = x + op(x)
         norm = float(xp.sqrt((xn * xn).sum())) or 1.0
         xn = xn / norm
         err = float(xp.abs(xn - x).sum())
         x = xn
-        if err < n * tol:
+        state = progress.update(err)
+        if state == _iterate.STALLED:
+            raise ConvergenceError(progress.stall_message(
+                "eigenvector_centrality", f"L1 change < n*tol = {n * tol:g}"))
+        if state is not None:
             return finish(x, on_dev, to)
     raise ConvergenceError(f"eigenvector_centrality did not converge (L1 change < n*tol = "
                            f"{n * tol:g}) within max_iter={max_iter} iterations; raise max_iter "
@@ -164,6 +176,11 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
     beta : float or array of length n, default 1.0
         Weight attributed to each vertex's immediate neighbourhood.
     max_iter : int, default 1000
+        Iterations at most.  Any size is accepted: an iteration that leaves the vector
+        bit-for-bit unchanged ends the run as converged, and a change that sets no new
+        minimum in 1000 iterations, or is not halved by 1000 iterations (too slow to reach
+        ``tol``), raises ConvergenceError at once
+        (:mod:`hpgraph.algorithms._iterate`).
     tol : float, default 1e-6
         Stop when the L1 change of an iteration is below ``n * tol`` (networkx's rule).
     nstart : dict or array of length n, optional
@@ -208,13 +225,19 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
     op = _operator(G, weighted, side)
     x0 = _start(G, nstart, "nstart")
     x = xp.zeros(n, dtype=np.float64) if x0 is None else x0
+    # a fixed point or a stall ends any max_iter
+    progress = _iterate.Progress(n * tol, _iterate.STALL_GENERAL, _iterate.SHRINK_GENERAL)
     for _ in range(int(max_iter)):
         xn = alpha * op(x) + b
         err = float(xp.abs(xn - x).sum())
         x = xn
         if not np.isfinite(err):   # diverged (alpha above 1 / lambda_max): it cannot converge
             break
-        if err < n * tol:
+        state = progress.update(err)
+        if state == _iterate.STALLED:
+            raise ConvergenceError(progress.stall_message(
+                "katz_centrality", f"L1 change < n*tol = {n * tol:g}"))
+        if state is not None:
             if normalized:
                 norm = float(xp.sqrt((x * x).sum()))
                 if norm > 0:

@@ -4,6 +4,7 @@ equal to networkx / plain references on deep and awkward graphs."""
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse.csgraph
 
 import hpgraph as hp
 from hpgraph.algorithms import _scipy_cpu
@@ -53,6 +54,28 @@ def test_deep_path_and_tree_depths():
     res = hp.bfs(G, [0, n - 1], backend="cpu")                      # several sources
     want = nx.multi_source_dijkstra_path_length(H, {0, n - 1})
     np.testing.assert_array_equal(res.depth, [want[v] for v in range(G.num_vertices)])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bfs_depths_and_parents_with_unreachable_vertices(seed):
+    # directed, sparse: many vertices unreachable; self-loops and repeated entries included
+    rng = np.random.default_rng(seed)
+    n, m = 400, 500
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    G = hp.Graph.from_edges(src, dst, num_vertices=n, directed=True, duplicates="keep",
+                            backend="cpu")
+    A = G.to_scipy().tocsr()
+    A.data[:] = 1.0
+    s = int(src[0])
+    res = hp.bfs(G, s, backend="cpu")
+    want = scipy.sparse.csgraph.shortest_path(A, indices=s, unweighted=True, directed=True)
+    np.testing.assert_array_equal(res.depth, np.where(np.isfinite(want), want, -1))
+    reached = res.depth >= 0
+    assert (res.parent[~reached] == -1).all() and res.parent[s] == s
+    others = np.flatnonzero(res.depth > 0)
+    p = res.parent[others].astype(np.int64)
+    assert (res.depth[p] == res.depth[others] - 1).all()
+    assert all(A[int(u), int(v)] for u, v in zip(p, others))        # parent edges exist
 
 
 def test_sssp_zero_weights_and_unreachable():

@@ -5,9 +5,9 @@ Profiles: the default (CI) profile runs a bounded number of examples per test; w
 ``HPGRAPH_FUZZ_REPORT=path.json`` makes the session write the tally (cases, typed errors,
 accepted inputs, crashes, untyped errors, hangs, mutated inputs) to that file, every 500 cases
 and at exit (end a time-boxed run with SIGINT, e.g. ``timeout -s INT``, so the exit write runs).
-The GPU profile is the two ``gpu``-marked tests of test_fuzz_api.py: ``HPGRAPH_FUZZ_LONG=1
-HPGRAPH_FUZZ_EXAMPLES=5000 python -m pytest tests/fuzz/test_fuzz_api.py -k gpu`` runs 10,000
-cases on the device.
+The GPU profile is the three ``gpu``-marked tests of test_fuzz_api.py: ``HPGRAPH_FUZZ_LONG=1
+HPGRAPH_FUZZ_EXAMPLES=3400 python -m pytest tests/fuzz/test_fuzz_api.py -k gpu`` runs about
+10,000 cases on the device.
 
 Properties checked on every case:
 

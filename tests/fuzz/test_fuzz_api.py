@@ -3,7 +3,8 @@
 Edge arrays of every dtype (object, strings, bytes, datetimes, big-endian, bool, complex,
 float16, NaN / inf), negative and huge ids, 2-D and ragged inputs, lists and scalars,
 mismatched lengths, absurd ``num_vertices``; scipy matrices with broken arrays and hpgraph
-formats built with ``check=False``; every algorithm with drawn parameters; ``mxv`` with
+formats built with ``check=False``; every algorithm with drawn parameters; the iterative
+algorithms with an enormous ``max_iter`` and unreachable tolerances (no hang); ``mxv`` with
 drawn semirings, vectors, masks and accumulators; writers with drawn paths and formats;
 generators with drawn sizes.  Properties (see ``_harness``): typed errors only, caller
 arrays unchanged, no call past the time bound.
@@ -158,6 +159,34 @@ def algorithm_case(draw):
     return G, name, args, kw
 
 
+HUGE_ITERS = st.sampled_from([2**63, 2**63 - 1, 2**64, 10**30, 10**400, np.uint64(2**64 - 1),
+                               np.int64(2**63 - 1), -2**63, 2.0**63])
+
+
+@st.composite
+def iteration_case(draw):
+    """An iterative algorithm with an enormous max_iter and a tolerance it may never meet:
+    every call must end within the call limit (a fixed point, a stall or a typed error),
+    with no allocation sized by max_iter."""
+    G = small_graph(draw)
+    name = draw(st.sampled_from(["pagerank", "hits", "eigenvector_centrality", "katz_centrality",
+                                 "label_propagation"]))
+    kw = {"max_iter": draw(HUGE_ITERS), "backend": "cpu"}
+    if name != "label_propagation":
+        kw["tol"] = draw(st.sampled_from([0, 0.0, 5e-324, 1e-300, 1e-12, 1e-6]))
+    if name == "pagerank":
+        kw.update(damping=draw(st.sampled_from([0.0, 0.5, 0.85, 0.999, 1.0])),
+                  variant=draw(st.sampled_from(["power", "networkx", "hpgraph"])),
+                  dtype=draw(st.sampled_from([np.float64, np.float32])))
+        if draw(st.booleans()):
+            kw["nstart"] = draw(arrays(G.num_vertices, ids=False))
+    elif name == "katz_centrality":
+        kw["alpha"] = draw(st.sampled_from([0.01, 0.1, 0.5, 1.0]))
+    elif name == "label_propagation":
+        kw["mode"] = draw(st.sampled_from(["semi-synchronous", "synchronous"]))
+    return G, name, [], kw
+
+
 SEMIRINGS = ["plus_times", "min_plus", "max_times", "lor_land", "any_pair", "plus_times[float64]",
              "min_plus[int32]", "max_min[bool]", "plus_first", "bogus", "plus_times[complex64]", "", 3]
 
@@ -251,6 +280,13 @@ def test_fuzz_algorithms(case):
     checked(f"{name}({G!r}, {args}, {kw})", _run_algorithm, G, name, args, kw)
 
 
+@fuzz_settings(200)
+@given(iteration_case())
+def test_fuzz_huge_max_iter(case):
+    G, name, args, kw = case
+    checked(f"{name}({G!r}, {kw})", _run_algorithm, G, name, args, kw)
+
+
 @fuzz_settings(400)
 @given(mxv_case())
 def test_fuzz_mxv(case):
@@ -319,6 +355,16 @@ def test_fuzz_algorithms_gpu(case):
     G, name, args, kw = case
     kw = dict(kw, backend="gpu" if kw["backend"] == "cpu" else kw["backend"])
     checked(f"{name}(gpu, {G!r}, {args}, {kw})", _run_algorithm, G, name, args, kw)
+
+
+@pytest.mark.gpu
+@fuzz_settings(150)
+@given(iteration_case())
+def test_fuzz_huge_max_iter_gpu(case):
+    """On the device: the PageRank loop keeps a fixed ring of per-iteration scalars."""
+    G, name, args, kw = case
+    kw = dict(kw, backend="gpu")
+    checked(f"{name}(gpu, {G!r}, {kw})", _run_algorithm, G, name, args, kw)
 
 
 @pytest.mark.parametrize("n", [10**12, 10**15, 2**62])
