@@ -283,6 +283,7 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
     vals = None if vdt is None else xp.empty(entries, dtype=vdt)
     cursor = indptr[:-1].copy()
     unordered = (xp is not np or _SHUFFLE_ROWS is not None) and _build_gpu.order_free(duplicates, vdt)
+    placed = 0
     for u, v, w in chunks():
         if len(u) == 0:
             continue
@@ -292,6 +293,11 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
             _build_gpu.scatter(xp, cursor, u, v, w, cols, vals, directed, drop)
             continue
         r, c, ww = _entries(xp, u, v, w, directed, drop)
+        if xp is np and not unordered and placed == 0 and r.shape[0] == entries \
+                and _host_counting_sort(n, ncols, r, c, ww, cols, vals):
+            placed = entries
+            continue
+        placed += int(r.shape[0])
         if unordered:  # host stand-in for the atomic scatter: any order within a row
             p = _SHUFFLE_ROWS.permutation(r.shape[0])
             r, c, ww = r[p], c[p], (None if ww is None else ww[p])
@@ -310,6 +316,37 @@ def _pick_index_dtype(index_dtype, n, size, owner):
     if FORCE_INT64:
         return _I64
     return dtypes.index_dtype(n, size)
+
+
+def _host_counting_sort(n, ncols, r, c, w, cols, vals) -> bool:
+    """Place one host chunk holding every entry by SciPy's compiled COO -> CSR counting sort.
+
+    ``coo_tocsr`` is the same stable counting sort as :func:`_scatter` (entries keep their
+    order within a row), one linear pass in C++ instead of a chunk-sized argsort and a dozen
+    array passes.  It writes straight into ``cols`` / ``vals``.  It does not check indices,
+    so it is only called on ids the build has validated (``0 <= id < n``).  Returns False,
+    having written nothing, where it does not apply (SciPy missing, a value dtype its
+    compiled routines lack): the caller then scatters with NumPy.
+    """
+    if vals is not None and not (vals.dtype.kind in "biu" or vals.dtype in (np.float32, np.float64)):
+        return False
+    try:
+        from scipy.sparse._sparsetools import coo_tocsr
+    except ImportError:
+        return False
+    idt = cols.dtype
+    k = int(r.shape[0])
+    if vals is None:  # the routine always moves values: one byte per entry, thrown away
+        src_vals, out_vals = np.zeros(k, dtype=np.bool_), np.empty(k, dtype=np.bool_)
+    else:
+        src_vals, out_vals = np.ascontiguousarray(w, dtype=vals.dtype), vals
+    indptr = np.empty(n + 1, dtype=idt)
+    try:
+        coo_tocsr(n, ncols, k, np.ascontiguousarray(r, dtype=idt), np.ascontiguousarray(c, dtype=idt),
+                  src_vals, indptr, cols, out_vals)
+    except (TypeError, ValueError):  # argument types the compiled routine refuses: nothing written
+        return False
+    return True
 
 
 def _scatter(xp, cursor, r, c, w, cols, vals):
