@@ -41,7 +41,7 @@ def csr_from_edges(src, dst, weights, num_vertices, directed, duplicates, backen
     if dst.shape[0] != m:
         raise DimensionMismatch(f"{who}: src and dst must have the same length, got {m} and {dst.shape[0]}")
     for name, a in (("src", src), ("dst", dst)):
-        if m and a.dtype.kind == "i":
+        if m and a.dtype.kind == "i" and int(a.min()) < 0:  # a reduction, no mask, when all is well
             neg = a < 0
             if bool(neg.any()):
                 pos = first_bad(xp, neg)
@@ -165,5 +165,5 @@ def _edge_weights(weights, m, xp, who):
         raise InvalidGraph(f"{who}: weights must be a 1-D array (one value per edge), got shape {tuple(w.shape)}")
     if w.shape[0] != m:
         raise DimensionMismatch(f"{who}: weights has {w.shape[0]} values but there are {m} edges (len(src))")
-    w = check_weight_values(xp, w, f"{who}: weights")
-    return w.copy()  # never share the caller's buffer
+    # the build copies the values into its own arrays, so the graph never shares this buffer
+    return check_weight_values(xp, w, f"{who}: weights")

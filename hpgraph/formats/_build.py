@@ -249,6 +249,11 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
     spec = Spec()
     if index_dtype is not None:  # refuse before allocating per-vertex counts
         check_index_dtype_arg(index_dtype, owner, (num_vertices or 0,))
+    if xp is np and not validate and num_vertices is not None and _SHUFFLE_ROWS is None:
+        csr = _host_one_chunk(chunks, int(num_vertices), directed, drop, duplicates, index_dtype,
+                              batch_size, owner, ncols)
+        if csr is not None:
+            return csr
     # -- 1. count -----------------------------------------------------------------------
     t = _mark(xp, None, 0.0)
     counts = xp.zeros(0 if num_vertices is None else int(num_vertices), dtype=_I64)
@@ -299,6 +304,7 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
     vals = None if vdt is None else xp.empty(entries, dtype=vdt)
     cursor = indptr[:-1].copy()
     unordered = (xp is not np or _SHUFFLE_ROWS is not None) and _build_gpu.order_free(duplicates, vdt)
+    placed = 0
     for u, v, w in chunks():
         if len(u) == 0:
             continue
@@ -308,6 +314,11 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
             _build_gpu.scatter(xp, cursor, u, v, w, cols, vals, directed, drop)
             continue
         r, c, ww = _entries(xp, u, v, w, directed, drop)
+        if xp is np and not unordered and placed == 0 and r.shape[0] == entries \
+                and _host_counting_sort(n, ncols, r, c, ww, cols, vals) is not None:
+            placed = entries
+            continue
+        placed += int(r.shape[0])
         if unordered:  # host stand-in for the atomic scatter: any order within a row
             p = _SHUFFLE_ROWS.permutation(r.shape[0])
             r, c, ww = r[p], c[p], (None if ww is None else ww[p])
@@ -322,6 +333,31 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
     return csr
 
 
+def _host_one_chunk(chunks, n, directed, drop, duplicates, index_dtype, batch_size, owner, ncols):
+    """Steps 1-3 in one call of SciPy's compiled counting sort (which counts the rows itself)
+    when the edges are one host chunk of checked ids; None where that does not apply."""
+    it = iter(chunks())
+    first = next(it, None)
+    if first is None or next(it, None) is not None or first[0].shape[0] == 0:
+        return None
+    u, v, w = first
+    w = None if w is None else _side(np, w)
+    r, c, ww = _entries(np, u, v, w, directed, drop)
+    entries = int(r.shape[0])
+    ncols = n if ncols is None else int(ncols)
+    idt = _pick_index_dtype(index_dtype, max(n, ncols), entries, owner)
+    cols = np.empty(entries, dtype=idt)
+    vals = None if ww is None else np.empty(entries, dtype=ww.dtype)
+    indptr = _host_counting_sort(n, ncols, r, c, ww, cols, vals)
+    if indptr is None:
+        return None
+    del r, c, ww
+    out = [cols, vals]
+    del cols, vals
+    return _finish_rows(np, n, ncols, indptr.astype(_I64, copy=False), out, duplicates, index_dtype,
+                        batch_size, owner)
+
+
 def _pick_index_dtype(index_dtype, n, size, owner):
     """An explicit ``index_dtype`` (validated); else int64 under FORCE_INT64; else the rule."""
     if index_dtype is not None:
@@ -329,6 +365,38 @@ def _pick_index_dtype(index_dtype, n, size, owner):
     if FORCE_INT64:
         return _I64
     return dtypes.index_dtype(n, size)
+
+
+def _host_counting_sort(n, ncols, r, c, w, cols, vals):
+    """Place one host chunk holding every entry by SciPy's compiled COO -> CSR counting sort.
+
+    ``coo_tocsr`` is the same stable counting sort as :func:`_scatter` (entries keep their
+    order within a row), one linear pass in C++ instead of a chunk-sized argsort and a dozen
+    array passes.  It writes straight into ``cols`` / ``vals`` and returns the row pointers
+    (``cols.dtype``).  It does not check indices, so it is only called on ids the build has
+    validated (``0 <= id < n``).  Returns None, having written nothing, where it does not
+    apply (SciPy missing, a value dtype its compiled routines lack): the caller then
+    scatters with NumPy.
+    """
+    if vals is not None and not (vals.dtype.kind in "biu" or vals.dtype in (np.float32, np.float64)):
+        return None
+    try:
+        from scipy.sparse._sparsetools import coo_tocsr
+    except ImportError:
+        return None
+    idt = cols.dtype
+    k = int(r.shape[0])
+    if vals is None:  # the routine always moves values: one byte per entry, thrown away
+        src_vals, out_vals = np.zeros(k, dtype=np.bool_), np.empty(k, dtype=np.bool_)
+    else:
+        src_vals, out_vals = np.ascontiguousarray(w, dtype=vals.dtype), vals
+    indptr = np.empty(n + 1, dtype=idt)
+    try:
+        coo_tocsr(n, ncols, k, np.ascontiguousarray(r, dtype=idt), np.ascontiguousarray(c, dtype=idt),
+                  src_vals, indptr, cols, out_vals)
+    except (TypeError, ValueError):  # argument types the compiled routine refuses: nothing written
+        return None
+    return indptr
 
 
 def _scatter(xp, cursor, r, c, w, cols, vals):

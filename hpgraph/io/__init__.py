@@ -28,12 +28,13 @@ format       extensions                              content
 ============ ======================================= ===================================================
 
 Malformed files cannot take the process down: every reader validates the bytes itself and
-parses with ``pyarrow.csv`` (plain rows, where pyarrow is installed), ``numpy.loadtxt`` or
-pure Python (Matrix Market files never reach SciPy's native reader, ``.npz`` archives are never
-unpickled and their array headers are checked against the bytes before anything is
-allocated), and sizes a file declares are checked against the
-machine's memory (:class:`~hpgraph.exceptions.HostOutOfMemory`).  ``tests/fuzz`` fuzzes every
-reader with mutated files in a separate process.
+parses with ``pyarrow.csv`` (plain rows, where pyarrow is installed; large uncompressed Matrix
+Market and edge-list files are read by pyarrow straight from the file after their header is
+checked, see :mod:`._direct`), ``numpy.loadtxt`` or pure Python (Matrix Market files never
+reach SciPy's native reader, ``.npz`` archives are never unpickled and their array headers are
+checked against the bytes before anything is allocated), and sizes a file declares are checked
+against the machine's memory (:class:`~hpgraph.exceptions.HostOutOfMemory`).  ``tests/fuzz``
+fuzzes every reader with mutated files in a separate process.
 
 Errors are typed: a missing file raises :class:`~hpgraph.exceptions.GraphFileNotFound` (a
 ``FileNotFoundError``); everything else wrong with a file raises
@@ -52,13 +53,14 @@ from pathlib import Path
 import numpy as np
 
 from .._memory import host_memory_guard
-from ..exceptions import FileFormatError, GraphFileNotFound, HpgraphError, InvalidValue
+from ..exceptions import FileFormatError, HpgraphError, InvalidValue
 from ._common import EXTENSIONS, FORMATS, EdgeList, _COMPRESSION_SUFFIXES, _relabel, _replace
-from ._files import _check_path, _format_for, _make_progress, _read_bytes
+from ._direct import read_direct
+from ._files import _check_path, _format_for, _make_progress, _read_bytes, atomic_output
 from ._mtx import _parse_mtx
 from ._npz import _parse_npz
 from ._text import _parse_dimacs, _parse_edgelist, _parse_lg
-from ._writers import _WRITERS
+from ._writers import _WRITERS, edgelist_writer
 
 __all__ = [
     "read",
@@ -129,8 +131,8 @@ def read(path, *, directed=None, weighted=None, format=None, backend=None, progr
     >>> G = hp.read("chesapeake.mtx.gz")            # doctest: +SKIP
     >>> G = hp.read("Wiki-Vote.txt.gz", directed=False)   # doctest: +SKIP
     """
-    el = read_edges(path, directed=directed, weighted=weighted, format=format, progress=progress,
-                    relabel=relabel)
+    el = _read_edges(path, directed=directed, weighted=weighted, format=format, progress=progress,
+                     relabel=relabel)
     return el.to_graph(backend=backend, duplicates=duplicates)
 
 
@@ -139,8 +141,19 @@ def read_edges(path, *, directed=None, weighted=None, format=None, progress=Fals
     """Parse a graph file into an :class:`EdgeList` (host NumPy arrays).
 
     Same parameters and errors as :func:`read`, without building the graph. With
-    ``relabel=True`` the result's ``ids`` maps new ids to the original ones.
+    ``relabel=True`` the result's ``ids`` maps new ids to the original ones. Vertex ids are
+    ``int64``.
     """
+    el = _read_edges(path, directed=directed, weighted=weighted, format=format, progress=progress,
+                     relabel=relabel)
+    if el.src.dtype != np.int64 or el.dst.dtype != np.int64:
+        el = _replace(el, src=el.src.astype(np.int64), dst=el.dst.astype(np.int64))
+    return el
+
+
+def _read_edges(path, *, directed, weighted, format, progress, relabel) -> EdgeList:
+    """:func:`read_edges` with the ids in the integer dtype the parse gave (``int32`` from the
+    direct pyarrow parse, which :func:`read` hands to the build without a conversion)."""
     if weighted not in (None, True, False):
         raise InvalidValue(f"weighted must be None, True or False, got {weighted!r}")
     if directed not in (None, True, False):
@@ -149,12 +162,17 @@ def read_edges(path, *, directed=None, weighted=None, format=None, progress=Fals
     fmt = _format_for(p, format)
     report = _make_progress(progress, p.name)
     try:
-        data = _read_bytes(p, report)
+        with host_memory_guard(f"parsing {p}"):
+            el = read_direct(fmt, p, weighted=weighted, report=report, sniff=format is None)
+        if el is None:
+            data = _read_bytes(p, report)
     finally:
         report.close()
-    if format is None and fmt != "mtx" and fmt != "npz" and data[:14].lower() == b"%%matrixmarket":
-        fmt = "mtx"  # a Matrix Market file under another extension
-    el = _parse(fmt, data, p, weighted=weighted, directed=directed)
+    if el is None:
+        if format is None and fmt != "mtx" and fmt != "npz" and data[:14].lower() == b"%%matrixmarket":
+            fmt = "mtx"  # a Matrix Market file under another extension
+        el = _parse(fmt, data, p, weighted=weighted, directed=directed)
+        del data
     if weighted is True and el.weights is None:
         raise FileFormatError(f"the {FORMATS[fmt]} file has no edge weights but weighted=True "
                               "was given; pass weighted=None to accept unweighted files", p)
@@ -203,25 +221,28 @@ def write(G, path, *, format=None, comment=None) -> None:
     values (floats as shortest round-trip repr) but not the dtype width (integers read back as
     int64, floats as float64); ``.npz`` keeps everything. Edge lists and npz also record
     ``num_vertices``, so isolated vertices with the highest ids survive the round trip.
+
+    The file is written atomically: to a temporary file beside ``path``, renamed to ``path``
+    once complete, so an interrupted write leaves the old file (or none), never a partial
+    one.  Integer edge lists are written by pyarrow's CSV writer straight to that file.
     """
     p = Path(os.fspath(path))
     fmt = _format_for(p, format, for_write=True)
-    el = G if isinstance(G, EdgeList) else to_edgelist(G)
-    writer = _WRITERS[fmt]
-    data = writer(el, p, comment)
+    el = G if isinstance(G, EdgeList) else _edges_of(G)
     comp = _COMPRESSION_SUFFIXES.get(p.suffix.lower())
+    stream = edgelist_writer(el, p, comment) if comp is None and fmt == "edgelist" else None
+    if stream is not None:  # rows written to the file by pyarrow
+        with atomic_output(p) as tmp:
+            stream(tmp)
+        return
+    data = _WRITERS[fmt](el, p, comment)
     if comp == "gzip":
         data = gzip.compress(data, compresslevel=6, mtime=0)
     elif comp == "bz2":
         data = bz2.compress(data)
     elif comp == "xz":
         data = lzma.compress(data)
-    if p.is_dir():
-        raise FileFormatError("is a directory; give a file name to write to", p)
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise GraphFileNotFound(f"{p}: cannot write, the directory {str(parent)!r} does not exist", p)
-    with open(p, "wb") as f:
+    with atomic_output(p) as tmp, open(tmp, "wb") as f:
         f.write(data)
 
 
@@ -229,7 +250,27 @@ def to_edgelist(G, *, half=None) -> EdgeList:
     """The edges of a Graph as a host :class:`EdgeList`.
 
     For an undirected graph each edge is listed once (``src <= dst``) unless ``half=False``.
+    The arrays are new (writable, shared with nothing).
     """
+    el = _edges_of(G, half=half)
+    return _replace(el, src=np.array(el.src), dst=np.array(el.dst),
+                    weights=None if el.weights is None else np.array(el.weights))
+
+
+def _edges_of(G, *, half=None) -> EdgeList:
+    """:func:`to_edgelist` without its copies: for a host graph, ``dst`` and ``weights`` are
+    (read-only) views of the graph's sorted CSR arrays where every entry is listed."""
+    A = getattr(G, "A", None)
+    if getattr(A, "format", None) == "csr" and not A.on_device and hasattr(G, "directed"):
+        n = int(G.num_vertices)
+        indptr, col = np.asarray(A.indptr), np.asarray(A.indices)
+        row = np.repeat(np.arange(n, dtype=col.dtype), np.diff(indptr))
+        vals = np.asarray(A.values) if (G.weighted and A.values is not None) else None
+        if (not G.directed) if half is None else half:
+            keep = row <= col
+            row, col = row[keep], col[keep]
+            vals = None if vals is None else vals[keep]
+        return EdgeList(row, col, vals, n, bool(G.directed))  # hpgraph's CSR rows are sorted
     from .. import backend as _backend
 
     A = G.to_scipy() if hasattr(G, "to_scipy") else G

@@ -46,7 +46,6 @@ def parse_columns(body: bytes, names, kinds, *, skip_rows: int = 0, first_line: 
         return None
     try:
         import pyarrow as pa
-        import pyarrow.csv as pacsv
     except ImportError:
         return None
     if first_line is None:
@@ -60,39 +59,100 @@ def parse_columns(body: bytes, names, kinds, *, skip_rows: int = 0, first_line: 
     delim = _delimiter(first_line)
     if delim is None:
         return None
-    types = {n: (pa.int64() if k == "i" else pa.float64()) for n, k in zip(names, kinds)}
+    return read_columns(pa.py_buffer(body), names, kinds, skip_rows=skip_rows, delimiter=delim)
+
+
+#: pyarrow column type per kind: int64, int32 (ids below 2**31), float64
+_TYPES = {"i": "int64", "i4": "int32", "f": "float64"}
+
+
+def read_columns(source, names, kinds, *, skip_rows: int, delimiter: str):
+    """``{name: array}`` of the rows of ``source`` parsed by ``pyarrow.csv``, or None.
+
+    Parameters
+    ----------
+    source : pyarrow.Buffer or pyarrow file object
+        The text (a buffer, or a file pyarrow reads itself, block by block on its threads).
+    names, kinds : sequence of str
+        Column names and kinds (``"i"`` int64, ``"i4"`` int32, ``"f"`` float64); a token
+        that does not fit its column's type (an id above ``2**31 - 1`` in an ``"i4"`` column)
+        fails the parse.
+    skip_rows : int
+        Leading lines to skip.
+    delimiter : str
+        The one character between tokens.
+
+    Returns
+    -------
+    dict or None
+        Contiguous NumPy arrays, or None (never a partial result) when any row is not exactly
+        ``len(names)`` tokens of the columns' types, or pyarrow raised.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    types = {n: getattr(pa, _TYPES[k])() for n, k in zip(names, kinds)}
     try:
         table = pacsv.read_csv(
-            pa.py_buffer(body),
+            source,
             read_options=pacsv.ReadOptions(column_names=list(names), skip_rows=skip_rows),
-            parse_options=pacsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                              escape_char=False, newlines_in_values=False,
                                              ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
                                                  strings_can_be_null=False,
                                                  quoted_strings_can_be_null=False))
-    except pa.ArrowException:  # malformed rows, a failed allocation: the reference parse decides
+    except (pa.ArrowException, OSError):  # malformed rows, a failed allocation or read
         return None
     if table.num_columns != len(names) or any(table.column(n).null_count for n in names):
         return None
     return {n: np.ascontiguousarray(table.column(n).to_numpy()) for n in names}
 
 
-def write_int_rows(cols, sep: str):
-    """The text rows of integer columns ``cols`` joined by ``sep`` (``%d`` each, ``\\n`` after
-    each row) written by ``pyarrow.csv``, or None where pyarrow is missing, the columns are
-    small or any column is not integer (floats keep the writers' shortest round-trip repr,
-    which always shows a decimal point, so a float column reads back as float)."""
+def int_rows_table(cols):
+    """A pyarrow table of the integer columns ``cols`` (zero-copy), or None where pyarrow is
+    missing, the columns are small or any column is not integer (floats keep the writers'
+    shortest round-trip repr, which always shows a decimal point, so a float column reads
+    back as float)."""
     if not cols or int(cols[0].shape[0]) * len(cols) < MIN_BYTES // 4:
         return None
     if any(np.asarray(c).dtype.kind not in "iu" for c in cols):
         return None
     try:
         import pyarrow as pa
-        import pyarrow.csv as pacsv
     except ImportError:
         return None
-    table = pa.table({f"c{k}": np.asarray(c, dtype=np.int64) for k, c in enumerate(cols)})
+    arrays = {}
+    for k, c in enumerate(cols):  # every integer width prints the same; uint64 as int64, as ever
+        c = np.asarray(c)
+        arrays[f"c{k}"] = c if c.dtype.kind == "i" or c.dtype.itemsize < 8 else c.astype(np.int64)
+    return pa.table(arrays)
+
+
+def write_int_rows(cols, sep: str):
+    """The text rows of integer columns ``cols`` joined by ``sep`` (``%d`` each, ``\\n`` after
+    each row) written by ``pyarrow.csv``, or None (see :func:`int_rows_table`)."""
+    table = int_rows_table(cols)
+    if table is None:
+        return None
+    import pyarrow as pa
+
     sink = pa.BufferOutputStream()
-    pacsv.write_csv(table, sink, write_options=pacsv.WriteOptions(include_header=False, delimiter=sep))
+    write_rows(table, sep, sink)
     return sink.getvalue().to_pybytes()
+
+
+def write_rows(table, sep: str, out, head: bytes = b"") -> None:
+    """``head``, then the rows of ``table`` (from :func:`int_rows_table`), to ``out`` (a path
+    or a pyarrow output stream)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    opts = pacsv.WriteOptions(include_header=False, delimiter=sep)
+    if isinstance(out, str):
+        with pa.OSFile(out, "w") as f:
+            f.write(head)
+            pacsv.write_csv(table, f, write_options=opts)
+        return
+    out.write(head)
+    pacsv.write_csv(table, out, write_options=opts)

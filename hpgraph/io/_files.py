@@ -3,15 +3,39 @@
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import lzma
 import os
+import secrets
 import sys
 import zlib
 from pathlib import Path
 
 from ..exceptions import FileFormatError, GraphFileNotFound, InvalidValue
 from ._common import _COMPRESSION_SUFFIXES, _FORMAT_ALIASES, EXTENSIONS, FORMATS
+
+@contextlib.contextmanager
+def atomic_output(p: Path):
+    """Yield a temporary path beside ``p`` to write the whole file to; on success it is renamed
+    to ``p`` (``os.replace``, atomic on one file system), on any error it is removed.  So an
+    interrupted write never leaves a partial file under the final name (an existing file keeps
+    its old content).  The temporary file gets the permissions a plain ``open`` would."""
+    if p.is_dir():
+        raise FileFormatError("is a directory; give a file name to write to", p)
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise GraphFileNotFound(f"{p}: cannot write, the directory {str(parent)!r} does not exist", p)
+    tmp = parent / f".{p.name}.{secrets.token_hex(6)}.tmp"
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    try:
+        yield str(tmp)
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
 
 def _known_extensions() -> str:
     exts = sorted(EXTENSIONS)
@@ -110,6 +134,11 @@ class _Progress:
             else:
                 self._plain = False
         self._enabled = bool(progress)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether anything is reported (a callable or a bar)."""
+        return self._enabled
 
     def __call__(self, stage, fraction):
         if self._cb is not None:

@@ -33,18 +33,27 @@ _MAX_INDEX = 2 ** 62  # larger sizes cannot be allocated anywhere; keeps the ari
 
 
 def _parse_mtx(data: bytes, p: Path, *, weighted, directed) -> EdgeList:
-    if not data.strip():
+    if not data or data.isspace():
         raise FileFormatError("the file is empty; expected a '%%MatrixMarket matrix coordinate ...' "
                               "header", p, 1)
-    fmt, fld, sym = _banner(data, p)
-    body_start, lineno, nrows, nnz = _size_line(data, p, fmt)
+    fmt, fld, sym = banner(data, p)
+    body_start, lineno, nrows, nnz = size_line(data, p, fmt)
     body = data[body_start:]
     info = dict(fld=fld.decode(), sym=sym.decode(), n=nrows, first_line=lineno + 1)
     if fmt == b"coordinate":
         r, c, vals = _coordinate(body, p, fld, nnz, lineno, info)
+        r, c = np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64)
     else:
         r, c, vals = _array(body, p, fld, sym, nrows, lineno, info)
-    if sym in (b"symmetric", b"hermitian"):  # each edge once, as the lower-triangle entry
+    return finish(r, c, vals, fld, sym, nrows, p, info)
+
+
+def finish(r, c, vals, fld, sym, nrows, p, info) -> EdgeList:
+    """The :class:`EdgeList` of parsed 0-based entries: what the symmetry means for a graph
+    (``symmetric`` / ``hermitian``: undirected, each edge once as its lower-triangle entry;
+    ``skew-symmetric``: both arcs, the mirror negated) and the field's value dtype (``integer``
+    int64, ``real`` float64, ``pattern`` none).  Ids keep their integer dtype."""
+    if sym in (b"symmetric", b"hermitian"):
         r, c = np.maximum(r, c), np.minimum(r, c)
         undirected = True
     elif sym == b"skew-symmetric":
@@ -58,12 +67,13 @@ def _parse_mtx(data: bytes, p: Path, *, weighted, directed) -> EdgeList:
         w = np.ascontiguousarray(vals, dtype=np.int64)
     else:
         w = np.ascontiguousarray(vals, dtype=np.float64)
-    return EdgeList(np.ascontiguousarray(r, dtype=np.int64), np.ascontiguousarray(c, dtype=np.int64), w,
+    return EdgeList(np.ascontiguousarray(r), np.ascontiguousarray(c), w,
                     nrows, not undirected, source=str(p),
                     meta={"field": fld.decode(), "symmetry": sym.decode()})
 
 
-def _banner(data, p):
+def banner(data, p):
+    """``(format, field, symmetry)`` of the first line (lower case; ``double`` read as ``real``)."""
     nl = data.find(b"\n")
     banner = data[: nl if nl >= 0 else len(data)]
     toks = banner.strip().lower().split()
@@ -85,7 +95,7 @@ def _banner(data, p):
     return fmt, fld, sym
 
 
-def _size_line(data, p, fmt):
+def size_line(data, p, fmt):
     """(offset of the first body byte, size line number, rows, entries or None)."""
     size_line = None
     offset = 0

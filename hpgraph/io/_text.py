@@ -19,15 +19,20 @@ from ._common import (EdgeList, _check_ids, _count_lines, _find_bad_edge_line, _
 # edge lists
 
 
-def _parse_edgelist(data: bytes, p: Path, *, weighted, directed) -> EdgeList:
-    if not data.strip():
-        raise FileFormatError("the file is empty; expected lines 'u v' or 'u v weight'", p)
-    # Header: leading comment lines carry direction hints (SNAP) and our num_vertices record.
+def edgelist_header(data: bytes):
+    """The leading comment lines and the first edge line of an edge list.
+
+    Returns ``(directed hint, num_vertices hint, (line number, tokens) of the first edge line
+    or None, that line, its delimiter (``","`` or None for blanks), its byte offset)``.  The
+    comments carry the direction (SNAP's ``# Directed graph`` / ``# Undirected graph``) and
+    hpgraph's ``# hpgraph: num_vertices=N`` record.
+    """
     hint_directed = None
     hint_n = None
-    first = None  # (lineno, tokens)
-    delim = None
+    offset = 0
     for lineno, line in _iter_lines(data):
+        start = offset
+        offset += len(line) + 1
         s = line.strip()
         if not s:
             continue
@@ -44,8 +49,26 @@ def _parse_edgelist(data: bytes, p: Path, *, weighted, directed) -> EdgeList:
         body = _strip_comment(s)
         delim = "," if b"," in body else None
         toks = body.split(b",") if delim else body.split()
-        first = (lineno, [t.strip() for t in toks])
-        break
+        return hint_directed, hint_n, (lineno, [t.strip() for t in toks]), line, delim, start
+    return hint_directed, hint_n, None, None, None, len(data)
+
+
+def edgelist_columns(toks, weighted):
+    """``(columns, weighted?, weight kind)`` of a first edge line's tokens: ``"i"`` integer
+    weights when its third token is an integer (a later decimal makes the parse retry as
+    ``"f"``), ``None`` without weights."""
+    ncols = len(toks)
+    use_w = ncols >= 3 and weighted is not False
+    wkind = None
+    if use_w:
+        wkind = "i" if _is_int_token(toks[2]) else "f"
+    return ncols, use_w, wkind
+
+
+def _parse_edgelist(data: bytes, p: Path, *, weighted, directed) -> EdgeList:
+    if not data or data.isspace():
+        raise FileFormatError("the file is empty; expected lines 'u v' or 'u v weight'", p)
+    hint_directed, hint_n, first, line, delim, _ = edgelist_header(data)
     if first is None:
         if hint_n is not None:  # a written empty graph
             e = np.zeros(0, np.int64)
@@ -54,14 +77,10 @@ def _parse_edgelist(data: bytes, p: Path, *, weighted, directed) -> EdgeList:
         raise FileFormatError("no edge lines found (only comments or blank lines); expected "
                               "lines 'u v' or 'u v weight'", p)
     lineno, toks = first
-    ncols = len(toks)
+    ncols, use_w, wkind = edgelist_columns(toks, weighted)
     if ncols < 2:
         raise FileFormatError(f"expected at least 2 columns 'u v [weight]', found {ncols} "
                               f"({b' '.join(toks).decode(errors='replace')!r})", p, lineno)
-    use_w = ncols >= 3 and weighted is not False
-    wkind = None
-    if use_w:
-        wkind = "i" if _is_int_token(toks[2]) else "f"
     arr = None
     if ncols == (3 if use_w else 2):  # plain rows of exactly the used tokens: pyarrow's parse
         for kind in ([wkind, "f"] if wkind == "i" else [wkind] if use_w else [None]):

@@ -45,7 +45,8 @@ def _fmt_rows(cols, sep, base=0) -> bytes:
     return "".join(out).encode()
 
 
-def _write_edgelist(el: EdgeList, p: Path, comment) -> bytes:
+def _edgelist_parts(el: EdgeList, p: Path, comment):
+    """``(header bytes, columns, separator)`` of an edge-list file."""
     suffixes = [s.lower() for s in p.suffixes if s.lower() not in _COMPRESSION_SUFFIXES]
     sep = "," if suffixes and suffixes[-1] == ".csv" else "\t"
     head = []
@@ -60,8 +61,24 @@ def _write_edgelist(el: EdgeList, p: Path, comment) -> bytes:
     head.append("# " + sep.join(["FromNodeId", "ToNodeId"] + (["Weight"] if el.weights is not None else [])))
     src, dst, w = _host(el.src), _host(el.dst), _host(el.weights)
     cols = [src, dst] + ([w] if w is not None else [])
+    return ("\n".join(head) + "\n").encode(), cols, sep
+
+
+def _write_edgelist(el: EdgeList, p: Path, comment) -> bytes:
+    head, cols, sep = _edgelist_parts(el, p, comment)
     body = _arrow.write_int_rows(cols, sep)
-    return ("\n".join(head) + "\n").encode() + (body if body is not None else _fmt_rows(cols, sep))
+    return head + (body if body is not None else _fmt_rows(cols, sep))
+
+
+def edgelist_writer(el: EdgeList, p: Path, comment):
+    """A function writing the edge-list file to a path (header, then the rows by pyarrow's CSV
+    writer): the same bytes as :func:`_write_edgelist` without holding them in memory.  None
+    where pyarrow does not write these columns (see :func:`._arrow.int_rows_table`)."""
+    head, cols, sep = _edgelist_parts(el, p, comment)
+    table = _arrow.int_rows_table(cols)
+    if table is None:
+        return None
+    return lambda out: _arrow.write_rows(table, sep, out, head)
 
 
 def _write_mtx(el: EdgeList, p: Path, comment) -> bytes:

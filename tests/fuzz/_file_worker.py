@@ -28,9 +28,10 @@ def _limit_memory():
 
 def main():
     _limit_memory()
-    from hpgraph.io import _arrow
+    from hpgraph.io import _arrow, _direct
 
     _arrow.MIN_BYTES = 0  # every file through pyarrow's parse first (where installed), then loadtxt
+    _direct.MIN_FILE_BYTES = 0  # and first of all through the direct parse of the file
     out = sys.stdout
     for line in sys.stdin:
         req = json.loads(line)
