@@ -563,7 +563,9 @@ def test_trace_reports_each_stage_once(monkeypatch):
     monkeypatch.setattr(_build, "TRACE", lambda stage, sec: seen.append((stage, sec)))
     u = np.array([0, 1, 2, 2, 0], np.int64)
     v = np.array([1, 2, 0, 0, 0], np.int64)
-    G = hp.Graph.from_edges(u, v, num_vertices=4, backend="cpu")
+    # two chunks: the stage-by-stage build (one host chunk takes SciPy's one-call path)
+    G = hp.Graph.from_edges(lambda: [(u[:2], v[:2], None), (u[2:], v[2:], None)], num_vertices=4,
+                            backend="cpu")
     assert [s for s, _ in seen] == ["count", "scan", "scatter", "rows"]
     assert all(sec >= 0 for _, sec in seen)
     check(G.A, reference(u, v, None, 4, True, "min", False))
