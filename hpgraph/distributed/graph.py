@@ -20,6 +20,16 @@ from ._partition import Partition, split_rows
 __all__ = ["DistributedGraph", "Partition", "split_rows"]
 
 
+def _partition_workers(cluster, num_partitions, how):
+    """The workers of ``num_partitions`` partitions (default: every worker), checked."""
+    workers = cluster.check()
+    P = len(workers) if num_partitions is None else num_partitions
+    if isinstance(P, bool) or not isinstance(P, (int, np.integer)) or not 1 <= P <= len(workers):
+        raise InvalidValue(f"DistributedGraph.{how}: num_partitions must be an int in "
+                           f"[1, {len(workers)}] (one partition per worker), got {P!r}")
+    return workers[:int(P)]
+
+
 def _place(part, side):
     return part.placed(side)
 
@@ -165,18 +175,14 @@ class DistributedGraph:
         if not callable(make_chunks):
             raise InvalidValue("DistributedGraph.from_chunks: make_chunks must be a callable "
                                f"returning a chunk source, got {type(make_chunks).__name__}")
-        workers = cluster.check()
-        P = len(workers) if num_partitions is None else num_partitions
-        if isinstance(P, bool) or not isinstance(P, (int, np.integer)) or not 1 <= P <= len(workers):
-            raise InvalidValue("DistributedGraph.from_chunks: num_partitions must be an int in "
-                               f"[1, {len(workers)}] (one partition per worker), got {P!r}")
-        P = int(P)
+        workers = _partition_workers(cluster, num_partitions, "from_chunks")
+        P = len(workers)
         client = cluster.client
         futures = [client.submit(build_partition, r, P, make_chunks, bool(directed), duplicates,
                                  self_loops, cluster.backend, workers=[w],
                                  allow_other_workers=False, pure=False)
-                   for r, w in enumerate(workers[:P])]
-        return cls._from_partitions(cluster, futures, workers[:P], directed,
+                   for r, w in enumerate(workers)]
+        return cls._from_partitions(cluster, futures, workers, directed,
                                     "make_chunks() does not give the same chunks everywhere")
 
     @classmethod
@@ -252,12 +258,8 @@ class DistributedGraph:
         if duplicates not in DUPLICATE_POLICIES:
             raise InvalidValue(f"DistributedGraph.from_dask: duplicates must be one of "
                                f"{DUPLICATE_POLICIES}, got {duplicates!r}")
-        workers = cluster.check()
-        P = len(workers) if num_partitions is None else num_partitions
-        if isinstance(P, bool) or not isinstance(P, (int, np.integer)) or not 1 <= P <= len(workers):
-            raise InvalidValue("DistributedGraph.from_dask: num_partitions must be an int in "
-                               f"[1, {len(workers)}] (one partition per worker), got {P!r}")
-        P, workers = int(P), workers[:P]
+        workers = _partition_workers(cluster, num_partitions, "from_dask")
+        P = len(workers)
         client = cluster.client
         parts = client.compute(D.edge_parts(edges, source, destination, weight))
         stats = client.gather([client.submit(D.part_stats, p, pure=False) for p in parts])
