@@ -396,17 +396,23 @@ class Graph:
         matrix (``values`` is 0 for an unweighted graph): the buffers held, so an array that
         is a view of a longer buffer counts that buffer.  ``deep=True`` adds one entry per
         cached derived object (``"AT"``, HYB forms, degrees; the copy of the graph on the
-        other side is left out).  ``sum(G.memory_usage().values())`` is the graph at rest.
+        other side is left out), and one per object a matrix keeps in its own cache
+        (:meth:`~hpgraph.formats.SparseMatrix.derived`: column relabelings, kernel index
+        arrays, device copies), named ``"<matrix>/<what>"`` (``"A/relabel"``).
+        ``sum(G.memory_usage().values())`` is the graph at rest.
         """
         A = self._A
         out = {"indptr": _held_bytes(A.indptr), "indices": _held_bytes(A.indices),
                "values": 0 if A.values is None else _held_bytes(A.values)}
         if deep:
+            _matrix_derived(out, "A", A)
             for (name, side), val in self._cache.items():
                 if name == "graph":
                     continue
                 key = name if side == self.side else f"{name}[{side}]"
                 out[key] = _nbytes(val)
+                if hasattr(val, "derived_items"):
+                    _matrix_derived(out, key, val)
         return out
 
     # -- cache ---------------------------------------------------------------------------
@@ -435,6 +441,13 @@ class Graph:
 # helpers
 
 
+def _matrix_derived(out: dict, prefix: str, m) -> None:
+    """Add the bytes of what matrix ``m`` keeps derived to ``out`` as ``prefix/<name>``."""
+    for name, val in m.derived_items().items():
+        label = name if isinstance(name, str) else ".".join(str(p) for p in name)
+        out[f"{prefix}/{label}"] = _nbytes(val)
+
+
 def _held_bytes(a) -> int:
     """Bytes of the buffer an array keeps alive: its own, or its base array's when it is a view
     of a larger array (the build may keep the first nnz entries of a longer buffer)."""
@@ -449,6 +462,8 @@ def _nbytes(obj, depth: int = 0) -> int:
     """Bytes of the arrays an object holds (an array, or the arrays among a matrix's attributes)."""
     if isinstance(obj, np.ndarray) or backend.is_device_array(obj):
         return _held_bytes(obj)
+    if isinstance(obj, (tuple, list)) and depth <= 1:
+        return sum(_nbytes(v, depth + 1) for v in obj)
     if depth > 1 or isinstance(obj, (type, types.ModuleType)) or not hasattr(obj, "__dict__"):
         return 0
     return sum(_nbytes(v, depth + 1) for v in vars(obj).values())

@@ -340,3 +340,26 @@ def test_to_device_is_cached_both_ways():
 
     C = Graph.from_scipy(cxs.csr_matrix(G.to_scipy()))
     assert C.on_device and C.directed
+
+
+def test_matrix_cache_counted_and_not_pickled():
+    """What a matrix derives (here the transpose vxm builds) lives in the matrix's one cache,
+    is counted by Graph.memory_usage(deep=True) and is not pickled."""
+    import pickle
+
+    from hpgraph.spmv.api import _transpose_csr
+
+    G = Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 3], num_vertices=5, backend="cpu")
+    A = G.A
+    assert A.derived_items() == {} and "A/transpose_csr" not in G.memory_usage(deep=True)
+    T = _transpose_csr(A)
+    assert _transpose_csr(A) is T and A.derived_items() == {"transpose_csr": T}
+    want = T.indptr.nbytes + T.indices.nbytes + (0 if T.values is None else T.values.nbytes)
+    assert G.memory_usage(deep=True)["A/transpose_csr"] == want
+    np.testing.assert_array_equal(T.to_scipy().toarray(), A.to_scipy().toarray().T)
+    B = pickle.loads(pickle.dumps(A))
+    assert B.derived_items() == {}
+    np.testing.assert_array_equal(np.asarray(B.indices), np.asarray(A.indices))
+    calls = []
+    assert A.derived("x", lambda: calls.append(1) or 7) == 7 and A.derived("x", lambda: 8) == 7
+    assert calls == [1]

@@ -31,7 +31,6 @@ HIST_CAP = 1 << 14
 CHUNK = 1024
 
 
-_matrix_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 #: device Graph -> OrderedDict(state key -> _State); weak, so a dead graph frees its states
 _states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _source_cache: dict = {}
@@ -46,14 +45,9 @@ def clear_cache():
 
 
 def _cached(owner, key, make):
-    """Per-matrix device arrays derived once (ELL flattening, COO segments, casts)."""
-    try:
-        slot = _matrix_cache.setdefault(owner, {})
-    except TypeError:  # not weak-referenceable: no cache
-        return make()
-    if key not in slot:
-        slot[key] = make()
-    return slot[key]
+    """Per-matrix device arrays derived once (ELL flattening, COO segments, casts), kept in the
+    matrix's own cache (:meth:`~hpgraph.formats.SparseMatrix.derived`)."""
+    return owner.derived(("engine",) + tuple(key), make)
 
 class _Part:
     """One gather side on the device: the pull matrix in HYB, the push matrix in CSR."""

@@ -7,6 +7,8 @@ Nothing here writes into an array it was given: results are always fresh arrays.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .. import backend, dtypes
@@ -260,6 +262,9 @@ def check_weight_values(xp, w, label: str):
 # The base class
 
 
+_DERIVED_LOCK = threading.Lock()
+
+
 class SparseMatrix:
     """Base of the immutable sparse formats (COO, CSR, CSC, ELL, HYB).
 
@@ -275,6 +280,49 @@ class SparseMatrix:
     """
 
     format: str = ""
+
+    # -- the matrix's cache of derived objects -------------------------------------------
+
+    def derived(self, name, make):
+        """The object ``name`` derived from this matrix: ``make()`` on first use, then the kept
+        value.
+
+        One cache per matrix for everything computed from it -- format conversions (its CSR,
+        HYB, ELL), the transpose, the device copy of a host matrix, the column relabeling and
+        the kernels' index arrays -- kept as long as the matrix lives (a matrix never changes,
+        so nothing goes stale).  :meth:`derived_items` lists it;
+        :meth:`hpgraph.Graph.memory_usage` (``deep=True``) counts it; it is not pickled.
+        """
+        d = self.__dict__.get("_derived")
+        if d is None:
+            with _DERIVED_LOCK:
+                d = self.__dict__.setdefault("_derived", {})
+        v = d.get(name)
+        if v is None:
+            v = make()
+            with _DERIVED_LOCK:   # two threads may both have made it: keep the first
+                v = d.setdefault(name, v)
+        return v
+
+    def derived_items(self) -> dict:
+        """``{name: object}`` of what :meth:`derived` keeps for this matrix (a copy)."""
+        return dict(self.__dict__.get("_derived", {}))
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_derived", None)      # caches stay with the process that made them
+        xp = state.get("_xp")
+        if xp is not None and not isinstance(xp, str):
+            state["_xp"] = xp.__name__       # numpy / cupy, imported again when unpickled
+        return state
+
+    def __setstate__(self, state):
+        xp = state.get("_xp")
+        if isinstance(xp, str):
+            import importlib
+
+            state["_xp"] = importlib.import_module(xp)
+        self.__dict__.update(state)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

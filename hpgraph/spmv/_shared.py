@@ -5,7 +5,6 @@ argument and the grid-size rule of the launches."""
 from __future__ import annotations
 
 import threading
-import weakref
 
 from .. import backend
 
@@ -20,32 +19,17 @@ RELABEL_BASES = ("csr", "csc", "csr_lb", "csr_mp", "csr_vector", "csr_scalar")
 BLOCK = 256
 
 _lock = threading.RLock()
-_DERIVED = weakref.WeakKeyDictionary()   # matrix -> dict of derived objects
 _DUMMY: dict = {}             # device id -> 1-word array used for unused pointer arguments
 
 
 def _derived(A) -> dict:
-    try:
-        d = _DERIVED.get(A)
-        if d is None:
-            d = {}
-            _DERIVED[A] = d
-        return d
-    except TypeError:  # not weak-referenceable / hashable: cache on the object
-        d = A.__dict__.get("_hp_gpu_cache")
-        if d is None:
-            d = {}
-            object.__setattr__(A, "_hp_gpu_cache", d)
-        return d
+    """What ``A`` keeps derived (:meth:`~hpgraph.formats.SparseMatrix.derived_items`)."""
+    return A.derived_items()
 
 
 def _cached(A, key, factory):
-    d = _derived(A)
-    v = d.get(key)
-    if v is None:
-        v = factory()
-        d[key] = v
-    return v
+    """``factory()`` kept in ``A``'s own cache (:meth:`~hpgraph.formats.SparseMatrix.derived`)."""
+    return A.derived(key, factory)
 
 
 def _as_csr(A):

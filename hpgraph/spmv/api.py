@@ -26,8 +26,6 @@ side are copied over; the result comes back on the side of ``x``.
 from __future__ import annotations
 
 import difflib
-import threading
-import weakref
 
 import numpy as np
 
@@ -244,45 +242,29 @@ def _matrix_to_side(A, side: str):
     return A.to_host() if A.on_device else A
 
 
-_dcache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def _device_copy(A):
-    """The device copy of host matrix ``A``, made once per matrix object and kept while ``A``
-    lives (formats are immutable): a repeated GPU product with a host matrix neither copies it
-    again nor loses the per-matrix device caches (HYB parts, column relabeling, A^T)."""
-    with _tlock:
-        hit = _dcache.get(A)
-    if hit is None:
-        hit = A.to_device()
-        with _tlock:
-            _dcache[A] = hit
-    return hit
+    """The device copy of host matrix ``A``, made once and kept in ``A``'s cache
+    (:meth:`~hpgraph.formats.SparseMatrix.derived`): a repeated GPU product with a host matrix
+    neither copies it again nor loses the per-matrix device caches (HYB parts, column
+    relabeling, A^T)."""
+    return A.derived("device_copy", A.to_device)
 
 
 # ---------------------------------------------------------------------------------------
 # cached transposes (vxm on a plain matrix)
 
-_tcache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_tlock = threading.Lock()
-
 
 def _transpose_csr(A):
-    """CSR of ``A^T``, built once per matrix object (formats are immutable) and kept while
-    ``A`` lives: every format, CSC (a relabelled view) and COO/ELL/HYB (converted) included."""
+    """CSR of ``A^T``, built once and kept in ``A``'s cache: every format, CSC (a relabelled
+    view) and COO/ELL/HYB (converted) included."""
     from ..formats import CSR
 
-    with _tlock:
-        hit = _tcache.get(A)
-    if hit is not None:
-        return hit
-    if A.format == "csc":  # CSC of A is the CSR of A^T: no work
-        AT = CSR(A.indptr, A.indices, A.values, (A.ncols, A.nrows))
-    else:
-        AT = (A if A.format == "csr" else A.asformat("csr")).transpose()
-    with _tlock:
-        _tcache[A] = AT
-    return AT
+    def make():
+        if A.format == "csc":  # CSC of A is the CSR of A^T: no work
+            return CSR(A.indptr, A.indices, A.values, (A.ncols, A.nrows))
+        return (A if A.format == "csr" else A.asformat("csr")).transpose()
+
+    return A.derived("transpose_csr", make)
 
 
 # ---------------------------------------------------------------------------------------

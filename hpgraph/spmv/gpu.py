@@ -61,7 +61,7 @@ from ..exceptions import CompileError, DimensionMismatch, DomainMismatch, Invali
 from . import codegen
 from .codegen import MASK_BITS, MASK_BOOL, MASK_NONE
 from . import launch as _launch
-from ._shared import (BLOCK, FORMATS, RELABEL_BASES, _DERIVED, _as_csr, _cached,  # noqa: F401
+from ._shared import (BLOCK, FORMATS, RELABEL_BASES, _as_csr, _cached,  # noqa: F401
                       _derived, _dummy, _grid, _lock)
 from .relabel import _GATHER, ColumnRelabel, column_relabel, gather, relabel_fits  # noqa: F401
 
@@ -113,11 +113,11 @@ _COLUMN_FREE: dict = {}       # semiring key -> its multiply does not read j (re
 
 
 def clear_caches():
-    """Forget compiled kernels and derived matrices (tests)."""
+    """Forget compiled kernels (tests).  What a matrix derives lives on the matrix
+    (:meth:`~hpgraph.formats.SparseMatrix.derived`) and goes with it."""
     with _lock:
         _KERNELS.clear()
         _FAST.clear()
-        _DERIVED.clear()
         _GATHER.clear()
         _COLUMN_FREE.clear()
 

@@ -490,13 +490,14 @@ def test_column_relabel_key_overflow_path(emu, monkeypatch, gpu):
 def test_relabel_cache_follows_the_matrix(emu, gpu):
     import gc
 
+    import weakref
+
     A = _powerlaw(np.random.default_rng(13))
-    gpu.column_relabel(A)
-    assert "relabel" in gpu._derived(A)
-    n = len(gpu._DERIVED)
+    R = weakref.ref(gpu.column_relabel(A))
+    assert gpu._derived(A)["relabel"] is R() is gpu.column_relabel(A)   # kept on the matrix
     del A
     gc.collect()
-    assert len(gpu._DERIVED) == n - 1
+    assert R() is None                                              # and gone with it
 
 
 def test_relabel_bit_identical_float_sums(emu):
