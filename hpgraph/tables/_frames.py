@@ -213,7 +213,7 @@ def _build(who, src, dst, w, names, directed, renumber_ids, vertices, duplicates
             n = top + 1
     g = Graph.from_edges(src, dst, w, num_vertices=n, directed=directed, duplicates=duplicates, backend=backend)
     if labels is not None:
-        g._node_labels = labels
+        g = Graph(g, node_labels=labels)   # the same arrays, with the labels
     return g
 
 
