@@ -265,23 +265,10 @@ def check_weight_values(xp, w, label: str):
 _DERIVED_LOCK = threading.Lock()
 
 
-class SparseMatrix:
-    """Base of the immutable sparse formats (COO, CSR, CSC, ELL, HYB).
-
-    Attributes common to every format: ``format`` (class attribute), ``shape``, ``nrows``,
-    ``ncols``, ``nnz`` (stored entries, duplicates included, ELL padding excluded),
-    ``dtype`` (value dtype, or None for a pattern-only matrix), ``is_pattern``,
-    ``index_dtype`` (int32 or int64, shared by all index arrays), ``xp`` (numpy or cupy)
-    and ``on_device``.
-
-    Arrays are set once, in the constructor, and never written again; host arrays are
-    stored as read-only views.  Conversions return new matrices (or ``self`` where nothing
-    changes).
-    """
-
-    format: str = ""
-
-    # -- the matrix's cache of derived objects -------------------------------------------
+class DerivedCache:
+    """One cache per object for everything computed from it (see :meth:`derived`); the base
+    of the sparse formats and of other matrix-like objects the kernels read (the column
+    relabeling of :mod:`hpgraph.spmv.relabel`)."""
 
     def derived(self, name, make):
         """The object ``name`` derived from this matrix: ``make()`` on first use, then the kept
@@ -307,6 +294,23 @@ class SparseMatrix:
     def derived_items(self) -> dict:
         """``{name: object}`` of what :meth:`derived` keeps for this matrix (a copy)."""
         return dict(self.__dict__.get("_derived", {}))
+
+
+class SparseMatrix(DerivedCache):
+    """Base of the immutable sparse formats (COO, CSR, CSC, ELL, HYB).
+
+    Attributes common to every format: ``format`` (class attribute), ``shape``, ``nrows``,
+    ``ncols``, ``nnz`` (stored entries, duplicates included, ELL padding excluded),
+    ``dtype`` (value dtype, or None for a pattern-only matrix), ``is_pattern``,
+    ``index_dtype`` (int32 or int64, shared by all index arrays), ``xp`` (numpy or cupy)
+    and ``on_device``.
+
+    Arrays are set once, in the constructor, and never written again; host arrays are
+    stored as read-only views.  Conversions return new matrices (or ``self`` where nothing
+    changes).
+    """
+
+    format: str = ""
 
     def __getstate__(self):
         state = dict(self.__dict__)

@@ -7,13 +7,14 @@ import numpy as np
 
 from .. import backend
 from ..exceptions import CompileError
+from ..formats._base import DerivedCache
 from . import codegen
 from ._shared import BLOCK, _as_csr, _cached, _derived, _grid, _lock
 
 _GATHER: dict = {}            # (itemsize, index dtype) -> RawKernel of x2 = x[perm]
 
 
-class ColumnRelabel:
+class ColumnRelabel(DerivedCache):
     """The CSR of a matrix with its columns renumbered by descending column count.
 
     Attributes
