@@ -40,6 +40,11 @@ _MST = ("hpgraph's minimum spanning forest (Boruvka on the engine) for every ``a
         "differ from networkx's. Multigraphs, and edge data that is not all numeric, are "
         "declined.")
 
+_MATRIX = ("Read from the converted CSR: entries renumbered and scattered with NumPy, in the "
+           "order networkx builds its triples. Multigraphs are declined (networkx sums parallel "
+           "edges; ``to_numpy_array`` serves them with ``multigraph_weight=min``), as are "
+           "structured dtypes.")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -177,6 +182,23 @@ FUNCTIONS = {
     "maximum_spanning_edges": _MST + " The maximum forest is the minimum of the negated weights.",
     "minimum_spanning_tree": _MST,
     "maximum_spanning_tree": _MST + " The maximum forest is the minimum of the negated weights.",
+    # matrices
+    "to_scipy_sparse_array": _MATRIX,
+    "adjacency_matrix": _MATRIX,
+    "to_numpy_array": _MATRIX,
+    "biadjacency_matrix": _MATRIX,
+    # predicates
+    "is_partition": _VEC,
+    "is_matching": _VEC + " The edges are checked in networkx's order (same first failure).",
+    "is_maximal_matching": _VEC + " The edges are checked in networkx's order.",
+    "is_perfect_matching": _VEC + " The edges are checked in networkx's order.",
+    "is_regular": _VEC,
+    "is_k_regular": _VEC,
+    "is_simple_path": _VEC,
+    "is_empty": _VEC,
+    "is_negatively_weighted": _VEC + " Weight functions are declined.",
+    "is_eulerian": "Degree parity on the CSR; connectivity from hpgraph's FastSV (strong "
+                   "components for directed graphs).",
 }
 
 _DEVICE_PARAM = {

@@ -17,17 +17,33 @@ from ._registry import _nx, _weight_is_name, implements
 
 
 def _degree(hg):
-    """networkx's ``G.degree`` per vertex (undirected self-loops count twice; in + out)."""
+    """networkx's ``G.degree`` per vertex (undirected self-loops count twice; in + out;
+    parallel edges of a multigraph each count)."""
     def make():
-        out = np.diff(hg.indptr)
+        out = _out_degree(hg)
         if hg.is_directed():
-            return out + np.bincount(hg.indices, minlength=hg.n)
-        return out + hg.self_loops()
+            return out + _in_degree(hg)
+        mult = hg.multiplicity
+        if mult is None:
+            return out + hg.self_loops()
+        loops = hg.rows() == hg.indices
+        return out + np.bincount(hg.rows()[loops], weights=mult[loops],
+                                 minlength=hg.n).astype(np.int64)
     return hg.cached("degree", make)
 
 
+def _out_degree(hg):
+    """Out-degree (the degree without self-loop doubling if undirected), parallel edges
+    counted."""
+    if hg.multiplicity is None:
+        return np.diff(hg.indptr)
+    return hg.cached("out_degree", lambda: np.bincount(
+        hg.rows(), weights=hg.multiplicity, minlength=hg.n).astype(np.int64))
+
+
 def _in_degree(hg):
-    return hg.cached("in_degree", lambda: np.bincount(hg.indices, minlength=hg.n))
+    return hg.cached("in_degree", lambda: np.bincount(
+        hg.indices, weights=hg.multiplicity, minlength=hg.n).astype(np.int64))
 
 
 def _centrality_of(hg, deg):
