@@ -187,6 +187,14 @@ FUNCTIONS = {
     "adjacency_matrix": _MATRIX,
     "to_numpy_array": _MATRIX,
     "biadjacency_matrix": _MATRIX,
+    # community-aware link prediction
+    "cn_soundarajan_hopcroft": _LINK,
+    "ra_index_soundarajan_hopcroft": _LINK,
+    "within_inter_cluster": _LINK,
+    # degree pairs
+    "node_degree_xy": _VEC + " Multigraph parallel edges repeat the pair, as in networkx.",
+    "average_degree_connectivity": _VEC + " Multigraphs are declined.",
+    "average_neighbor_degree": _VEC + " Multigraphs and a single node are declined.",
     # predicates
     "is_partition": _VEC,
     "is_matching": _VEC + " The edges are checked in networkx's order (same first failure).",

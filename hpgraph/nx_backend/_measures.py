@@ -231,25 +231,36 @@ def _pairs(hg, ebunch):
     return pairs
 
 
-def _common(hg, pairs, wvec):
-    """Per pair: ``(sum of wvec over common neighbours (u, v excluded), |N(u) | N(v)|)``."""
+def _common_entries(hg, us, vs):
+    """Common neighbours of the pairs ``(us[k], vs[k])`` (vertex ids; the pair's own nodes
+    excluded): ``(k, w)`` arrays, one entry per common neighbour, plus ``|N(u) & N(v)|``
+    counted with the pair's own nodes (for unions)."""
     import scipy.sparse as sp
 
     n = hg.n
     A = hg.cached("pattern", lambda: sp.csr_array(
         (np.ones(hg.indices.shape[0]), hg.indices, hg.indptr), shape=(n, n)))
-    us = np.array([hg.index[u] for u, _ in pairs], dtype=np.int64)
-    vs = np.array([hg.index[v] for _, v in pairs], dtype=np.int64)
-    if us.shape[0] == 0:
-        z = np.zeros(0)
-        return z, z
-    both = (A[us] .multiply(A[vs])).tocsr()
+    both = (A[us].multiply(A[vs])).tocsr()
     both.sum_duplicates()
     rows = np.repeat(np.arange(us.shape[0]), np.diff(both.indptr))
     keep = (both.indices != us[rows]) & (both.indices != vs[rows])
-    common = np.bincount(rows[keep], weights=wvec[both.indices[keep]],
-                         minlength=us.shape[0])
-    inter = np.diff(both.indptr)
+    return rows[keep], both.indices[keep].astype(np.int64), np.diff(both.indptr)
+
+
+def _pair_ids(hg, pairs):
+    us = np.array([hg.index[u] for u, _ in pairs], dtype=np.int64)
+    vs = np.array([hg.index[v] for _, v in pairs], dtype=np.int64)
+    return us, vs
+
+
+def _common(hg, pairs, wvec):
+    """Per pair: ``(sum of wvec over common neighbours (u, v excluded), |N(u) | N(v)|)``."""
+    us, vs = _pair_ids(hg, pairs)
+    if us.shape[0] == 0:
+        z = np.zeros(0)
+        return z, z
+    rows, ws, inter = _common_entries(hg, us, vs)
+    common = np.bincount(rows, weights=wvec[ws], minlength=us.shape[0])
     deg = np.diff(hg.indptr)
     union = deg[us] + deg[vs] - inter
     return common, union

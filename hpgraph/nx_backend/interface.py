@@ -90,7 +90,8 @@ MULTIGRAPH_OK = frozenset("""
     is_forest is_tree predecessor
     is_partition is_matching is_maximal_matching is_perfect_matching is_simple_path is_empty
     to_scipy_sparse_array adjacency_matrix to_numpy_array biadjacency_matrix is_eulerian
-    is_regular is_k_regular is_negatively_weighted
+    is_regular is_k_regular is_negatively_weighted node_degree_xy
+    cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft within_inter_cluster
 """.split())
 
 _AVAILABLE = {}
