@@ -45,6 +45,9 @@ _MATRIX = ("Read from the converted CSR: entries renumbered and scattered with N
            "edges; ``to_numpy_array`` serves them with ``multigraph_weight=min``), as are "
            "structured dtypes.")
 
+_SPARSE = ("SciPy sparse products over the converted CSR (mutual weights P + P^T, normalised "
+           "by row sums or maxima). Multigraphs are declined.")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -191,6 +194,12 @@ FUNCTIONS = {
     "cn_soundarajan_hopcroft": _LINK,
     "ra_index_soundarajan_hopcroft": _LINK,
     "within_inter_cluster": _LINK,
+    # structural holes
+    "mutual_weight": _SPARSE,
+    "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",
+    "local_constraint": _SPARSE,
+    "constraint": _SPARSE,
+    "effective_size": _SPARSE,
     # degree pairs
     "node_degree_xy": _VEC + " Multigraph parallel edges repeat the pair, as in networkx.",
     "average_degree_connectivity": _VEC + " Multigraphs are declined.",
