@@ -48,6 +48,9 @@ _MATRIX = ("Read from the converted CSR: entries renumbered and scattered with N
 _SPARSE = ("SciPy sparse products over the converted CSR (mutual weights P + P^T, normalised "
            "by row sums or maxima). Multigraphs are declined.")
 
+_WALK = ("A sequential search over the converted CSR (networkx's neighbour order, visited "
+         "marks in NumPy arrays): networkx's exact order, as a generator.")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -194,6 +197,11 @@ FUNCTIONS = {
     "cn_soundarajan_hopcroft": _LINK,
     "ra_index_soundarajan_hopcroft": _LINK,
     "within_inter_cluster": _LINK,
+    # edge-by-edge traversals
+    "edge_dfs": _WALK + " Multigraphs (edge keys) are declined.",
+    "edge_bfs": _WALK + " Multigraphs (edge keys) are declined.",
+    "dfs_labeled_edges": _WALK + " ``sort_neighbors`` is declined.",
+    "bfs_labeled_edges": _WALK,
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._registry import _nx, _weight_is_name, implements
+from ._registry import _weight_is_name, implements
 
 
 def _P(hg, weight):

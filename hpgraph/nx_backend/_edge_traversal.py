@@ -1,0 +1,237 @@
+"""networkx's edge-by-edge traversals on the converted CSR: ``edge_dfs``, ``edge_bfs``,
+``dfs_labeled_edges`` and ``bfs_labeled_edges``.
+
+These report every edge in the order a sequential search meets it, so there is no
+level-synchronous form: the search walks the adjacency arrays (kept in networkx's neighbour
+order, predecessors too) with integer cursors and marks visited vertices and edges in NumPy
+bool arrays instead of Python sets of labels.  An undirected edge is identified by the
+smaller of its two adjacency entries, a directed edge by its entry.  Results are generators,
+lazily, as in networkx.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from ._registry import _nx, _no_sort_neighbors, implements
+
+FORWARD = "forward"
+REVERSE = "reverse"
+
+
+def _edge_ids(hg):
+    """Per adjacency entry: the id of its edge (undirected: the smaller of the two entries)."""
+    def make():
+        m = hg.indices.shape[0]
+        if hg.is_directed():
+            return np.arange(m, dtype=np.int64)
+        keys = hg.rows() * hg.n + hg.indices
+        order = np.argsort(keys, kind="stable")
+        mate_keys = hg.indices.astype(np.int64) * hg.n + hg.rows()
+        mate = order[np.searchsorted(keys[order], mate_keys)]
+        return np.minimum(np.arange(m, dtype=np.int64), mate)
+    return hg.cached("edge_ids", make)
+
+
+def _in_entries(hg):
+    """Predecessor lists in networkx's order with the adjacency entry of each edge."""
+    def make():
+        indptr, preds = hg.nx_adjacency(reverse=True)
+        n = hg.n
+        heads = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        keys = hg.rows() * n + hg.indices
+        order = np.argsort(keys, kind="stable")
+        ent = order[np.searchsorted(keys[order], preds.astype(np.int64) * n + heads)]
+        return indptr.tolist(), preds.tolist(), ent.tolist()
+    return hg.cached("in_entries", make)
+
+
+def _source_ids(G, source):
+    from ._analysis import _nbunch
+
+    if source is None:
+        return list(range(G.n))
+    if source in G:
+        return [G.index[source]]
+    return [G.index[v] for v in _nbunch(G, source)]
+
+
+def _walk_setup(G, orientation):
+    """``edges_from(vertex) -> iterator of (edge id, tail, head, label)`` as networkx's."""
+    nx = _nx()
+    directed = G.is_directed()
+    if orientation not in (None, "original", "reverse", "ignore"):
+        raise nx.NetworkXError("invalid orientation argument.")
+    indptr, indices = G.indptr.tolist(), G.indices.tolist()
+    eids = _edge_ids(G).tolist()
+    use_out = not directed or orientation in (None, "original", "ignore")
+    use_in = directed and orientation in ("reverse", "ignore")
+    tag = None if orientation is None else FORWARD
+    if use_in:
+        iptr, ipred, ient = _in_entries(G)
+
+    def edges_from(v):
+        if use_out:
+            for e in range(indptr[v], indptr[v + 1]):
+                yield eids[e], v, indices[e], tag
+        if use_in:
+            for k in range(iptr[v], iptr[v + 1]):
+                yield eids[ient[k]], ipred[k], v, REVERSE
+    return edges_from, use_in
+
+
+def _labelled(G, tail, head, tag):
+    labels = G.nodes
+    if tag is None:
+        return (labels[tail], labels[head])
+    return (labels[tail], labels[head], tag)
+
+
+def _edge_check(b):
+    G = b.arguments.get("G")
+    if G is not None and G.is_multigraph():
+        return "multigraph edges carry keys, which hpgraph does not keep"
+    return True
+
+
+@implements("edge_dfs", check=_edge_check)
+def edge_dfs(G, source=None, orientation=None):
+    """Edges in depth-first order, each once (a generator)."""
+    def gen():
+        nodes = _source_ids(G, source)
+        if not nodes:
+            return
+        edges_from, check_reverse = _walk_setup(G, orientation)
+        visited_edges = np.zeros(G.indices.shape[0], dtype=bool)
+        visited_nodes = np.zeros(G.n, dtype=bool)
+        iters: dict = {}
+        for start in nodes:
+            stack = [start]
+            while stack:
+                cur = stack[-1]
+                if not visited_nodes[cur]:
+                    iters[cur] = edges_from(cur)
+                    visited_nodes[cur] = True
+                edge = next(iters[cur], None)
+                if edge is None:
+                    stack.pop()
+                    continue
+                eid, tail, head, tag = edge
+                if not visited_edges[eid]:
+                    visited_edges[eid] = True
+                    stack.append(tail if check_reverse and tag == REVERSE else head)
+                    yield _labelled(G, tail, head, tag)
+    return gen()
+
+
+@implements("edge_bfs", check=_edge_check)
+def edge_bfs(G, source=None, orientation=None):
+    """Edges in breadth-first order, each once (a generator)."""
+    def gen():
+        nodes = _source_ids(G, source)
+        if not nodes:
+            return
+        edges_from, check_reverse = _walk_setup(G, orientation)
+        visited_edges = np.zeros(G.indices.shape[0], dtype=bool)
+        visited_nodes = np.zeros(G.n, dtype=bool)
+        visited_nodes[nodes] = True
+        queue = deque((v, edges_from(v)) for v in nodes)
+        while queue:
+            _, children = queue.popleft()
+            for eid, tail, head, tag in children:
+                child = tail if check_reverse and tag == REVERSE else head
+                if not visited_nodes[child]:
+                    visited_nodes[child] = True
+                    queue.append((child, edges_from(child)))
+                if not visited_edges[eid]:
+                    visited_edges[eid] = True
+                    yield _labelled(G, tail, head, tag)
+    return gen()
+
+
+@implements("dfs_labeled_edges", check=_no_sort_neighbors)
+def dfs_labeled_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
+    """``(u, v, label)`` for every edge a depth-first search meets (a generator)."""
+    from ._registry import _neighbors_source
+
+    def gen():
+        labels = G.nodes
+        indptr, indices = G.indptr.tolist(), G.indices.tolist()
+        starts = range(G.n) if source is None else [_neighbors_source(G, source)]
+        limit = G.n if depth_limit is None else depth_limit
+        visited = np.zeros(G.n, dtype=bool)
+        for start in starts:
+            if visited[start]:
+                continue
+            s = labels[start]
+            yield s, s, "forward"
+            visited[start] = True
+            stack = [[start, indptr[start], indptr[start + 1]]]
+            depth_now = 1
+            while stack:
+                top = stack[-1]
+                parent = top[0]
+                pushed = False
+                while top[1] < top[2]:
+                    child = indices[top[1]]
+                    top[1] += 1
+                    if visited[child]:
+                        yield labels[parent], labels[child], "nontree"
+                        continue
+                    yield labels[parent], labels[child], "forward"
+                    visited[child] = True
+                    if depth_now < limit:
+                        stack.append([child, indptr[child], indptr[child + 1]])
+                        depth_now += 1
+                        pushed = True
+                        break
+                    yield labels[parent], labels[child], "reverse-depth_limit"
+                if pushed:
+                    continue
+                stack.pop()
+                depth_now -= 1
+                if stack:
+                    yield labels[stack[-1][0]], labels[parent], "reverse"
+            yield s, s, "reverse"
+    return gen()
+
+
+@implements("bfs_labeled_edges")
+def bfs_labeled_edges(G, sources):
+    """``(u, v, label)`` for every edge a breadth-first search meets: tree, level, forward
+    and (directed) reverse edges (a generator)."""
+    def gen():
+        srcs = [sources] if sources in G else sources
+        labels = G.nodes
+        indptr, indices = G.indptr.tolist(), G.indices.tolist()
+        directed = G.is_directed()
+        depth = np.full(G.n, -1, dtype=np.int64)
+        visited = np.zeros(G.n, dtype=bool)
+        queue = deque()
+        for s in srcs:
+            i = G.index[s]  # KeyError for a source not in G, as networkx's G._adj[s]
+            if depth[i] < 0:
+                depth[i] = 0
+                queue.append(i)
+        while queue:
+            u = queue.popleft()
+            du = int(depth[u])
+            for e in range(indptr[u], indptr[u + 1]):
+                v = indices[e]
+                dv = int(depth[v])
+                if dv < 0:
+                    depth[v] = du + 1
+                    queue.append(v)
+                    yield labels[u], labels[v], "tree"
+                elif du == dv:
+                    if not visited[v]:
+                        yield labels[u], labels[v], "level"
+                elif du < dv:
+                    yield labels[u], labels[v], "forward"
+                elif directed:
+                    yield labels[u], labels[v], "reverse"
+            if not directed:
+                visited[u] = True
+    return gen()
