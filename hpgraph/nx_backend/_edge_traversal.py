@@ -235,3 +235,79 @@ def bfs_labeled_edges(G, sources):
             if not directed:
                 visited[u] = True
     return gen()
+
+
+# ---------------------------------------------------------------------------------------------
+# simple paths (depth-first enumeration over the CSR)
+
+
+def _simple_paths(G, source, target, cutoff, as_edges):
+    """networkx's ``_all_simple_edge_paths`` on vertex ids: node paths (``as_edges`` False,
+    parallel edges of a multigraph each give the path again) or edge paths."""
+    nx = _nx()
+    if source not in G:
+        raise nx.NodeNotFound(f"source node {source} not in graph")
+    if target in G:
+        tids = [G.index[target]]
+    else:
+        try:
+            tids = [G.index[t] for t in set(target) if t in G]
+            extra = any(t not in G for t in set(target))
+        except TypeError as err:
+            raise nx.NodeNotFound(f"target node {target} not in graph") from err
+        if extra:  # a target that is not a node can never be reached but still counts
+            tids.append(-1)
+    cutoff = cutoff if cutoff is not None else len(G) - 1
+    if cutoff < 0 or not tids:
+        return
+    labels = G.nodes
+    indptr, indices = G.indptr.tolist(), G.indices.tolist()
+    mult = G.multiplicity.tolist() if (G.multiplicity is not None and not as_edges) else None
+    is_target = np.zeros(G.n, dtype=bool)
+    real = [t for t in tids if t >= 0]
+    is_target[real] = True
+    n_targets = len(tids)
+    on_path = np.zeros(G.n, dtype=bool)
+    path: list = []          # vertex ids on the current path
+    hits = 0                 # targets on the current path
+
+    def entries(u):
+        for e in range(indptr[u], indptr[u + 1]):
+            for _ in range(1 if mult is None else mult[e]):
+                yield u, indices[e]
+    sid = G.index[source]
+    stack = [iter([(-1, sid)])]
+    while stack:
+        nxt = next((e for e in stack[-1] if not on_path[e[1]]), None)
+        if nxt is None:
+            stack.pop()
+            if path:
+                v = path.pop()
+                on_path[v] = False
+                hits -= int(is_target[v])
+            continue
+        _, v = nxt
+        if is_target[v]:
+            nodes = path + [v]
+            if as_edges:
+                yield [(labels[a], labels[b]) for a, b in zip(nodes, nodes[1:])]
+            else:
+                yield [labels[a] for a in nodes]
+        if len(path) < cutoff and n_targets - hits - int(is_target[v]) > 0:
+            path.append(v)
+            on_path[v] = True
+            hits += int(is_target[v])
+            stack.append(entries(v))
+
+
+@implements("all_simple_paths")
+def all_simple_paths(G, source, target, cutoff=None):
+    """Every simple path from ``source`` to ``target`` (a node or nodes), as node lists, in
+    networkx's depth-first order (a generator)."""
+    return _simple_paths(G, source, target, cutoff, as_edges=False)
+
+
+@implements("all_simple_edge_paths", check=_edge_check)
+def all_simple_edge_paths(G, source, target, cutoff=None):
+    """Every simple path from ``source`` to ``target`` as a list of edges (a generator)."""
+    return _simple_paths(G, source, target, cutoff, as_edges=True)

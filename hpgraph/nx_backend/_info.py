@@ -202,6 +202,8 @@ FUNCTIONS = {
     "edge_bfs": _WALK + " Multigraphs (edge keys) are declined.",
     "dfs_labeled_edges": _WALK + " ``sort_neighbors`` is declined.",
     "bfs_labeled_edges": _WALK,
+    "all_simple_paths": _WALK + " Parallel edges of a multigraph repeat a path, as in networkx.",
+    "all_simple_edge_paths": _WALK + " Multigraphs (edge keys) are declined.",
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",
