@@ -267,3 +267,46 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     return dict(zip(G.nodes, np.asarray(_backend.to_host(bc), dtype=float).tolist()))
 
 
+
+
+def _ebc_check(b):
+    r = _weight_is_name(b)
+    if r is not True:
+        return r
+    k = b.arguments.get("k")
+    G = b.arguments.get("G")
+    if k is not None and G is not None and not (isinstance(k, int) and 1 <= k <= len(G)):
+        return "k outside [1, len(G)]: networkx raises its own error"
+    return True
+
+
+@implements("edge_betweenness_centrality", needs=("edge_betweenness_centrality",),
+            check=_ebc_check)
+def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=None):
+    """Betweenness of every edge (dict keyed by ``G.edges()``, in that order)."""
+    from .. import backend as _backend
+    from ..exceptions import InvalidValue
+    from ._matrix import _edge_entries
+
+    hp_ebc = hp_algorithm("edge_betweenness_centrality")
+    _, rows, cols = _edge_entries(G)
+    if rows.shape[0] == 0:
+        return {}
+    if weight is not None and G.min_weight(weight) <= 0:
+        raise NotImplementedError("edge betweenness with zero or negative weights")
+    try:
+        res = hp_ebc(G.hp(weight), k=k, normalized=normalized,
+                     weight=None if weight is None else True, seed=seed, backend=device())
+    except InvalidValue as exc:
+        raise NotImplementedError(f"edge_betweenness_centrality: {exc}") from None
+    src = np.asarray(_backend.to_host(res.source), dtype=np.int64)
+    dst = np.asarray(_backend.to_host(res.target), dtype=np.int64)
+    val = np.asarray(_backend.to_host(res.centrality), dtype=np.float64)
+    n = G.n
+    keys = src * n + dst
+    order = np.argsort(keys, kind="stable")
+    a, b = rows, cols
+    if not G.is_directed():
+        a, b = np.minimum(rows, cols), np.maximum(rows, cols)
+    pos = order[np.searchsorted(keys[order], a * n + b)]
+    return dict(zip(zip(G.labels_of(rows), G.labels_of(cols)), val[pos].tolist()))

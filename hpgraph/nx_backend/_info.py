@@ -88,6 +88,9 @@ FUNCTIONS = {
     "betweenness_centrality": ("Unweighted only (Brandes over semiring SpMV; ``weight`` must "
                                "be None, else networkx runs); with ``k``, the sample is "
                                "networkx's for the same seed."),
+    "edge_betweenness_centrality": ("hpgraph's edge betweenness (Brandes over the engine; "
+                                    "positive weights); keys in ``G.edges()`` order. "
+                                    "Multigraphs and non-positive weights are declined."),
     # unweighted paths, all pairs
     "single_source_shortest_path": _BFS,
     "single_target_shortest_path": _BFS,
@@ -212,6 +215,7 @@ FUNCTIONS = {
     "effective_size": _SPARSE,
     # degree pairs
     "node_degree_xy": _VEC + " Multigraph parallel edges repeat the pair, as in networkx.",
+    "node_attribute_xy": _VEC + " Multigraph parallel edges repeat the pair, as in networkx.",
     "average_degree_connectivity": _VEC + " Multigraphs are declined.",
     "average_neighbor_degree": _VEC + " Multigraphs and a single node are declined.",
     # predicates

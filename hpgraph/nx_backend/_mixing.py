@@ -181,3 +181,21 @@ def average_neighbor_degree(G, source="out", target="out", nodes=None, weight=No
                        _as_numbers(sdeg[ids], integral)):
         out[v] = 0.0 if d == 0 else t / d
     return out
+
+
+@implements("node_attribute_xy")
+def node_attribute_xy(G, attribute, nodes=None):
+    """``(attribute of u, attribute of v)`` for each edge ``(u, v)`` leaving ``nodes``, in
+    adjacency order (parallel edges of a multigraph repeat the pair; a generator)."""
+    nodes = set(G) if nodes is None else set(nodes)
+    data = G.node_data
+    values = [None] * G.n if data is None else [d.get(attribute, None) for d in data]
+    rows = G.rows()
+    keep = np.zeros(G.n, dtype=bool)
+    keep[[G.index[v] for v in nodes if v in G]] = True
+    sel = np.flatnonzero(keep[rows])
+    us, vs = rows[sel], G.indices[sel]
+    if G.multiplicity is not None:
+        reps = G.multiplicity[sel]
+        us, vs = np.repeat(us, reps), np.repeat(vs, reps)
+    return ((values[u], values[v]) for u, v in zip(us.tolist(), vs.tolist()))
