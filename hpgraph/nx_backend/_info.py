@@ -207,6 +207,9 @@ FUNCTIONS = {
     "bfs_labeled_edges": _WALK,
     "all_simple_paths": _WALK + " Parallel edges of a multigraph repeat a path, as in networkx.",
     "all_simple_edge_paths": _WALK + " Multigraphs (edge keys) are declined.",
+    "square_clustering": ("Common-neighbour counts from one SciPy sparse product A @ A; "
+                          "exact integer arithmetic. Directed graphs are declined."),
+    "edge_boundary": _VEC + " ``data`` other than False and multigraphs are declined.",
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",
