@@ -71,6 +71,8 @@ FUNCTIONS = {
     "single_source_dijkstra_path_length": _DIJKSTRA,
     "dijkstra_path": _DIJKSTRA,
     "dijkstra_path_length": _DIJKSTRA,
+    "astar_path": _DIJKSTRA + " Only ``heuristic=None`` (A* is then Dijkstra's search).",
+    "astar_path_length": _DIJKSTRA + " Only ``heuristic=None``.",
     "single_source_bellman_ford_path_length": _BF,
     "bellman_ford_path_length": _BF,
     "pagerank": ("hpgraph's PageRank with networkx's iteration and stopping rule (L1 change "

@@ -92,7 +92,8 @@ MULTIGRAPH_OK = frozenset("""
     to_scipy_sparse_array adjacency_matrix to_numpy_array biadjacency_matrix is_eulerian
     is_regular is_k_regular is_negatively_weighted node_degree_xy
     cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft within_inter_cluster
-    dfs_labeled_edges bfs_labeled_edges all_simple_paths node_attribute_xy
+    dfs_labeled_edges bfs_labeled_edges all_simple_paths node_attribute_xy astar_path
+    astar_path_length
 """.split())
 
 _AVAILABLE = {}
