@@ -245,8 +245,9 @@ def core_number(G):
 
 
 def _bc_check(b):
-    if b.arguments.get("weight") is not None:
-        return "weighted betweenness centrality is not implemented (weight must be None)"
+    r = _weight_is_name(b)
+    if r is not True:
+        return r
     k = b.arguments.get("k")
     G = b.arguments.get("G")
     if k is not None and G is not None and not (isinstance(k, int) and 1 <= k <= len(G)):
@@ -260,10 +261,17 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     from .. import backend as _backend
     hp_bc = hp_algorithm("betweenness_centrality")
 
+    from ..exceptions import InvalidValue
+
     if len(G) == 0:
         return {}
-    bc = hp_bc(G.hp(), k=k, seed=seed, normalized=normalized, endpoints=endpoints,
-               backend=device())
+    if weight is not None and G.indices.shape[0] and G.min_weight(weight) <= 0:
+        raise NotImplementedError("weighted betweenness with zero or negative weights")
+    try:
+        bc = hp_bc(G.hp(weight), k=k, seed=seed, normalized=normalized, endpoints=endpoints,
+                   weight=None if weight is None else True, backend=device())
+    except InvalidValue as exc:
+        raise NotImplementedError(f"betweenness_centrality: {exc}") from None
     return dict(zip(G.nodes, np.asarray(_backend.to_host(bc), dtype=float).tolist()))
 
 

@@ -51,6 +51,11 @@ _SPARSE = ("SciPy sparse products over the converted CSR (mutual weights P + P^T
 _WALK = ("A sequential search over the converted CSR (networkx's neighbour order, visited "
          "marks in NumPy arrays): networkx's exact order, as a generator.")
 
+_CLUSTER = ("Undirected unweighted: hpgraph's triangle counts. Weighted and directed: SciPy "
+            "sparse products of the cube roots of the normalised weights (diag(W^3), Fagiolo's "
+            "(W + W^T)^3 for directed graphs), equal to networkx's up to rounding. Multigraphs "
+            "are declined.")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -87,9 +92,10 @@ FUNCTIONS = {
     "is_connected": _CC,
     "node_connected_component": _CC,
     "core_number": "Parallel peeling, one SpMV per round (Gunrock's k-core).",
-    "betweenness_centrality": ("Unweighted only (Brandes over semiring SpMV; ``weight`` must "
-                               "be None, else networkx runs); with ``k``, the sample is "
-                               "networkx's for the same seed."),
+    "betweenness_centrality": ("Brandes over semiring SpMV (unweighted) or over the engine's "
+                               "shortest-path DAG (positive weights; zero or negative weights "
+                               "are declined); with ``k``, the sample is networkx's for the "
+                               "same seed."),
     "edge_betweenness_centrality": ("hpgraph's edge betweenness (Brandes over the engine; "
                                     "positive weights); keys in ``G.edges()`` order. "
                                     "Multigraphs and non-positive weights are declined."),
@@ -146,8 +152,8 @@ FUNCTIONS = {
     "harmonic_centrality": "One engine BFS (or SSSP with ``distance``) per source.",
     "eigenvector_centrality": _POWER,
     "katz_centrality": _POWER,
-    "clustering": "From hpgraph's triangle counts; undirected and unweighted only.",
-    "average_clustering": "From hpgraph's triangle counts; undirected and unweighted only.",
+    "clustering": _CLUSTER,
+    "average_clustering": _CLUSTER,
     "k_core": _KCORE,
     "k_shell": _KCORE,
     "k_crust": _KCORE,

@@ -105,11 +105,9 @@ def is_isolate(G, n):
 
 def _cluster_check(b):
     G = b.arguments.get("G")
-    if b.arguments.get("weight") is not None:
-        return "weighted clustering is not implemented"
-    if G is not None and G.is_directed():
-        return "directed clustering is not implemented"
-    return True
+    if G is not None and G.is_multigraph():
+        return "clustering of multigraphs is not implemented"
+    return _weight_is_name(b)
 
 
 def _clustering_array(hg):
@@ -122,13 +120,59 @@ def _clustering_array(hg):
     return t, c
 
 
+def _weighted_cube_roots(hg, weight):
+    """``(W, P)``: ``cbrt(w / max w)`` as a SciPy CSR without the diagonal (networkx's
+    normalised weights, whose cube roots multiply to the cube root of a triangle's product)
+    and the pattern of the same entries (ones)."""
+    import scipy.sparse as sp
+
+    rows, cols = hg.rows(), hg.indices.astype(np.int64)
+    if weight is None or hg.indices.shape[0] == 0:
+        w = np.ones(rows.shape[0])
+    else:
+        w = hg.edge_values[weight].astype(np.float64)
+        w = w / w.max()
+    keep = rows != cols
+    shape = (hg.n, hg.n)
+    W = sp.csr_array((np.cbrt(w[keep]), (rows[keep], cols[keep])), shape=shape)
+    P = sp.csr_array((np.ones(int(keep.sum()), dtype=np.int64), (rows[keep], cols[keep])),
+                     shape=shape)
+    return W, P
+
+
+def _clustering_values(hg, weight):
+    """Per vertex: networkx's clustering (float64) and whether its triangle sum is zero."""
+    def make():
+        if not hg.is_directed() and weight is None:
+            t, c = _clustering_array(hg)
+            return c, t == 0
+        W, P = _weighted_cube_roots(hg, weight)
+        if hg.is_directed():
+            S = (W + W.T).tocsr()
+            t = np.asarray((S @ S).multiply(S.T).sum(axis=1)).ravel()
+            dt = np.diff(P.indptr) + np.diff(P.tocsc().indptr)
+            db = np.asarray(P.multiply(P.T).sum(axis=1)).ravel()
+            denom = (dt * (dt - 1) - 2 * db) * 2.0
+        else:
+            t = np.asarray((W @ W).multiply(W.T).sum(axis=1)).ravel()
+            d = np.diff(P.indptr)
+            denom = d * (d - 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.where(t != 0, t / np.where(denom != 0, denom, 1), 0.0)
+        return c, t == 0
+    return hg.cached(("clustering", weight), make)
+
+
 @implements("clustering", needs=("triangles",), check=_cluster_check)
 def clustering(G, nodes=None, weight=None):
-    """Local clustering coefficient (undirected, unweighted): dict, or a number for one node."""
+    """Local clustering coefficient (dict, or a number for one node); weighted ones use the
+    geometric mean of the normalised weights, directed ones Fagiolo's triangles."""
     from ._analysis import _nbunch
 
-    t, c = _clustering_array(G)
-    vals = [x if k > 0 else 0 for k, x in zip(t.tolist(), c.tolist())]
+    if weight is not None:
+        G._require(weight)
+    c, zero = _clustering_values(G, weight)
+    vals = [0 if z else x for z, x in zip(zero.tolist(), c.tolist())]
     if nodes is not None and nodes in G:
         return vals[G.index[nodes]]
     if nodes is None:
