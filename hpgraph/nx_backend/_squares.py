@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._registry import _nx, implements
+from ._registry import implements
 
 
 def _sq_check(b):
