@@ -26,7 +26,8 @@ _PAIR = ("Paths follow one engine search from the source: where several shortest
          "exist, the path may differ from networkx's bidirectional search.")
 _TOPO = ("Kahn's peeling, one vectorised step per generation, in networkx's exact order.")
 _DFS = ("SciPy's depth_first_order on the adjacency in networkx's neighbour order (networkx's "
-        "exact order); ``depth_limit`` and ``sort_neighbors`` are declined.")
+        "exact order); with ``depth_limit``, the sequential labelled walk over the CSR. "
+        "``sort_neighbors`` is declined.")
 _VEC = "Vectorised NumPy over the converted adjacency."
 _POWER = ("networkx's power iteration (same start, update and stopping rule) with A^T x on "
           "hpgraph.mxv (plus-times, float64).")
