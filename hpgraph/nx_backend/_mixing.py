@@ -37,12 +37,16 @@ def _wdegree(hg, kind, weight):
     w = _entry_weights(hg, weight).astype(np.float64)
     rows, cols = hg.rows(), hg.indices
     if hg.is_directed():
+        out = np.bincount(rows, weights=w, minlength=hg.n)
         if kind == "out":
-            return np.bincount(rows, weights=w, minlength=hg.n)
-        if kind == "in":
-            return np.bincount(cols, weights=w, minlength=hg.n)
-        return (np.bincount(cols, weights=w, minlength=hg.n)
-                + np.bincount(rows, weights=w, minlength=hg.n))
+            return out
+        # in-degrees summed in networkx's predecessor order (same float rounding)
+        from ._edge_traversal import _in_entries
+
+        iptr, _, ient = _in_entries(hg)
+        heads = np.repeat(np.arange(hg.n), np.diff(np.asarray(iptr)))
+        inn = np.bincount(heads, weights=w[np.asarray(ient, dtype=np.int64)], minlength=hg.n)
+        return inn if kind == "in" else out + inn
     loops = rows == cols
     return (np.bincount(rows, weights=w, minlength=hg.n)
             + np.bincount(rows[loops], weights=w[loops], minlength=hg.n))

@@ -153,7 +153,9 @@ def effective_size(G, nodes=None, weight=None):
     if nodes is None:
         N = _N(G, weight)
         Nmax = _N(G, weight, "max")
-        r = 1 - (N @ Nmax.T).toarray()
+        # networkx divides its copy by ``max(axis=1)`` broadcast along the columns, i.e. by
+        # the column's row maximum: on the symmetric M that is ``Nmax^T``, hence ``N @ Nmax``
+        r = 1 - (N @ Nmax).toarray()
         es = ((N > 0).toarray() * r).sum(axis=1)
         s = np.asarray(N.sum(axis=1)).ravel() - N.diagonal()
         es[s == 0] = float("nan")
