@@ -57,6 +57,10 @@ _CLUSTER = ("Undirected unweighted: hpgraph's triangle counts. Weighted and dire
             "(W + W^T)^3 for directed graphs), equal to networkx's up to rounding. Multigraphs "
             "are declined.")
 
+_SUBSET = ("Brandes restricted to the source/target pairs, level-synchronous per source over "
+           "hpgraph's BFS depths or SSSP distances (one bincount per level); values agree with "
+           "networkx's to rounding. Zero or negative weights are declined.")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -100,6 +104,8 @@ FUNCTIONS = {
     "edge_betweenness_centrality": ("hpgraph's edge betweenness (Brandes over the engine; "
                                     "positive weights); keys in ``G.edges()`` order. "
                                     "Multigraphs and non-positive weights are declined."),
+    "betweenness_centrality_subset": _SUBSET,
+    "edge_betweenness_centrality_subset": _SUBSET + " Multigraphs are declined.",
     # unweighted paths, all pairs
     "single_source_shortest_path": _BFS,
     "single_target_shortest_path": _BFS,

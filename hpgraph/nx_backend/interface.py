@@ -93,7 +93,7 @@ MULTIGRAPH_OK = frozenset("""
     is_regular is_k_regular is_negatively_weighted node_degree_xy
     cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft within_inter_cluster
     dfs_labeled_edges bfs_labeled_edges all_simple_paths node_attribute_xy astar_path
-    astar_path_length betweenness_centrality
+    astar_path_length betweenness_centrality betweenness_centrality_subset
 """.split())
 
 _AVAILABLE = {}
