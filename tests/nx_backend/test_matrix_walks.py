@@ -256,3 +256,20 @@ def test_clustering_betweenness(seed, directed, weight):
         else:
             with pytest.raises(nx.NetworkXNoPath):
                 nx.astar_path(G, nodes[0], t, weight=weight, backend=BE)
+
+
+@pytest.mark.parametrize("seed,directed", GRAPHS)
+@pytest.mark.parametrize("weight", [None, "weight"])
+def test_betweenness_subset(seed, directed, weight):
+    G = random_graph(seed, directed=directed, weights="float" if seed == 1 else "int")
+    nodes = list(G)
+    for sources, targets in ((nodes[:5], nodes[5:12]), (nodes, nodes[:3])):
+        for normalized in (False, True):
+            approx_dict(nx.betweenness_centrality_subset(G, sources, targets, normalized,
+                                                         weight, backend=BE),
+                        nx.betweenness_centrality_subset(G, sources, targets, normalized,
+                                                         weight))
+            approx_dict(nx.edge_betweenness_centrality_subset(G, sources, targets,
+                                                              normalized, weight, backend=BE),
+                        nx.edge_betweenness_centrality_subset(G, sources, targets,
+                                                              normalized, weight))
