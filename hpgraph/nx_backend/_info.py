@@ -225,6 +225,9 @@ FUNCTIONS = {
     "square_clustering": ("Common-neighbour counts from one SciPy sparse product A @ A; "
                           "exact integer arithmetic. Directed graphs are declined."),
     "edge_boundary": _VEC + " ``data`` other than False and multigraphs are declined.",
+    "densest_subgraph": ("FISTA's iterations as whole-array float32 updates over the edge "
+                         "list (networkx's operations, the same numbers), then the sequential "
+                         "peeling (and Greedy++) over the CSR with networkx's heap rules."),
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",

@@ -273,3 +273,12 @@ def test_betweenness_subset(seed, directed, weight):
                                                               normalized, weight, backend=BE),
                         nx.edge_betweenness_centrality_subset(G, sources, targets,
                                                               normalized, weight))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("method", ["fista", "greedy++"])
+def test_densest_subgraph(seed, method):
+    G = random_graph(seed, weights=None, n=30, p=0.15)
+    for it in (1, 5):
+        a = nx.approximation.densest_subgraph(G, it, method=method, backend=BE)
+        assert a == nx.approximation.densest_subgraph(G, it, method=method)
