@@ -61,6 +61,9 @@ _SUBSET = ("Brandes restricted to the source/target pairs, level-synchronous per
            "hpgraph's BFS depths or SSSP distances (one bincount per level); values agree with "
            "networkx's to rounding. Zero or negative weights are declined.")
 
+_BCC = ("Tarjan's lowpoint walk over the CSR (sequential; networkx's neighbour order, NumPy "
+        "discovery and lowpoint arrays): networkx's order.")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -228,6 +231,10 @@ FUNCTIONS = {
     "densest_subgraph": ("FISTA's iterations as whole-array float32 updates over the edge "
                          "list (networkx's operations, the same numbers), then the sequential "
                          "peeling (and Greedy++) over the CSR with networkx's heap rules."),
+    "biconnected_components": _BCC,
+    "biconnected_component_edges": _BCC,
+    "is_biconnected": _BCC,
+    "articulation_points": _BCC,
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",

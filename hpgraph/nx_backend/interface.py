@@ -94,6 +94,7 @@ MULTIGRAPH_OK = frozenset("""
     cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft within_inter_cluster
     dfs_labeled_edges bfs_labeled_edges all_simple_paths node_attribute_xy astar_path
     astar_path_length betweenness_centrality betweenness_centrality_subset
+    biconnected_components biconnected_component_edges is_biconnected articulation_points
 """.split())
 
 _AVAILABLE = {}

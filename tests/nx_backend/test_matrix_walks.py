@@ -282,3 +282,18 @@ def test_densest_subgraph(seed, method):
     for it in (1, 5):
         a = nx.approximation.densest_subgraph(G, it, method=method, backend=BE)
         assert a == nx.approximation.densest_subgraph(G, it, method=method)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_biconnected(seed):
+    G = random_graph(seed, weights=None, n=30, p=0.07)
+    assert list(nx.biconnected_components(G, backend=BE)) == list(nx.biconnected_components(G))
+    assert list(nx.biconnected_component_edges(G, backend=BE)) == \
+        list(nx.biconnected_component_edges(G))
+    assert list(nx.articulation_points(G, backend=BE)) == list(nx.articulation_points(G))
+    assert nx.is_biconnected(G, backend=BE) == nx.is_biconnected(G)
+    C = nx.cycle_graph(5)
+    assert nx.is_biconnected(C, backend=BE)
+    M = nx.MultiGraph(G)
+    M.add_edges_from(list(G.edges)[:4])
+    assert list(nx.articulation_points(M, backend=BE)) == list(nx.articulation_points(M))
