@@ -116,3 +116,105 @@ def articulation_points(G):
                 seen[v] = True
                 yield labels[v]
     return gen()
+
+
+# ---------------------------------------------------------------------------------------------
+# chain decomposition and bridges
+
+
+def _chains(G, root_id):
+    """networkx's ``chain_decomposition`` on vertex ids (a generator of edge-id lists): the
+    depth-first forest of :func:`._edge_traversal._dfs_labeled_ids` with each non-tree edge
+    oriented from ancestor to descendant, then one chain per non-tree edge."""
+    from ._edge_traversal import _dfs_labeled_ids
+
+    n = G.n
+    parent = np.full(n, -1, dtype=np.int64)
+    out: list = [None] * n          # H's successors of each vertex: {v: nontree}
+    nodes = []
+    starts = range(n) if root_id is None else [root_id]
+    for u, v, d in _dfs_labeled_ids(G, starts, None):
+        if d == "forward":
+            if u == v:
+                out[v] = {}
+            else:
+                parent[v] = u
+                out[v] = {u: False}
+            nodes.append(v)
+        elif d == "nontree" and v not in out[u]:
+            out[v][u] = True
+    visited = np.zeros(n, dtype=bool)
+    for u in nodes:
+        visited[u] = True
+        for v, nontree in list(out[u].items()):
+            if not nontree:
+                continue
+            chain = []
+            a, b = u, v
+            while not visited[b]:
+                chain.append((a, b))
+                visited[b] = True
+                a, b = b, int(parent[b])
+            chain.append((a, b))
+            yield chain
+
+
+def _root_id(G, root):
+    if root is not None and root not in G:
+        from ._registry import _nx
+
+        raise _nx().NodeNotFound(f"Root node {root} is not in graph")
+    return None if root is None else G.index[root]
+
+
+@implements("chain_decomposition")
+def chain_decomposition(G, root=None):
+    """Chains of the depth-first chain decomposition (lists of edges; a generator)."""
+    _undirected_only(G)
+    labels = G.nodes
+
+    def gen():
+        for chain in _chains(G, _root_id(G, root)):
+            yield [(labels[a], labels[b]) for a, b in chain]
+    return gen()
+
+
+def _bridge_ids(G, root):
+    """Bridges as ``(u, v)`` vertex ids in ``G.edges()`` order."""
+    from ._matrix import _edge_entries
+
+    rid = _root_id(G, root)
+    n = G.n
+    in_chain = np.zeros(0, dtype=np.int64)
+    pairs = [a * n + b for chain in _chains(G, rid) for a, b in chain]
+    if pairs:
+        p = np.asarray(pairs, dtype=np.int64)
+        in_chain = np.concatenate([p, (p % n) * n + p // n])
+    keep, r, c = _edge_entries(G)
+    ok = ~np.isin(r * n + c, in_chain)
+    if rid is not None:
+        from ._analysis import _components
+
+        _, comp = _components(G)
+        ok &= comp[r] == comp[rid]
+    if G.multiplicity is not None:
+        ok &= G.multiplicity[keep] == 1
+    return r[ok], c[ok]
+
+
+@implements("bridges")
+def bridges(G, root=None):
+    """Edges whose removal disconnects their component (a generator, ``G.edges()`` order)."""
+    _undirected_only(G)
+
+    def gen():
+        r, c = _bridge_ids(G, root)
+        yield from zip(G.labels_of(r), G.labels_of(c))
+    return gen()
+
+
+@implements("has_bridges")
+def has_bridges(G, root=None):
+    """True when the graph (or the component of ``root``) has a bridge."""
+    _undirected_only(G)
+    return bool(_bridge_ids(G, root)[0].shape[0])

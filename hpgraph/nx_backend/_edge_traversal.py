@@ -151,6 +151,45 @@ def edge_bfs(G, source=None, orientation=None):
     return gen()
 
 
+def _dfs_labeled_ids(G, starts, depth_limit):
+    """networkx's ``dfs_labeled_edges`` on vertex ids: ``(u, v, label)`` triples."""
+    indptr, indices = G.indptr.tolist(), G.indices.tolist()
+    limit = G.n if depth_limit is None else depth_limit
+    visited = np.zeros(G.n, dtype=bool)
+    for start in starts:
+        if visited[start]:
+            continue
+        yield start, start, "forward"
+        visited[start] = True
+        stack = [[start, indptr[start], indptr[start + 1]]]
+        depth_now = 1
+        while stack:
+            top = stack[-1]
+            parent = top[0]
+            pushed = False
+            while top[1] < top[2]:
+                child = indices[top[1]]
+                top[1] += 1
+                if visited[child]:
+                    yield parent, child, "nontree"
+                    continue
+                yield parent, child, "forward"
+                visited[child] = True
+                if depth_now < limit:
+                    stack.append([child, indptr[child], indptr[child + 1]])
+                    depth_now += 1
+                    pushed = True
+                    break
+                yield parent, child, "reverse-depth_limit"
+            if pushed:
+                continue
+            stack.pop()
+            depth_now -= 1
+            if stack:
+                yield stack[-1][0], parent, "reverse"
+        yield start, start, "reverse"
+
+
 @implements("dfs_labeled_edges", check=_no_sort_neighbors)
 def dfs_labeled_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """``(u, v, label)`` for every edge a depth-first search meets (a generator)."""
@@ -158,43 +197,9 @@ def dfs_labeled_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
 
     def gen():
         labels = G.nodes
-        indptr, indices = G.indptr.tolist(), G.indices.tolist()
         starts = range(G.n) if source is None else [_neighbors_source(G, source)]
-        limit = G.n if depth_limit is None else depth_limit
-        visited = np.zeros(G.n, dtype=bool)
-        for start in starts:
-            if visited[start]:
-                continue
-            s = labels[start]
-            yield s, s, "forward"
-            visited[start] = True
-            stack = [[start, indptr[start], indptr[start + 1]]]
-            depth_now = 1
-            while stack:
-                top = stack[-1]
-                parent = top[0]
-                pushed = False
-                while top[1] < top[2]:
-                    child = indices[top[1]]
-                    top[1] += 1
-                    if visited[child]:
-                        yield labels[parent], labels[child], "nontree"
-                        continue
-                    yield labels[parent], labels[child], "forward"
-                    visited[child] = True
-                    if depth_now < limit:
-                        stack.append([child, indptr[child], indptr[child + 1]])
-                        depth_now += 1
-                        pushed = True
-                        break
-                    yield labels[parent], labels[child], "reverse-depth_limit"
-                if pushed:
-                    continue
-                stack.pop()
-                depth_now -= 1
-                if stack:
-                    yield labels[stack[-1][0]], labels[parent], "reverse"
-            yield s, s, "reverse"
+        for u, v, d in _dfs_labeled_ids(G, starts, depth_limit):
+            yield labels[u], labels[v], d
     return gen()
 
 

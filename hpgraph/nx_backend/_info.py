@@ -235,6 +235,9 @@ FUNCTIONS = {
     "biconnected_component_edges": _BCC,
     "is_biconnected": _BCC,
     "articulation_points": _BCC,
+    "chain_decomposition": _BCC + " The chains follow networkx's depth-first forest.",
+    "bridges": _BCC + " Edges outside every chain, in ``G.edges()`` order.",
+    "has_bridges": _BCC,
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",

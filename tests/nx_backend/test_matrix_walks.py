@@ -297,3 +297,19 @@ def test_biconnected(seed):
     M = nx.MultiGraph(G)
     M.add_edges_from(list(G.edges)[:4])
     assert list(nx.articulation_points(M, backend=BE)) == list(nx.articulation_points(M))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_chains_and_bridges(seed):
+    G = random_graph(seed, weights=None, n=30, p=0.07)
+    root = next(iter(G))
+    for r in (None, root):
+        assert list(nx.chain_decomposition(G, r, backend=BE)) == \
+            list(nx.chain_decomposition(G, r))
+        assert list(nx.bridges(G, r, backend=BE)) == list(nx.bridges(G, r))
+        assert nx.has_bridges(G, r, backend=BE) == nx.has_bridges(G, r)
+    M = nx.MultiGraph(G)
+    M.add_edges_from(list(G.edges)[:6])
+    assert list(nx.bridges(M, backend=BE)) == list(nx.bridges(M))
+    with pytest.raises(nx.NodeNotFound):
+        list(nx.chain_decomposition(G, "missing", backend=BE))
