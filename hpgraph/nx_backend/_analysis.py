@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._components import _undirected_only
-from ._registry import _nx, _weight_is_name, device, hp_algorithm, implements
+from ._registry import _nbunch, _nx, _weight_is_name, device, hp_algorithm, implements
 
 # ---------------------------------------------------------------------------------------------
 # link analysis
@@ -130,23 +130,6 @@ def triangles(G, nodes=None):
             return int(t[G.index[nodes]])
         return {v: int(t[G.index[v]]) for v in _nbunch(G, nodes)}
     return dict(zip(G.nodes, t.tolist()))
-
-
-def _nbunch(hg, nbunch):
-    """networkx's ``G.nbunch_iter`` (nodes of ``nbunch`` that are in the graph)."""
-    nx = _nx()
-    try:
-        it = iter(nbunch)
-    except TypeError as err:
-        raise nx.NetworkXError(f"nbunch is not a node or a sequence of nodes: {nbunch}") from err
-    out = []
-    try:
-        for v in it:
-            if v in hg.index:
-                out.append(v)
-    except TypeError as err:
-        raise nx.NetworkXError(f"Node {err} in sequence nbunch is not a valid node.") from err
-    return out
 
 
 def _undirected(b):

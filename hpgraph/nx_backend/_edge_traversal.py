@@ -49,7 +49,7 @@ def _in_entries(hg):
 
 
 def _source_ids(G, source):
-    from ._analysis import _nbunch
+    from ._registry import _nbunch
 
     if source is None:
         return list(range(G.n))

@@ -167,7 +167,7 @@ def _clustering_values(hg, weight):
 def clustering(G, nodes=None, weight=None):
     """Local clustering coefficient (dict, or a number for one node); weighted ones use the
     geometric mean of the normalised weights, directed ones Fagiolo's triangles."""
-    from ._analysis import _nbunch
+    from ._registry import _nbunch
 
     if weight is not None:
         G._require(weight)
@@ -225,7 +225,7 @@ def overall_reciprocity(G):
 @implements("reciprocity", check=_recip_check)
 def reciprocity(G, nodes=None):
     """Reciprocity of the graph, of one node, or of each node of ``nodes`` (dict)."""
-    from ._analysis import _nbunch
+    from ._registry import _nbunch
 
     if nodes is None:
         return overall_reciprocity(G)

@@ -103,7 +103,7 @@ def _conn_check(b):
 
 
 def _source_ids(G, nodes):
-    from ._analysis import _nbunch
+    from ._registry import _nbunch
 
     if nodes is None:
         return np.arange(G.n, dtype=np.int64)

@@ -49,7 +49,7 @@ def _square_values(hg):
 @implements("square_clustering", check=_sq_check)
 def square_clustering(G, nodes=None):
     """Squares through each node over the squares that could close (dict, or one value)."""
-    from ._analysis import _nbunch
+    from ._registry import _nbunch
 
     squares, potential, deg = _square_values(G)
     ids = range(G.n) if nodes is None else [G.index[v] for v in _nbunch(G, nodes)] \
