@@ -64,6 +64,9 @@ _SUBSET = ("Brandes restricted to the source/target pairs, level-synchronous per
 _BCC = ("Tarjan's lowpoint walk over the CSR (sequential; networkx's neighbour order, NumPy "
         "discovery and lowpoint arrays): networkx's order.")
 
+_ECC = ("From the eccentricities (one engine BFS / SSSP per node); with ``usebounds`` the "
+        "same extrema come from all eccentricities (no bounding).")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -136,6 +139,11 @@ FUNCTIONS = {
     "floyd_warshall_numpy": "One engine SSSP per node; a negative cycle is declined.",
     "johnson": "One engine SSSP (negative weights allowed) per node; " + _PAIR,
     "average_shortest_path_length": "One engine BFS / SSSP per node.",
+    "eccentricity": "One engine BFS / SSSP per node; negative weights are declined.",
+    "diameter": _ECC,
+    "radius": _ECC,
+    "periphery": _ECC,
+    "center": _ECC,
     # components, DAG, DFS
     "weakly_connected_components": _CC,
     "number_weakly_connected_components": _CC,

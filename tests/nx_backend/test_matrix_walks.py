@@ -313,3 +313,21 @@ def test_chains_and_bridges(seed):
     assert list(nx.bridges(M, backend=BE)) == list(nx.bridges(M))
     with pytest.raises(nx.NodeNotFound):
         list(nx.chain_decomposition(G, "missing", backend=BE))
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("weight", [None, "weight"])
+def test_distance_measures(directed, weight):
+    G = nx.cycle_graph(9, create_using=nx.DiGraph if directed else nx.Graph)
+    G.add_edges_from([(0, 4), (4, 0), (2, 2)])
+    for u, v in G.edges:
+        G.edges[u, v]["weight"] = (u + 2 * v) % 5 + 1
+    for f in (nx.eccentricity, nx.diameter, nx.radius, nx.periphery, nx.center):
+        assert f(G, weight=weight, backend=BE) == f(G, weight=weight), f.__name__
+    assert nx.eccentricity(G, 3, weight=weight, backend=BE) == nx.eccentricity(G, 3, weight=weight)
+    assert nx.diameter(G, usebounds=True, backend=BE) == nx.diameter(G, usebounds=True)
+    T = nx.balanced_tree(2, 3)
+    assert nx.center(T, backend=BE) == nx.center(T)
+    G.add_node("alone")
+    with pytest.raises(nx.NetworkXError):
+        nx.eccentricity(G, weight=weight, backend=BE)
