@@ -67,6 +67,9 @@ _BCC = ("Tarjan's lowpoint walk over the CSR (sequential; networkx's neighbour o
 _ECC = ("From the eccentricities (one engine BFS / SSSP per node); with ``usebounds`` the "
         "same extrema come from all eccentricities (no bounding).")
 
+_SEQ = ("A degree sequence, not a graph: the Erdős–Gallai inequalities for every k at once "
+        "from NumPy prefix sums (networkx's integer validation).")
+
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
     "bfs_edges": _BFS,
@@ -246,6 +249,12 @@ FUNCTIONS = {
     "chain_decomposition": _BCC + " The chains follow networkx's depth-first forest.",
     "bridges": _BCC + " Edges outside every chain, in ``G.edges()`` order.",
     "has_bridges": _BCC,
+    "is_graphical": _SEQ,
+    "is_valid_degree_sequence_erdos_gallai": _SEQ,
+    "is_valid_degree_sequence_havel_hakimi": _SEQ + (" Answered by the Erdős–Gallai check "
+                                                     "(the two tests are equivalent)."),
+    "is_multigraphical": _SEQ,
+    "is_pseudographical": _SEQ,
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",

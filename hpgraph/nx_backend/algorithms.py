@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (registration)
     _analysis, _betweenness_subset, _biconnected, _centrality, _community, _components, _cuts,
-    _density, _distance_measures, _edge_traversal, _link_community, _matrix, _measures,
+    _density, _distance_measures, _edge_traversal, _graphical, _link_community, _matrix, _measures,
     _mixing, _paths, _paths_all, _predicates, _squares, _structural, _traversal)
 from ._registry import CALLS, REGISTRY, Implementation, device, hp_algorithm, implements
 from .graph import HpGraph

@@ -331,3 +331,28 @@ def test_distance_measures(directed, weight):
     G.add_node("alone")
     with pytest.raises(nx.NetworkXError):
         nx.eccentricity(G, weight=weight, backend=BE)
+
+
+def test_degree_sequences():
+    rng = random.Random(5)
+    seqs = [[], [0], [1, 1], [3, 3, 3, 3], [2, 2, 2], [4, 1, 1], [1.0, 1], [1.5, 1], [-1, 1],
+            [5, 5, 4, 3, 2, 2, 2, 1, 1, 1]]
+    seqs += [[rng.randint(0, 8) for _ in range(rng.randint(1, 12))] for _ in range(300)]
+    seqs += [[d for _, d in nx.gnp_random_graph(15, 0.3, seed=s).degree] for s in range(30)]
+    for seq in seqs:
+        if any(int(x) != x for x in seq):
+            for f in (nx.is_graphical, nx.is_valid_degree_sequence_erdos_gallai):
+                with pytest.raises(nx.NetworkXError):
+                    f(seq, backend=BE)
+            continue
+        for method in ("eg", "hh"):
+            assert nx.is_graphical(seq, method, backend=BE) == nx.is_graphical(seq, method), seq
+        assert nx.is_valid_degree_sequence_erdos_gallai(list(seq), backend=BE) == \
+            nx.is_valid_degree_sequence_erdos_gallai(list(seq))
+        assert nx.is_valid_degree_sequence_havel_hakimi(list(seq), backend=BE) == \
+            nx.is_valid_degree_sequence_havel_hakimi(list(seq))
+        assert nx.is_multigraphical(seq, backend=BE) == nx.is_multigraphical(seq)
+        if seq:
+            assert nx.is_pseudographical(seq, backend=BE) == nx.is_pseudographical(seq)
+    with pytest.raises(nx.NetworkXException):
+        nx.is_graphical([1, 1], method="xx", backend=BE)
