@@ -316,3 +316,46 @@ def all_simple_paths(G, source, target, cutoff=None):
 def all_simple_edge_paths(G, source, target, cutoff=None):
     """Every simple path from ``source`` to ``target`` as a list of edges (a generator)."""
     return _simple_paths(G, source, target, cutoff, as_edges=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# colliders and v-structures (pairs of predecessors)
+
+
+def _colliders(G):
+    """``(p1, node, p2)`` vertex ids for every pair of predecessors, networkx's order."""
+    import itertools
+
+    iptr, ipred, _ = _in_entries(G)
+    for v in range(G.n):
+        yield from ((a, v, b) for a, b in
+                    itertools.combinations(ipred[iptr[v]:iptr[v + 1]], 2))
+
+
+@implements("colliders")
+def colliders(G):
+    """Every ``(p1, node, p2)`` with ``p1`` and ``p2`` predecessors of ``node`` (a generator)."""
+    from ._components import _require_directed
+
+    _require_directed(G)
+    labels = G.nodes
+    return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G))
+
+
+@implements("v_structures")
+def v_structures(G):
+    """Colliders whose two parents are not adjacent (a generator)."""
+    from ._components import _require_directed
+
+    _require_directed(G)
+    labels = G.nodes
+    keys = np.sort(G.rows() * G.n + G.indices)
+
+    def adjacent(a, b):
+        for k in (a * G.n + b, b * G.n + a):
+            i = int(np.searchsorted(keys, k))
+            if i < keys.shape[0] and keys[i] == k:
+                return True
+        return False
+    return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G)
+            if not adjacent(a, b))

@@ -255,6 +255,8 @@ FUNCTIONS = {
                                                      "(the two tests are equivalent)."),
     "is_multigraphical": _SEQ,
     "is_pseudographical": _SEQ,
+    "colliders": _WALK + " Pairs of predecessors in networkx's predecessor order.",
+    "v_structures": _WALK + " Colliders whose parents are not adjacent (sorted edge keys).",
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",

@@ -95,7 +95,7 @@ MULTIGRAPH_OK = frozenset("""
     dfs_labeled_edges bfs_labeled_edges all_simple_paths node_attribute_xy astar_path
     astar_path_length betweenness_centrality betweenness_centrality_subset
     biconnected_components biconnected_component_edges is_biconnected articulation_points
-    bridges has_bridges eccentricity diameter radius periphery center
+    bridges has_bridges eccentricity diameter radius periphery center colliders v_structures
 """.split())
 
 _AVAILABLE = {}
