@@ -59,7 +59,8 @@ def _source_ids(G, source):
 
 
 def _walk_setup(G, orientation):
-    """``edges_from(vertex) -> iterator of (edge id, tail, head, label)`` as networkx's."""
+    """``edges_from(vertex) -> iterator of (edge id, tail, head, label, key)`` as networkx's
+    (a multigraph's parallel edges one by one, each with its key; ``key`` None otherwise)."""
     nx = _nx()
     directed = G.is_directed()
     if orientation not in (None, "original", "reverse", "ignore"):
@@ -72,31 +73,35 @@ def _walk_setup(G, orientation):
     if use_in:
         iptr, ipred, ient = _in_entries(G)
 
+    keys = G.edge_keys
+
     def edges_from(v):
         if use_out:
             for e in range(indptr[v], indptr[v + 1]):
-                yield eids[e], v, indices[e], tag
+                if keys is None:
+                    yield eids[e], v, indices[e], tag, None
+                else:
+                    for k in keys[e]:
+                        yield (eids[e], k), v, indices[e], tag, k
         if use_in:
-            for k in range(iptr[v], iptr[v + 1]):
-                yield eids[ient[k]], ipred[k], v, REVERSE
+            for j in range(iptr[v], iptr[v + 1]):
+                e = ient[j]
+                if keys is None:
+                    yield eids[e], ipred[j], v, REVERSE, None
+                else:
+                    for k in keys[e]:
+                        yield (eids[e], k), ipred[j], v, REVERSE, k
     return edges_from, use_in
 
 
-def _labelled(G, tail, head, tag):
+def _labelled(G, tail, head, tag, key=None):
     labels = G.nodes
-    if tag is None:
-        return (labels[tail], labels[head])
-    return (labels[tail], labels[head], tag)
+    edge = (labels[tail], labels[head]) if G.edge_keys is None else \
+        (labels[tail], labels[head], key)
+    return edge if tag is None else edge + (tag,)
 
 
-def _edge_check(b):
-    G = b.arguments.get("G")
-    if G is not None and G.is_multigraph():
-        return "multigraph edges carry keys, which hpgraph does not keep"
-    return True
-
-
-@implements("edge_dfs", check=_edge_check)
+@implements("edge_dfs")
 def edge_dfs(G, source=None, orientation=None):
     """Edges in depth-first order, each once (a generator)."""
     def gen():
@@ -104,7 +109,7 @@ def edge_dfs(G, source=None, orientation=None):
         if not nodes:
             return
         edges_from, check_reverse = _walk_setup(G, orientation)
-        visited_edges = np.zeros(G.indices.shape[0], dtype=bool)
+        visited_edges: set = set()
         visited_nodes = np.zeros(G.n, dtype=bool)
         iters: dict = {}
         for start in nodes:
@@ -118,15 +123,15 @@ def edge_dfs(G, source=None, orientation=None):
                 if edge is None:
                     stack.pop()
                     continue
-                eid, tail, head, tag = edge
-                if not visited_edges[eid]:
-                    visited_edges[eid] = True
+                eid, tail, head, tag, key = edge
+                if eid not in visited_edges:
+                    visited_edges.add(eid)
                     stack.append(tail if check_reverse and tag == REVERSE else head)
-                    yield _labelled(G, tail, head, tag)
+                    yield _labelled(G, tail, head, tag, key)
     return gen()
 
 
-@implements("edge_bfs", check=_edge_check)
+@implements("edge_bfs")
 def edge_bfs(G, source=None, orientation=None):
     """Edges in breadth-first order, each once (a generator)."""
     def gen():
@@ -134,20 +139,20 @@ def edge_bfs(G, source=None, orientation=None):
         if not nodes:
             return
         edges_from, check_reverse = _walk_setup(G, orientation)
-        visited_edges = np.zeros(G.indices.shape[0], dtype=bool)
+        visited_edges: set = set()
         visited_nodes = np.zeros(G.n, dtype=bool)
         visited_nodes[nodes] = True
         queue = deque((v, edges_from(v)) for v in nodes)
         while queue:
             _, children = queue.popleft()
-            for eid, tail, head, tag in children:
+            for eid, tail, head, tag, key in children:
                 child = tail if check_reverse and tag == REVERSE else head
                 if not visited_nodes[child]:
                     visited_nodes[child] = True
                     queue.append((child, edges_from(child)))
-                if not visited_edges[eid]:
-                    visited_edges[eid] = True
-                    yield _labelled(G, tail, head, tag)
+                if eid not in visited_edges:
+                    visited_edges.add(eid)
+                    yield _labelled(G, tail, head, tag, key)
     return gen()
 
 
@@ -267,39 +272,45 @@ def _simple_paths(G, source, target, cutoff, as_edges):
         return
     labels = G.nodes
     indptr, indices = G.indptr.tolist(), G.indices.tolist()
-    mult = G.multiplicity.tolist() if (G.multiplicity is not None and not as_edges) else None
+    keys = G.edge_keys  # a multigraph: one step per parallel edge (its key on edge paths)
     is_target = np.zeros(G.n, dtype=bool)
     real = [t for t in tids if t >= 0]
     is_target[real] = True
     n_targets = len(tids)
     on_path = np.zeros(G.n, dtype=bool)
     path: list = []          # vertex ids on the current path
+    steps: list = []         # the edge (label tuple) that reached each vertex of the path
     hits = 0                 # targets on the current path
 
     def entries(u):
         for e in range(indptr[u], indptr[u + 1]):
-            for _ in range(1 if mult is None else mult[e]):
-                yield u, indices[e]
+            v = indices[e]
+            if keys is None:
+                yield u, v, (labels[u], labels[v])
+            else:
+                for k in keys[e]:
+                    yield u, v, (labels[u], labels[v], k)
     sid = G.index[source]
-    stack = [iter([(-1, sid)])]
+    stack = [iter([(-1, sid, None)])]
     while stack:
         nxt = next((e for e in stack[-1] if not on_path[e[1]]), None)
         if nxt is None:
             stack.pop()
             if path:
                 v = path.pop()
+                steps.pop()
                 on_path[v] = False
                 hits -= int(is_target[v])
             continue
-        _, v = nxt
+        _, v, step = nxt
         if is_target[v]:
-            nodes = path + [v]
             if as_edges:
-                yield [(labels[a], labels[b]) for a, b in zip(nodes, nodes[1:])]
+                yield steps[1:] + [step] if path else []
             else:
-                yield [labels[a] for a in nodes]
+                yield [labels[a] for a in path] + [labels[v]]
         if len(path) < cutoff and n_targets - hits - int(is_target[v]) > 0:
             path.append(v)
+            steps.append(step)
             on_path[v] = True
             hits += int(is_target[v])
             stack.append(entries(v))
@@ -312,7 +323,7 @@ def all_simple_paths(G, source, target, cutoff=None):
     return _simple_paths(G, source, target, cutoff, as_edges=False)
 
 
-@implements("all_simple_edge_paths", check=_edge_check)
+@implements("all_simple_edge_paths")
 def all_simple_edge_paths(G, source, target, cutoff=None):
     """Every simple path from ``source`` to ``target`` as a list of edges (a generator)."""
     return _simple_paths(G, source, target, cutoff, as_edges=True)
@@ -320,6 +331,11 @@ def all_simple_edge_paths(G, source, target, cutoff=None):
 
 # ---------------------------------------------------------------------------------------------
 # colliders and v-structures (pairs of predecessors)
+
+
+def _require_directed(G):
+    if not G.is_directed():
+        raise _nx().NetworkXNotImplemented("not implemented for undirected type")
 
 
 def _colliders(G):
@@ -335,8 +351,6 @@ def _colliders(G):
 @implements("colliders")
 def colliders(G):
     """Every ``(p1, node, p2)`` with ``p1`` and ``p2`` predecessors of ``node`` (a generator)."""
-    from ._components import _require_directed
-
     _require_directed(G)
     labels = G.nodes
     return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G))
@@ -345,8 +359,6 @@ def colliders(G):
 @implements("v_structures")
 def v_structures(G):
     """Colliders whose two parents are not adjacent (a generator)."""
-    from ._components import _require_directed
-
     _require_directed(G)
     labels = G.nodes
     keys = np.sort(G.rows() * G.n + G.indices)

@@ -230,15 +230,15 @@ FUNCTIONS = {
     "ra_index_soundarajan_hopcroft": _LINK,
     "within_inter_cluster": _LINK,
     # edge-by-edge traversals
-    "edge_dfs": _WALK + " Multigraphs (edge keys) are declined.",
-    "edge_bfs": _WALK + " Multigraphs (edge keys) are declined.",
+    "edge_dfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
+    "edge_bfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
     "dfs_labeled_edges": _WALK + " ``sort_neighbors`` is declined.",
     "bfs_labeled_edges": _WALK,
     "all_simple_paths": _WALK + " Parallel edges of a multigraph repeat a path, as in networkx.",
-    "all_simple_edge_paths": _WALK + " Multigraphs (edge keys) are declined.",
+    "all_simple_edge_paths": _WALK + " Multigraph edges come with their keys.",
     "square_clustering": ("Common-neighbour counts from one SciPy sparse product A @ A; "
                           "exact integer arithmetic. Directed graphs are declined."),
-    "edge_boundary": _VEC + " ``data`` other than False and multigraphs are declined.",
+    "edge_boundary": _VEC + " ``data`` other than False is declined.",
     "densest_subgraph": ("FISTA's iterations as whole-array float32 updates over the edge "
                          "list (networkx's operations, the same numbers), then the sequential "
                          "peeling (and Greedy++) over the CSR with networkx's heap rules."),

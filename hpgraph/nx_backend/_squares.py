@@ -69,9 +69,6 @@ def square_clustering(G, nodes=None):
 def _eb_check(b):
     if b.arguments.get("data", False) is not False:
         return "edge data is not returned by hpgraph (data must be False)"
-    G = b.arguments.get("G")
-    if G is not None and G.is_multigraph():
-        return "multigraph edges carry keys, which hpgraph does not keep"
     return True
 
 
@@ -102,6 +99,14 @@ def edge_boundary(G, nbunch1, nbunch2=None, data=False, keys=False, default=None
         else:
             ok = (in1[u] & in2[nb]) | (in1[nb] & in2[u])
         lu = labels[u]
-        out.extend((lu, labels[v]) for v in nb[ok].tolist())
+        if G.edge_keys is None:
+            out.extend((lu, labels[v]) for v in nb[ok].tolist())
+        else:  # a multigraph: each parallel edge (with its key when ``keys``)
+            ent = np.arange(indptr[u], indptr[u + 1])
+            if not directed:
+                ent = ent[~seen[indices[ent]]]
+            for e, v in zip(ent[ok].tolist(), nb[ok].tolist()):
+                for k in G.edge_keys[e]:
+                    out.append((lu, labels[v], k) if keys else (lu, labels[v]))
         seen[u] = True
     return iter(out)

@@ -75,6 +75,8 @@ class HpGraph:
         self.multi_edges = None
         #: a converted multigraph: the number of parallel edges per adjacency entry (int64)
         self.multiplicity = None
+        #: a converted multigraph: the edge keys of each adjacency entry (lists, networkx's order)
+        self.edge_keys = None
         #: a converted multigraph: ``{attribute: array}``, the sum of the values over the
         #: parallel edges of each adjacency entry (what networkx's matrices and degrees add up)
         self.edge_sums = {}
@@ -471,8 +473,9 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
     H._identity = identity
     if multigraph:  # networkx's count, parallel edges included (is_forest / is_tree read it)
         H.multi_edges = G.number_of_edges()
-        H.multiplicity = np.fromiter((sum(1 for _ in kd) for kd in itertools.chain.from_iterable(
-            nbrs.values() for nbrs in adj.values())), dtype=np.int64, count=m)
+        H.edge_keys = [list(kd) for kd in itertools.chain.from_iterable(
+            nbrs.values() for nbrs in adj.values())]
+        H.multiplicity = np.fromiter(map(len, H.edge_keys), dtype=np.int64, count=m)
         H.edge_sums = sums
     return H
 

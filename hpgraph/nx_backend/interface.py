@@ -96,6 +96,7 @@ MULTIGRAPH_OK = frozenset("""
     astar_path_length betweenness_centrality betweenness_centrality_subset
     biconnected_components biconnected_component_edges is_biconnected articulation_points
     bridges has_bridges eccentricity diameter radius periphery center colliders v_structures
+    edge_dfs edge_bfs all_simple_edge_paths edge_boundary
 """.split())
 
 _AVAILABLE = {}

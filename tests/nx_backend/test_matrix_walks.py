@@ -356,3 +356,22 @@ def test_degree_sequences():
             assert nx.is_pseudographical(seq, backend=BE) == nx.is_pseudographical(seq)
     with pytest.raises(nx.NetworkXException):
         nx.is_graphical([1, 1], method="xx", backend=BE)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_multigraph_edge_walks(directed):
+    G = random_multigraph(7, directed)
+    G.add_edge(3, 4, key="k")
+    nodes = list(G)
+    orientations = (None, "original", "reverse", "ignore") if directed else (None, "original")
+    for src in (None, nodes[0]):
+        for o in orientations:
+            assert list(nx.edge_dfs(G, src, o, backend=BE)) == list(nx.edge_dfs(G, src, o))
+            assert list(nx.edge_bfs(G, src, o, backend=BE)) == list(nx.edge_bfs(G, src, o))
+    for t in nodes[3:6]:
+        assert list(nx.all_simple_edge_paths(G, nodes[0], t, 3, backend=BE)) == \
+            list(nx.all_simple_edge_paths(G, nodes[0], t, 3))
+    s1 = set(nodes[::3])
+    for keys in (False, True):
+        assert list(nx.edge_boundary(G, s1, keys=keys, backend=BE)) == \
+            list(nx.edge_boundary(G, s1, keys=keys))
