@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._components import _undirected_only
-from ._registry import _nx, _weight_is_name, device, hp_algorithm, implements
+from ._registry import _nbunch, _nx, _weight_is_name, device, hp_algorithm, implements
 
 # ---------------------------------------------------------------------------------------------
 # link analysis
@@ -132,23 +132,6 @@ def triangles(G, nodes=None):
     return dict(zip(G.nodes, t.tolist()))
 
 
-def _nbunch(hg, nbunch):
-    """networkx's ``G.nbunch_iter`` (nodes of ``nbunch`` that are in the graph)."""
-    nx = _nx()
-    try:
-        it = iter(nbunch)
-    except TypeError as err:
-        raise nx.NetworkXError(f"nbunch is not a node or a sequence of nodes: {nbunch}") from err
-    out = []
-    try:
-        for v in it:
-            if v in hg.index:
-                out.append(v)
-    except TypeError as err:
-        raise nx.NetworkXError(f"Node {err} in sequence nbunch is not a valid node.") from err
-    return out
-
-
 def _undirected(b):
     G = b.arguments.get("G")
     if G is not None and G.is_directed():
@@ -245,8 +228,9 @@ def core_number(G):
 
 
 def _bc_check(b):
-    if b.arguments.get("weight") is not None:
-        return "weighted betweenness centrality is not implemented (weight must be None)"
+    r = _weight_is_name(b)
+    if r is not True:
+        return r
     k = b.arguments.get("k")
     G = b.arguments.get("G")
     if k is not None and G is not None and not (isinstance(k, int) and 1 <= k <= len(G)):
@@ -260,10 +244,60 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     from .. import backend as _backend
     hp_bc = hp_algorithm("betweenness_centrality")
 
+    from ..exceptions import InvalidValue
+
     if len(G) == 0:
         return {}
-    bc = hp_bc(G.hp(), k=k, seed=seed, normalized=normalized, endpoints=endpoints,
-               backend=device())
+    if weight is not None and G.indices.shape[0] and G.min_weight(weight) <= 0:
+        raise NotImplementedError("weighted betweenness with zero or negative weights")
+    try:
+        bc = hp_bc(G.hp(weight), k=k, seed=seed, normalized=normalized, endpoints=endpoints,
+                   weight=None if weight is None else True, backend=device())
+    except InvalidValue as exc:
+        raise NotImplementedError(f"betweenness_centrality: {exc}") from None
     return dict(zip(G.nodes, np.asarray(_backend.to_host(bc), dtype=float).tolist()))
 
 
+
+
+def _ebc_check(b):
+    r = _weight_is_name(b)
+    if r is not True:
+        return r
+    k = b.arguments.get("k")
+    G = b.arguments.get("G")
+    if k is not None and G is not None and not (isinstance(k, int) and 1 <= k <= len(G)):
+        return "k outside [1, len(G)]: networkx raises its own error"
+    return True
+
+
+@implements("edge_betweenness_centrality", needs=("edge_betweenness_centrality",),
+            check=_ebc_check)
+def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=None):
+    """Betweenness of every edge (dict keyed by ``G.edges()``, in that order)."""
+    from .. import backend as _backend
+    from ..exceptions import InvalidValue
+    from ._matrix import _edge_entries
+
+    hp_ebc = hp_algorithm("edge_betweenness_centrality")
+    _, rows, cols = _edge_entries(G)
+    if rows.shape[0] == 0:
+        return {}
+    if weight is not None and G.min_weight(weight) <= 0:
+        raise NotImplementedError("edge betweenness with zero or negative weights")
+    try:
+        res = hp_ebc(G.hp(weight), k=k, normalized=normalized,
+                     weight=None if weight is None else True, seed=seed, backend=device())
+    except InvalidValue as exc:
+        raise NotImplementedError(f"edge_betweenness_centrality: {exc}") from None
+    src = np.asarray(_backend.to_host(res.source), dtype=np.int64)
+    dst = np.asarray(_backend.to_host(res.target), dtype=np.int64)
+    val = np.asarray(_backend.to_host(res.centrality), dtype=np.float64)
+    n = G.n
+    keys = src * n + dst
+    order = np.argsort(keys, kind="stable")
+    a, b = rows, cols
+    if not G.is_directed():
+        a, b = np.minimum(rows, cols), np.maximum(rows, cols)
+    pos = order[np.searchsorted(keys[order], a * n + b)]
+    return dict(zip(zip(G.labels_of(rows), G.labels_of(cols)), val[pos].tolist()))

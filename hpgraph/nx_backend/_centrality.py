@@ -61,7 +61,7 @@ def closeness_centrality(G, u=None, distance=None, wf_improved=True):
 @implements("harmonic_centrality", needs=("bfs", "sssp"), check=_dist_check)
 def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
     """Sum of inverse distances, networkx's accumulation order."""
-    from ._analysis import _nbunch
+    from ._registry import _nbunch
 
     nb = set(_nbunch(G, nbunch) if nbunch is not None else G.nodes)
     src = set(_nbunch(G, sources) if sources is not None else G.nodes)

@@ -226,9 +226,15 @@ def is_directed_acyclic_graph(G):
 
 
 def _dfs_check(b):
-    if b.arguments.get("depth_limit") is not None:
-        return "depth_limit is not supported (SciPy's depth-first order has no limit)"
     return _no_sort_neighbors(b)
+
+
+def _labeled(hg, source, depth_limit, kind):
+    """With a ``depth_limit``: the ``kind`` edges of the depth-limited search (the sequential
+    walk of :func:`._edge_traversal.dfs_labeled_edges`, as networkx derives them)."""
+    from ._edge_traversal import dfs_labeled_edges
+
+    return ((u, v) for u, v, d in dfs_labeled_edges(hg, source, depth_limit) if d == kind)
 
 
 def _dfs_forest(hg, source):
@@ -271,10 +277,13 @@ def _dfs_edge_ids(hg, source):
 @implements("dfs_edges", check=_dfs_check)
 def dfs_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """Tree edges of networkx's depth-first search (a generator)."""
-    return _dfs_edges_gen(G, source)
+    return _dfs_edges_gen(G, source, depth_limit)
 
 
-def _dfs_edges_gen(hg, source):
+def _dfs_edges_gen(hg, source, depth_limit=None):
+    if depth_limit is not None:
+        yield from ((u, v) for u, v in _labeled(hg, source, depth_limit, "forward") if u != v)
+        return
     for child, parent in _dfs_edge_ids(hg, source):
         yield from zip(hg.labels_of(parent), hg.labels_of(child))
 
@@ -287,21 +296,21 @@ def dfs_tree(G, source=None, depth_limit=None, *, sort_neighbors=None):
         T.add_nodes_from(G.nodes)
     else:
         T.add_node(source)
-    T.add_edges_from(_dfs_edges_gen(G, source))
+    T.add_edges_from(_dfs_edges_gen(G, source, depth_limit))
     return T
 
 
 @implements("dfs_predecessors", check=_dfs_check)
 def dfs_predecessors(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """``{node: parent}`` of the depth-first tree."""
-    return {t: s for s, t in _dfs_edges_gen(G, source)}
+    return {t: s for s, t in _dfs_edges_gen(G, source, depth_limit)}
 
 
 @implements("dfs_successors", check=_dfs_check)
 def dfs_successors(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """``{node: [children]}`` of the depth-first tree."""
     d = {}
-    for s, t in _dfs_edges_gen(G, source):
+    for s, t in _dfs_edges_gen(G, source, depth_limit):
         d.setdefault(s, []).append(t)
     return d
 
@@ -309,6 +318,8 @@ def dfs_successors(G, source=None, depth_limit=None, *, sort_neighbors=None):
 @implements("dfs_preorder_nodes", check=_dfs_check)
 def dfs_preorder_nodes(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """Nodes in depth-first preorder (a generator)."""
+    if depth_limit is not None:
+        return (v for _, v in _labeled(G, source, depth_limit, "forward"))
     return _pre_gen(G, source)
 
 
@@ -320,6 +331,8 @@ def _pre_gen(hg, source):
 @implements("dfs_postorder_nodes", check=_dfs_check)
 def dfs_postorder_nodes(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """Nodes in depth-first postorder (a generator)."""
+    if depth_limit is not None:
+        return (v for _, v in _labeled(G, source, depth_limit, "reverse"))
     return _post_gen(G, source)
 
 

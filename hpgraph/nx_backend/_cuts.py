@@ -66,7 +66,7 @@ def cut_size(G, S, T=None, weight=None):
 @implements("volume", check=_weight_is_name)
 def volume(G, S, weight=None):
     """Sum of the (out-)degrees of ``S`` (weighted by ``weight``)."""
-    from ._analysis import _nbunch
+    from ._registry import _nbunch
 
     w = _weights(G, weight)
     rows = G.rows()

@@ -26,7 +26,8 @@ _PAIR = ("Paths follow one engine search from the source: where several shortest
          "exist, the path may differ from networkx's bidirectional search.")
 _TOPO = ("Kahn's peeling, one vectorised step per generation, in networkx's exact order.")
 _DFS = ("SciPy's depth_first_order on the adjacency in networkx's neighbour order (networkx's "
-        "exact order); ``depth_limit`` and ``sort_neighbors`` are declined.")
+        "exact order); with ``depth_limit``, the sequential labelled walk over the CSR. "
+        "``sort_neighbors`` is declined.")
 _VEC = "Vectorised NumPy over the converted adjacency."
 _POWER = ("networkx's power iteration (same start, update and stopping rule) with A^T x on "
           "hpgraph.mxv (plus-times, float64).")
@@ -39,6 +40,35 @@ _MST = ("hpgraph's minimum spanning forest (Boruvka on the engine) for every ``a
         "edges in Kruskal's order. Where equal weights allow several forests, hpgraph's may "
         "differ from networkx's. Multigraphs, and edge data that is not all numeric, are "
         "declined.")
+
+_MATRIX = ("Read from the converted CSR: entries renumbered and scattered with NumPy, in the "
+           "order networkx builds its triples. Multigraphs are declined (networkx sums parallel "
+           "edges; ``to_numpy_array`` serves them with ``multigraph_weight=min``), as are "
+           "structured dtypes.")
+
+_SPARSE = ("SciPy sparse products over the converted CSR (mutual weights P + P^T, normalised "
+           "by row sums or maxima). Multigraphs are declined.")
+
+_WALK = ("A sequential search over the converted CSR (networkx's neighbour order, visited "
+         "marks in NumPy arrays): networkx's exact order, as a generator.")
+
+_CLUSTER = ("Undirected unweighted: hpgraph's triangle counts. Weighted and directed: SciPy "
+            "sparse products of the cube roots of the normalised weights (diag(W^3), Fagiolo's "
+            "(W + W^T)^3 for directed graphs), equal to networkx's up to rounding. Multigraphs "
+            "are declined.")
+
+_SUBSET = ("Brandes restricted to the source/target pairs, level-synchronous per source over "
+           "hpgraph's BFS depths or SSSP distances (one bincount per level); values agree with "
+           "networkx's to rounding. Zero or negative weights are declined.")
+
+_BCC = ("Tarjan's lowpoint walk over the CSR (sequential; networkx's neighbour order, NumPy "
+        "discovery and lowpoint arrays): networkx's order.")
+
+_ECC = ("From the eccentricities (one engine BFS / SSSP per node); with ``usebounds`` the "
+        "same extrema come from all eccentricities (no bounding).")
+
+_SEQ = ("A degree sequence, not a graph: the Erdős–Gallai inequalities for every k at once "
+        "from NumPy prefix sums (networkx's integer validation).")
 
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
@@ -60,6 +90,8 @@ FUNCTIONS = {
     "single_source_dijkstra_path_length": _DIJKSTRA,
     "dijkstra_path": _DIJKSTRA,
     "dijkstra_path_length": _DIJKSTRA,
+    "astar_path": _DIJKSTRA + " Only ``heuristic=None`` (A* is then Dijkstra's search).",
+    "astar_path_length": _DIJKSTRA + " Only ``heuristic=None``.",
     "single_source_bellman_ford_path_length": _BF,
     "bellman_ford_path_length": _BF,
     "pagerank": ("hpgraph's PageRank with networkx's iteration and stopping rule (L1 change "
@@ -74,9 +106,15 @@ FUNCTIONS = {
     "is_connected": _CC,
     "node_connected_component": _CC,
     "core_number": "Parallel peeling, one SpMV per round (Gunrock's k-core).",
-    "betweenness_centrality": ("Unweighted only (Brandes over semiring SpMV; ``weight`` must "
-                               "be None, else networkx runs); with ``k``, the sample is "
-                               "networkx's for the same seed."),
+    "betweenness_centrality": ("Brandes over semiring SpMV (unweighted) or over the engine's "
+                               "shortest-path DAG (positive weights; zero or negative weights "
+                               "are declined); with ``k``, the sample is networkx's for the "
+                               "same seed."),
+    "edge_betweenness_centrality": ("hpgraph's edge betweenness (Brandes over the engine; "
+                                    "positive weights); keys in ``G.edges()`` order. "
+                                    "Multigraphs and non-positive weights are declined."),
+    "betweenness_centrality_subset": _SUBSET,
+    "edge_betweenness_centrality_subset": _SUBSET + " Multigraphs are declined.",
     # unweighted paths, all pairs
     "single_source_shortest_path": _BFS,
     "single_target_shortest_path": _BFS,
@@ -104,6 +142,11 @@ FUNCTIONS = {
     "floyd_warshall_numpy": "One engine SSSP per node; a negative cycle is declined.",
     "johnson": "One engine SSSP (negative weights allowed) per node; " + _PAIR,
     "average_shortest_path_length": "One engine BFS / SSSP per node.",
+    "eccentricity": "One engine BFS / SSSP per node; negative weights are declined.",
+    "diameter": _ECC,
+    "radius": _ECC,
+    "periphery": _ECC,
+    "center": _ECC,
     # components, DAG, DFS
     "weakly_connected_components": _CC,
     "number_weakly_connected_components": _CC,
@@ -130,8 +173,8 @@ FUNCTIONS = {
     "harmonic_centrality": "One engine BFS (or SSSP with ``distance``) per source.",
     "eigenvector_centrality": _POWER,
     "katz_centrality": _POWER,
-    "clustering": "From hpgraph's triangle counts; undirected and unweighted only.",
-    "average_clustering": "From hpgraph's triangle counts; undirected and unweighted only.",
+    "clustering": _CLUSTER,
+    "average_clustering": _CLUSTER,
     "k_core": _KCORE,
     "k_shell": _KCORE,
     "k_crust": _KCORE,
@@ -177,6 +220,66 @@ FUNCTIONS = {
     "maximum_spanning_edges": _MST + " The maximum forest is the minimum of the negated weights.",
     "minimum_spanning_tree": _MST,
     "maximum_spanning_tree": _MST + " The maximum forest is the minimum of the negated weights.",
+    # matrices
+    "to_scipy_sparse_array": _MATRIX,
+    "adjacency_matrix": _MATRIX,
+    "to_numpy_array": _MATRIX,
+    "biadjacency_matrix": _MATRIX,
+    # community-aware link prediction
+    "cn_soundarajan_hopcroft": _LINK,
+    "ra_index_soundarajan_hopcroft": _LINK,
+    "within_inter_cluster": _LINK,
+    # edge-by-edge traversals
+    "edge_dfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
+    "edge_bfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
+    "dfs_labeled_edges": _WALK + " ``sort_neighbors`` is declined.",
+    "bfs_labeled_edges": _WALK,
+    "all_simple_paths": _WALK + " Parallel edges of a multigraph repeat a path, as in networkx.",
+    "all_simple_edge_paths": _WALK + " Multigraph edges come with their keys.",
+    "square_clustering": ("Common-neighbour counts from one SciPy sparse product A @ A; "
+                          "exact integer arithmetic. Directed graphs are declined."),
+    "edge_boundary": _VEC + " ``data`` other than False is declined.",
+    "densest_subgraph": ("FISTA's iterations as whole-array float32 updates over the edge "
+                         "list (networkx's operations, the same numbers), then the sequential "
+                         "peeling (and Greedy++) over the CSR with networkx's heap rules."),
+    "biconnected_components": _BCC,
+    "biconnected_component_edges": _BCC,
+    "is_biconnected": _BCC,
+    "articulation_points": _BCC,
+    "chain_decomposition": _BCC + " The chains follow networkx's depth-first forest.",
+    "bridges": _BCC + " Edges outside every chain, in ``G.edges()`` order.",
+    "has_bridges": _BCC,
+    "is_graphical": _SEQ,
+    "is_valid_degree_sequence_erdos_gallai": _SEQ,
+    "is_valid_degree_sequence_havel_hakimi": _SEQ + (" Answered by the Erdős–Gallai check "
+                                                     "(the two tests are equivalent)."),
+    "is_multigraphical": _SEQ,
+    "is_pseudographical": _SEQ,
+    "colliders": _WALK + " Pairs of predecessors in networkx's predecessor order.",
+    "v_structures": _WALK + " Colliders whose parents are not adjacent (sorted edge keys).",
+    # structural holes
+    "mutual_weight": _SPARSE,
+    "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",
+    "local_constraint": _SPARSE,
+    "constraint": _SPARSE,
+    "effective_size": _SPARSE,
+    # degree pairs
+    "node_degree_xy": _VEC + " Multigraph parallel edges repeat the pair, as in networkx.",
+    "node_attribute_xy": _VEC + " Multigraph parallel edges repeat the pair, as in networkx.",
+    "average_degree_connectivity": _VEC + " Multigraphs are declined.",
+    "average_neighbor_degree": _VEC + " Multigraphs and a single node are declined.",
+    # predicates
+    "is_partition": _VEC,
+    "is_matching": _VEC + " The edges are checked in networkx's order (same first failure).",
+    "is_maximal_matching": _VEC + " The edges are checked in networkx's order.",
+    "is_perfect_matching": _VEC + " The edges are checked in networkx's order.",
+    "is_regular": _VEC,
+    "is_k_regular": _VEC,
+    "is_simple_path": _VEC,
+    "is_empty": _VEC,
+    "is_negatively_weighted": _VEC + " Weight functions are declined.",
+    "is_eulerian": "Degree parity on the CSR; connectivity from hpgraph's FastSV (strong "
+                   "components for directed graphs).",
 }
 
 _DEVICE_PARAM = {

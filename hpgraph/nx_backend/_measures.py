@@ -17,17 +17,33 @@ from ._registry import _nx, _weight_is_name, implements
 
 
 def _degree(hg):
-    """networkx's ``G.degree`` per vertex (undirected self-loops count twice; in + out)."""
+    """networkx's ``G.degree`` per vertex (undirected self-loops count twice; in + out;
+    parallel edges of a multigraph each count)."""
     def make():
-        out = np.diff(hg.indptr)
+        out = _out_degree(hg)
         if hg.is_directed():
-            return out + np.bincount(hg.indices, minlength=hg.n)
-        return out + hg.self_loops()
+            return out + _in_degree(hg)
+        mult = hg.multiplicity
+        if mult is None:
+            return out + hg.self_loops()
+        loops = hg.rows() == hg.indices
+        return out + np.bincount(hg.rows()[loops], weights=mult[loops],
+                                 minlength=hg.n).astype(np.int64)
     return hg.cached("degree", make)
 
 
+def _out_degree(hg):
+    """Out-degree (the degree without self-loop doubling if undirected), parallel edges
+    counted."""
+    if hg.multiplicity is None:
+        return np.diff(hg.indptr)
+    return hg.cached("out_degree", lambda: np.bincount(
+        hg.rows(), weights=hg.multiplicity, minlength=hg.n).astype(np.int64))
+
+
 def _in_degree(hg):
-    return hg.cached("in_degree", lambda: np.bincount(hg.indices, minlength=hg.n))
+    return hg.cached("in_degree", lambda: np.bincount(
+        hg.indices, weights=hg.multiplicity, minlength=hg.n).astype(np.int64))
 
 
 def _centrality_of(hg, deg):
@@ -89,11 +105,9 @@ def is_isolate(G, n):
 
 def _cluster_check(b):
     G = b.arguments.get("G")
-    if b.arguments.get("weight") is not None:
-        return "weighted clustering is not implemented"
-    if G is not None and G.is_directed():
-        return "directed clustering is not implemented"
-    return True
+    if G is not None and G.is_multigraph():
+        return "clustering of multigraphs is not implemented"
+    return _weight_is_name(b)
 
 
 def _clustering_array(hg):
@@ -106,13 +120,59 @@ def _clustering_array(hg):
     return t, c
 
 
+def _weighted_cube_roots(hg, weight):
+    """``(W, P)``: ``cbrt(w / max w)`` as a SciPy CSR without the diagonal (networkx's
+    normalised weights, whose cube roots multiply to the cube root of a triangle's product)
+    and the pattern of the same entries (ones)."""
+    import scipy.sparse as sp
+
+    rows, cols = hg.rows(), hg.indices.astype(np.int64)
+    if weight is None or hg.indices.shape[0] == 0:
+        w = np.ones(rows.shape[0])
+    else:
+        w = hg.edge_values[weight].astype(np.float64)
+        w = w / w.max()
+    keep = rows != cols
+    shape = (hg.n, hg.n)
+    W = sp.csr_array((np.cbrt(w[keep]), (rows[keep], cols[keep])), shape=shape)
+    P = sp.csr_array((np.ones(int(keep.sum()), dtype=np.int64), (rows[keep], cols[keep])),
+                     shape=shape)
+    return W, P
+
+
+def _clustering_values(hg, weight):
+    """Per vertex: networkx's clustering (float64) and whether its triangle sum is zero."""
+    def make():
+        if not hg.is_directed() and weight is None:
+            t, c = _clustering_array(hg)
+            return c, t == 0
+        W, P = _weighted_cube_roots(hg, weight)
+        if hg.is_directed():
+            S = (W + W.T).tocsr()
+            t = np.asarray((S @ S).multiply(S.T).sum(axis=1)).ravel()
+            dt = np.diff(P.indptr) + np.diff(P.tocsc().indptr)
+            db = np.asarray(P.multiply(P.T).sum(axis=1)).ravel()
+            denom = (dt * (dt - 1) - 2 * db) * 2.0
+        else:
+            t = np.asarray((W @ W).multiply(W.T).sum(axis=1)).ravel()
+            d = np.diff(P.indptr)
+            denom = d * (d - 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.where(t != 0, t / np.where(denom != 0, denom, 1), 0.0)
+        return c, t == 0
+    return hg.cached(("clustering", weight), make)
+
+
 @implements("clustering", needs=("triangles",), check=_cluster_check)
 def clustering(G, nodes=None, weight=None):
-    """Local clustering coefficient (undirected, unweighted): dict, or a number for one node."""
-    from ._analysis import _nbunch
+    """Local clustering coefficient (dict, or a number for one node); weighted ones use the
+    geometric mean of the normalised weights, directed ones Fagiolo's triangles."""
+    from ._registry import _nbunch
 
-    t, c = _clustering_array(G)
-    vals = [x if k > 0 else 0 for k, x in zip(t.tolist(), c.tolist())]
+    if weight is not None:
+        G._require(weight)
+    c, zero = _clustering_values(G, weight)
+    vals = [0 if z else x for z, x in zip(zero.tolist(), c.tolist())]
     if nodes is not None and nodes in G:
         return vals[G.index[nodes]]
     if nodes is None:
@@ -165,7 +225,7 @@ def overall_reciprocity(G):
 @implements("reciprocity", check=_recip_check)
 def reciprocity(G, nodes=None):
     """Reciprocity of the graph, of one node, or of each node of ``nodes`` (dict)."""
-    from ._analysis import _nbunch
+    from ._registry import _nbunch
 
     if nodes is None:
         return overall_reciprocity(G)
@@ -215,25 +275,36 @@ def _pairs(hg, ebunch):
     return pairs
 
 
-def _common(hg, pairs, wvec):
-    """Per pair: ``(sum of wvec over common neighbours (u, v excluded), |N(u) | N(v)|)``."""
+def _common_entries(hg, us, vs):
+    """Common neighbours of the pairs ``(us[k], vs[k])`` (vertex ids; the pair's own nodes
+    excluded): ``(k, w)`` arrays, one entry per common neighbour, plus ``|N(u) & N(v)|``
+    counted with the pair's own nodes (for unions)."""
     import scipy.sparse as sp
 
     n = hg.n
     A = hg.cached("pattern", lambda: sp.csr_array(
         (np.ones(hg.indices.shape[0]), hg.indices, hg.indptr), shape=(n, n)))
-    us = np.array([hg.index[u] for u, _ in pairs], dtype=np.int64)
-    vs = np.array([hg.index[v] for _, v in pairs], dtype=np.int64)
-    if us.shape[0] == 0:
-        z = np.zeros(0)
-        return z, z
-    both = (A[us] .multiply(A[vs])).tocsr()
+    both = (A[us].multiply(A[vs])).tocsr()
     both.sum_duplicates()
     rows = np.repeat(np.arange(us.shape[0]), np.diff(both.indptr))
     keep = (both.indices != us[rows]) & (both.indices != vs[rows])
-    common = np.bincount(rows[keep], weights=wvec[both.indices[keep]],
-                         minlength=us.shape[0])
-    inter = np.diff(both.indptr)
+    return rows[keep], both.indices[keep].astype(np.int64), np.diff(both.indptr)
+
+
+def _pair_ids(hg, pairs):
+    us = np.array([hg.index[u] for u, _ in pairs], dtype=np.int64)
+    vs = np.array([hg.index[v] for _, v in pairs], dtype=np.int64)
+    return us, vs
+
+
+def _common(hg, pairs, wvec):
+    """Per pair: ``(sum of wvec over common neighbours (u, v excluded), |N(u) | N(v)|)``."""
+    us, vs = _pair_ids(hg, pairs)
+    if us.shape[0] == 0:
+        z = np.zeros(0)
+        return z, z
+    rows, ws, inter = _common_entries(hg, us, vs)
+    common = np.bincount(rows, weights=wvec[ws], minlength=us.shape[0])
     deg = np.diff(hg.indptr)
     union = deg[us] + deg[vs] - inter
     return common, union

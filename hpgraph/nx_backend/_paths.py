@@ -269,3 +269,45 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
     return bellman_ford_path_length(G, source, target, weight)
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# A* without a heuristic (a zero heuristic makes A* Dijkstra's search)
+
+
+def _astar_check(b):
+    if b.arguments.get("heuristic") is not None:
+        return "a heuristic (a Python callback per node) is not supported; only heuristic=None"
+    return _weight_is_name(b)
+
+
+def _astar(G, source, target, weight, cutoff):
+    """``(distance, path)`` of a shortest path, or NetworkXNoPath as networkx's A*."""
+    nx = _nx()
+    if source not in G:
+        raise nx.NodeNotFound(f"Source {source} is not in G")
+    if target not in G:
+        raise nx.NodeNotFound(f"Target {target} is not in G")
+    sid, tid = G.index[source], G.index[target]
+    if sid == tid:
+        return 0, [source]
+    _no_negative(G, weight, "astar_path")
+    dist, pred = _sssp(G, sid, weight)
+    if not np.isfinite(dist[tid]) or (cutoff and dist[tid] > cutoff):
+        raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}")
+    (d,) = _dist_values(G, weight, dist, np.array([tid]))
+    return d, _path(G, pred, sid, tid)
+
+
+@implements("astar_path", needs=("sssp",), check=_astar_check)
+def astar_path(G, source, target, heuristic=None, weight="weight", *, cutoff=None):
+    """A shortest path from ``source`` to ``target`` (heuristic None: engine SSSP)."""
+    return _astar(G, source, target, weight, cutoff)[1]
+
+
+@implements("astar_path_length", needs=("sssp",), check=_astar_check)
+def astar_path_length(G, source, target, heuristic=None, weight="weight", *, cutoff=None):
+    """Length of a shortest path from ``source`` to ``target``."""
+    if source not in G or target not in G:
+        raise _nx().NodeNotFound(f"Either source {source} or target {target} is not in G")
+    return _astar(G, source, target, weight, cutoff)[0]

@@ -189,6 +189,23 @@ def _lru(hg, key, make, size=8):
         return val
 
 
+def _nbunch(hg, nbunch):
+    """networkx's ``G.nbunch_iter`` (nodes of ``nbunch`` that are in the graph)."""
+    nx = _nx()
+    try:
+        it = iter(nbunch)
+    except TypeError as err:
+        raise nx.NetworkXError(f"nbunch is not a node or a sequence of nodes: {nbunch}") from err
+    out = []
+    try:
+        for v in it:
+            if v in hg.index:
+                out.append(v)
+    except TypeError as err:
+        raise nx.NetworkXError(f"Node {err} in sequence nbunch is not a valid node.") from err
+    return out
+
+
 def _neighbors_source(hg, source):
     """Vertex id for ``G.neighbors(source)``-style access (networkx's NetworkXError wording)."""
     try:

@@ -13,8 +13,10 @@ registers all of them in :data:`REGISTRY`.
 
 from __future__ import annotations
 
-from . import (_analysis, _centrality, _community, _components, _cuts, _measures, _paths,  # noqa: F401
-               _paths_all, _traversal)  # (registration)
+from . import (  # noqa: F401  (registration)
+    _analysis, _betweenness_subset, _biconnected, _centrality, _community, _components, _cuts,
+    _density, _distance_measures, _edge_traversal, _graphical, _link_community, _matrix, _measures,
+    _mixing, _paths, _paths_all, _predicates, _squares, _structural, _traversal)
 from ._registry import CALLS, REGISTRY, Implementation, device, hp_algorithm, implements
 from .graph import HpGraph
 

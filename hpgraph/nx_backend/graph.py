@@ -73,6 +73,13 @@ class HpGraph:
         self.__networkx_cache__ = {}
         #: a converted multigraph: its number of edges with the parallel ones (None otherwise)
         self.multi_edges = None
+        #: a converted multigraph: the number of parallel edges per adjacency entry (int64)
+        self.multiplicity = None
+        #: a converted multigraph: the edge keys of each adjacency entry (lists, networkx's order)
+        self.edge_keys = None
+        #: a converted multigraph: ``{attribute: array}``, the sum of the values over the
+        #: parallel edges of each adjacency entry (what networkx's matrices and degrees add up)
+        self.edge_sums = {}
 
     # -- the parts of the networkx graph API that networkx's dispatcher and decorators use --
 
@@ -434,6 +441,7 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
     else:
         indices = np.fromiter(map(index.__getitem__, entries), dtype=idt, count=m)
     values = {}
+    sums = {}
     if preserve_edge_attrs and edge_attrs is None:
         edge_attrs = {k: 1 for k in _all_numeric_attrs(adj, multigraph)}
     if edge_attrs:
@@ -444,6 +452,9 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
             if multigraph:  # the smallest value over the parallel edges (networkx's min)
                 try:
                     mins = [min(d.get(attr, default) for d in kd.values()) for kd in dicts]
+                    sums[attr] = _edge_values(
+                        [{attr: sum(d.get(attr, default) for d in kd.values())} for kd in dicts],
+                        attr, default)
                 except TypeError:
                     raise NotImplementedError(f"hpgraph needs numeric values of the edge "
                                               f"attribute {attr!r}") from None
@@ -462,6 +473,10 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
     H._identity = identity
     if multigraph:  # networkx's count, parallel edges included (is_forest / is_tree read it)
         H.multi_edges = G.number_of_edges()
+        H.edge_keys = [list(kd) for kd in itertools.chain.from_iterable(
+            nbrs.values() for nbrs in adj.values())]
+        H.multiplicity = np.fromiter(map(len, H.edge_keys), dtype=np.int64, count=m)
+        H.edge_sums = sums
     return H
 
 

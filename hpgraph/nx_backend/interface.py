@@ -64,7 +64,8 @@ XFAILS = {
 #: functions whose networkx result on a multigraph is the result on the graph with parallel
 #: edges collapsed to one (the smallest weight): traversals, shortest paths and distance-based
 #: measures, components, DAG order, bipartiteness, boundaries and isolates; ``is_forest`` /
-#: ``is_tree`` also read the number of parallel edges the conversion records.  The others are
+#: ``is_tree`` also read the number of parallel edges the conversion records, and the matrix
+#: exports and degree-based predicates the multiplicity and weight sums it records.  The others are
 #: declined for multigraphs (degrees, weights sums, triangles... count parallel edges).
 MULTIGRAPH_OK = frozenset("""
     bfs_edges bfs_tree bfs_predecessors bfs_successors bfs_layers descendants_at_distance
@@ -87,6 +88,15 @@ MULTIGRAPH_OK = frozenset("""
     topological_sort topological_generations is_directed_acyclic_graph is_bipartite
     node_boundary node_expansion boundary_expansion isolates number_of_isolates is_isolate
     is_forest is_tree predecessor
+    is_partition is_matching is_maximal_matching is_perfect_matching is_simple_path is_empty
+    to_scipy_sparse_array adjacency_matrix to_numpy_array biadjacency_matrix is_eulerian
+    is_regular is_k_regular is_negatively_weighted node_degree_xy
+    cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft within_inter_cluster
+    dfs_labeled_edges bfs_labeled_edges all_simple_paths node_attribute_xy astar_path
+    astar_path_length betweenness_centrality betweenness_centrality_subset
+    biconnected_components biconnected_component_edges is_biconnected articulation_points
+    bridges has_bridges eccentricity diameter radius periphery center colliders v_structures
+    edge_dfs edge_bfs all_simple_edge_paths edge_boundary
 """.split())
 
 _AVAILABLE = {}

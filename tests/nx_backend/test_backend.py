@@ -390,10 +390,12 @@ def test_can_run_declines_with_reasons():
                                          {"weight": lambda u, v, d: 1})
     assert "sort_neighbors" in can_run("bfs_edges", (G, 0), {"sort_neighbors": sorted})
     assert can_run("shortest_path_length", (G,), {}) is True  # all pairs: dispatched
-    assert "weighted betweenness" in can_run("betweenness_centrality", (G,), {"weight": "w"})
+    assert can_run("betweenness_centrality", (G,), {"weight": "w"}) is True  # weighted: served
+    assert "weight functions" in can_run("betweenness_centrality", (G,),
+                                         {"weight": lambda u, v, d: 1})
     assert can_run("pagerank", (G,), {"alpha": 0.9}) is True
     assert can_run("pagerank", (G,), {"device": "cpu"}) is True
-    assert "not implemented" in can_run("edge_betweenness_centrality", (G,), {})
+    assert "multigraph" in can_run("edge_betweenness_centrality", (M,), {})
     # declined calls with backend= explicitly raise networkx's NotImplementedError
     with pytest.raises(NotImplementedError):
         nx.pagerank(M, backend=BE)

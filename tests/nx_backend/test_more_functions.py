@@ -169,7 +169,12 @@ def test_dfs_exact(seed, directed):
             list(nx.dfs_successors(G, source).items())
         T1, T2 = nx.dfs_tree(G, source, backend=BE), nx.dfs_tree(G, source)
         assert list(T1) == list(T2) and list(T1.edges) == list(T2.edges)
-    assert can_run("dfs_edges", (G, nodes[0]), {"depth_limit": 2}) is not True
+    assert can_run("dfs_edges", (G, nodes[0]), {"depth_limit": 2}) is True
+    for limit in (0, 1, 2):
+        for f in (nx.dfs_edges, nx.dfs_preorder_nodes, nx.dfs_postorder_nodes):
+            assert list(f(G, nodes[0], limit, backend=BE)) == list(f(G, nodes[0], limit))
+        assert nx.dfs_successors(G, nodes[0], limit, backend=BE) == \
+            nx.dfs_successors(G, nodes[0], limit)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -1,0 +1,373 @@
+"""networkx's edge-by-edge traversals on the converted CSR: ``edge_dfs``, ``edge_bfs``,
+``dfs_labeled_edges`` and ``bfs_labeled_edges``.
+
+These report every edge in the order a sequential search meets it, so there is no
+level-synchronous form: the search walks the adjacency arrays (kept in networkx's neighbour
+order, predecessors too) with integer cursors and marks visited vertices and edges in NumPy
+bool arrays instead of Python sets of labels.  An undirected edge is identified by the
+smaller of its two adjacency entries, a directed edge by its entry.  Results are generators,
+lazily, as in networkx.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from ._registry import _nx, _no_sort_neighbors, implements
+
+FORWARD = "forward"
+REVERSE = "reverse"
+
+
+def _edge_ids(hg):
+    """Per adjacency entry: the id of its edge (undirected: the smaller of the two entries)."""
+    def make():
+        m = hg.indices.shape[0]
+        if hg.is_directed():
+            return np.arange(m, dtype=np.int64)
+        keys = hg.rows() * hg.n + hg.indices
+        order = np.argsort(keys, kind="stable")
+        mate_keys = hg.indices.astype(np.int64) * hg.n + hg.rows()
+        mate = order[np.searchsorted(keys[order], mate_keys)]
+        return np.minimum(np.arange(m, dtype=np.int64), mate)
+    return hg.cached("edge_ids", make)
+
+
+def _in_entries(hg):
+    """Predecessor lists in networkx's order with the adjacency entry of each edge."""
+    def make():
+        indptr, preds = hg.nx_adjacency(reverse=True)
+        n = hg.n
+        heads = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        keys = hg.rows() * n + hg.indices
+        order = np.argsort(keys, kind="stable")
+        ent = order[np.searchsorted(keys[order], preds.astype(np.int64) * n + heads)]
+        return indptr.tolist(), preds.tolist(), ent.tolist()
+    return hg.cached("in_entries", make)
+
+
+def _source_ids(G, source):
+    from ._registry import _nbunch
+
+    if source is None:
+        return list(range(G.n))
+    if source in G:
+        return [G.index[source]]
+    return [G.index[v] for v in _nbunch(G, source)]
+
+
+def _walk_setup(G, orientation):
+    """``edges_from(vertex) -> iterator of (edge id, tail, head, label, key)`` as networkx's
+    (a multigraph's parallel edges one by one, each with its key; ``key`` None otherwise)."""
+    nx = _nx()
+    directed = G.is_directed()
+    if orientation not in (None, "original", "reverse", "ignore"):
+        raise nx.NetworkXError("invalid orientation argument.")
+    indptr, indices = G.indptr.tolist(), G.indices.tolist()
+    eids = _edge_ids(G).tolist()
+    use_out = not directed or orientation in (None, "original", "ignore")
+    use_in = directed and orientation in ("reverse", "ignore")
+    tag = None if orientation is None else FORWARD
+    if use_in:
+        iptr, ipred, ient = _in_entries(G)
+
+    keys = G.edge_keys
+
+    def edges_from(v):
+        if use_out:
+            for e in range(indptr[v], indptr[v + 1]):
+                if keys is None:
+                    yield eids[e], v, indices[e], tag, None
+                else:
+                    for k in keys[e]:
+                        yield (eids[e], k), v, indices[e], tag, k
+        if use_in:
+            for j in range(iptr[v], iptr[v + 1]):
+                e = ient[j]
+                if keys is None:
+                    yield eids[e], ipred[j], v, REVERSE, None
+                else:
+                    for k in keys[e]:
+                        yield (eids[e], k), ipred[j], v, REVERSE, k
+    return edges_from, use_in
+
+
+def _labelled(G, tail, head, tag, key=None):
+    labels = G.nodes
+    edge = (labels[tail], labels[head]) if G.edge_keys is None else \
+        (labels[tail], labels[head], key)
+    return edge if tag is None else edge + (tag,)
+
+
+@implements("edge_dfs")
+def edge_dfs(G, source=None, orientation=None):
+    """Edges in depth-first order, each once (a generator)."""
+    def gen():
+        nodes = _source_ids(G, source)
+        if not nodes:
+            return
+        edges_from, check_reverse = _walk_setup(G, orientation)
+        visited_edges: set = set()
+        visited_nodes = np.zeros(G.n, dtype=bool)
+        iters: dict = {}
+        for start in nodes:
+            stack = [start]
+            while stack:
+                cur = stack[-1]
+                if not visited_nodes[cur]:
+                    iters[cur] = edges_from(cur)
+                    visited_nodes[cur] = True
+                edge = next(iters[cur], None)
+                if edge is None:
+                    stack.pop()
+                    continue
+                eid, tail, head, tag, key = edge
+                if eid not in visited_edges:
+                    visited_edges.add(eid)
+                    stack.append(tail if check_reverse and tag == REVERSE else head)
+                    yield _labelled(G, tail, head, tag, key)
+    return gen()
+
+
+@implements("edge_bfs")
+def edge_bfs(G, source=None, orientation=None):
+    """Edges in breadth-first order, each once (a generator)."""
+    def gen():
+        nodes = _source_ids(G, source)
+        if not nodes:
+            return
+        edges_from, check_reverse = _walk_setup(G, orientation)
+        visited_edges: set = set()
+        visited_nodes = np.zeros(G.n, dtype=bool)
+        visited_nodes[nodes] = True
+        queue = deque((v, edges_from(v)) for v in nodes)
+        while queue:
+            _, children = queue.popleft()
+            for eid, tail, head, tag, key in children:
+                child = tail if check_reverse and tag == REVERSE else head
+                if not visited_nodes[child]:
+                    visited_nodes[child] = True
+                    queue.append((child, edges_from(child)))
+                if eid not in visited_edges:
+                    visited_edges.add(eid)
+                    yield _labelled(G, tail, head, tag, key)
+    return gen()
+
+
+def _dfs_labeled_ids(G, starts, depth_limit):
+    """networkx's ``dfs_labeled_edges`` on vertex ids: ``(u, v, label)`` triples."""
+    indptr, indices = G.indptr.tolist(), G.indices.tolist()
+    limit = G.n if depth_limit is None else depth_limit
+    visited = np.zeros(G.n, dtype=bool)
+    for start in starts:
+        if visited[start]:
+            continue
+        yield start, start, "forward"
+        visited[start] = True
+        stack = [[start, indptr[start], indptr[start + 1]]]
+        depth_now = 1
+        while stack:
+            top = stack[-1]
+            parent = top[0]
+            pushed = False
+            while top[1] < top[2]:
+                child = indices[top[1]]
+                top[1] += 1
+                if visited[child]:
+                    yield parent, child, "nontree"
+                    continue
+                yield parent, child, "forward"
+                visited[child] = True
+                if depth_now < limit:
+                    stack.append([child, indptr[child], indptr[child + 1]])
+                    depth_now += 1
+                    pushed = True
+                    break
+                yield parent, child, "reverse-depth_limit"
+            if pushed:
+                continue
+            stack.pop()
+            depth_now -= 1
+            if stack:
+                yield stack[-1][0], parent, "reverse"
+        yield start, start, "reverse"
+
+
+@implements("dfs_labeled_edges", check=_no_sort_neighbors)
+def dfs_labeled_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
+    """``(u, v, label)`` for every edge a depth-first search meets (a generator)."""
+    from ._registry import _neighbors_source
+
+    def gen():
+        labels = G.nodes
+        starts = range(G.n) if source is None else [_neighbors_source(G, source)]
+        for u, v, d in _dfs_labeled_ids(G, starts, depth_limit):
+            yield labels[u], labels[v], d
+    return gen()
+
+
+@implements("bfs_labeled_edges")
+def bfs_labeled_edges(G, sources):
+    """``(u, v, label)`` for every edge a breadth-first search meets: tree, level, forward
+    and (directed) reverse edges (a generator)."""
+    def gen():
+        srcs = [sources] if sources in G else sources
+        labels = G.nodes
+        indptr, indices = G.indptr.tolist(), G.indices.tolist()
+        directed = G.is_directed()
+        depth = np.full(G.n, -1, dtype=np.int64)
+        visited = np.zeros(G.n, dtype=bool)
+        queue = deque()
+        for s in srcs:
+            i = G.index[s]  # KeyError for a source not in G, as networkx's G._adj[s]
+            if depth[i] < 0:
+                depth[i] = 0
+                queue.append(i)
+        while queue:
+            u = queue.popleft()
+            du = int(depth[u])
+            for e in range(indptr[u], indptr[u + 1]):
+                v = indices[e]
+                dv = int(depth[v])
+                if dv < 0:
+                    depth[v] = du + 1
+                    queue.append(v)
+                    yield labels[u], labels[v], "tree"
+                elif du == dv:
+                    if not visited[v]:
+                        yield labels[u], labels[v], "level"
+                elif du < dv:
+                    yield labels[u], labels[v], "forward"
+                elif directed:
+                    yield labels[u], labels[v], "reverse"
+            if not directed:
+                visited[u] = True
+    return gen()
+
+
+# ---------------------------------------------------------------------------------------------
+# simple paths (depth-first enumeration over the CSR)
+
+
+def _simple_paths(G, source, target, cutoff, as_edges):
+    """networkx's ``_all_simple_edge_paths`` on vertex ids: node paths (``as_edges`` False,
+    parallel edges of a multigraph each give the path again) or edge paths."""
+    nx = _nx()
+    if source not in G:
+        raise nx.NodeNotFound(f"source node {source} not in graph")
+    if target in G:
+        tids = [G.index[target]]
+    else:
+        try:
+            tids = [G.index[t] for t in set(target) if t in G]
+            extra = any(t not in G for t in set(target))
+        except TypeError as err:
+            raise nx.NodeNotFound(f"target node {target} not in graph") from err
+        if extra:  # a target that is not a node can never be reached but still counts
+            tids.append(-1)
+    cutoff = cutoff if cutoff is not None else len(G) - 1
+    if cutoff < 0 or not tids:
+        return
+    labels = G.nodes
+    indptr, indices = G.indptr.tolist(), G.indices.tolist()
+    keys = G.edge_keys  # a multigraph: one step per parallel edge (its key on edge paths)
+    is_target = np.zeros(G.n, dtype=bool)
+    real = [t for t in tids if t >= 0]
+    is_target[real] = True
+    n_targets = len(tids)
+    on_path = np.zeros(G.n, dtype=bool)
+    path: list = []          # vertex ids on the current path
+    steps: list = []         # the edge (label tuple) that reached each vertex of the path
+    hits = 0                 # targets on the current path
+
+    def entries(u):
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if keys is None:
+                yield u, v, (labels[u], labels[v])
+            else:
+                for k in keys[e]:
+                    yield u, v, (labels[u], labels[v], k)
+    sid = G.index[source]
+    stack = [iter([(-1, sid, None)])]
+    while stack:
+        nxt = next((e for e in stack[-1] if not on_path[e[1]]), None)
+        if nxt is None:
+            stack.pop()
+            if path:
+                v = path.pop()
+                steps.pop()
+                on_path[v] = False
+                hits -= int(is_target[v])
+            continue
+        _, v, step = nxt
+        if is_target[v]:
+            if as_edges:
+                yield steps[1:] + [step] if path else []
+            else:
+                yield [labels[a] for a in path] + [labels[v]]
+        if len(path) < cutoff and n_targets - hits - int(is_target[v]) > 0:
+            path.append(v)
+            steps.append(step)
+            on_path[v] = True
+            hits += int(is_target[v])
+            stack.append(entries(v))
+
+
+@implements("all_simple_paths")
+def all_simple_paths(G, source, target, cutoff=None):
+    """Every simple path from ``source`` to ``target`` (a node or nodes), as node lists, in
+    networkx's depth-first order (a generator)."""
+    return _simple_paths(G, source, target, cutoff, as_edges=False)
+
+
+@implements("all_simple_edge_paths")
+def all_simple_edge_paths(G, source, target, cutoff=None):
+    """Every simple path from ``source`` to ``target`` as a list of edges (a generator)."""
+    return _simple_paths(G, source, target, cutoff, as_edges=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# colliders and v-structures (pairs of predecessors)
+
+
+def _require_directed(G):
+    if not G.is_directed():
+        raise _nx().NetworkXNotImplemented("not implemented for undirected type")
+
+
+def _colliders(G):
+    """``(p1, node, p2)`` vertex ids for every pair of predecessors, networkx's order."""
+    import itertools
+
+    iptr, ipred, _ = _in_entries(G)
+    for v in range(G.n):
+        yield from ((a, v, b) for a, b in
+                    itertools.combinations(ipred[iptr[v]:iptr[v + 1]], 2))
+
+
+@implements("colliders")
+def colliders(G):
+    """Every ``(p1, node, p2)`` with ``p1`` and ``p2`` predecessors of ``node`` (a generator)."""
+    _require_directed(G)
+    labels = G.nodes
+    return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G))
+
+
+@implements("v_structures")
+def v_structures(G):
+    """Colliders whose two parents are not adjacent (a generator)."""
+    _require_directed(G)
+    labels = G.nodes
+    keys = np.sort(G.rows() * G.n + G.indices)
+
+    def adjacent(a, b):
+        for k in (a * G.n + b, b * G.n + a):
+            i = int(np.searchsorted(keys, k))
+            if i < keys.shape[0] and keys[i] == k:
+                return True
+        return False
+    return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G)
+            if not adjacent(a, b))
