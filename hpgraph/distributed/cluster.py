@@ -95,8 +95,9 @@ class Cluster:
         each (default: the CPU count); GPU: one worker per visible GPU (default: all of them).
     backend : {"cpu", "gpu"}, default "cpu"
         "gpu": partitions live on each worker's GPU and the collectives are NCCL's; a started
-        cluster pins one device per worker (``CUDA_VISIBLE_DEVICES``; dask-cuda's
-        ``LocalCUDACluster`` when installed).  "cpu": NumPy partitions and a TCP collective.
+        cluster gives each worker one device as its device 0 (``CUDA_VISIBLE_DEVICES`` listing
+        its own device first, as dask-cuda's ``LocalCUDACluster`` does, which is used when
+        installed).  "cpu": NumPy partitions and a TCP collective.
     address : str, optional
         Connect to a running scheduler (``"tcp://host:8786"``, several machines: start
         ``dask scheduler`` and one ``dask worker --nthreads 1`` per GPU, each with its
