@@ -85,10 +85,11 @@ def build_partition(rank, size, make_chunks, directed, duplicates, self_loops, s
             weighted = w is not None
         elif weighted != (w is not None):
             raise InvalidValue("DistributedGraph.from_chunks: some chunks have weights and others not")
+        for name, a in (("src", u), ("dst", v)):   # both ends: a column id is an id too
+            if a.shape[0] and (int(a.min()) < 0 or int(a.max()) >= n):
+                raise InvalidValue(f"DistributedGraph.from_chunks: a {name} id is outside [0, {n})")
         r, _, _ = _entries(xp, u, v, None, directed, drop)
         if r.shape[0]:
-            if int(r.min()) < 0 or int(r.max()) >= n:
-                raise InvalidValue(f"DistributedGraph.from_chunks: a vertex id is outside [0, {n})")
             counts += xp.bincount(r, minlength=n)
     indptr = np.concatenate([[0], np.cumsum(np.asarray(_host(counts)))])
     del counts

@@ -156,6 +156,16 @@ def test_from_chunks_equals_the_split_graph(cluster, directed, weights, duplicat
     np.testing.assert_array_equal(hpd.bfs(dg, 0), hp.bfs(G, 0, backend="cpu").depth)
 
 
+class _BadChunks:
+    """A chunk source whose source ids reach past num_vertices."""
+
+    def __init__(self, n, bad):
+        self.num_vertices, self.bad = n, bad
+
+    def __call__(self):
+        return iter([(np.array([0, self.bad]), np.array([1, 2]), None)])
+
+
 def test_from_chunks_bad_arguments(cluster2):
     import functools
 
@@ -166,6 +176,10 @@ def test_from_chunks_bad_arguments(cluster2):
         hpd.DistributedGraph.from_chunks(cluster2, make, num_partitions=3)
     with pytest.raises(InvalidValue, match="self_loops"):
         hpd.DistributedGraph.from_chunks(cluster2, make, self_loops="nope")
+    with pytest.raises(InvalidValue, match="duplicates"):
+        hpd.DistributedGraph.from_chunks(cluster2, make, duplicates="nope")
+    with pytest.raises(InvalidValue, match="a src id is outside"):   # a column id of A^T
+        hpd.DistributedGraph.from_chunks(cluster2, functools.partial(_BadChunks, 5, 9))
 
 
 def _split_like(rng, n, m):
