@@ -30,7 +30,7 @@ __all__ = ["run"]
 
 def _local_graph(part):
     """The rank's in-edges as a directed ``Graph`` on all n vertices (cached on the worker)."""
-    g = getattr(part, "_graph", None)
+    g = getattr(part, "_local_graph", None)   # not Partition.graph()'s cache: another graph
     if g is None:
         from ..formats import CSR
         from ..graph import Graph
@@ -43,7 +43,7 @@ def _local_graph(part):
                                xp.full(part.n - part.hi, nnz, dtype=ip.dtype)])
         AT = CSR(full, m.indices, m.values, shape=(part.n, part.n))
         g = Graph._new(AT.transpose(), True)
-        part._graph = g
+        part._local_graph = g
     return g
 
 

@@ -75,3 +75,19 @@ def test_refused_programs(cluster2):
         hpd.run(dg, Prio)
     with pytest.raises(hp.exceptions.InvalidValue, match="VertexProgram"):
         hpd.run(dg, object)
+
+
+def test_program_then_drop_in_on_one_partition(cluster2):
+    """A vertex program and the one-partition drop-ins keep separate graphs on the worker (the
+    program's is the directed in-edge graph, the drop-ins' the graph itself)."""
+    case = next(c for c in CASES.graph_cases() if c.name == "components-2-u")
+    G = CASES.to_graph(case, "cpu")
+    dg = hpd.DistributedGraph(cluster2, G, num_partitions=1)
+    A = CASES.to_scipy(case)
+    hops = csg.shortest_path(A, unweighted=True, indices=[0])[0]
+    want = np.where(np.isinf(hops), -1, hops)
+    for _ in range(2):   # program first, then the drop-in, then both again
+        np.testing.assert_array_equal(hpd.run(dg, SSSP64, source=0)["dist"], CASES.sssp_reference(case, [0]))
+        np.testing.assert_array_equal(hpd.bfs(dg, 0), want)
+    part = cluster2.client.gather(dg.futures)[0]        # what the worker kept for the drop-ins
+    assert part.graph().directed is False
