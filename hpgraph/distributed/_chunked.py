@@ -65,7 +65,9 @@ def build_partition(rank, size, make_chunks, directed, duplicates, self_loops, s
     Partition
         Rows ``[lo, hi)`` of ``A^T`` as a CSR of shape ``(hi - lo, n)``, on ``side``.
     """
+    from ..formats._base import check_weight_values
     from ..formats._build import SELF_LOOP_POLICIES, build_csr
+    from ..formats._chunks import _side
     from ._partition import Partition, split_rows
 
     if self_loops not in SELF_LOOP_POLICIES:
@@ -85,6 +87,8 @@ def build_partition(rank, size, make_chunks, directed, duplicates, self_loops, s
             weighted = w is not None
         elif weighted != (w is not None):
             raise InvalidValue("DistributedGraph.from_chunks: some chunks have weights and others not")
+        if w is not None:   # what Graph.from_edges checks: dtype, byte order, finite values
+            check_weight_values(xp, _side(xp, w), "DistributedGraph.from_chunks: weights")
         for name, a in (("src", u), ("dst", v)):   # both ends: a column id is an id too
             if a.shape[0] and (int(a.min()) < 0 or int(a.max()) >= n):
                 raise InvalidValue(f"DistributedGraph.from_chunks: a {name} id is outside [0, {n})")

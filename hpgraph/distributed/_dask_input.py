@@ -66,6 +66,10 @@ def part_stats(part):
             raise InvalidValue(f"{_OWNER}: {name} ids must be integers, got dtype {a.dtype}")
         if a.size and int(a.min()) < 0:
             raise InvalidValue(f"{_OWNER}: {name} id {int(a.min())} is negative")
+    if w is not None:   # what Graph.from_edges checks: dtype, byte order, finite values
+        from ..formats._base import check_weight_values
+
+        check_weight_values(np, w, f"{_OWNER}: weights")
     top = max(int(u.max()), int(v.max())) if u.size else -1
     return top, w is not None, int(u.size)
 

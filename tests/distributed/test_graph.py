@@ -10,7 +10,7 @@ import scipy.sparse as sp
 import hpgraph as hp
 from hpgraph import distributed as hpd
 from hpgraph.distributed.graph import split_rows
-from hpgraph.exceptions import InvalidValue
+from hpgraph.exceptions import InvalidGraph, InvalidValue
 
 
 @pytest.mark.parametrize("indptr,parts,want", [
@@ -159,11 +159,12 @@ def test_from_chunks_equals_the_split_graph(cluster, directed, weights, duplicat
 class _BadChunks:
     """A chunk source whose source ids reach past num_vertices."""
 
-    def __init__(self, n, bad):
-        self.num_vertices, self.bad = n, bad
+    def __init__(self, n, bad, weight=None):
+        self.num_vertices, self.bad, self.weight = n, bad, weight
 
     def __call__(self):
-        return iter([(np.array([0, self.bad]), np.array([1, 2]), None)])
+        w = None if self.weight is None else np.array([1.0, self.weight])
+        return iter([(np.array([0, self.bad]), np.array([1, 2]), w)])
 
 
 def test_from_chunks_bad_arguments(cluster2):
@@ -180,6 +181,8 @@ def test_from_chunks_bad_arguments(cluster2):
         hpd.DistributedGraph.from_chunks(cluster2, make, duplicates="nope")
     with pytest.raises(InvalidValue, match="a src id is outside"):   # a column id of A^T
         hpd.DistributedGraph.from_chunks(cluster2, functools.partial(_BadChunks, 5, 9))
+    with pytest.raises(InvalidGraph, match="from_chunks: weights.* is not finite"):  # as from_edges
+        hpd.DistributedGraph.from_chunks(cluster2, functools.partial(_BadChunks, 5, 3, np.nan))
 
 
 def _split_like(rng, n, m):
@@ -249,3 +252,6 @@ def test_from_dask_bad_input(cluster2):
     f = da.from_array(np.array([0.5, 1.0, 2.0]), chunks=2)
     with pytest.raises(InvalidValue, match="ids must be integers"):
         hpd.DistributedGraph.from_dask(cluster2, (f, a))
+    nan = da.from_array(np.array([1.0, np.nan, 2.0]), chunks=2)
+    with pytest.raises(InvalidGraph, match="from_dask: weights.* is not finite"):
+        hpd.DistributedGraph.from_dask(cluster2, (a, a, nan))
