@@ -62,9 +62,8 @@ TRIM_WASTE = 1 / 16
 
 _I64 = np.dtype(np.int64)
 
-#: None, or a callable receiving ``(stage, seconds)`` after each stage of a build ("count",
-#: "scan", "scatter", "rows"); the device is synchronised first, so the seconds are the
-#: stage's own.  For benchmarks (``bench_scale.py`` reports the stages); costs nothing when None.
+#: None, or a callable given ``(stage, seconds)`` after each build stage ("count", "scan",
+#: "scatter", "rows"; the device synchronised first) -- for benchmarks, free when None.
 TRACE = None
 
 #: Tests set a ``numpy.random.Generator`` here to make the host build place entries in a
@@ -78,8 +77,7 @@ _SHUFFLE_ROWS = None
 
 
 def _mark(xp, stage, t0: float) -> float:
-    """Report ``stage`` (begun at ``t0``; None: only start the clock) to :data:`TRACE`;
-    returns the next stage's start."""
+    """Report ``stage`` (begun at ``t0``; None: start the clock) to :data:`TRACE`; the next start."""
     if TRACE is None:
         return 0.0
     if xp is not np:
@@ -249,13 +247,15 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
     spec = Spec()
     if index_dtype is not None:  # refuse before allocating per-vertex counts
         check_index_dtype_arg(index_dtype, owner, (num_vertices or 0,))
-    if xp is np and not validate and num_vertices is not None and _SHUFFLE_ROWS is None:
+    t = _mark(xp, None, 0.0)
+    if xp is np and not validate and num_vertices is not None and _SHUFFLE_ROWS is None \
+            and getattr(chunks, "one_array", False):
         csr = _host_one_chunk(chunks, int(num_vertices), directed, drop, duplicates, index_dtype,
                               batch_size, owner, ncols)
         if csr is not None:
+            _mark(xp, "scatter", t)          # count, scan and scatter in one call
             return csr
     # -- 1. count -----------------------------------------------------------------------
-    t = _mark(xp, None, 0.0)
     counts = xp.zeros(0 if num_vertices is None else int(num_vertices), dtype=_I64)
     top = -1
     biggest = 0
@@ -334,8 +334,8 @@ def _build(chunks, num_vertices, directed, duplicates, self_loops, index_dtype, 
 
 
 def _host_one_chunk(chunks, n, directed, drop, duplicates, index_dtype, batch_size, owner, ncols):
-    """Steps 1-3 in one call of SciPy's compiled counting sort (which counts the rows itself)
-    when the edges are one host chunk of checked ids; None where that does not apply."""
+    """Steps 1-3 in one SciPy counting sort when the edges are one host chunk of checked ids
+    (a ``one_array`` source, read once more for free); None where that does not apply."""
     it = iter(chunks())
     first = next(it, None)
     if first is None or next(it, None) is not None or first[0].shape[0] == 0:

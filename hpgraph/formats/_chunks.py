@@ -88,6 +88,8 @@ def array_chunks(src, dst, w, chunk_size: int):
             e = min(m, s + chunk_size)
             yield src[s:e], dst[s:e], (None if w is None else w[s:e])
 
+    # one slice of arrays in memory: the host build may read it an extra time for free
+    gen.one_array = m <= chunk_size   # type: ignore[attr-defined]
     return gen
 
 

@@ -569,3 +569,28 @@ def test_trace_reports_each_stage_once(monkeypatch):
     assert [s for s, _ in seen] == ["count", "scan", "scatter", "rows"]
     assert all(sec >= 0 for _, sec in seen)
     check(G.A, reference(u, v, None, 4, True, "min", False))
+
+
+def test_one_host_array_is_read_once_more_only_when_marked(monkeypatch):
+    """SciPy's one-call counting sort takes whole host arrays (reported as the scatter stage);
+    a chunk source without the mark is never read a third time."""
+    from hpgraph.formats._chunks import array_chunks
+
+    u = np.array([0, 1, 2, 2, 0], np.int64)
+    v = np.array([1, 2, 0, 0, 0], np.int64)
+    seen, calls = [], []
+    monkeypatch.setattr(_build, "TRACE", lambda stage, sec: seen.append(stage))
+    src = array_chunks(u, v, None, 1 << 20)
+    assert src.one_array
+    A = _build.build_csr(src, num_vertices=4, validate=False)
+    assert seen == ["scatter"]
+    check(A, reference(u, v, None, 4, True, "min", False))
+
+    def counted():
+        calls.append(1)
+        return iter([(u, v, None)])
+
+    seen.clear()
+    B = _build.build_csr(counted, num_vertices=4, validate=False)
+    assert len(calls) == 2 and seen == ["count", "scan", "scatter", "rows"]
+    check(B, reference(u, v, None, 4, True, "min", False))
