@@ -160,16 +160,16 @@ def pagerank(dg, damping=0.85, tol=1e-6, max_iter=100, weighted=False, *, dtype=
 BFS_PUSH_ALPHA = 14
 
 
-def _push_reached(part, rows):
+def _push_reached(part, rows, ones):
     """Bool array over all n vertices: the neighbours of local rows ``rows`` (undirected
-    partition: row ``v - lo`` lists the neighbours of ``v``)."""
+    partition: row ``v - lo`` lists the neighbours of ``v``); ``ones``: the GPU push's source
+    values (length ``hi - lo``, never read by ``any_pair``)."""
     xp, A, n = part.xp, part.matrix, part.n
     if part.side == "gpu":
         from .. import ops
         from ..spmv import gpu as _gpu
 
         y = xp.zeros(n, dtype=np.int32)
-        ones = xp.ones(part.hi - part.lo, dtype=np.int32)   # read by no multiply ("pair")
         _gpu.push(A, rows, ones, ops.lookup_semiring("any_pair[int32]"), y)
         return y != 0
     ip = np.asarray(A.indptr)
@@ -200,19 +200,21 @@ def _bfs_kernel(part, coll, sources, push_alpha):
     visited = frontier.copy()
     depth[frontier[lo:hi]] = 0
     deg = xp.diff(part.matrix.indptr).astype(np.int64)
+    # the push's source values (any_pair reads none), made once for every push level
+    ones = xp.ones(hi - lo, dtype=np.int32) if part.side == "gpu" and not part.directed else None
     level = 0
     while bool(frontier.any()):
         mine = frontier[lo:hi]
+        unvisited = ~visited[lo:hi]
         push = False
         if not part.directed:
-            work = xp.stack([deg[mine].sum(), deg[~visited[lo:hi]].sum()])
+            work = xp.stack([deg[mine].sum(), deg[unvisited].sum()])
             m_f, m_u = (int(v) for v in backend_host(coll.allreduce(work, "sum")))
             push = m_f * push_alpha < m_u
         if push:
             rows = xp.flatnonzero(mine)
-            new = allreduce_or_bitmap(coll, xp, _push_reached(part, rows)) & ~visited
+            new = allreduce_or_bitmap(coll, xp, _push_reached(part, rows, ones)) & ~visited
         else:
-            unvisited = ~visited[lo:hi]
             y = _mxv(part, frontier, "lor_second[bool]", mask=unvisited, replace=True)
             new = allgather_bitmap(coll, xp, y & unvisited, part.counts)
         level += 1
