@@ -4,7 +4,7 @@
 (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, ``hp.sssp``
 with predecessors against the README's SSSP program with ``priority = "dist"`` and ``witness =
 "pred"`` on the engine -- near-far buckets and predecessors, ``examples.sssp.SSSPNearFar``):
-R-MAT 21 2.08 ms against 8.89 ms (4.3x, session 6); on the 2048 x 2048 grid ``hp.sssp`` takes
+R-MAT 21 2.08 ms against 8.89 ms (4.3x, 2026-11-24); on the 2048 x 2048 grid ``hp.sssp`` takes
 the near-far step kernel of :mod:`._sssp_nearfar`, 37.1 ms against 111.1 ms (3.0x).
 
 **Why a specialised kernel.**  The same reasons as :mod:`._sssp_nearfar` (the engine has no

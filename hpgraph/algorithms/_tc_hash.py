@@ -1,7 +1,7 @@
 """GPU triangle counting with shared-memory hash tables, one warp or block per vertex.
 
 **Kept beside the engine because it is faster by more than the 20% the project allows**
-(one NVIDIA H100, session 6, R-MAT 21 undirected, 949,098,081 triangles, CUDA-event medians):
+(one NVIDIA H100, 2026-11-24, R-MAT 21 undirected, 949,098,081 triangles, CUDA-event medians):
 19.3 ms here (``benchmarks/bench_triangles.py``) against 73.6 ms for the same count through the
 engine's GraphBLAS operations, the degree-ordered masked product ``mxm(U, U.T, plus_pair,
 mask=U.S)`` (272 ms in the ``tril`` form; ``benchmarks/bench_graphblas.py``), and 46.1 ms for

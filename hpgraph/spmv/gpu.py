@@ -77,14 +77,14 @@ MP_SHARED_MAX = 46 * 1024   # csr_mp halves its items per thread until its tile 
 STREAM = 1           # how csr_lb / csr_mp load cols and values (KernelSpec.stream); 1-3.
                      # 1 (__ldcs, streaming): R-MAT 22, H200, every semiring: csr_lb 1.017 ->
                      # 0.996-1.001 ms, csr_lb+relabel 0.813-0.817 -> 0.797-0.804 ms
-#: the CSR kernel ``format="csr"`` and auto (on skewed graphs) run.  H200, R-MAT 22, session 3:
+#: the CSR kernel ``format="csr"`` and auto (on skewed graphs) run.  H200, R-MAT 22, 2026-11-21:
 #: csr_mp 0.993 ms vs csr_lb 1.001 (min_plus), but csr_mp's plus_times ran 1.69 ms before the
 #: gather-ordering fix, which has not been re-measured: csr_lb stays the default until it is
 #: (benchmarks/README_spmv_notes.md, items 7-10).  With "csr_mp" here, products whose edge value
 #: needs the row (row mask, complement, "i" in the expression) still run csr_lb (see _run).
 AUTO_CSR = "csr_lb"
 #: an automatic choice (format None / "auto" / "csr" / "csc") relabels the columns of CSR
-#: products with at least RELABEL_MIN_NNZ entries.  Measured on an H200, R-MAT 22 (session 3,
+#: products with at least RELABEL_MIN_NNZ entries.  Measured on an H200, R-MAT 22 (2026-11-21,
 #: benchmarks/README_spmv_notes.md item 11): csr_lb 1.017 -> csr_lb+relabel 0.817 ms for
 #: plus_times, min_plus and a UDF alike (cuSPARSE 0.938 ms: 0.87x); the per-product gather of
 #: x costs 0.022 ms, the one-time build 4 ms, and cols2 doubles the column-index memory.
