@@ -19,6 +19,7 @@ edges; this one only skips the copies.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -83,18 +84,20 @@ def read_direct(fmt: str, p: Path, *, weighted, report, sniff: bool) -> EdgeList
         return None
 
 
+@contextlib.contextmanager
 def _source(p: Path, offset: int, report):
     """The file from byte ``offset`` as pyarrow reads it (through a reporting reader when
-    progress is wanted)."""
+    progress is wanted), closed when the ``with`` block ends."""
     import pyarrow as pa
 
     if not getattr(report, "enabled", False):
-        f = pa.OSFile(str(p))
-        f.seek(offset)
-        return f
-    raw = open(p, "rb")
-    raw.seek(offset)
-    return pa.PythonFile(_Reporting(raw, os.fstat(raw.fileno()).st_size, report), mode="r")
+        with pa.OSFile(str(p)) as f:
+            f.seek(offset)
+            yield f
+        return
+    with open(p, "rb") as raw:
+        raw.seek(offset)
+        yield pa.PythonFile(_Reporting(raw, os.fstat(raw.fileno()).st_size, report), mode="r")
 
 
 class _Reporting:
@@ -133,8 +136,9 @@ def _mtx_direct(head, p, size, report):
     ncols = 2 if fld == b"pattern" else 3
     ids = "i4" if nrows <= _INT32_IDS else "i"
     kinds = (ids, ids, "i" if fld == b"integer" else "f")[:ncols]
-    cols = _arrow.read_columns(_source(p, body_start, report), ("u", "v", "w")[:ncols], kinds,
-                               skip_rows=0, delimiter=delim)
+    with _source(p, body_start, report) as src:
+        cols = _arrow.read_columns(src, ("u", "v", "w")[:ncols], kinds, skip_rows=0,
+                                   delimiter=delim)
     if cols is None or cols["u"].shape[0] != nnz:
         return None
     r, c = _minus_one(cols["u"]), _minus_one(cols["v"])
@@ -157,8 +161,9 @@ def _edgelist_direct(head, p, weighted, report):
         return None
     cols = None
     for kind in ([wkind, "f"] if wkind == "i" else [wkind] if use_w else [None]):
-        cols = _arrow.read_columns(_source(p, offset, report), ("u", "v", "w")[:ncols],
-                                   ("i4", "i4", kind)[:ncols], skip_rows=0, delimiter=delim)
+        with _source(p, offset, report) as src:
+            cols = _arrow.read_columns(src, ("u", "v", "w")[:ncols], ("i4", "i4", kind)[:ncols],
+                                       skip_rows=0, delimiter=delim)
         if cols is not None:
             break
     if cols is None or cols["u"].shape[0] == 0:
