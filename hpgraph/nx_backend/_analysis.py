@@ -258,21 +258,8 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     return dict(zip(G.nodes, np.asarray(_backend.to_host(bc), dtype=float).tolist()))
 
 
-
-
-def _ebc_check(b):
-    r = _weight_is_name(b)
-    if r is not True:
-        return r
-    k = b.arguments.get("k")
-    G = b.arguments.get("G")
-    if k is not None and G is not None and not (isinstance(k, int) and 1 <= k <= len(G)):
-        return "k outside [1, len(G)]: networkx raises its own error"
-    return True
-
-
 @implements("edge_betweenness_centrality", needs=("edge_betweenness_centrality",),
-            check=_ebc_check)
+            check=_bc_check)
 def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=None):
     """Betweenness of every edge (dict keyed by ``G.edges()``, in that order)."""
     from .. import backend as _backend

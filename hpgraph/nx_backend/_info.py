@@ -42,9 +42,9 @@ _MST = ("hpgraph's minimum spanning forest (Boruvka on the engine) for every ``a
         "declined.")
 
 _MATRIX = ("Read from the converted CSR: entries renumbered and scattered with NumPy, in the "
-           "order networkx builds its triples. Multigraphs are declined (networkx sums parallel "
-           "edges; ``to_numpy_array`` serves them with ``multigraph_weight=min``), as are "
-           "structured dtypes.")
+           "order networkx builds its triples. Multigraphs are served: parallel edges' weights "
+           "are summed, as networkx does (``to_numpy_array`` also with ``multigraph_weight=min``"
+           "); structured dtypes are declined.")
 
 _SPARSE = ("SciPy sparse products over the converted CSR (mutual weights P + P^T, normalised "
            "by row sums or maxima). Multigraphs are declined.")
@@ -64,8 +64,9 @@ _SUBSET = ("Brandes restricted to the source/target pairs, level-synchronous per
 _BCC = ("Tarjan's lowpoint walk over the CSR (sequential; networkx's neighbour order, NumPy "
         "discovery and lowpoint arrays): networkx's order.")
 
-_ECC = ("From the eccentricities (one engine BFS / SSSP per node); with ``usebounds`` the "
-        "same extrema come from all eccentricities (no bounding).")
+_ECC = ("From the eccentricities (SciPy's all-pairs search on the CPU up to 2048 nodes, "
+        "else one engine BFS / SSSP per node); with ``usebounds`` the same extrema come from "
+        "all eccentricities (no bounding).")
 
 _SEQ = ("A degree sequence, not a graph: the Erdős–Gallai inequalities for every k at once "
         "from NumPy prefix sums (networkx's integer validation).")
@@ -142,7 +143,8 @@ FUNCTIONS = {
     "floyd_warshall_numpy": "One engine SSSP per node; a negative cycle is declined.",
     "johnson": "One engine SSSP (negative weights allowed) per node; " + _PAIR,
     "average_shortest_path_length": "One engine BFS / SSSP per node.",
-    "eccentricity": "One engine BFS / SSSP per node; negative weights are declined.",
+    "eccentricity": ("SciPy's all-pairs search on the CPU up to 2048 nodes, else one engine "
+                     "BFS / SSSP per node; negative weights are declined."),
     "diameter": _ECC,
     "radius": _ECC,
     "periphery": _ECC,
