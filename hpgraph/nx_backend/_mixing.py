@@ -92,16 +92,6 @@ def node_degree_xy(G, x="out", y="in", weight=None, nodes=None):
     return gen()
 
 
-def _conn_check(b):
-    r = _weight_is_name(b)
-    if r is not True:
-        return r
-    G = b.arguments.get("G")
-    if G is not None and G.is_multigraph():
-        return "multigraphs are not supported (networkx reads the edge-key dicts)"
-    return True
-
-
 def _source_ids(G, nodes):
     from ._registry import _nbunch
 
@@ -112,7 +102,7 @@ def _source_ids(G, nodes):
     return np.array([G.index[v] for v in _nbunch(G, nodes)], dtype=np.int64)
 
 
-@implements("average_degree_connectivity", check=_conn_check)
+@implements("average_degree_connectivity", check=_weight_is_name)
 def average_degree_connectivity(G, source="in+out", target="in+out", nodes=None,
                                 weight=None):
     """Average degree of the neighbours of the nodes of each degree (dict by degree)."""
@@ -150,7 +140,7 @@ def average_degree_connectivity(G, source="in+out", target="in+out", nodes=None,
     return {k: avg if dnorm[k] == 0 else avg / dnorm[k] for k, avg in dsum.items()}
 
 
-@implements("average_neighbor_degree", check=_conn_check)
+@implements("average_neighbor_degree", check=_weight_is_name)
 def average_neighbor_degree(G, source="out", target="out", nodes=None, weight=None):
     """Average (unweighted) degree of each node's neighbours, weighted by the edges if asked."""
     nx = _nx()

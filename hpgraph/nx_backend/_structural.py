@@ -53,21 +53,11 @@ def _neighbours(hg, v):
     return np.unique(M.indices[lo:hi]).astype(np.int64)
 
 
-def _check(b):
-    r = _weight_is_name(b)
-    if r is not True:
-        return r
-    G = b.arguments.get("G")
-    if G is not None and G.is_multigraph():
-        return "multigraphs are not supported (networkx reads the edge-key dicts)"
-    return True
-
-
 def _norm_check(b):
     norm = b.arguments.get("norm", sum)
     if norm is not sum and norm is not max:
         return "norm must be sum or max"
-    return _check(b)
+    return _weight_is_name(b)
 
 
 def _entry(A, u, v):
@@ -82,7 +72,7 @@ def _mutual(hg, u, v, weight):
     return val
 
 
-@implements("mutual_weight", check=_check)
+@implements("mutual_weight", check=_weight_is_name)
 def mutual_weight(G, u, v, weight=None):
     """Weight of ``(u, v)`` plus weight of ``(v, u)`` (0 where an edge is missing)."""
     if u not in G or v not in G:
@@ -106,7 +96,7 @@ def normalized_mutual_weight(G, u, v, norm=sum, weight=None):
     return mv / scale
 
 
-@implements("local_constraint", check=_check)
+@implements("local_constraint", check=_weight_is_name)
 def local_constraint(G, u, v, weight=None):
     """``(N[u, v] + (N @ N)[u, v]) ** 2`` (Burt's local constraint of ``u`` on ``v``)."""
     iu, iv = G.index[u], G.index[v]
@@ -123,7 +113,7 @@ def _node_ids(G, nodes):
     return [G.index[v] for v in nodes]
 
 
-@implements("constraint", check=_check)
+@implements("constraint", check=_weight_is_name)
 def constraint(G, nodes=None, weight=None):
     """Burt's constraint of each node (nan for a node without neighbours)."""
     N = _N(G, weight)
@@ -147,7 +137,7 @@ def constraint(G, nodes=None, weight=None):
     return out
 
 
-@implements("effective_size", check=_check)
+@implements("effective_size", check=_weight_is_name)
 def effective_size(G, nodes=None, weight=None):
     """Burt's effective size of each node's ego network (nan for a node without others)."""
     if nodes is None:
