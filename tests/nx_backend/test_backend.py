@@ -24,13 +24,6 @@ from hpgraph.nx_backend.interface import BackendInterface, can_run, should_run
 BE = "hpgraph"
 
 
-@pytest.fixture(autouse=True)
-def _quiet_cache_warning():
-    nx.config.warnings_to_ignore.add("cache")
-    yield
-    nx.config.warnings_to_ignore.discard("cache")
-
-
 def random_graph(seed, *, directed=False, n=40, p=0.08, weights="int", labels="str",
                  loops=True):
     rng = random.Random(seed)

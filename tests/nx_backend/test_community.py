@@ -19,13 +19,6 @@ from tests.nx_backend.test_backend import BE, no_numpy_scalars, random_graph
 DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 
 
-@pytest.fixture(autouse=True)
-def _quiet_cache_warning():
-    nx.config.warnings_to_ignore.add("cache")
-    yield
-    nx.config.warnings_to_ignore.discard("cache")
-
-
 def weighted_graph(seed, *, distinct=True, zeros=False, labels="str"):
     """Undirected, no self-loops (spanning trees ignore them; k-truss refuses them)."""
     G = random_graph(seed, labels=labels, loops=False, weights=None, n=50, p=0.1)

@@ -15,13 +15,6 @@ from hpgraph.nx_backend.interface import XFAILS, can_run
 from tests.nx_backend.test_backend import BE, no_numpy_scalars, random_graph
 
 
-@pytest.fixture(autouse=True)
-def _quiet_cache_warning():
-    nx.config.warnings_to_ignore.add("cache")
-    yield
-    nx.config.warnings_to_ignore.discard("cache")
-
-
 GRAPHS = [(s, d) for s in range(3) for d in (False, True)]
 
 
