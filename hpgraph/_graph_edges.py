@@ -40,14 +40,14 @@ def csr_from_edges(src, dst, weights, num_vertices, directed, duplicates, backen
     m = int(src.shape[0])
     if dst.shape[0] != m:
         raise DimensionMismatch(f"{who}: src and dst must have the same length, got {m} and {dst.shape[0]}")
-    for name, a in (("src", src), ("dst", dst)):
-        if m and a.dtype.kind == "i" and int(a.min()) < 0:  # a reduction, no mask, when all is well
+    lo, top = _id_range(xp, src, dst)
+    if lo < 0:
+        for name, a in (("src", src), ("dst", dst)):
             neg = a < 0
             if bool(neg.any()):
                 pos = first_bad(xp, neg)
                 raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is negative; vertex ids must "
                                       "lie in [0, num_vertices)")
-    top = max(int(src.max()), int(dst.max())) if m else -1
     if num_vertices is None:
         n = top + 1
     else:
@@ -102,6 +102,20 @@ def csr_from_chunks(chunks, num_vertices, directed, duplicates, backend_arg, ind
                     directed=bool(directed), duplicates=duplicates, self_loops=self_loops,
                     index_dtype=index_dtype, xp=xp, owner=who)
     return csr
+
+
+def _id_range(xp, src, dst) -> tuple:
+    """``(smallest, largest)`` id over ``src`` and ``dst`` (``(0, -1)`` without edges); device
+    arrays in one pass of :func:`hpgraph.formats._build_gpu.id_range` (uint64 ids, which a
+    signed 64-bit range cannot hold, through CuPy's reductions)."""
+    if int(src.shape[0]) == 0:
+        return 0, -1
+    if xp is not np and np.dtype(np.uint64) not in (src.dtype, dst.dtype):
+        from .formats import _build_gpu
+
+        return _build_gpu.id_range(xp, src, dst)
+    lo = min(int(src.min()), int(dst.min()))
+    return lo, max(int(src.max()), int(dst.max()))
 
 
 def _chunk_size_arg(chunk_size, who):

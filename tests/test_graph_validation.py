@@ -117,3 +117,32 @@ def test_generators_refuse_sizes_that_cannot_fit(call):
 def test_rmat_without_edges():
     G = hp.generators.rmat(3, edge_factor=0, backend="cpu")
     assert G.num_vertices == 8 and G.num_edges == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("sdt,ddt", [(np.int32, np.int32), (np.int32, np.int64), (np.uint16, np.int64),
+                                     (np.uint64, np.int32)])
+def test_gpu_id_range_matches_numpy(sdt, ddt):
+    """The device id-range pass (one kernel; CuPy's reductions for uint64) gives the vertex
+    count and the errors the NumPy checks give."""
+    from hpgraph.exceptions import IndexOutOfBound
+
+    cp = pytest.importorskip("cupy")
+    rng = np.random.default_rng(3)
+    s = rng.integers(0, 700, 5000).astype(sdt)
+    d = rng.integers(0, 900, 5000).astype(ddt)
+    G = hp.Graph.from_edges(cp.asarray(s), cp.asarray(d), backend="gpu")
+    assert G.num_vertices == max(int(s.max()), int(d.max())) + 1
+    ref = sp.csr_matrix((np.ones(5000), (s.astype(np.int64), d.astype(np.int64))),
+                        shape=(G.num_vertices,) * 2)
+    ref.sum_duplicates()
+    assert G.num_edges == ref.nnz
+    with pytest.raises(IndexOutOfBound, match=r"dst\[\d+\] = \d+ is out of range for num_vertices=800"):
+        hp.Graph.from_edges(cp.asarray(s), cp.asarray(d), num_vertices=800, backend="gpu")
+    if np.dtype(ddt).kind == "i":
+        d2 = d.copy()
+        d2[17] = -5
+        dd = cp.asarray(d2)
+        with pytest.raises(IndexOutOfBound, match=r"dst\[17\] = -5 is negative"):
+            hp.Graph.from_edges(cp.asarray(s), dd, backend="gpu")
+        assert int(dd[17]) == -5   # the caller's array is untouched

@@ -367,10 +367,11 @@ def test_device_kernels_compile_with_nvrtc():
         for ctype in ctypes:
             srcs.append(segment_reduce_source(how, ctype).replace("segment_reduce(",
                                                                    f"segment_reduce_{len(srcs)}("))
-    from hpgraph.formats._build_gpu import count_source, scatter_source
+    from hpgraph.formats._build_gpu import count_source, id_range_source, scatter_source
 
     for idc in ("int", "long long"):
         srcs.append(count_source(idc)[0])
+        srcs.append(id_range_source(idc, "unsigned int")[0])
         for outc in ("int", "long long"):
             for vc in (None, *ctypes):
                 srcs.append(scatter_source(idc, outc, vc)[0])
@@ -379,6 +380,7 @@ def test_device_kernels_compile_with_nvrtc():
     except DeviceUnavailable as exc:
         pytest.skip(str(exc))
     assert ".entry segment_reduce_0" in ptx
+    assert ".entry hpg_build_id_range_long_long_unsigned_int" in ptx
     assert ".entry hpg_build_count_long_long" in ptx and ".entry hpg_build_scatter_int_long_long_float" in ptx
 
 
