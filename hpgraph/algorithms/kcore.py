@@ -4,12 +4,12 @@ Parallel peeling (as in Gunrock's k-core): with ``k`` the current level, remove 
 remaining vertex of degree ``<= k`` (its core number is ``k``), lower the degrees of its
 remaining neighbours, and repeat; when no remaining vertex has degree ``<= k``, ``k`` jumps to
 the smallest remaining degree.  Each round is one SpMV: ``deg -= A (+.second) removed``, with
-the removed vertices as the active sources and the remaining vertices as the row mask -- so
-the engine's SpMV optimisations apply.  On the GPU it is the engine's push over the removed
-vertices' rows (:func:`hpgraph.spmv.gpu.push`, atomic adds into the remaining vertices), so a
-round costs the removed vertices' edges and the whole run ``O(m)``; on the CPU the same push is
-a gather of the removed vertices' CSR rows and a ``bincount`` of their neighbours.  One
-scalar (the smallest remaining degree) and the removed count are read back per round.
+the removed vertices as the active sources and the remaining vertices as the row mask.  On the
+CPU the push is a gather of the removed vertices' CSR rows and a ``bincount`` of their
+neighbours, so a round costs the removed vertices' edges and the whole run ``O(m)``.  On the
+GPU every round runs on the device (:mod:`hpgraph.algorithms._kcore_gpu`: a selection pass, a
+warp-balanced push with atomic subtractions, and a one-thread close that raises ``k``),
+replayed as CUDA graphs, with one host read per batch of rounds.
 
 Graph semantics:
 
@@ -70,36 +70,25 @@ def k_core(G, *, backend=None, to=None):
     else:  # directed: values are multiplicities
         sr = ops.lookup_semiring("plus_times[int32]")
         deg = _spmv.spmv(S, xp.ones(n, dtype=np.int32), sr, backend=side)
-    ones = xp.ones(n, dtype=np.int32)
-    push = None
     if side == "gpu":
-        try:
-            from ..spmv import gpu as _gpu
+        from ._kcore_gpu import core_numbers
 
-            push = getattr(_gpu, "push", None)
-        except ImportError:  # pragma: no cover - a build without the GPU SpMV module
-            push = None
-    alive = xp.ones(n, dtype=bool)
+        return finish(core_numbers(S, deg.astype(np.int32, copy=False)), on_dev, to)
+    alive = np.ones(n, dtype=bool)
     big = np.iinfo(np.int32).max
     k = 0
     while True:
-        m = int(xp.where(alive, deg, big).min())
+        m = int(np.where(alive, deg, big).min())
         if m == big:
             break
         k = max(k, m)
         removed = alive & (deg <= k)
         core[removed] = k
         alive &= ~removed
-        if push is not None:
-            frontier = xp.flatnonzero(removed).astype(S.index_dtype)
-            dec = xp.zeros(n, dtype=np.int32)
-            push(S, frontier, ones, sr, dec, mask=alive)
-            deg = deg - dec
-        else:
-            # the removed vertices' rows only (the CPU's push): O(their edges) per round
-            pos = expand_rows(np, S.indptr, np.flatnonzero(removed))
-            tgt = S.indices[pos]
-            w = None if S.values is None else S.values[pos].astype(np.float64)
-            dec = np.bincount(tgt, weights=w, minlength=n)
-            deg = np.where(alive, deg - dec.astype(np.int32), deg)
+        # the removed vertices' rows only (the CPU's push): O(their edges) per round
+        pos = expand_rows(np, S.indptr, np.flatnonzero(removed))
+        tgt = S.indices[pos]
+        w = None if S.values is None else S.values[pos].astype(np.float64)
+        dec = np.bincount(tgt, weights=w, minlength=n)
+        deg = np.where(alive, deg - dec.astype(np.int32), deg)
     return finish(core, on_dev, to)

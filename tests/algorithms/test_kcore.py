@@ -67,3 +67,40 @@ def test_k_core_inputs(backend_name):
     np.testing.assert_array_equal(hp.k_core(H, backend=backend_name, to="numpy"), ref)
     np.testing.assert_array_equal(host(hp.k_core(nx.to_scipy_sparse_array(H),
                                                  backend=backend_name)), ref)
+
+
+@pytest.mark.parametrize("idx", [np.int32, np.int64])
+@pytest.mark.parametrize("w", [None, np.int32])
+def test_k_core_device_kernels_compile(idx, w):
+    from hpgraph.algorithms._kcore_gpu import kcore_source
+    from hpgraph.exceptions import DeviceUnavailable
+
+    try:
+        ptx = hp.backend.compile_ptx(kcore_source(np.dtype(idx), None if w is None else np.dtype(w)),
+                                     "kcore.cu", options=("-std=c++17",))
+    except DeviceUnavailable as exc:
+        pytest.skip(str(exc))
+    for name in ("kc_select", "kc_push", "kc_close"):
+        assert f".entry {name}" in ptx
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [False, True])
+def test_k_core_gpu_heavy_rows_and_many_rounds(directed):
+    """Hubs past the heavy-row threshold (pushed in chunks), a long path (hundreds of rounds:
+    several replayed batches) and isolated vertices; the plan is reused by a second call."""
+    from hpgraph.algorithms import _kcore_gpu
+
+    rng = np.random.default_rng(7)
+    H = nx.DiGraph() if directed else nx.Graph()
+    H.add_nodes_from(range(9000))
+    H.add_edges_from((0, int(v)) for v in rng.choice(np.arange(1, 6000), 3 * _kcore_gpu.HEAVY, replace=False))
+    H.add_edges_from((1, int(v)) for v in rng.choice(np.arange(2, 6000), _kcore_gpu.HEAVY + 5, replace=False))
+    H.add_edges_from((a, b) for a in range(6000, 6030) for b in range(a + 1, 6030))   # a 29-core
+    H.add_edges_from((v, v + 1) for v in range(6100, 7100))      # a path: 500 peeling rounds
+    H.add_edges_from((int(a), int(b)) for a, b in rng.integers(0, 6000, (20000, 2)) if a != b)
+    src, dst = (np.array(x, dtype=np.int64) for x in zip(*H.edges()))
+    G = hp.Graph.from_edges(src, dst, num_vertices=9000, directed=directed, backend="gpu")
+    want = nx_core(H, 9000)
+    np.testing.assert_array_equal(host(hp.k_core(G, backend="gpu")), want)
+    np.testing.assert_array_equal(host(hp.k_core(G, backend="gpu")), want)
