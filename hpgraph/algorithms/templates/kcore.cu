@@ -8,9 +8,9 @@
 //              as KC_HEAVY-entry chunks; the smallest degree left is kept in S_MIN.
 //   kc_push:   every removed vertex lowers its remaining neighbours' degrees (atomicSub; the
 //              entry's multiplicity on directed graphs), light rows dealt evenly over warps
-//              (expand_balanced), heavy chunks a block each.
-//   kc_close:  one thread: a round that removed nothing raises k to S_MIN (nothing left:
-//              done), then resets the round's counters.
+//              (expand_balanced), heavy chunks a block each; the new degrees join S_MIN.
+//   kc_close:  one thread: k rises to the smallest degree left when that exceeds it (so the
+//              next round removes something); nothing left: done; resets the counters.
 
 typedef $IDX_T idx_t;
 typedef $W_T w_t;
@@ -21,7 +21,7 @@ typedef unsigned long long u64;
 #define S_K 0        // the current level k
 #define S_Q 1        // light vertices removed this round (queue length)
 #define S_H 2        // heavy-list entries this round
-#define S_MIN 3      // smallest degree among the remaining vertices not removed this round
+#define S_MIN 3      // smallest degree left (kc_select: before the push; kc_push: after it)
 #define S_DONE 4     // 1 once no vertex remains
 #define S_ROUNDS 5   // rounds run
 
@@ -70,19 +70,24 @@ kc_select(long long n, const idx_t* __restrict__ indptr, const int* __restrict__
     if (lane == 0 && lmin != 0x7fffffff) atomicMin(st + S_MIN, (long long)lmin);
 }
 
+// Lower the degree of entry e's vertex if it remains; lmin keeps the smallest new degree.
 __device__ __forceinline__ void kc_lower(const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-                                         int* deg, const int* core, long long e)
+                                         int* deg, const int* core, long long e, int& lmin)
 {
     const idx_t w = indices[e];
-    if (core[w] < 0) atomicSub(deg + w, KC_WEIGHTED ? (int)vals[e] : 1);
+    if (core[w] < 0) {
+        const int by = KC_WEIGHTED ? (int)vals[e] : 1;
+        lmin = min(lmin, atomicSub(deg + w, by) - by);
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(256)
 kc_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-        int* deg, const int* core, const idx_t* q, const idx_t* qh, const long long* st)
+        int* deg, const int* core, const idx_t* q, const idx_t* qh, long long* st)
 {
     if (st[S_DONE]) return;
     const long long cnt = st[S_Q], hcnt = st[S_H];
+    int lmin = 0x7fffffff;
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     if (cnt) {
@@ -96,7 +101,7 @@ kc_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
                 d = (long long)indptr[u + 1] - s;
             }
             expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
-                if (valid) kc_lower(indices, vals, deg, core, e);
+                if (valid) kc_lower(indices, vals, deg, core, e, lmin);
             });
         }
     }
@@ -106,17 +111,23 @@ kc_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         const idx_t u = x < 0 ? qh[h - c] : x;
         const long long s = (long long)indptr[u] + c * KC_HEAVY;
         const long long end = min(s + (long long)KC_HEAVY, (long long)indptr[u + 1]);
-        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) kc_lower(indices, vals, deg, core, e);
+        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) kc_lower(indices, vals, deg, core, e, lmin);
     }
+    // with kc_select's S_MIN (the vertices it left, before this push): the smallest degree left
+    for (int off = 16; off > 0; off >>= 1) lmin = min(lmin, __shfl_down_sync(KC_FULL, lmin, off));
+    if (lane == 0 && lmin != 0x7fffffff) atomicMin(st + S_MIN, (long long)lmin);
 }
 
 extern "C" __global__ void kc_close(long long* st)
 {
     if (st[S_DONE]) return;
-    if (st[S_Q] == 0 && st[S_H] == 0) {
-        // nothing removed: every remaining degree exceeds k, so k rises to the smallest
-        if (st[S_MIN] == 0x7fffffffffffffffLL) st[S_DONE] = 1;
-        else st[S_K] = st[S_MIN];
+    // S_MIN is now the smallest degree of the vertices left: when it exceeds k, the next
+    // round would remove nothing at k, so k rises to it now (no round is spent on the raise)
+    const long long mn = st[S_MIN];
+    if (mn == 0x7fffffffffffffffLL) {
+        if (st[S_Q] == 0 && st[S_H] == 0) st[S_DONE] = 1;    // nothing was left to remove
+    } else if (mn > st[S_K]) {
+        st[S_K] = mn;
     }
     st[S_Q] = 0;
     st[S_H] = 0;
