@@ -10,7 +10,7 @@
   vectorised NumPy callables and CUDA C snippets over structure-of-arrays properties.
 * :mod:`.cpu` -- the superstep loop on NumPy (push or pull, identical results), near-far
   ordering and witnesses included.
-* :mod:`.codegen` + ``templates/engine.cu`` -- the one generated CUDA module of a program:
+* :mod:`.codegen` + ``templates/engine*.cu`` -- the one generated CUDA module of a program:
   pull kernels over HYB (ELL + COO tail) with the x_bitmask and early exit, a push kernel over
   the frontier queue with monoid atomics, the witness pass, the near-far split, one fused
   APPLY kernel; compiled with ``HP_PERSISTENT`` the same bodies form the device loop.

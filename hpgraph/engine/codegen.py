@@ -1,6 +1,7 @@
 """CUDA source of one bound vertex program (no GPU needed: CI compiles it with NVRTC).
 
-:func:`program_source` fills ``templates/engine.cu`` with the program's dtypes, the monoid's C
+:func:`program_source` fills the engine template (``templates/engine*.cu``, joined in the
+order of :data:`ENGINE_PARTS`) with the program's dtypes, the monoid's C
 expressions and atomic form, and the compiled ``gather``/``update`` bodies reading properties
 from structure-of-arrays (one pointer parameter ``P_<name>`` per property).
 
@@ -31,7 +32,7 @@ KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_to
            "hp_apply_auto", "hp_init_frontier", "hp_init_fused")
 
 
-#: The compile unit of each kernel (``HP_UNIT`` in ``templates/engine.cu``): a program's units
+#: The compile unit of each kernel (``HP_UNIT`` in the engine template): a program's units
 #: are compiled as separate modules, in parallel.  Kernels sharing device code (the APPLY entry
 #: points share ``hp_apply``) share a unit, so nothing is compiled twice.
 UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_witness": 3, "hp_apply_all": 4,
@@ -71,8 +72,18 @@ def kernel_names(bp) -> tuple:
 HEAVY = 1024
 
 
-def _template(name: str):
-    return cuda_source.load(str(_TEMPLATE_DIR / name))
+#: The engine's CUDA template, in the order the parts are joined into one module: header and
+#: shared device functions; SPMV (pull, push); priority keys and WITNESS; APPLY and the far-set
+#: split; the persistent loops and the setup kernels.
+ENGINE_PARTS = ("engine.cu", "engine_spmv.cu", "engine_order.cu", "engine_apply.cu", "engine_loop.cu")
+
+
+def _engine_template():
+    """The engine template: :data:`ENGINE_PARTS` joined (one ``string.Template``)."""
+    import string
+
+    return string.Template("".join(cuda_source.load(str(_TEMPLATE_DIR / p)).template
+                                   for p in ENGINE_PARTS))
 
 
 def _bits_type(dt: np.dtype) -> str:
@@ -188,7 +199,7 @@ def program_source(bp, idx_dtype) -> str:
         FILL_BODY="\n".join(fill_lines) if fill_lines else "        (void)v;",
         **_ordering_subst(bp),
     )
-    return cuda_source.render(_template("engine.cu"), **subst)
+    return cuda_source.render(_engine_template(), **subst)
 
 
 def _ordering_subst(bp) -> dict:

@@ -1,6 +1,6 @@
 """The device-side superstep loop: a whole run of a vertex program in one kernel launch.
 
-``hp_loop`` (``templates/engine.cu`` compiled with ``HP_PERSISTENT`` 1) is launched
+``hp_loop`` (``templates/engine*.cu`` compiled with ``HP_PERSISTENT`` 1) is launched
 cooperatively (``cuLaunchCooperativeKernel``: every block resident at once, or the launch is
 refused), so its blocks can wait for each other at grid barriers: it runs SPMV (push or pull,
 chosen per superstep on the device), the witness pass, APPLY and the priority split of

@@ -1,0 +1,268 @@
+// hpgraph vertex-program engine, part 4 of 5: APPLY (update, change test, next frontier,
+// superstep close) and the priority split of the far set.
+
+// ---------------------------------------------------------------------------------------
+// APPLY, fused: update, change test, property writes, y reset to the identity, active
+// bitmask (atomicOr), frontier queue (warp-aggregated append), frontier size and push-edge
+// count; then clears the consumed frontier's bits and (last block) closes the superstep.
+// The end of a superstep, by one thread once every block is done with APPLY: history record,
+// counter resets, parity flip; an empty next frontier halts the run (or, with vertices
+// waiting for a priority threshold, asks for a split).
+__device__ __forceinline__ void hp_close(u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir)
+{
+    const int cur = (int)(st[S_EXEC] & 1ull), nxt = cur ^ 1;
+    const u64 step = st[S_STEP];
+    u64* h = hist + (long long)(step % (u64)hist_cap) * 3;
+    h[0] = st[S_CNT + cur];
+    h[1] = st[S_EDG + cur];
+    h[2] = (u64)dir;
+    st[S_STEP] = step + 1ull;
+    st[S_CNT + cur] = 0ull;
+    st[S_EDG + cur] = 0ull;
+    st[S_HCNT + cur] = 0ull;
+    st[S_TCNT] = 0ull;
+    st[S_DONE] = 0ull;
+    st[S_EXEC] = st[S_EXEC] + 1ull;
+    if (atomicAdd(st + S_CNT + nxt, 0ull) == 0ull) {
+        if (HP_PRIORITY && atomicAdd(st + S_FARCNT, 0ull) != 0ull) st[S_FARPEND] = 1ull;
+        else st[S_HALT] = 1ull;
+    }
+}
+
+// One copy (not inlined): the three APPLY kernels and the device loop call it, so the
+// program's update is compiled once -- NVRTC's time grows with every inlined copy.
+template <bool SELF_CLOSE = true>
+__device__ __noinline__ void hp_apply(bool touched, long long n, y_t* HP_MUT y,
+        unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm,
+        const idx_t* HP_MUT tq, const long long* __restrict__ deg,
+        u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
+{
+    __shared__ int s_last;
+    if (st[S_HALT]) return;
+    const int cur = (int)(st[S_EXEC] & 1ull), nxt = cur ^ 1;
+    const u64 cnt = st[S_CNT + cur];
+    if (cnt == 0ull) return;
+    unsigned* bm_cur = cur ? bm1 : bm0;
+    unsigned* bm_nxt = cur ? bm0 : bm1;
+    const idx_t* q_cur = cur ? q1 : q0;
+    idx_t* q_nxt = cur ? q0 : q1;
+    idx_t* qh_nxt = cur ? qh0 : qh1;
+    const long long N = touched ? (long long)st[S_TCNT] : n;
+    const int lane = threadIdx.x & 31;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < N; base += stride) {
+        const long long i = base + threadIdx.x;
+        bool act = false, to_far = false, from_far = false;
+        (void)to_far; (void)from_far;
+        long long d = 0;
+        idx_t v = 0;
+        if (i < N) {
+            v = touched ? tq[i] : (idx_t)i;
+            const y_t yv = y[v];
+            const bool none = hp_is_identity(yv);
+            if (touched) tbm[v >> 5] = 0u;          // every bit of the word is being cleared
+            if (!none) y[v] = hp_identity();        // keep y == identity between supersteps
+            if (!(HP_RECEIVED_ONLY && none)) {
+                bool changed = false;
+$UPDATE_BODY
+#if HP_WITNESS
+                if (changed && !none) P_$WITNESS_PROP[v] = ($WITNESS_T)win[v];
+#endif
+#if HP_PRIORITY
+                if (changed && !hp_near(P_$PRIORITY_PROP[v], st)) {
+                    // waits in the far set until the threshold reaches it
+                    const unsigned bit = 1u << (v & 31);
+                    to_far = !(atomicOr(far + (v >> 5), bit) & bit);
+                    changed = false;
+                } else if (changed) {
+                    const unsigned bit = 1u << (v & 31);
+                    if (far[v >> 5] & bit) from_far = (atomicAnd(far + (v >> 5), ~bit) & bit) != 0u;
+                }
+#endif
+                if (changed) {
+                    atomicOr(bm_nxt + (v >> 5), 1u << (v & 31));
+                    act = true;
+                    d = deg[v];
+                    if (d > HP_HEAVY) hp_heavy_add(qh_nxt, st + S_HCNT + nxt, v, d);
+                }
+            }
+        }
+#if HP_PRIORITY
+        // the far-set size, one atomic per warp (millions of vertices may wait at once)
+        const int nf = __popc(__ballot_sync(HP_FULL, to_far)) - __popc(__ballot_sync(HP_FULL, from_far));
+        if (lane == 0 && nf != 0) atomicAdd(st + S_FARCNT, (u64)(long long)nf);
+#endif
+        const unsigned m = __ballot_sync(HP_FULL, act);
+        if (m) {
+            for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
+            const int leader = __ffs(m) - 1;
+            u64 pos = 0;
+            if (lane == leader) pos = atomicAdd(st + S_CNT + nxt, (u64)__popc(m));
+            if (lane == 0) atomicAdd(st + S_EDG + nxt, (u64)d);
+            pos = __shfl_sync(HP_FULL, pos, leader);
+            if (act) q_nxt[pos + __popc(m & ((1u << lane) - 1u))] = v;
+        }
+    }
+    // x_bitmask <- 0: only the consumed frontier's words can be non-zero
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)cnt; i += stride)
+        bm_cur[q_cur[i] >> 5] = 0u;
+    if (!SELF_CLOSE) return;            // the device loop closes the superstep in its barrier
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = (atomicAdd(st + S_DONE, 1ull) == (u64)(gridDim.x - 1));
+    __syncthreads();
+    if (s_last && threadIdx.x == 0) {
+        __threadfence();
+        hp_close(st, hist, hist_cap, dir);
+        __threadfence();
+    }
+}
+
+#if HP_IN_UNIT(4)
+HP_KERNEL
+hp_apply_all(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+             idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
+             u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
+{
+    hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
+}
+#endif
+
+#if HP_IN_UNIT(4)
+HP_KERNEL
+hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+                 idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
+                 u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
+{
+    hp_apply(true, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
+}
+#endif
+
+// Mixed batches: APPLY after whichever SPMV the direction rule ran (same predicate).
+#if HP_IN_UNIT(4)
+HP_KERNEL
+hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+              idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
+              u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, u64 limit$APPLY_PARAMS$PROPS_MUT_PARAMS)
+{
+    if (st[S_HALT]) return;
+    const int cur = (int)(st[S_EXEC] & 1ull);
+    if (st[S_CNT + cur] == 0ull) return;
+    if (hp_pushes(st, cur, limit)) {    // grid-uniform: every block takes the same branch
+        hp_apply(HP_RECEIVED_ONLY, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
+    } else {
+        hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 1$APPLY_ARGS$PROPS_ARGS);
+    }
+}
+#endif
+
+#if HP_PRIORITY
+// ---------------------------------------------------------------------------------------
+// PRIORITY, the split: only when APPLY found the next frontier empty with vertices waiting
+// (S_FARPEND).  hp_far_min finds the best waiting value; hp_far_take moves the threshold past
+// it (best + delta) and makes the waiting vertices within it the frontier of the parity APPLY
+// just made current.  Only NaN values waiting (float keys, S_FARBEST == 0): all are taken and
+// the threshold stays.  One thread per far-bitmap word, which it alone writes in this phase.
+#if HP_IN_UNIT(5)
+HP_KERNEL
+hp_far_min(long long n, const unsigned* HP_MUT far, u64* HP_MUT st$PROPS_CONST_PARAMS)
+{
+    if (st[S_HALT] || !st[S_FARPEND]) return;
+    const long long nw = (n + 31) >> 5;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < nw; base += stride) {
+        const long long w = base + threadIdx.x;
+        u64 best = 0ull;                                       // max of ~key
+        if (w < nw) {
+            for (unsigned b = far[w]; b; b &= b - 1u) {
+                const idx_t v = (idx_t)(w * 32 + (__ffs(b) - 1));
+                const u64 nk = ~hp_prio_key(P_$PRIORITY_PROP[v]);
+                best = nk > best ? nk : best;
+            }
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            const u64 o = __shfl_down_sync(HP_FULL, best, off);
+            best = o > best ? o : best;
+        }
+        if ((threadIdx.x & 31) == 0 && best) atomicMax(st + S_FARBEST, best);
+    }
+}
+#endif
+
+#if HP_IN_UNIT(5)
+HP_KERNEL
+hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+            idx_t* qh0, idx_t* qh1, const long long* __restrict__ deg, u64* HP_MUT st,
+            prio_t delta$PROPS_CONST_PARAMS)
+{
+    __shared__ int s_last;
+    if (st[S_HALT] || !st[S_FARPEND]) return;
+    const int cur = (int)(st[S_EXEC] & 1ull);
+    unsigned* bm = cur ? bm1 : bm0;
+    idx_t* q = cur ? q1 : q0;
+    idx_t* qh = cur ? qh1 : qh0;
+    const u64 fb = st[S_FARBEST];
+    const bool all = HP_PRIO_FLOAT && fb == 0ull;
+    const prio_t thr = hp_prio_threshold(hp_prio_unkey(~fb), delta);
+    const int lane = threadIdx.x & 31;
+    const long long nw = (n + 31) >> 5;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    u64 taken = 0ull;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < nw; base += stride) {
+        const long long w = base + threadIdx.x;
+        unsigned take = 0u;
+        long long d = 0;
+        if (w < nw) {
+            const unsigned bits = far[w];
+            for (unsigned b = bits; b; b &= b - 1u) {
+                const int i = __ffs(b) - 1;
+                const prio_t x = P_$PRIORITY_PROP[(idx_t)(w * 32 + i)];
+                if (all || (HP_PRIO_MAX ? x >= thr : x <= thr)) take |= 1u << i;
+            }
+            if (take) {
+                far[w] = bits & ~take;
+                bm[w] = take;            // the frontier is empty: its bitmap words are zero
+            }
+        }
+        // queue positions: warp-wide exclusive scan of the per-thread counts
+        const int c = __popc(take);
+        int incl = c;
+        for (int off = 1; off < 32; off <<= 1) {
+            const int o = __shfl_up_sync(HP_FULL, incl, off);
+            if (lane >= off) incl += o;
+        }
+        const int total = __shfl_sync(HP_FULL, incl, 31);
+        u64 pos = 0ull;
+        if (lane == 31 && total) pos = atomicAdd(st + S_CNT + cur, (u64)total);
+        pos = __shfl_sync(HP_FULL, pos, 31) + (u64)(incl - c);
+        for (unsigned b = take; b; b &= b - 1u) {
+            const idx_t v = (idx_t)(w * 32 + (__ffs(b) - 1));
+            q[pos++] = v;
+            const long long dv = deg[v];
+            d += dv;
+            if (dv > HP_HEAVY) hp_heavy_add(qh, st + S_HCNT + cur, v, dv);
+        }
+        for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
+        if (lane == 0 && d) atomicAdd(st + S_EDG + cur, (u64)d);
+        if (lane == 31 && total) taken += (u64)total;
+    }
+    if (taken) atomicAdd(st + S_FARCNT, (u64)0 - taken);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = (atomicAdd(st + S_FDONE, 1ull) == (u64)(gridDim.x - 1));
+    __syncthreads();
+    if (s_last && threadIdx.x == 0) {
+        __threadfence();
+        if (!all) {
+            st[S_THR] = hp_prio_bits(thr);
+            st[S_TSET] = 1ull;
+        }
+        st[S_FARBEST] = 0ull;
+        st[S_FDONE] = 0ull;
+        st[S_FARPEND] = 0ull;
+        if (atomicAdd(st + S_CNT + cur, 0ull) == 0ull) st[S_HALT] = 1ull;
+        __threadfence();
+    }
+}
+#endif
+#endif
