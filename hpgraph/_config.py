@@ -140,14 +140,6 @@ _KEYS = {k.name: k for k in (
          "architecture and NVRTC version): a program compiled once loads from there "
          "in a new process without calling NVRTC.  None: $XDG_CACHE_HOME/hpgraph/kernels "
          "(~/.cache/hpgraph/kernels).", lambda s: None if s.strip().lower() in ("", "none") else s),
-    _Key("cupy_cub", False, _bool("cupy_cub"),
-         "Let CuPy use its CUB accelerators (CUPY_ACCELERATORS) for reductions and scans.  "
-         "CuPy 14 compiles every CUB kernel with the CUB headers on first use, about 2.6 s of "
-         "NVRTC each on an H200 (six of them were half of `hpgraph demo`'s cold start), while "
-         "its plain reduction and scan kernels compile in about 0.15 s; so by default hpgraph "
-         "turns the CUB accelerators off in the process when it first uses the GPU.  True: "
-         "CuPy's own choice is kept.  A CUPY_ACCELERATORS variable in the environment always "
-         "wins (hpgraph then changes nothing).", _parse_bool),
     _Key("trace", False, _bool("trace"),
          "Log every hp.run's supersteps (direction, frontier size and representation, "
          "frontier edges; on the GPU each superstep's time by CUDA events, the host loop then "

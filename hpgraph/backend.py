@@ -58,39 +58,7 @@ def cupy():
     mod, why = _probe()
     if mod is None:
         raise DeviceUnavailable(f"backend='gpu' was requested but {why}")
-    if _cub_applied[0] is not _config_value("cupy_cub"):
-        _apply_cub_choice(mod)
     return mod
-
-
-# CuPy's accelerator lists as CuPy set them (None until hpgraph first changes them), and the
-# value of hp.config["cupy_cub"] last applied.
-_cub_saved: list = [None]
-_cub_applied: list = [None]
-
-
-def _config_value(key):
-    from ._config import config
-
-    return config[key]
-
-
-def _apply_cub_choice(cp) -> None:
-    """Turn CuPy's CUB accelerators off (``hp.config["cupy_cub"]`` False) or back to CuPy's own
-    lists (True); nothing when the user set ``CUPY_ACCELERATORS``."""
-    want = _config_value("cupy_cub")
-    _cub_applied[0] = want
-    if "CUPY_ACCELERATORS" in os.environ:
-        return
-    try:
-        from cupy._core import _accelerator as acc
-    except ImportError:  # pragma: no cover - a CuPy without the accelerator switch
-        return
-    if _cub_saved[0] is None:
-        _cub_saved[0] = (acc.get_reduction_accelerators(), acc.get_routine_accelerators())
-    red, rout = _cub_saved[0] if want else ([], [])
-    acc.set_reduction_accelerators(list(red))
-    acc.set_routine_accelerators(list(rout))
 
 
 def is_device_array(a) -> bool:

@@ -5,7 +5,6 @@ import io
 import numpy as np
 import pytest
 
-import hpgraph as hp
 from hpgraph import backend
 from hpgraph.exceptions import CompileError, DeviceUnavailable, InvalidValue
 
@@ -136,31 +135,3 @@ def test_num_sms_is_read_once_per_device(monkeypatch):
     monkeypatch.setattr(backend, "_SM_COUNT", {})
     assert backend.num_sms() == 132 and backend.num_sms() == 132
     assert calls == [0]
-
-
-def test_cupy_cub_choice(monkeypatch):
-    """hp.config["cupy_cub"]: False turns CuPy's CUB accelerators off, True restores CuPy's
-    own lists; a CUPY_ACCELERATORS variable in the environment means hands off."""
-    acc = pytest.importorskip("cupy._core._accelerator")
-    before = (acc.get_reduction_accelerators(), acc.get_routine_accelerators())
-    monkeypatch.setattr(backend, "_cub_saved", [None])
-    monkeypatch.setattr(backend, "_cub_applied", [None])
-    monkeypatch.delenv("CUPY_ACCELERATORS", raising=False)
-    try:
-        acc.set_reduction_accelerators(["cub"])
-        acc.set_routine_accelerators(["cub"])
-        with hp.config.set(cupy_cub=False):
-            backend._apply_cub_choice(None)
-            assert acc.get_reduction_accelerators() == [] and acc.get_routine_accelerators() == []
-        with hp.config.set(cupy_cub=True):
-            backend._apply_cub_choice(None)
-            assert acc.get_reduction_accelerators() == [1] and acc.get_routine_accelerators() == [1]
-        monkeypatch.setenv("CUPY_ACCELERATORS", "cub")
-        with hp.config.set(cupy_cub=False):
-            backend._apply_cub_choice(None)
-            assert acc.get_reduction_accelerators() == [1]
-        with pytest.raises(InvalidValue, match="cupy_cub"):
-            hp.config["cupy_cub"] = "yes"
-    finally:
-        acc.set_reduction_accelerators(list(before[0]))
-        acc.set_routine_accelerators(list(before[1]))
