@@ -75,7 +75,7 @@ class KCorePlan:
         g, b = (self.blocks,), (_BLOCK,)
         w = self.null_w if self.vals is None else self.vals
         self.select(g, b, (np.int64(self.n), self.indptr, self.deg, self.core, self.q, self.qh, self.st))
-        self.push(g, b, (self.indptr, self.indices, w, self.deg, self.core, self.q, self.qh, self.st))
+        self.push(g, b, (self.indptr, self.indices, w, self.deg, self.q, self.qh, self.st))
         self.close((1,), (1,), (self.st,))
 
     def _batch(self):

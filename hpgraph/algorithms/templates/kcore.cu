@@ -3,7 +3,8 @@
 // One round = kc_select, kc_push, kc_close, each launched with a fixed shape and reading its
 // work size from the state words `st`, so a batch of rounds is replayed blind as one CUDA
 // graph and the host reads one word (S_DONE) per batch.
-//   kc_select: every remaining vertex (core < 0) with degree <= k is removed now: core = k;
+//   kc_select: every remaining vertex (deg >= 0; a removed one holds -1) with degree <= k is
+//              removed now: core = k, deg = -1;
 //              light ones join the queue, heavy ones (row longer than KC_HEAVY) the heavy list
 //              as KC_HEAVY-entry chunks; the smallest degree left is kept in S_MIN.
 //   kc_push:   every removed vertex lowers its remaining neighbours' degrees (atomicSub; the
@@ -28,7 +29,7 @@ typedef unsigned long long u64;
 $BALANCED
 
 extern "C" __global__ void __launch_bounds__(256)
-kc_select(long long n, const idx_t* __restrict__ indptr, const int* __restrict__ deg, int* core,
+kc_select(long long n, const idx_t* __restrict__ indptr, int* deg, int* core,
           idx_t* q, idx_t* qh, long long* st)
 {
     if (st[S_DONE]) return;
@@ -39,10 +40,11 @@ kc_select(long long n, const idx_t* __restrict__ indptr, const int* __restrict__
     for (long long base = (long long)blockIdx.x * blockDim.x; base < n; base += stride) {
         const long long v = base + threadIdx.x;
         bool light = false;
-        if (v < n && core[v] < 0) {
-            const int d = deg[v];
+        const int d = v < n ? deg[v] : -1;
+        if (d >= 0) {
             if (d <= k) {
                 core[v] = k;
+                deg[v] = -1;
                 const long long len = (long long)indptr[v + 1] - (long long)indptr[v];
                 if (len > KC_HEAVY) {
                     const long long nch = (len + KC_HEAVY - 1) / KC_HEAVY;
@@ -72,10 +74,10 @@ kc_select(long long n, const idx_t* __restrict__ indptr, const int* __restrict__
 
 // Lower the degree of entry e's vertex if it remains; lmin keeps the smallest new degree.
 __device__ __forceinline__ void kc_lower(const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-                                         int* deg, const int* core, long long e, int& lmin)
+                                         int* deg, long long e, int& lmin)
 {
     const idx_t w = indices[e];
-    if (core[w] < 0) {
+    if (deg[w] >= 0) {
         const int by = KC_WEIGHTED ? (int)vals[e] : 1;
         lmin = min(lmin, atomicSub(deg + w, by) - by);
     }
@@ -83,7 +85,7 @@ __device__ __forceinline__ void kc_lower(const idx_t* __restrict__ indices, cons
 
 extern "C" __global__ void __launch_bounds__(256)
 kc_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-        int* deg, const int* core, const idx_t* q, const idx_t* qh, long long* st)
+        int* deg, const idx_t* q, const idx_t* qh, long long* st)
 {
     if (st[S_DONE]) return;
     const long long cnt = st[S_Q], hcnt = st[S_H];
@@ -101,7 +103,7 @@ kc_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
                 d = (long long)indptr[u + 1] - s;
             }
             expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
-                if (valid) kc_lower(indices, vals, deg, core, e, lmin);
+                if (valid) kc_lower(indices, vals, deg, e, lmin);
             });
         }
     }
@@ -111,7 +113,7 @@ kc_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         const idx_t u = x < 0 ? qh[h - c] : x;
         const long long s = (long long)indptr[u] + c * KC_HEAVY;
         const long long end = min(s + (long long)KC_HEAVY, (long long)indptr[u + 1]);
-        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) kc_lower(indices, vals, deg, core, e, lmin);
+        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) kc_lower(indices, vals, deg, e, lmin);
     }
     // with kc_select's S_MIN (the vertices it left, before this push): the smallest degree left
     for (int off = 16; off > 0; off >>= 1) lmin = min(lmin, __shfl_down_sync(KC_FULL, lmin, off));
