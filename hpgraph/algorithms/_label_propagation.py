@@ -186,10 +186,9 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
     labels = xp.arange(n, dtype=ldt)
     if n == 0 or max_iter == 0:
         return finish(labels, on_dev, to)
-    r, c, cnt = simple_pairs(G, symmetrize=G.directed)
-    if cnt is not None and r.shape[0]:
-        two = cnt == 2            # a mutual pair: its label counts twice
-        r, c = xp.concatenate([r, r[two]]), xp.concatenate([c, c[two]])
+    if side == "gpu" and n < 2**31 - 1:
+        return finish(_gpu_labels(G, max_iter, seed, mode), on_dev, to)
+    r, c = _pairs_with_multiplicity(G)     # a mutual pair: its label counts twice
     if mode == "synchronous":
         prev = None
         for it in range(int(max_iter)):
@@ -226,3 +225,35 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
         if not bool(changed):
             break
     return finish(labels, on_dev, to)
+
+
+def _pairs_with_multiplicity(G):
+    """``(rows, cols)`` of every neighbour pair, a mutual directed pair listed twice."""
+    xp = G.xp
+    r, c, cnt = simple_pairs(G, symmetrize=G.directed)
+    if cnt is not None and r.shape[0]:
+        two = cnt == 2
+        r, c = xp.concatenate([r, r[two]]), xp.concatenate([c, c[two]])
+    return r, c
+
+
+def _gpu_labels(G, max_iter, seed, mode):
+    """:func:`label_propagation` on the device kernels (:mod:`._label_propagation_gpu`); the
+    same colouring and rules as the vectorised path, so the same labels."""
+    from . import _label_propagation_gpu as _lpg
+    from ._triangles import simple_matrix
+
+    S = simple_matrix(G)
+    n = G.num_vertices
+    if mode == "synchronous":
+        return _lpg.run(S, ("sync",), lambda: [np.arange(n, dtype=np.int64)], max_iter, True)
+
+    def classes():
+        r, c = _pairs_with_multiplicity(G)
+        colour, ncol = _colouring(G, "gpu", seed, r, c)
+        col = _backend.to_host(colour)
+        order = np.argsort(col, kind="stable")
+        bounds = np.searchsorted(col[order], np.arange(ncol + 1))
+        return [order[bounds[k]:bounds[k + 1]] for k in range(ncol)]
+
+    return _lpg.run(S, ("semi", seed), classes, max_iter, False)

@@ -204,3 +204,46 @@ def test_priorities_are_the_splitmix64_finaliser(seed):
     got = priorities(300, seed)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, [signed(py_priority(v, seed)) for v in range(300)])
+
+
+@pytest.mark.parametrize("w", [None, np.int32])
+def test_label_propagation_device_kernels_compile(w):
+    from hpgraph.algorithms._label_propagation_gpu import labelprop_source
+    from hpgraph.exceptions import DeviceUnavailable
+
+    try:
+        ptx = hp.backend.compile_ptx(labelprop_source(np.dtype(np.int32), None if w is None else np.dtype(w)),
+                                     "labelprop.cu", options=("-std=c++17",))
+    except DeviceUnavailable as exc:
+        pytest.skip(str(exc))
+    assert ".entry lp_light" in ptx and ".entry lp_heavy" in ptx
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [False, True])
+def test_label_propagation_gpu_heavy_vertices(directed):
+    """Vertices past the warp kernel's 32 neighbours (the block kernel's hash tables), mutual
+    directed pairs counting twice, both schedules: the plain-Python references."""
+    rng = np.random.default_rng(5)
+    n = 700
+    s = np.concatenate([np.zeros(400, np.int64), rng.integers(1, 60, 300), rng.integers(0, n, 1500)])
+    d = np.concatenate([rng.permutation(np.arange(1, n))[:400], rng.integers(1, 60, 300),
+                        rng.integers(0, n, 1500)])
+    if directed:   # some mutual pairs
+        s, d = np.concatenate([s, d[:200]]), np.concatenate([d, s[:200]])
+    G = hp.Graph.from_edges(s, d, num_vertices=n, directed=directed, backend="gpu")
+    pairs = set()
+    nb = [[] for _ in range(n)]
+    for u, v in zip(s.tolist(), d.tolist()):
+        if u == v or (u, v) in pairs or (not directed and (v, u) in pairs):
+            continue
+        pairs.add((u, v))
+        nb[u].append(v)
+        nb[v].append(u)
+    assert max(len(x) for x in nb) > 32
+    for seed in (None, 3):
+        lab = host(hp.label_propagation(G, seed=seed, backend="gpu"))
+        np.testing.assert_array_equal(lab, py_semi_sync(nb, n, 100, seed))
+    for it in (1, 2, 5):
+        lab = host(hp.label_propagation(G, mode="synchronous", max_iter=it, backend="gpu"))
+        np.testing.assert_array_equal(lab, py_sync(nb, n, it))

@@ -1,0 +1,195 @@
+"""Label propagation on the GPU: each class of the schedule is one or two kernel launches
+(``templates/labelprop.cu``), and a whole iteration -- every class in order -- is captured
+once as a CUDA graph, so an iteration costs one graph launch and one host read.
+
+A specialised kernel beside the engine, kept because it measures far faster: the mode of the
+neighbours' labels is not a monoid, so no SpMV or vertex program computes it; the vectorised
+form (a sort of every class's ``(vertex, label)`` keys, :func:`._label_propagation._update`)
+took 11,796 ms on R-MAT 21 (H200, 2,163 colour classes at about 1.2 ms of host work each);
+the kernels' time is in ``benchmarks/README.md`` (``bench_algorithms2.py --algos
+label_propagation``).  Results equal the CPU path's exactly (same colouring, same tie rules).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import cuda_source
+from .. import dtypes as _dt
+
+#: Vertices with at most this many neighbours take the warp kernel, the others a block each.
+LIGHT = 32
+_BLOCK = 256
+_TEMPLATE = Path(__file__).with_name("templates") / "labelprop.cu"
+
+
+def labelprop_source(idx_dtype, w_dtype) -> str:
+    """CUDA source of the update kernels for index dtype ``idx_dtype`` and multiplicities of
+    ``w_dtype`` (None: every neighbour counts once)."""
+    return cuda_source.render(
+        cuda_source.load(str(_TEMPLATE)),
+        IDX_T=_dt.c_type(idx_dtype), W_T=_dt.c_type(w_dtype if w_dtype is not None else np.int32),
+        WEIGHTED=int(w_dtype is not None))
+
+
+def _pow2_at_least(x):
+    """The smallest power of two >= x, elementwise (x >= 1, int64)."""
+    p = np.ones_like(x)
+    while True:
+        small = p < x
+        if not small.any():
+            return p
+        p[small] <<= 1
+
+
+class _Schedule:
+    """The launches of one iteration: per class, its light and heavy vertex lists (slices of
+    two device arrays) and the heavy vertices' hash-table offsets."""
+
+    def __init__(self, cp, S, deg, classes, idx_dtype):
+        light_ids, heavy_ids, self.items = [], [], []
+        nl = nh = 0
+        for verts in classes:                     # host arrays of vertex ids, in class order
+            d = deg[verts]
+            lv, hv = verts[(d > 0) & (d <= LIGHT)], verts[d > LIGHT]
+            self.items.append((nl, lv.shape[0], nh, hv.shape[0]))
+            light_ids.append(lv)
+            heavy_ids.append(hv)
+            nl += lv.shape[0]
+            nh += hv.shape[0]
+        cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64)  # noqa: E731
+        hv_all = cat(heavy_ids)
+        # table offsets restart with every class: the scratch holds one class's tables at a time
+        caps = _pow2_at_least(2 * deg[hv_all].astype(np.int64)) if hv_all.shape[0] else \
+            np.zeros(0, np.int64)
+        toff = np.zeros(hv_all.shape[0] + len(classes), np.int64)
+        self.toff_at = []
+        pos, scratch = 0, 1
+        for (_, _, h0, hc) in self.items:
+            c = caps[h0:h0 + hc]
+            seg = np.zeros(hc + 1, np.int64)
+            seg[1:] = np.cumsum(c)
+            toff[pos:pos + hc + 1] = seg
+            self.toff_at.append(pos)
+            pos += hc + 1
+            scratch = max(scratch, int(seg[-1]))
+        self.light = cp.asarray(cat(light_ids).astype(idx_dtype))
+        self.heavy = cp.asarray(hv_all.astype(idx_dtype))
+        self.toff = cp.asarray(toff[:pos])
+        self.keys = cp.empty(scratch, np.int32)
+        self.cnts = cp.empty(scratch, np.int32)
+
+
+class LabelPropPlan:
+    """Kernels and buffers of one matrix (kept in its derived cache); schedules and captured
+    iterations per (mode, seed)."""
+
+    def __init__(self, S):
+        cp = _backend.cupy()
+        self.cp = cp
+        self.S = S
+        self.n = int(S.shape[0])
+        src = labelprop_source(S.indices.dtype, None if S.values is None else S.values.dtype)
+        mod = _backend.raw_module(src, ("-std=c++17",))
+        self.k_light, self.k_heavy = mod.get_function("lp_light"), mod.get_function("lp_heavy")
+        self.deg = _backend.to_host(S.indptr[1:] - S.indptr[:-1]).astype(np.int64)
+        self.stream = cp.cuda.Stream(non_blocking=True)
+        with _backend.out_of_memory_guard("preparing label propagation buffers"), self.stream:
+            self.labels = cp.empty(max(self.n, 1), np.int32)
+            self.other = cp.empty(max(self.n, 1), np.int32)
+            self.changed = cp.zeros(1, np.uint32)
+            self.null_w = cp.zeros(1, np.int32)
+        self.schedules: dict = {}
+        self.graphs: dict = {}
+        self.lock = threading.Lock()
+        self.blocks = _backend.num_sms() * 8
+
+    def schedule(self, key, classes):
+        """The :class:`_Schedule` of ``key`` (made from ``classes()`` on first use)."""
+        sch = self.schedules.get(key)
+        if sch is None:
+            with _backend.out_of_memory_guard("preparing label propagation buffers"):
+                sch = self.schedules[key] = _Schedule(self.cp, self.S, self.deg, classes(),
+                                                      self.S.indices.dtype)
+        return sch
+
+    def _launch(self, sch, lab_in, lab_out, prec):
+        S = self.S
+        w = self.null_w if S.values is None else S.values
+        for ci, (l0, lc, h0, hc) in enumerate(sch.items):
+            if lc:
+                grid = (max(1, min(self.blocks, -(-lc // (_BLOCK // 32)))),)
+                self.k_light(grid, (_BLOCK,), (sch.light[l0:], np.int64(lc), S.indptr, S.indices, w,
+                                               lab_in, lab_out, np.int32(prec), self.changed))
+            if hc:
+                grid = (max(1, min(self.blocks, hc)),)
+                t0 = sch.toff_at[ci]
+                self.k_heavy(grid, (_BLOCK,), (sch.heavy[h0:], np.int64(hc), S.indptr, S.indices, w,
+                                               lab_in, lab_out, sch.toff[t0:], sch.keys, sch.cnts,
+                                               np.int32(prec), self.changed))
+
+    def iteration(self, key, sch, lab_in, lab_out, prec):
+        """One iteration on the plan's stream (captured as a CUDA graph on first use); True
+        when a label changed."""
+        gkey = (key, lab_in.data.ptr, lab_out.data.ptr, prec)
+        if gkey not in self.graphs:             # None kept where capture failed: direct launches
+            def body():
+                self.changed.fill(0)
+                self._launch(sch, lab_in, lab_out, prec)
+            self.graphs[gkey] = _backend.capture_graph(self.stream, body)
+        g = self.graphs[gkey]
+        if g is not None:
+            g.launch(stream=self.stream)
+        else:
+            self.changed.fill(0)
+            self._launch(sch, lab_in, lab_out, prec)
+        return bool(int(self.changed.get(stream=self.stream)[0]))
+
+    def run(self, key, classes, max_iter, synchronous):
+        """Labels after at most ``max_iter`` iterations (a new int32 array)."""
+        cp = self.cp
+        n = self.n
+        caller = cp.cuda.get_current_stream()
+        with self.lock, self.stream:
+            self.stream.wait_event(caller.record())
+            sch = self.schedule(key, classes)
+            lab = self.labels[:n]
+            lab[...] = cp.arange(n, dtype=np.int32)
+            if not synchronous:
+                for _ in range(int(max_iter)):
+                    if not self.iteration(key, sch, self.labels, self.labels, 1):
+                        break
+                out = lab.copy()
+            else:
+                out = self._synchronous(key, sch, max_iter)
+            caller.wait_event(self.stream.record())
+        return out
+
+    def _synchronous(self, key, sch, max_iter):
+        """LDBC CDLP: every vertex from the previous labels (ties to the smallest), with the
+        CPU path's two-state-cycle rule."""
+        n = self.n
+        cur, nxt = self.labels, self.other
+        prev = None
+        for it in range(int(max_iter)):
+            nxt[:n] = cur[:n]
+            if not self.iteration(key, sch, cur, nxt, 0):
+                break
+            if prev is not None and bool((nxt[:n] == prev).all()):
+                # from here the labels alternate between two states (see the CPU path)
+                if (int(max_iter) - it - 1) % 2 == 0:
+                    cur = nxt
+                break
+            prev = cur[:n].copy()
+            cur, nxt = nxt, cur
+        return cur[:n].copy()
+
+
+def run(S, classes_key, classes, max_iter, synchronous):
+    """Labels of the vertices of device CSR ``S`` (see :class:`LabelPropPlan`)."""
+    plan = S.derived("hpg.labelprop_plan", lambda: LabelPropPlan(S))
+    return plan.run(classes_key, classes, max_iter, synchronous)
