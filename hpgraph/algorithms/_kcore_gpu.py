@@ -31,7 +31,7 @@ BATCH = 32
 S_WORDS = 8
 _BLOCK = 256
 _TEMPLATE = Path(__file__).with_name("templates") / "kcore.cu"
-_KERNELS = ("kc_select", "kc_push", "kc_close")
+_KERNELS = ("kc_select", "kc_push")
 
 
 def kcore_source(idx_dtype, w_dtype) -> str:
@@ -55,7 +55,7 @@ class KCorePlan:
         self.vals = S.values
         src = kcore_source(S.indices.dtype, None if S.values is None else S.values.dtype)
         mod = _backend.raw_module(src, ("-std=c++17",))
-        self.select, self.push, self.close = (mod.get_function(k) for k in _KERNELS)
+        self.select, self.push = (mod.get_function(k) for k in _KERNELS)
         self.stream = cp.cuda.Stream(non_blocking=True)
         self.blocks = max(1, _backend.num_sms() * 8)
         with _backend.out_of_memory_guard("preparing k-core buffers"), self.stream:
@@ -76,7 +76,6 @@ class KCorePlan:
         w = self.null_w if self.vals is None else self.vals
         self.select(g, b, (np.int64(self.n), self.indptr, self.deg, self.core, self.q, self.qh, self.st))
         self.push(g, b, (self.indptr, self.indices, w, self.deg, self.q, self.qh, self.st))
-        self.close((1,), (1,), (self.st,))
 
     def _batch(self):
         if self.graph is None and self.capture_ok:

@@ -8,7 +8,7 @@ the removed vertices as the active sources and the remaining vertices as the row
 CPU the push is a gather of the removed vertices' CSR rows and a ``bincount`` of their
 neighbours, so a round costs the removed vertices' edges and the whole run ``O(m)``.  On the
 GPU every round runs on the device (:mod:`hpgraph.algorithms._kcore_gpu`: a selection pass, a
-warp-balanced push with atomic subtractions, and a one-thread close that raises ``k``),
+warp-balanced push with atomic subtractions whose last block raises ``k``),
 replayed as CUDA graphs, with one host read per batch of rounds.
 
 Graph semantics:
