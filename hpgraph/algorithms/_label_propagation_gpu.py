@@ -23,6 +23,9 @@ from .. import dtypes as _dt
 
 #: Vertices with at most this many neighbours take the warp kernel, the others a block each.
 LIGHT = 32
+#: Hash-table slots a block keeps in shared memory (vertices of up to half as many neighbours);
+#: larger tables go to global memory.
+SMEM_CAP = 2048
 _BLOCK = 256
 _TEMPLATE = Path(__file__).with_name("templates") / "labelprop.cu"
 
@@ -33,7 +36,7 @@ def labelprop_source(idx_dtype, w_dtype) -> str:
     return cuda_source.render(
         cuda_source.load(str(_TEMPLATE)),
         IDX_T=_dt.c_type(idx_dtype), W_T=_dt.c_type(w_dtype if w_dtype is not None else np.int32),
-        WEIGHTED=int(w_dtype is not None))
+        WEIGHTED=int(w_dtype is not None), SMEM_CAP=SMEM_CAP)
 
 
 def _pow2_at_least(x):
@@ -63,9 +66,11 @@ class _Schedule:
             nh += hv.shape[0]
         cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64)  # noqa: E731
         hv_all = cat(heavy_ids)
-        # table offsets restart with every class: the scratch holds one class's tables at a time
+        # global table offsets (tables past SMEM_CAP slots only) restart with every class: the
+        # scratch holds one class's tables at a time
         caps = _pow2_at_least(2 * deg[hv_all].astype(np.int64)) if hv_all.shape[0] else \
             np.zeros(0, np.int64)
+        caps[caps <= SMEM_CAP] = 0
         toff = np.zeros(hv_all.shape[0] + len(classes), np.int64)
         self.toff_at = []
         pos, scratch = 0, 1

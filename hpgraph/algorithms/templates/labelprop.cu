@@ -7,9 +7,10 @@
 //             each, __match_any_sync counts equal labels, warp reductions find the largest
 //             count, whether the vertex's own label has it, and the smallest label that has it.
 //   lp_heavy: a block per vertex of more neighbours: the labels are counted in an open-
-//             addressing hash table in global memory (the vertex's own region of `keys` /
-//             `cnts`, a power of two >= 2 x its degree, so it never fills), then scanned for the
-//             largest (count, -label) key.
+//             addressing hash table of a power of two >= 2 x its degree slots (so it never
+//             fills) -- in shared memory up to LP_SMEM_CAP slots, else the vertex's own region
+//             of `keys` / `cnts` in global memory --, then scanned for the largest
+//             (count, -label) key.
 // The new label: with `prec` (Prec-Min) the own label when its count is the largest, else the
 // smallest label of largest count.  lab_in == lab_out in the semi-synchronous schedule (a
 // class's vertices are not adjacent, so none reads a label another writes); a vertex whose
@@ -21,6 +22,7 @@ typedef int lab_t;
 typedef unsigned long long u64;
 #define LP_WEIGHTED $WEIGHTED
 #define LP_FULL 0xffffffffu
+#define LP_SMEM_CAP $SMEM_CAP   // hash tables up to this many slots live in shared memory
 
 extern "C" __global__ void __launch_bounds__(256)
 lp_light(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
@@ -68,14 +70,17 @@ lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restri
 {
     __shared__ u64 s_best[8];
     __shared__ int s_own;
+    __shared__ lab_t s_keys[LP_SMEM_CAP];
+    __shared__ int s_cnts[LP_SMEM_CAP];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (long long i = blockIdx.x; i < count; i += gridDim.x) {
         const idx_t v = verts[i];
         const long long s = (long long)indptr[v], e = (long long)indptr[v + 1];
-        const long long base = toff[i];
-        const unsigned cap = (unsigned)(toff[i + 1] - base);      // a power of two
-        lab_t* K = keys + base;
-        int* C = cnts + base;
+        // the table: the smallest power of two >= 2 x degree, in shared memory when it fits
+        const unsigned cap = 1u << (32 - __clz((unsigned)(2 * (e - s)) - 1u));
+        const bool shared = cap <= LP_SMEM_CAP;
+        lab_t* K = shared ? s_keys : keys + toff[i];
+        int* C = shared ? s_cnts : cnts + toff[i];
         const lab_t own = lab_in[v];
         for (unsigned j = threadIdx.x; j < cap; j += blockDim.x) { K[j] = (lab_t)-1; C[j] = 0; }
         if (threadIdx.x == 0) s_own = 0;
