@@ -135,3 +135,26 @@ def test_num_sms_is_read_once_per_device(monkeypatch):
     monkeypatch.setattr(backend, "_SM_COUNT", {})
     assert backend.num_sms() == 132 and backend.num_sms() == 132
     assert calls == [0]
+
+
+def test_warm_cupy_reductions_is_a_no_op_without_a_gpu(monkeypatch):
+    monkeypatch.setattr(backend, "_warm_started", [])
+    monkeypatch.setattr(backend, "has_gpu", lambda: False)
+    backend.warm_cupy_reductions()
+    assert backend._warm_started == []
+
+
+@pytest.mark.gpu
+def test_warm_cupy_reductions_runs_once_in_the_background(monkeypatch):
+    import threading
+
+    cp = pytest.importorskip("cupy")
+    monkeypatch.setattr(backend, "_warm_started", [])
+    backend.warm_cupy_reductions()
+    backend.warm_cupy_reductions()                 # once per process
+    assert backend._warm_started == [True]
+    for t in [t for t in threading.enumerate() if t.name == "hpgraph-warmup"]:
+        t.join(timeout=120)
+    b = cp.zeros(5, dtype=bool)
+    b[3] = True
+    assert bool(b.any()) and not bool(b.all()) and int(cp.count_nonzero(b)) == 1 and int(b.sum()) == 1

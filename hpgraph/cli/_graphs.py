@@ -42,6 +42,8 @@ def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weight
     from ..io import read_edges
 
     be = _backend.resolve(backend)
+    if be == "gpu":
+        _backend.warm_cupy_reductions()      # CuPy's slow first compiles, side by side
     text = str(spec_or_path)
     if is_spec(text) and not os.path.exists(text):
         t0 = time.perf_counter()
