@@ -37,8 +37,9 @@ class LoopRefused(RuntimeError):
 def _kernel(state):
     """The device loop's kernel of ``state``'s program (compiled once per run state)."""
     if state.loop_kernel is None:
-        mod = _backend.raw_module("#define HP_PERSISTENT 1\n" + state.source, ("-std=c++17",),
-                                  cooperative=True)
+        # unit 8: hp_loop alone (with HP_PERSISTENT the other kernels are its device functions)
+        mod = _backend.raw_module("#define HP_PERSISTENT 1\n" + state.source,
+                                  ("-std=c++17", "-DHP_UNIT=8"), cooperative=True)
         kern = mod.get_function("hp_loop")
         occ = _backend.occupancy(kern, BLOCK)
         if occ < 1:

@@ -249,6 +249,9 @@ def test_device_loop_module_compiles_with_nvrtc():
             try:
                 compile_ptx("#define HP_PERSISTENT 1\n" + src)
                 compile_ptx(src)
+                # the device loop's module: hp_loop alone
+                ptx = compile_ptx("#define HP_PERSISTENT 1\n" + src, options=("-DHP_UNIT=8",))
+                assert ".entry hp_loop" in ptx and "hp_block_loop" not in ptx
             except hp.exceptions.CompileError as exc:   # pragma: no cover - shows the log
                 pytest.fail(f"{prog.__name__}: {exc.log[:2000]}")
 
