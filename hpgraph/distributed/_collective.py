@@ -203,7 +203,8 @@ class NcclCollective:
         self.cp, self.nccl = cp, nccl
         self.rank, self.size = int(rank), int(size)
         self.bytes_sent = 0
-        self._events = []     # (start, end) CUDA events around each NCCL call
+        self._events = []     # (start, end) CUDA events around the NCCL calls not yet summed
+        self._summed = 0.0    # seconds of the calls whose events were folded in
         name = f"hpgraph-nccl-{session}"
         if self.rank == 0:
             uid = nccl.get_unique_id()   # bytes or a tuple of ints, by CuPy version
@@ -218,11 +219,19 @@ class NcclCollective:
     def exchange_seconds(self) -> float:
         """Seconds the NCCL calls so far took on the stream (CUDA events; waiting for the peers
         included).  Synchronises with the last call."""
-        if not self._events:
-            return 0.0
-        cp = self.cp
-        self._events[-1][1].synchronize()
-        return sum(cp.cuda.get_elapsed_time(a, b) for a, b in self._events) / 1e3
+        self._fold()
+        return self._summed
+
+    def _fold(self):
+        """Sum the recorded calls' times into ``_summed`` (waits for the last one)."""
+        if self._events:
+            cp = self.cp
+            self._events[-1][1].synchronize()
+            self._summed += sum(cp.cuda.get_elapsed_time(a, b) for a, b in self._events) / 1e3
+            self._events = []
+
+    #: Recorded calls kept before they are summed (a long job does not pile up events).
+    FOLD_EVERY = 512
 
     def _timed(self, call):
         cp = self.cp
@@ -231,6 +240,8 @@ class NcclCollective:
         call()
         b.record()
         self._events.append((a, b))
+        if len(self._events) >= self.FOLD_EVERY:
+            self._fold()
 
     def _dtype(self, dtype):
         name = np.dtype(dtype).name
@@ -281,6 +292,7 @@ class NcclCollective:
         """Zero the statistics (bytes sent, exchange time) for the next job on this communicator."""
         self.bytes_sent = 0
         self._events = []
+        self._summed = 0.0
 
     def close(self):
         self.comm.destroy()
