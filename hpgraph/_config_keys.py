@@ -330,8 +330,9 @@ _KERNELS = (
          "CPU SpMV: products with fewer stored entries run in one thread.", int),
     _Key("mxm_prefer_cusparse", False, _bool("mxm_prefer_cusparse"),
          "mxm(method='auto') on the GPU runs cuSPARSE for unmasked plus_times on floats "
-         "(summed in a fixed order) instead of the bitmap SpGEMM (H100, R-MAT 15: bitmap "
-         "15.5 ms and 1.4 GB peak, cuSPARSE 55.9 ms and 15.0 GB).", _parse_bool),
+         "(each entry summed in a fixed order; the bitmap SpGEMM's atomic float adds may differ "
+         "in the last bits between runs) instead of the bitmap SpGEMM (H100, R-MAT 15: "
+         "bitmap 15.5 ms and 1.4 GB peak, cuSPARSE 55.9 ms and 15.0 GB).", _parse_bool),
     _Key("mxm_cusparse_max_flops", 1 << 30, _int("mxm_cusparse_max_flops", 0),
          "mxm_prefer_cusparse skips cuSPARSE for products of more multiply-adds than this "
          "(cupyx's SpGEMM fails on R-MAT 16, 1.24 G).", int),
