@@ -279,7 +279,7 @@ def test_gpu_loop_ring_matches_the_cpu_loop(monkeypatch, max_iter):
     allocations = []
     _fake_device(monkeypatch, allocations)
     x, k, err = _pagerank._networkx_gpu(
-        AT, S, sr, n, 0.85, _iterate.Progress(0.0, _iterate.STALL_CONTRACTING), max_iter,
+        AT, S, sr, n, 0.85, _iterate.contracting(0.0), max_iter,
         None, None, None, np.dtype(np.float64), "L1 change < tol = 0")
     # the same arithmetic as the CPU loop, through the ring's wrap-arounds
     assert (k, err) == (info.iterations, 0.0) and k > 2 * _pagerank._RING
