@@ -48,8 +48,8 @@ semiring product (:func:`spmv`) whose multiply reads the column only through ``x
 when ``"+relabel"`` was asked for.  An automatic choice (format None / ``"auto"`` / ``"csr"`` /
 ``"csc"``) relabels only with ``hp.config["spmv_auto_relabel"]`` on, at least
 ``hp.config["spmv_relabel_min_nnz"]`` entries, and when the relabeling fits
-``hp.config["spmv_relabel_memory_share"]`` of the available device memory.  :data:`TRACE` (a callable, tests and benchmarks) receives each product's kernel
-family and relabel decision.
+``hp.config["spmv_relabel_memory_share"]`` of the available device memory.  :data:`TRACE` (a
+callable, tests and benchmarks) receives each product's kernel family and relabel decision.
 """
 
 from __future__ import annotations

@@ -607,7 +607,7 @@ def test_emulated_block_loop_small_frontiers(emulated):
     np.testing.assert_array_equal(r.depth, np.arange(n))
     assert r.supersteps == n and r.active == [1] * n and r.converged
     assert r.directions == ["push"] * n
-    assert OPS["block_loop"] >= (n - gpu.MIXED) // 64 and r.extra["graphs"] == []
+    assert OPS["block_loop"] >= (n - hp.config["engine_mixed_batch"]) // 64 and r.extra["graphs"] == []
     r = emulated(SSSP, G, source=0, max_iterations=150)
     assert r.supersteps == 150 and not r.converged
     assert r.dist[150] == 150 and np.isinf(r.dist[151])
