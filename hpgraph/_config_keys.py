@@ -315,7 +315,8 @@ _KERNELS = (
          "to its COO part and the ELL block is at least spmv_hyb_min_fill full (regular "
          "graphs: grids, meshes); else spmv_auto_csr.", float),
     _Key("spmv_hyb_min_fill", 0.50, _number("spmv_hyb_min_fill", 0.0, 1.0),
-         "See spmv_hyb_max_coo_share.", float),
+         "Least fill of the ELL block (stored entries over rows x K) for the automatic GPU "
+         "SpMV format to be HYB (with spmv_hyb_max_coo_share).", float),
     _Key("spmv_auto_relabel", True, _bool("spmv_auto_relabel"),
          "An automatic GPU SpMV format relabels the columns of CSR products of at least "
          "spmv_relabel_min_nnz entries (H200, R-MAT 22: csr_lb 1.017 -> 0.817 ms); "
