@@ -23,7 +23,7 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import hpgraph as hp
-from hpgraph._config_keys import KEYS, SPMV_FORMAT
+from hpgraph._config_keys import SPMV_FORMAT
 from hpgraph.exceptions import InvalidValue
 
 #: every tuning key with the default it must keep (the values the module knobs had)
