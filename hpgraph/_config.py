@@ -12,7 +12,9 @@ Modelled on python-graphblas's ``gb.config``::
     print(hp.config)                         # every key, its value and what it does
 
 Every key may also be given in the environment as ``HPGRAPH_<KEY>`` (upper case), read when
-hpgraph's config is first imported.  Values are process-wide (not per thread).
+hpgraph's config is first imported.  Values are process-wide (not per thread).  The keys, their
+checks and their documentation are in :mod:`hpgraph._config_keys` (the table of docs/api.md is
+generated from them); each is read where it is used, at call time.
 """
 
 from __future__ import annotations
@@ -98,6 +100,10 @@ class Config:
     def describe(self, key) -> str:
         """What ``key`` does."""
         return self._spec(key).doc
+
+    def default(self, key):
+        """The default value of ``key`` (before any ``HPGRAPH_<KEY>`` environment variable)."""
+        return self._spec(key).default
 
     def __repr__(self):
         lines = ["hpgraph config:"]

@@ -344,3 +344,11 @@ def test_distributed_keys_reach_the_job(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         _job.run_job(dg, None, {})
     assert timeouts == [7.5, 120.0]
+
+
+def test_api_reference_lists_every_key():
+    """docs/api.md (docs/gen_api.py) has a row per key with its default and documentation."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
+    missing = [k for k in hp.config.keys()
+               if f"| `{k}` | `{hp.config.default(k)!r}` | {hp.config.describe(k)} |" not in text]
+    assert missing == [], f"run PYTHONPATH=$PWD python3 docs/gen_api.py; missing or stale: {missing}"
