@@ -283,6 +283,20 @@ _ALGORITHMS = (
          "push_alpha of hp.run for the Bellman-Ford vertex program of hp.sssp (negative "
          "weights, method='bellman-ford'); None: push_alpha's.  Results only depend on it "
          "through speed (benchmarks/bench_sssp.py --alpha).", _parse_opt_float),
+    _Key("triangle_merge_heavy", 2048, _int("triangle_merge_heavy", 0),
+         "triangle_kernel='merge': edges whose two out-lists hold more than this many entries "
+         "together are intersected by a whole warp instead of one thread (R-MAT 21, H200: "
+         "256 -> 59.6 ms, 512 -> 60.7, 2048 -> 45.3 ms, flat above).", int),
+    _Key("triangle_hash_split", 2048, _int("triangle_hash_split", 1),
+         "triangle_kernel='hash': a vertex's in-edges are split into tasks of at most this "
+         "many, so that a hub is spread over several blocks (each hashing its out-list "
+         "again).", int),
+    _Key("triangle_hash_block_work", 4096, _int("triangle_hash_block_work", 0),
+         "triangle_kernel='hash': tasks costing more than this go to the block kernel even "
+         "with a short out-list (cost: look-ups + triangle_hash_edge_cost per in-edge).", int),
+    _Key("triangle_hash_edge_cost", 8, _int("triangle_hash_edge_cost", 0),
+         "What one in-edge of a hash task costs besides its look-ups, in look-ups (three "
+         "dependent loads and a share of the chunk's prefix sum).", int),
     _Key("iterate_stall_contracting", 100, _int("iterate_stall_contracting", 1),
          "Iterations without a new smallest L1 change after which a contracting iteration "
          "(PageRank with damping < 1) is at its rounding floor and stops "

@@ -33,7 +33,8 @@ DEFAULTS = {
     "bfs_gpu_profile": False, "sssp_gpu_nearfar": "auto", "sssp_gpu_kernel_degree": 8.0,
     "sssp_gpu_shape": None, "sssp_gpu_profile": False, "sssp_delta_factor": 128.0,
     "sssp_steps_blocks_per_sm": 2, "sssp_steps_graph_min": 16, "sssp_bf_push_alpha": None,
-    "iterate_stall_contracting": 100, "iterate_stall_general": 1000, "iterate_stall_shrink": 0.5,
+    "triangle_merge_heavy": 2048, "triangle_hash_split": 2048, "triangle_hash_block_work": 4096,
+    "triangle_hash_edge_cost": 8, "iterate_stall_contracting": 100, "iterate_stall_general": 1000, "iterate_stall_shrink": 0.5,
     "engine_mixed_batch": 8, "engine_graph_min": 16, "engine_block_loop_steps": 1024,
     "spmv_auto_csr": "csr_lb", "spmv_hyb_max_coo_share": 0.10, "spmv_hyb_min_fill": 0.50,
     "spmv_auto_relabel": True, "spmv_relabel_min_nnz": 1 << 22, "spmv_relabel_memory_share": 0.5,
@@ -61,6 +62,10 @@ CASES = [
     ("sssp_steps_blocks_per_sm", 4, [0, 65, 2.0, True]),
     ("sssp_steps_graph_min", 4, [0, "16"]),
     ("sssp_bf_push_alpha", 2.0, [0, -1, "2"]),
+    ("triangle_merge_heavy", 0, [-1, 2048.0]),
+    ("triangle_hash_split", 1, [0, None]),
+    ("triangle_hash_block_work", 0, [-1]),
+    ("triangle_hash_edge_cost", 0, [-1, "8"]),
     ("iterate_stall_contracting", 10, [0, 1.5]),
     ("iterate_stall_general", 10, [0, None]),
     ("iterate_stall_shrink", 1.0, [0, 1.5, -0.5]),
@@ -91,6 +96,8 @@ OLD_KNOBS = {
     "hpgraph.algorithms._bfs_gpu": ("PROFILE", "SHAPE", "SPARSE_DEGREE"),
     "hpgraph.algorithms._sssp_gpu": ("PROFILE", "SHAPE"),
     "hpgraph.algorithms._iterate": ("STALL_CONTRACTING", "STALL_GENERAL", "SHRINK_GENERAL"),
+    "hpgraph.algorithms._kernels": ("TC_HEAVY",),
+    "hpgraph.algorithms._tc_hash": ("TCH_SPLIT", "TCH_BLOCK_WORK", "TCH_EDGE_COST"),
     "hpgraph.spmv.gpu": ("AUTO_CSR", "AUTO_RELABEL", "RELABEL_MIN_NNZ", "RELABEL_MEMORY_SHARE",
                          "AUTO_ELL_MAX_COO_SHARE", "AUTO_ELL_MIN_FILL"),
     "hpgraph.spmv.cpu": ("PARALLEL_MIN_NNZ",),
@@ -300,6 +307,32 @@ def test_spmv_auto_format_thresholds(monkeypatch):
         assert gpu.choose_format(A) == "csr_mp"
     with hp.config.set(spmv_hyb_max_coo_share=0.5, spmv_hyb_min_fill=0.1):
         assert gpu.choose_format(A) == "hyb"
+
+
+def test_triangle_keys_route_the_work():
+    from hpgraph.algorithms import _tc_hash, _triangles
+
+    G = hp.generators.rmat(9, edge_factor=16, seed=4, directed=False, backend="cpu")
+    indptr, indices, erow = _triangles._oriented(G)
+    n = G.num_vertices
+
+    def tasks(st):
+        return int(st.warp_tasks[0].shape[0]), int(st.block_tasks[0].shape[0])
+
+    warp, block = tasks(_tc_hash.structure(indptr, indices, erow, n))
+    assert warp > 0
+    with hp.config.set(triangle_hash_block_work=0):          # every task to the block kernel
+        assert tasks(_tc_hash.structure(indptr, indices, erow, n)) == (0, warp + block)
+    with hp.config.set(triangle_hash_split=1):               # one task per in-edge with work
+        st = _tc_hash.structure(indptr, indices, erow, n)
+        tv, tb, te = (np.concatenate(x) for x in zip(st.warp_tasks, st.block_tasks))
+        assert np.all(te - tb == 1) and sum(tasks(st)) > warp + block
+    with hp.config.set(triangle_kernel="merge"):
+        few = int(_triangles.preprocess(G).shape[0])
+        with hp.config.set(triangle_merge_heavy=0):
+            assert int(_triangles.preprocess(G).shape[0]) == indices.shape[0] > few
+    assert hp.triangle_count(G, backend="cpu") == int(np.trace(
+        (G.to_scipy() @ G.to_scipy() @ G.to_scipy()).toarray())) // 6
 
 
 def test_force_int64_on_builds():
