@@ -354,6 +354,14 @@ _KERNELS = (
     _Key("mxm_dot_heavy_cost", 2048, _int("mxm_dot_heavy_cost", 0),
          "Masked-dot mxm on the GPU: mask entries whose intersection costs more than this "
          "many steps are left to a block each instead of a thread.", int),
+    _Key("io_direct_min_bytes", 1 << 20, _int("io_direct_min_bytes", 0),
+         "hp.read: Matrix Market and edge-list files of at least this many bytes are parsed "
+         "directly by pyarrow (where installed); smaller ones by the readers' own path "
+         "(pyarrow's set-up costs more there).", int),
+    _Key("io_arrow_min_bytes", 1 << 16, _int("io_arrow_min_bytes", 0),
+         "hp.read / hp.write: text bodies of at least this many bytes are parsed (and integer "
+         "columns of at least a quarter as many values written) by pyarrow; smaller ones by "
+         "numpy.loadtxt / the plain writer.", int),
     _Key("force_int64", False, _bool("force_int64"),
          "Graph builds store int64 indices even where int32 fits (testing the int64 paths).",
          lambda s: s.strip() not in ("", "0")),

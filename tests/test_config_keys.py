@@ -40,7 +40,8 @@ DEFAULTS = {
     "spmv_auto_csr": "csr_lb", "spmv_hyb_max_coo_share": 0.10, "spmv_hyb_min_fill": 0.50,
     "spmv_auto_relabel": True, "spmv_relabel_min_nnz": 1 << 22, "spmv_relabel_memory_share": 0.5,
     "spmv_cpu_parallel_min_nnz": 1 << 18, "mxm_prefer_cusparse": False,
-    "mxm_cusparse_max_flops": 1 << 30, "mxm_dot_heavy_cost": 2048, "force_int64": False,
+    "mxm_cusparse_max_flops": 1 << 30, "mxm_dot_heavy_cost": 2048, "io_direct_min_bytes": 1 << 20,
+    "io_arrow_min_bytes": 1 << 16, "force_int64": False,
     "build_trim_waste": 1 / 16, "distributed_bfs_push_alpha": 14.0,
     "distributed_comm_timeout": 120.0,
 }
@@ -83,6 +84,8 @@ CASES = [
     ("mxm_prefer_cusparse", True, [None]),
     ("mxm_cusparse_max_flops", 0, [-1, 2.0**30]),
     ("mxm_dot_heavy_cost", 0, [-8]),
+    ("io_direct_min_bytes", 0, [-1, "1M"]),
+    ("io_arrow_min_bytes", 0, [-1, 1.5]),
     ("force_int64", True, ["1"]),
     ("build_trim_waste", 0.0, [1.5]),
     ("distributed_bfs_push_alpha", math.inf, [-1, math.nan, "14"]),
@@ -108,6 +111,8 @@ OLD_KNOBS = {
     "hpgraph.distributed._job": ("COMM_TIMEOUT",),
     "hpgraph.engine.gpu": ("MIXED", "GRAPH_MIN", "BLOCK_LOOP_STEPS"),
     "hpgraph.formats._build": ("FORCE_INT64", "TRIM_WASTE"),
+    "hpgraph.io._direct": ("MIN_FILE_BYTES",),
+    "hpgraph.io._arrow": ("MIN_BYTES",),
 }
 
 
@@ -344,6 +349,40 @@ def test_force_int64_on_builds():
     assert G.A.indices.dtype == np.int64 and G.A.indptr.dtype == np.int64
     np.testing.assert_array_equal(G.to_scipy().toarray(), sp.csr_array(
         (np.ones(3), ([0, 1, 2], [1, 2, 0])), shape=(3, 3)).toarray())
+
+
+def test_io_thresholds_pick_the_parser(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    import hpgraph.io as hio
+    from hpgraph.io import _arrow
+
+    G = hp.generators.rmat(8, seed=1, directed=True, backend="cpu")
+    path = tmp_path / "g.el"
+    hp.write(G, path)
+    used = []
+
+    def spy(mod, name):
+        real = getattr(mod, name)
+
+        def wrapper(*args, **kw):
+            out = real(*args, **kw)
+            used.append((name, out is not None))
+            return out
+        monkeypatch.setattr(mod, name, wrapper)
+
+    spy(hio, "read_direct")
+    spy(_arrow, "parse_columns")
+    ref = G.to_scipy()
+    assert (hp.read(path, backend="cpu").to_scipy() != ref).nnz == 0
+    assert ("read_direct", True) not in used and ("parse_columns", True) not in used   # small file
+    used.clear()
+    with hp.config.set(io_direct_min_bytes=0):
+        assert (hp.read(path, backend="cpu").to_scipy() != ref).nnz == 0
+    assert ("read_direct", True) in used
+    used.clear()
+    with hp.config.set(io_arrow_min_bytes=0):
+        assert (hp.read(path, backend="cpu").to_scipy() != ref).nnz == 0
+    assert ("parse_columns", True) in used and ("read_direct", True) not in used
 
 
 def test_distributed_keys_reach_the_job(monkeypatch):
