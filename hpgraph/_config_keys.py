@@ -297,6 +297,14 @@ _ALGORITHMS = (
     _Key("triangle_hash_edge_cost", 8, _int("triangle_hash_edge_cost", 0),
          "What one in-edge of a hash task costs besides its look-ups, in look-ups (three "
          "dependent loads and a share of the chunk's prefix sum).", int),
+    _Key("betweenness_cpu_batch_entries", 1 << 23, _int("betweenness_cpu_batch_entries", 1),
+         "Exact betweenness centrality on the CPU: sources run in batches of b with n x b "
+         "blocks of at most this many entries (about five live at once).", int),
+    _Key("betweenness_gpu_batch_entries", 1 << 27, _int("betweenness_gpu_batch_entries", 1),
+         "The same on the GPU (64 sources of R-MAT 21, 2M vertices, in one batch).", int),
+    _Key("apsp_max_vertices", 20_000, _int("apsp_max_vertices", 0),
+         "all_pairs_shortest_path_length builds a dense n x n matrix: graphs with more "
+         "vertices than this are refused (InvalidValue) rather than exhausting memory.", int),
     _Key("iterate_stall_contracting", 100, _int("iterate_stall_contracting", 1),
          "Iterations without a new smallest L1 change after which a contracting iteration "
          "(PageRank with damping < 1) is at its rounding floor and stops "

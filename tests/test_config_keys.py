@@ -28,21 +28,50 @@ from hpgraph.exceptions import InvalidValue
 
 #: every tuning key with the default it must keep (the values the module knobs had)
 DEFAULTS = {
-    "bfs_alpha": 15.0, "bfs_beta": 18.0, "bfs_gpu_path": "kernel", "bfs_engine_push_alpha": 4.0,
-    "bfs_pull_format": "csr_vector:4", "bfs_gpu_sparse_degree": 8.0, "bfs_gpu_shape": None,
-    "bfs_gpu_profile": False, "sssp_gpu_nearfar": "auto", "sssp_gpu_kernel_degree": 8.0,
-    "sssp_gpu_shape": None, "sssp_gpu_profile": False, "sssp_delta_factor": 128.0,
-    "sssp_steps_blocks_per_sm": 2, "sssp_steps_graph_min": 16, "sssp_bf_push_alpha": None,
-    "triangle_merge_heavy": 2048, "triangle_hash_split": 2048, "triangle_hash_block_work": 4096,
-    "triangle_hash_edge_cost": 8, "iterate_stall_contracting": 100, "iterate_stall_general": 1000,
+    "bfs_alpha": 15.0,
+    "bfs_beta": 18.0,
+    "bfs_gpu_path": "kernel",
+    "bfs_engine_push_alpha": 4.0,
+    "bfs_pull_format": "csr_vector:4",
+    "bfs_gpu_sparse_degree": 8.0,
+    "bfs_gpu_shape": None,
+    "bfs_gpu_profile": False,
+    "sssp_gpu_nearfar": "auto",
+    "sssp_gpu_kernel_degree": 8.0,
+    "sssp_gpu_shape": None,
+    "sssp_gpu_profile": False,
+    "sssp_delta_factor": 128.0,
+    "sssp_steps_blocks_per_sm": 2,
+    "sssp_steps_graph_min": 16,
+    "sssp_bf_push_alpha": None,
+    "triangle_merge_heavy": 2048,
+    "triangle_hash_split": 2048,
+    "triangle_hash_block_work": 4096,
+    "triangle_hash_edge_cost": 8,
+    "betweenness_cpu_batch_entries": 1 << 23,
+    "betweenness_gpu_batch_entries": 1 << 27,
+    "apsp_max_vertices": 20_000,
+    "iterate_stall_contracting": 100,
+    "iterate_stall_general": 1000,
     "iterate_stall_shrink": 0.5,
-    "engine_mixed_batch": 8, "engine_graph_min": 16, "engine_block_loop_steps": 1024,
-    "spmv_auto_csr": "csr_lb", "spmv_hyb_max_coo_share": 0.10, "spmv_hyb_min_fill": 0.50,
-    "spmv_auto_relabel": True, "spmv_relabel_min_nnz": 1 << 22, "spmv_relabel_memory_share": 0.5,
-    "spmv_cpu_parallel_min_nnz": 1 << 18, "mxm_prefer_cusparse": False,
-    "mxm_cusparse_max_flops": 1 << 30, "mxm_dot_heavy_cost": 2048, "io_direct_min_bytes": 1 << 20,
-    "io_arrow_min_bytes": 1 << 16, "force_int64": False,
-    "build_trim_waste": 1 / 16, "distributed_bfs_push_alpha": 14.0,
+    "engine_mixed_batch": 8,
+    "engine_graph_min": 16,
+    "engine_block_loop_steps": 1024,
+    "spmv_auto_csr": "csr_lb",
+    "spmv_hyb_max_coo_share": 0.1,
+    "spmv_hyb_min_fill": 0.5,
+    "spmv_auto_relabel": True,
+    "spmv_relabel_min_nnz": 1 << 22,
+    "spmv_relabel_memory_share": 0.5,
+    "spmv_cpu_parallel_min_nnz": 1 << 18,
+    "mxm_prefer_cusparse": False,
+    "mxm_cusparse_max_flops": 1 << 30,
+    "mxm_dot_heavy_cost": 2048,
+    "io_direct_min_bytes": 1 << 20,
+    "io_arrow_min_bytes": 1 << 16,
+    "force_int64": False,
+    "build_trim_waste": 1 / 16,
+    "distributed_bfs_push_alpha": 14.0,
     "distributed_comm_timeout": 120.0,
 }
 
@@ -68,6 +97,9 @@ CASES = [
     ("triangle_hash_split", 1, [0, None]),
     ("triangle_hash_block_work", 0, [-1]),
     ("triangle_hash_edge_cost", 0, [-1, "8"]),
+    ("betweenness_cpu_batch_entries", 64, [0, 1e6]),
+    ("betweenness_gpu_batch_entries", 64, [0]),
+    ("apsp_max_vertices", 10, [-1, None]),
     ("iterate_stall_contracting", 10, [0, 1.5]),
     ("iterate_stall_general", 10, [0, None]),
     ("iterate_stall_shrink", 1.0, [0, 1.5, -0.5]),
@@ -101,6 +133,8 @@ OLD_KNOBS = {
     "hpgraph.algorithms._sssp_gpu": ("PROFILE", "SHAPE"),
     "hpgraph.algorithms._iterate": ("STALL_CONTRACTING", "STALL_GENERAL", "SHRINK_GENERAL"),
     "hpgraph.algorithms._kernels": ("TC_HEAVY",),
+    "hpgraph.algorithms.betweenness": ("BATCH_ENTRIES",),
+    "hpgraph.algorithms.paths": ("APSP_MAX_VERTICES",),
     "hpgraph.algorithms._tc_hash": ("TCH_SPLIT", "TCH_BLOCK_WORK", "TCH_EDGE_COST"),
     "hpgraph.spmv.gpu": ("AUTO_CSR", "AUTO_RELABEL", "RELABEL_MIN_NNZ", "RELABEL_MEMORY_SHARE",
                          "AUTO_ELL_MAX_COO_SHARE", "AUTO_ELL_MIN_FILL"),
@@ -339,6 +373,29 @@ def test_triangle_keys_route_the_work():
             assert int(_triangles.preprocess(G).shape[0]) == indices.shape[0] > few
     assert hp.triangle_count(G, backend="cpu") == int(np.trace(
         (G.to_scipy() @ G.to_scipy() @ G.to_scipy()).toarray())) // 6
+
+
+def test_betweenness_batches_and_apsp_limit(monkeypatch):
+    import networkx as nx
+
+    from hpgraph.algorithms import betweenness
+
+    G = hp.generators.rmat(7, seed=6, directed=False, backend="cpu")
+    ref = nx.betweenness_centrality(nx.from_scipy_sparse_array(G.to_scipy()))
+    batches = []
+    real = betweenness._accumulate_batch
+    monkeypatch.setattr(betweenness, "_accumulate_batch",
+                        lambda *a: batches.append(len(a[4])) or real(*a))
+    for entries, width in ((1 << 23, G.num_vertices), (G.num_vertices * 5, 5)):
+        batches.clear()
+        with hp.config.set(betweenness_cpu_batch_entries=entries):
+            bc = hp.betweenness_centrality(G, backend="cpu")
+        np.testing.assert_allclose(bc, [ref[v] for v in range(G.num_vertices)], atol=1e-12)
+        assert max(batches) == width and sum(batches) == G.num_vertices
+    P = hp.generators.path(30, backend="cpu")
+    assert hp.all_pairs_shortest_path_length(P, backend="cpu").shape == (30, 30)
+    with hp.config.set(apsp_max_vertices=29), pytest.raises(InvalidValue, match="apsp_max_vertices"):
+        hp.all_pairs_shortest_path_length(P, backend="cpu")
 
 
 def test_force_int64_on_builds():
