@@ -70,8 +70,12 @@ class Config:
         return spec
 
     def __getitem__(self, key):
-        self._spec(key)
-        return self._values[key]
+        # hot paths read keys per call: one dict look-up, the typed error only on a miss
+        try:
+            return self._values[key]
+        except (KeyError, TypeError):
+            self._spec(key)
+            raise
 
     def get(self, key):
         """The value of ``key``."""
