@@ -8,7 +8,7 @@ Modelled on python-graphblas's ``gb.config``::
     hp.config.set(engine_loop="host")        # set keys (validated; unknown keys are errors)
     with hp.config.set(max_supersteps=100):  # ... or only inside a block
         hp.run(Prog, G)
-    hp.config.reset()                        # every key back to its default
+    hp.config.reset()                        # every key back to its start value
     print(hp.config)                         # every key, its value and what it does
 
 Every key may also be given in the environment as ``HPGRAPH_<KEY>`` (upper case), read when
@@ -59,6 +59,7 @@ class Config:
                 except (ValueError, InvalidValue) as exc:
                     raise InvalidValue(f"environment variable HPGRAPH_{k.upper()}={raw!r}: "
                                        f"{exc}") from None
+        self._start = dict(self._values)
 
     @staticmethod
     def _spec(key):
@@ -94,9 +95,10 @@ class Config:
         return _Restore(self, previous)
 
     def reset(self):
-        """Every key back to its default."""
+        """Every key back to its start value: its default, or its ``HPGRAPH_<KEY>`` environment
+        variable where one was given."""
         with self._lock:
-            self._values = {k: spec.default for k, spec in _KEYS.items()}
+            self._values = dict(self._start)
 
     def keys(self):
         return list(_KEYS)

@@ -203,6 +203,10 @@ def test_environment_parsers():
     root = str(Path(__file__).parents[1])
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=root)
     assert out.stdout.split() == ["(512,", "2)", "3.0", "True", "None", "9.0"], out.stderr
+    reset = ("import hpgraph as hp; hp.config.set(force_int64=False, bfs_alpha=1.0); hp.config.reset();"
+             " print(hp.config['force_int64'], hp.config['bfs_alpha'], hp.config.default('force_int64'))")
+    out = subprocess.run([sys.executable, "-c", reset], env=env, capture_output=True, text=True, cwd=root)
+    assert out.stdout.split() == ["True", "9.0", "False"], out.stderr     # reset keeps the environment
     env["HPGRAPH_SSSP_GPU_SHAPE"] = "100x1"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=root)
     assert out.returncode != 0 and "HPGRAPH_SSSP_GPU_SHAPE" in out.stderr
