@@ -1,5 +1,5 @@
 """Benchmark: BFS on the GPU -- the cooperative single-launch kernel (``_bfs_gpu``) against the
-engine's vertex program (``GPU_PATH="engine"``) and the plain-CuPy level-synchronous BFS.
+engine's vertex program (``hp.config["bfs_gpu_path"] = "engine"``) and the plain-CuPy level-synchronous BFS.
 
 Graphs: those of ``bench_algorithms.py`` (R-MAT 21/22 undirected, source = highest degree;
 the 2048 x 2048 grid, source 0).  Timing (:mod:`_harness`): ``warm_ms`` (CUDA events around the
@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 import hpgraph as hp  # noqa: E402
 from _harness import Report, check_bfs, timed  # noqa: E402
 from bench_algorithms import CupyBaselines, make_graphs  # noqa: E402
-from hpgraph.algorithms import _bfs, _bfs_gpu  # noqa: E402
+from hpgraph.algorithms import _bfs_gpu  # noqa: E402
 
 
 def main(argv=None):
@@ -55,34 +55,27 @@ def main(argv=None):
         A.sort_indices()
         hops = csg.shortest_path(A, indices=src, unweighted=True)
 
-        def run(path, direction="auto"):
-            _bfs.GPU_PATH = path
-            return hp.bfs(G, src, direction=direction)
-
         cases = [("engine", "auto", None)] + [("kernel", d, None) for d in ("auto", "push", "pull")]
         cases += [("kernel", "auto", sh) for sh in shapes]
         for path, direction, shape in cases:
-            _bfs_gpu.SHAPE = shape
             if name == "grid" and direction == "pull":
                 continue       # 4,095 bottom-up levels over 4M vertices: seconds, not informative
-            row, res = timed(lambda: run(path, direction), args.repeat)
-            sh = _bfs_gpu.launch_shape(G.num_vertices, G.A.nnz) if path == "kernel" else None
+            with hp.config.set(bfs_gpu_shape=shape, bfs_gpu_path=path):
+                row, res = timed(lambda: hp.bfs(G, src, direction=direction), args.repeat)
+                sh = _bfs_gpu.launch_shape(G.num_vertices, G.A.nnz) if path == "kernel" else None
             report.row(label, f"hp.bfs {path} {direction}" + (f" {sh[0]}x{sh[1]}" if sh else ""),
                        row, check=check_bfs(A, src, res.depth, res.parent, hops=hops),
                        path=path, direction=direction, shape=f"{sh[0]}x{sh[1]}" if sh else None,
                        gteps=m / row["warm_ms"] / 1e6)
-        _bfs_gpu.SHAPE = None
-        _bfs_gpu.PROFILE = True
-        run("kernel")
+        with hp.config.set(bfs_gpu_profile=True):
+            hp.bfs(G, src)
         prof = _bfs_gpu._plan(G, np.int32).profile()
-        _bfs_gpu.PROFILE = False
         report.meta.setdefault("kernel_profiles", {})[label] = prof
         lv = prof["level_us"]
         print(f"  {label:14s} profile: setup {prof['setup_us']:.1f} us, sources {prof['sources_us']:.1f} us, "
               f"kernel {prof['total_us']:.1f} us, {prof['levels']} levels; first levels (us, frontier, pull): "
               + ", ".join(f"{t}/{f}/{'L' if p else 'P'}" for t, f, p in
                           list(zip(lv, prof["frontier"], prof["pull"]))[:10]), flush=True)
-        _bfs.GPU_PATH = "kernel"
         cb = CupyBaselines(G)
         row, depth = timed(lambda: cb.bfs(src), max(3, args.repeat // 3))
         report.row(label, "plain CuPy BFS (push, depths)", row,

@@ -48,7 +48,7 @@ def main(argv=None):
     ap.add_argument("--graphs", default="rmat21,grid")
     ap.add_argument("--deltas", default="0.25,0.5,1,2,4,inf",
                     help="near-far bucket widths as multiples of the default (inf: no far pile)")
-    ap.add_argument("--blocks", default="2,4,8", help="STEP_BLOCKS_PER_SM values (default delta)")
+    ap.add_argument("--blocks", default="2,4,8", help="hp.config sssp_steps_blocks_per_sm values (default delta)")
     ap.add_argument("--baseline-repeat", type=int, default=1)
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--unweighted", action="store_true", help="also the unweighted grid")
@@ -72,7 +72,6 @@ def main(argv=None):
         specs.append((f"er{deg:g}", f"Erdos-Renyi n={n_er:,} mean degree {deg:g}",
                       hp.generators.erdos_renyi(n_er, m=int(n_er * deg / 2), seed=1,
                                                 weights=(1, 64), backend="gpu"), 0))
-    from hpgraph.algorithms import _sssp as sssp_mod
 
     for gname, label, G, src in specs:
         n = G.num_vertices
@@ -96,12 +95,9 @@ def main(argv=None):
         row("bellman-ford, with predecessors", lambda: hp.sssp(
             G, src, method="bellman-ford", backend="gpu"))
         for a in [float(x) for x in args.alpha.split(",") if x]:
-            sssp_mod.BF_PUSH_ALPHA = a
-            try:
+            with hp.config.set(sssp_bf_push_alpha=a):
                 row(f"bellman-ford, push_alpha={a:g}, no predecessors", lambda: hp.sssp(
                     G, src, method="bellman-ford", predecessors=False, backend="gpu"))
-            finally:
-                sssp_mod.BF_PUSH_ALPHA = None
         # near-far, bucket widths
         for f in [x for x in args.deltas.split(",") if x]:
             delta = math.inf if f == "inf" else float(f) * d0
@@ -125,15 +121,11 @@ def main(argv=None):
         report.row(label, "predecessors pass alone (from exact distances)", r,
                    check=check_sssp(A, src, ref_d, pred, ref=dref))
         # step-kernel grid size
-        keep = nf.STEP_BLOCKS_PER_SM
-        try:
-            for b in [int(x) for x in args.blocks.split(",") if x]:
-                nf.STEP_BLOCKS_PER_SM = b
+        for b in [int(x) for x in args.blocks.split(",") if x]:
+            with hp.config.set(sssp_steps_blocks_per_sm=b):
                 row(f"near-far default delta, {b} blocks/SM, no predecessors",
                     lambda: hp.sssp(G, src, method="near-far", predecessors=False,
                                     backend="gpu"))
-        finally:
-            nf.STEP_BLOCKS_PER_SM = keep
         # plain CuPy warp-per-row Bellman-Ford (float32 distances)
         if not args.no_baseline and not gname.endswith("unweighted"):
             cb = CupyBaselines(G)

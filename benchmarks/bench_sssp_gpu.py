@@ -68,30 +68,24 @@ def main(argv=None):
             lambda: hp.sssp(G, src, method="bellman-ford", predecessors=False))
         row("engine bellman-ford", lambda: hp.sssp(G, src, method="bellman-ford"))
         for impl in ("steps", "kernel"):
-            _sssp.GPU_NEARFAR = impl
-            deltas = args.deltas.split(",") if impl == "kernel" else ["1"]
-            for f in deltas:
-                delta = math.inf if f == "inf" else float(f) * d0
-                row(f"near-far {impl}, delta {f} x default",
-                    lambda: hp.sssp(G, src, method="near-far", delta=delta, predecessors=False),
-                    impl=impl, delta=delta)
-            row(f"near-far {impl}, default delta", lambda: hp.sssp(G, src, method="near-far"),
-                impl=impl)
-        _sssp.GPU_NEARFAR = "kernel"
+            with hp.config.set(sssp_gpu_nearfar=impl):
+                deltas = args.deltas.split(",") if impl == "kernel" else ["1"]
+                for f in deltas:
+                    delta = math.inf if f == "inf" else float(f) * d0
+                    row(f"near-far {impl}, delta {f} x default",
+                        lambda: hp.sssp(G, src, method="near-far", delta=delta, predecessors=False),
+                        impl=impl, delta=delta)
+                row(f"near-far {impl}, default delta", lambda: hp.sssp(G, src, method="near-far"),
+                    impl=impl)
         for sh in [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",") if s]:
-            _sssp_gpu.SHAPE = sh
-            row(f"near-far kernel {sh[0]}x{sh[1]}", lambda: hp.sssp(G, src, method="near-far"),
-                shape=f"{sh[0]}x{sh[1]}")
-        _sssp_gpu.SHAPE = None
-        _sssp.GPU_NEARFAR = "auto"
+            with hp.config.set(sssp_gpu_nearfar="kernel", sssp_gpu_shape=sh):
+                row(f"near-far kernel {sh[0]}x{sh[1]}", lambda: hp.sssp(G, src, method="near-far"),
+                    shape=f"{sh[0]}x{sh[1]}")
         row("auto (default)", lambda: hp.sssp(G, src))
         row("auto (default)", lambda: hp.sssp(G, src, predecessors=False))
-        _sssp.GPU_NEARFAR = "kernel"
-        _sssp_gpu.PROFILE = True
-        hp.sssp(G, src, method="near-far")
+        with hp.config.set(sssp_gpu_nearfar="kernel", sssp_gpu_profile=True):
+            hp.sssp(G, src, method="near-far")
         prof = _sssp_gpu._plan(G, _sssp.distance_dtype(G), np.int32).profile()
-        _sssp_gpu.PROFILE = False
-        _sssp.GPU_NEARFAR = "auto"
         report.meta.setdefault("kernel_profiles", {})[label] = prof
         print(f"  {label:14s} profile: setup {prof['setup_us']:.1f} us, steps {prof['steps_us']:.1f} us, "
               f"pred {prof['pred_us']:.1f} us, {prof['compactions']} compactions; first (us/queue/pending): "

@@ -14,7 +14,8 @@ table, :mod:`hpgraph.algorithms._tc_hash`; "merge": a thread or warp per edge,
 Every count is checked against a plain-CuPy oracle written here: its own degree orientation,
 then every pair ``v < w`` of every out-list looked up among the sorted edge keys
 (``cupy.searchsorted``), in chunks -- no hpgraph code.  Exits 1 on a mismatch.  ``--sweep``
-adds the merge kernel's tuning sweep (``TC_HEAVY`` x ``TC_SEARCH_RATIO`` x ``TC_BLOCK``).
+adds the merge kernel's tuning sweep (``hp.config["triangle_merge_heavy"]`` x ``TC_SEARCH_RATIO`` x
+``TC_BLOCK``).
 
 Usage (on a GPU)::
 
@@ -107,18 +108,16 @@ def bench(report, label, G, repeat):
 
 def sweep(report, label, G, repeat, ref):
     """The merge kernel's constants (results must not change)."""
-    saved = _kernels.TC_HEAVY, _kernels.TC_SEARCH_RATIO, _kernels.TC_BLOCK
+    saved = _kernels.TC_SEARCH_RATIO, _kernels.TC_BLOCK     # compile-time constants
     try:
-        with hp.config.set(triangle_kernel="merge"):
-            for heavy, ratio, block in itertools.product((512, 2048, 8192), (8, 16, 32),
-                                                         (128, 256)):
-                _kernels.TC_HEAVY, _kernels.TC_SEARCH_RATIO, _kernels.TC_BLOCK = \
-                    heavy, ratio, block
+        for heavy, ratio, block in itertools.product((512, 2048, 8192), (8, 16, 32), (128, 256)):
+            _kernels.TC_SEARCH_RATIO, _kernels.TC_BLOCK = ratio, block
+            with hp.config.set(triangle_kernel="merge", triangle_merge_heavy=heavy):
                 row, count = timed(lambda: hp.triangle_count(G), repeat)
-                report.row(label, f"merge heavy={heavy} ratio={ratio} block={block}", row,
-                           check="ok" if count == ref else f"MISMATCH {count} vs {ref}")
+            report.row(label, f"merge heavy={heavy} ratio={ratio} block={block}", row,
+                       check="ok" if count == ref else f"MISMATCH {count} vs {ref}")
     finally:
-        _kernels.TC_HEAVY, _kernels.TC_SEARCH_RATIO, _kernels.TC_BLOCK = saved
+        _kernels.TC_SEARCH_RATIO, _kernels.TC_BLOCK = saved
 
 
 def main(argv=None):

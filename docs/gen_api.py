@@ -68,6 +68,21 @@ def entry(qualname, obj, level="###") -> list[str]:
     return out
 
 
+def config_table(config) -> list[str]:
+    """The keys of ``hp.config``: name, default and what each does (``config.describe``)."""
+    out = ["## Configuration keys", "",
+           "`hp.config[key]`, `hp.config.set(key=value)` (validated: a wrong type or value raises "
+           "`InvalidValue` naming the key), `with hp.config.set(...):` (restored at the block's end), "
+           "`HPGRAPH_<KEY>` environment variables (read at import). Every key is read where it is "
+           "used, when it is used.", "",
+           "| key | default | what it does |", "|---|---|---|"]
+    for key in config.keys():
+        default = repr(config.default(key)).replace("|", "\\|")
+        text = config.describe(key).replace("|", "\\|")
+        out.append(f"| `{key}` | `{default}` | {text} |")
+    return out + [""]
+
+
 def main() -> str:
     import hpgraph as hp
 
@@ -82,6 +97,7 @@ def main() -> str:
         for name in names:
             lines += entry(name, getattr(hp, name))
             done.add(name)
+    lines += config_table(hp.config)
     lines += ["## Modules", ""]
     for name in hp.__all__:
         obj = getattr(hp, name)

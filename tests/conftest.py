@@ -18,3 +18,19 @@ def pytest_collection_modifyitems(config, items):
 def backend_name(request):
     """Run a test on both backends (the GPU one is skipped without a device)."""
     return request.param
+
+
+@pytest.fixture
+def hp_config():
+    """``hp_config(key=value, ...)`` sets ``hp.config`` keys until the test ends (the previous
+    values come back at teardown, as with ``monkeypatch``)."""
+    from hpgraph import config
+
+    restores = []
+
+    def set_keys(**values):
+        restores.append(config.set(**values))
+
+    yield set_keys
+    for restore in reversed(restores):
+        restore.__exit__(None, None, None)

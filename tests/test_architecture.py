@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1] / "hpgraph"
 #: "package" is the first name under hpgraph (``formats``, ``graph`` for graph.py, ``""``
 #: for hpgraph/__init__.py).
 LAYERS = [
-    ("foundation", {"exceptions", "dtypes", "_config", "_memory", "backend", "cuda_source",
-                    "kernel_cache"}),
+    ("foundation", {"exceptions", "dtypes", "_config", "_config_keys", "_memory", "backend",
+                    "cuda_source", "kernel_cache"}),
     ("storage", {"formats", "graph", "_graph_edges", "labels", "io", "generators", "_gen_chunks"}),
     ("operators", {"ops", "compiler"}),
     ("execution", {"engine", "spmv", "program"}),

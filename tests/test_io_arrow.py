@@ -17,8 +17,8 @@ pa = pytest.importorskip("pyarrow")
 
 
 @pytest.fixture
-def arrow_always(monkeypatch):
-    monkeypatch.setattr(_arrow, "MIN_BYTES", 0)
+def arrow_always(hp_config):
+    hp_config(io_arrow_min_bytes=0)
 
 
 PARSED = []  # what pyarrow's parse returned in the last _read_both (None: it stepped aside)
@@ -31,9 +31,9 @@ def _read_both(path, monkeypatch, **kw):
     real = _arrow.parse_columns
     monkeypatch.setattr(_arrow, "parse_columns", lambda *a, **k: PARSED.append(real(*a, **k)) or PARSED[-1])
     for threshold in (0, 1 << 62):
-        monkeypatch.setattr(_arrow, "MIN_BYTES", threshold)
         try:
-            out.append(hp.read(path, backend="cpu", **kw).to_scipy())
+            with hp.config.set(io_arrow_min_bytes=threshold):
+                out.append(hp.read(path, backend="cpu", **kw).to_scipy())
         except HpgraphError as exc:
             out.append(exc)
     return out
@@ -155,7 +155,7 @@ def test_large_file_takes_the_fast_path_and_matches_scipy(tmp_path, monkeypatch)
     G = hp.rmat(12, seed=2, directed=True, weights=(1, 64), backend="cpu")
     path = tmp_path / "g.mtx"
     hp.write(G, path)
-    assert path.stat().st_size > _arrow.MIN_BYTES
+    assert path.stat().st_size > hp.config["io_arrow_min_bytes"]
     results = []
     real = _arrow.parse_columns
     monkeypatch.setattr(_arrow, "parse_columns", lambda *a, **k: results.append(real(*a, **k)) or results[-1])
@@ -170,13 +170,13 @@ def test_large_file_takes_the_fast_path_and_matches_scipy(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("weights", [(1, 64), None])
-def test_integer_rows_written_by_pyarrow_are_byte_identical(tmp_path, monkeypatch, weights):
+def test_integer_rows_written_by_pyarrow_are_byte_identical(tmp_path, weights):
     G = hp.rmat(11, seed=4, directed=True, weights=weights, backend="cpu")
     out = []
     for threshold in (0, 1 << 62):
-        monkeypatch.setattr(_arrow, "MIN_BYTES", threshold)
         path = tmp_path / f"g{threshold}.el"
-        hp.write(G, path)
+        with hp.config.set(io_arrow_min_bytes=threshold):
+            hp.write(G, path)
         out.append(path.read_bytes())
     assert out[0] == out[1]
     assert _same(hp.read(tmp_path / "g0.el", backend="cpu").to_scipy(), G.to_scipy())

@@ -1,7 +1,7 @@
 """The direct pyarrow parse of large files (hpgraph/io/_direct.py), the host counting sort of the
 CSR build, and the streamed, atomic writers.
 
-Every file is read twice, with the direct parse forced (``MIN_FILE_BYTES = 0``) and with it
+Every file is read twice, with the direct parse forced (``hp.config["io_direct_min_bytes"] = 0``) and with it
 off: both must give the same edges (ids, values, dtypes, size, direction) or the same typed
 error, and the edges must equal an independent oracle (``scipy.io.mmread``, pandas).
 """
@@ -31,9 +31,9 @@ def _both(path, monkeypatch, **kw):
     direct path really parsed the file when it gave an EdgeList."""
     out = []
     for threshold in (0, 1 << 62):
-        monkeypatch.setattr(_direct, "MIN_FILE_BYTES", threshold)
         try:
-            out.append(hp_read_edges(path, **kw))
+            with hp.config.set(io_direct_min_bytes=threshold):
+                out.append(hp_read_edges(path, **kw))
         except HpgraphError as exc:
             out.append(exc)
     return out
@@ -51,13 +51,13 @@ def _same_edges(a, b):
         np.testing.assert_array_equal(a.weights, b.weights)
 
 
-def _direct_used(path, monkeypatch, **kw):
-    monkeypatch.setattr(_direct, "MIN_FILE_BYTES", 0)
+def _direct_used(path, **kw):
     from hpgraph.io._files import _Progress
 
-    return _direct.read_direct("mtx" if str(path).endswith(".mtx") else "edgelist", path,
-                               weighted=kw.get("weighted"), report=_Progress(False, "x"),
-                               sniff=True) is not None
+    with hp.config.set(io_direct_min_bytes=0):
+        return _direct.read_direct("mtx" if str(path).endswith(".mtx") else "edgelist", path,
+                                   weighted=kw.get("weighted"), report=_Progress(False, "x"),
+                                   sniff=True) is not None
 
 
 def _mtx_text(field, symmetry, r, c, vals, n, newline="\n", sep=" ", header_comments=1):
@@ -96,7 +96,7 @@ def test_mtx_direct_matches_reference_and_scipy(tmp_path, monkeypatch, field, sy
     path.write_text(text)
     a, b = _both(path, monkeypatch)
     _same_edges(a, b)
-    assert _direct_used(path, monkeypatch) == (layout != "long-header")
+    assert _direct_used(path) == (layout != "long-header")
     ref = sp.coo_array(scipy.io.mmread(path)).tocsr()
     G = hp.read(path, backend="cpu", duplicates="sum").to_scipy()
     if field == "pattern":
@@ -137,7 +137,7 @@ def test_edgelist_direct_matches_reference_and_pandas(tmp_path, monkeypatch, sep
     path.write_text(text)
     a, b = _both(path, monkeypatch)
     _same_edges(a, b)
-    assert _direct_used(path, monkeypatch)
+    assert _direct_used(path)
     df = pd.read_csv(path, sep=sep, comment=None, header=None, skiprows=header.count("\n"),
                      dtype={0: np.int64, 1: np.int64})
     np.testing.assert_array_equal(a.src, df[0].to_numpy())
@@ -192,7 +192,7 @@ def test_gzip_and_empty_files_take_the_reference_path(tmp_path, monkeypatch):
     text = _el_text(np.arange(10), np.arange(1, 11), None)
     gz = tmp_path / "g.el.gz"
     gz.write_bytes(gzip.compress(text.encode()))
-    assert not _direct_used(gz, monkeypatch)
+    assert not _direct_used(gz)
     a, b = _both(gz, monkeypatch)
     _same_edges(a, b)
     empty = tmp_path / "e.el"
@@ -201,8 +201,8 @@ def test_gzip_and_empty_files_take_the_reference_path(tmp_path, monkeypatch):
     assert isinstance(a, FileFormatError) and str(a) == str(b)
 
 
-def test_direct_progress_and_int32_ids_for_the_build(tmp_path, monkeypatch):
-    monkeypatch.setattr(_direct, "MIN_FILE_BYTES", 0)
+def test_direct_progress_and_int32_ids_for_the_build(tmp_path, hp_config):
+    hp_config(io_direct_min_bytes=0)
     path = tmp_path / "g.el"
     path.write_text(_el_text(np.arange(2000) % 97, np.arange(2000) % 89, np.arange(2000)))
     calls = []

@@ -17,10 +17,11 @@ One BFS level is one of two steps:
   it computes, not to the frontier.
 
 ``direction="auto"`` follows Beamer, Asanovic and Patterson (SC'12), as in GAP: start top-down;
-go bottom-up when the frontier's out-edges ``m_f`` exceed ``m_u / ALPHA`` (``m_u``: in-edges of
+go bottom-up when the frontier's out-edges ``m_f`` exceed ``m_u / alpha`` (``m_u``: in-edges of
 the unvisited vertices, what a bottom-up step scans at most); go back top-down when the
-frontier has shrunk below ``n / BETA`` vertices.  Each level costs one small host read (frontier
-size and edge counts together).
+frontier has shrunk below ``n / beta`` vertices (``alpha``, ``beta``: ``hp.config``'s
+``bfs_alpha``, ``bfs_beta``).  Each level costs one small host read (frontier size and edge
+counts together).
 """
 
 from __future__ import annotations
@@ -30,32 +31,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._config import config
 from ..exceptions import InvalidValue
 from ..program import VertexProgram
 from . import _scipy_cpu
 from ._common import check_sources, finish, prepare, vertex_id_dtype
 
-__all__ = ["bfs", "BFSResult", "ALPHA", "BETA"]
-
-#: Go bottom-up when ``frontier out-edges > unvisited in-edges / ALPHA`` (Beamer: 14-15).
-ALPHA = 15.0
-#: Go back top-down when ``frontier size < n / BETA`` and the frontier shrinks (Beamer: 18-24).
-BETA = 18.0
+__all__ = ["bfs", "BFSResult"]
 
 DIRECTIONS = ("auto", "push", "pull")
-
-#: How ``bfs`` runs on the GPU: ``"kernel"`` -- the whole traversal in one cooperative launch
-#: (:mod:`._bfs_gpu`; R-MAT 21 on an H200: see ``benchmarks/README.md``), or ``"engine"`` -- the
-#: ``BFSAny`` vertex program below through :func:`hpgraph.run`.  ``"kernel"`` falls back to the
-#: engine where a cooperative launch is refused.
-GPU_PATH = "kernel"
-
-#: GPU kernel layout of the bottom-up SpMV.  The vector CSR kernel skips masked (visited) rows
-#: without reading them and stops each lane at its first hit (``any`` is terminal); the
-#: load-balanced CSR kernel that ``"auto"`` picks on skewed graphs reads every stored entry and
-#: cannot stop early.  Tune on R-MAT / grids (``"csr_scalar"``, ``"csr_vector:<G>"``, None = auto).
-PULL_FORMAT = "csr_vector:4"
-
 
 class BFSResult(NamedTuple):
     """Result of :func:`bfs`.
@@ -106,7 +90,7 @@ def bfs(G, source, *, direction="auto", backend=None, to=None):
         raise InvalidValue(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     G, side, on_dev = prepare(G, backend)
     sources = check_sources(G, source)
-    if side == "gpu" and GPU_PATH == "kernel" and G.num_vertices > 0:
+    if side == "gpu" and config["bfs_gpu_path"] == "kernel" and G.num_vertices > 0:
         depth, parent = _bfs_kernel(G, sources, direction)
     elif side == "gpu" and G.num_vertices < 2**32:
         depth, parent = bfs_engine(G, sources, direction=direction, side=side)
@@ -135,11 +119,6 @@ def bfs(G, source, *, direction="auto", backend=None, to=None):
 
 _KEY_SHIFT = 4294967296  # 2**32: vertex ids below it fit in the low half of the key
 _KEY_NONE = np.iinfo(np.int64).max
-
-#: The engine's direction constant for BFS (``hp.run(push_alpha=)``): a masked ``any`` pull
-#: superstep costs far less than the ``pull_edges + n`` the generic rule assumes.
-PUSH_ALPHA_ENGINE = 4.0
-
 
 def _bfs_any_class(idt):
     class BFSAny(VertexProgram):
@@ -222,22 +201,24 @@ def _bfs_kernel(G, sources, direction):
     n = int(G.num_vertices)
     idt = vertex_id_dtype(n)
     try:
-        return _bfs_gpu.bfs_gpu(G, sources, direction=direction, alpha=ALPHA, beta=BETA,
-                                par_dtype=idt)
+        return _bfs_gpu.bfs_gpu(G, sources, direction=direction, alpha=config["bfs_alpha"],
+                                beta=config["bfs_beta"], par_dtype=idt)
     except CooperativeLaunchRefused:
         return bfs_engine(G, sources, direction=direction, side="gpu")
 
 
 def bfs_engine(G, sources, *, direction="auto", side="gpu", push_alpha=None):
     """BFS through :func:`hpgraph.run` (the ``BFSAny`` program above); returns
-    ``(depth, parent)`` (int32, and int32 or int64 by the number of vertices)."""
+    ``(depth, parent)`` (int32, and int32 or int64 by the number of vertices).  ``push_alpha``
+    None: ``hp.config["bfs_engine_push_alpha"]``."""
     from ..program import run
 
     n = int(G.num_vertices)
     idt = vertex_id_dtype(n)
     kw = bfs_run_args(n, sources, lambda: _vertex_ids(G, idt))
     res = run(_BFS_ANY[idt], G, backend=side, direction=direction,
-              push_alpha=PUSH_ALPHA_ENGINE if push_alpha is None else push_alpha, **kw)
+              push_alpha=config["bfs_engine_push_alpha"] if push_alpha is None else push_alpha,
+              **kw)
     return res.depth, res.parent
 
 
@@ -258,17 +239,20 @@ def bfs_run_args(n, sources, vertex_ids):
 # the level loop (shared with sssp/widest_path, which run it over "tight" edges)
 
 
-def bfs_arrays(G, sources, *, direction="auto", side="cpu", A=None, alpha=ALPHA, beta=BETA):
+def bfs_arrays(G, sources, *, direction="auto", side="cpu", A=None, alpha=None, beta=None):
     """Direction-optimized BFS on a Graph already on ``side``.
 
     ``A`` (a CSR on the same side, optional) replaces the graph's adjacency matrix; it is then
-    traversed top-down only (used for BFS over a filtered edge set).
+    traversed top-down only (used for BFS over a filtered edge set).  ``alpha`` / ``beta``
+    None: ``hp.config["bfs_alpha"]`` / ``["bfs_beta"]`` (the direction switch).
 
     Returns ``(depth, parent, directions)``: device or host arrays, and the list of
     ``"push"``/``"pull"`` taken per level.
     """
     from .. import ops
 
+    alpha = config["bfs_alpha"] if alpha is None else alpha
+    beta = config["bfs_beta"] if beta is None else beta
     xp = G.xp
     n = int(G.num_vertices)
     idt = vertex_id_dtype(n)
@@ -345,7 +329,8 @@ def _pull_step(AT, parent, visited, frontier, sr, side):
     from ..spmv import spmv
 
     y = spmv(AT, parent, sr, row_mask=Bitmask.from_bool(visited), complement=True,
-             x_active=Bitmask.from_bool(frontier), out=parent, backend=side, format=PULL_FORMAT)
+             x_active=Bitmask.from_bool(frontier), out=parent, backend=side,
+             format=config["bfs_pull_format"])
     new = (y != -1) & ~visited
     return new, y
 

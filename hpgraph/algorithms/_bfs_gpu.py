@@ -59,21 +59,21 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as _backend
+from .._config import config
 from ..exceptions import InvalidValue
 from .. import dtypes as _dt
 from ._coop import DEVICE_COMMON, CoopKernel, PlanCache, adjacency, fill, null_ptr, source_args
 
-__all__ = ["bfs_source", "bfs_gpu", "launch_shape", "BLOCK",
-           "SPARSE_DEGREE", "SHAPE", "LONG", "HEAVY", "HUGE", "PROFILE", "DIRECTION_CODES"]
+__all__ = ["bfs_source", "bfs_gpu", "launch_shape", "BLOCK", "LONG", "HEAVY", "HUGE",
+           "DIRECTION_CODES"]
+
+# The launch shape and the timeline are hp.config keys (bfs_gpu_shape, bfs_gpu_sparse_degree,
+# bfs_gpu_profile); the constants below are compiled into the kernel's source.
 
 #: Threads per block on sparse graphs (:func:`launch_shape` picks the launch shape; blocks per
 #: SM are capped by the occupancy).  More threads hide more memory latency in the big steps;
 #: every thread pays each level's fixed cost (counter reads, the grid barrier).
 BLOCK = 256
-#: Mean out-degree up to which :func:`launch_shape` takes the narrow launch.
-SPARSE_DEGREE = 8
-#: ``(threads per block, blocks per SM)`` forced for every graph (benchmarks), or None.
-SHAPE = None
 #: In-edges one thread checks for a bottom-up vertex before handing it to a warp.
 LONG = 32
 #: Bitmap words a warp takes at once in a bottom-up step (their loads overlap).
@@ -83,10 +83,9 @@ UNROLL = 4
 #: over its lanes.
 HEAVY = 256
 HUGE = 8192
-#: Levels whose start time, frontier size, out-edges and direction the kernel records when
-#: :data:`PROFILE` is on (``_Plan.profile()``; one store per level by one thread).
+#: Levels whose start time, frontier size, out-edges and direction the kernel records with
+#: ``hp.config["bfs_gpu_profile"]`` on (``_Plan.profile()``; one store per level by one thread).
 NPROF = 64
-PROFILE = False
 #: ``direction`` -> the kernel's mode code.
 DIRECTION_CODES = {"auto": 0, "push": 1, "pull": 2}
 
@@ -417,17 +416,20 @@ def bfs_source(idx_dtype=np.int32, ptr_dtype=np.int64, par_dtype=np.int32, block
 
 
 def launch_shape(n: int, nnz: int):
-    """``(threads per block, blocks per SM)`` for a graph; :data:`SHAPE` overrides it.
+    """``(threads per block, blocks per SM)`` for a graph; ``hp.config["bfs_gpu_shape"]``
+    overrides it.
 
     Measured on an H200 (``benchmarks/bench_bfs.py``, ms): on R-MAT 21 / 22 the wide bottom-up
     steps want many threads (256 x 1: 0.460 / 0.856, 256 x 2: 0.321 / 0.539, 1024 x 1:
     0.304 / 0.490), while the 4,095 tiny levels of the 2048 x 2048 grid want few (256 x 1:
     30.6, 256 x 2: 37.4, 1024 x 1: 53.1): every thread pays each level's fixed cost.  Sparse
-    graphs (mean degree <= :data:`SPARSE_DEGREE`) tend to be the long, thin ones.
+    graphs (mean degree <= ``hp.config["bfs_gpu_sparse_degree"]``) tend to be the long, thin
+    ones.
     """
-    if SHAPE is not None:
-        return SHAPE
-    if nnz <= SPARSE_DEGREE * max(n, 1):
+    shape = config["bfs_gpu_shape"]
+    if shape is not None:
+        return shape
+    if nnz <= config["bfs_gpu_sparse_degree"] * max(n, 1):
         return BLOCK, 1
     return 1024, 1
 
@@ -476,11 +478,12 @@ class _Plan:
                           self.dead, self.q[0], self.q[1], self.hq[0], self.hq[1], self.lq,
                           self.st, np.int64(self.n), srcs, nsrc, s0,
                           np.int32(mode), np.float64(alpha), np.float64(beta),
-                          np.int64(self.nnz_in), self.prof if PROFILE else null_ptr()))
+                          np.int64(self.nnz_in),
+                          self.prof if config["bfs_gpu_profile"] else null_ptr()))
         return depth, parent
 
     def profile(self):
-        """The last run's timeline (with :data:`PROFILE` on): setup and per-level times in
+        """The last run's timeline (``hp.config["bfs_gpu_profile"]`` on): setup and per-level times in
         microseconds from the kernel's start, frontier sizes and directions."""
         p = self.cp.asnumpy(self.prof).astype(np.int64)
         t0, levels = p[0], int(p[3])

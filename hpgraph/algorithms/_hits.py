@@ -99,7 +99,7 @@ def hits(G, max_iter=100, tol=1e-8, nstart=None, normalized=True, weighted=False
     i = 0
     # a fixed point (the vector bit-for-bit unchanged) ends the power iteration as converged;
     # a stall hands over to ARPACK at once, as running out of iterations does (_iterate)
-    progress = _iterate.Progress(tol, _iterate.STALL_GENERAL, _iterate.SHRINK_GENERAL)
+    progress = _iterate.general(tol)
     while True:
         xlast = x
         x = _spmv.spmv(AT, _spmv.spmv(A, x, sr, backend=side), sr, backend=side)

@@ -18,7 +18,9 @@ per-iteration storage (:class:`Progress` keeps three numbers):
   slowly (polynomially, on a defective matrix such as ``I + A^T`` of a path, where the change
   falls like ``1/k^2``) that the tolerance is out of reach.  The caller then raises
   :class:`~hpgraph.exceptions.ConvergenceError` naming the smallest change reached, rather
-  than running ``max_iter`` iterations.  A window must halve the change (``shrink=0.5``) for
+  than running ``max_iter`` iterations.  The windows and the factor are ``hp.config`` keys
+  (``iterate_stall_contracting``, ``iterate_stall_general``, ``iterate_stall_shrink``; the
+  numbers here are their defaults).  A window must halve the change (``shrink=0.5``) for
   the general iterations, so a run ends within about ``window * (1130 + log2(err_0))``
   iterations, whatever ``max_iter``.  For PageRank with ``damping < 1`` the exact iteration
   is a ``damping``-contraction in L1, ``err`` falls at every iteration until rounding takes
@@ -28,16 +30,25 @@ per-iteration storage (:class:`Progress` keeps three numbers):
 
 from __future__ import annotations
 
-#: Iterations without a new minimum of the L1 change after which a contracting iteration
-#: (PageRank with ``damping < 1``) is at its rounding floor.
-STALL_CONTRACTING = 100
+from .._config import config
 
-#: The same for iterations that need not shrink the change at every step (eigenvector,
-#: Katz and HITS power iterations, PageRank with ``damping == 1``): a longer window, so a
-#: slow transient is not mistaken for a stall; each such window must also cut the smallest
-#: change by :data:`SHRINK_GENERAL`.
-STALL_GENERAL = 1000
-SHRINK_GENERAL = 0.5
+
+def contracting(thresh: float) -> "Progress":
+    """A :class:`Progress` for a contracting iteration (PageRank with ``damping < 1``): the
+    window is ``hp.config["iterate_stall_contracting"]`` iterations without a new minimum of
+    the L1 change, after which the iteration is at its rounding floor."""
+    return Progress(thresh, config["iterate_stall_contracting"])
+
+
+def general(thresh: float, min_window: int = 0) -> "Progress":
+    """A :class:`Progress` for an iteration that need not shrink the change at every step
+    (eigenvector, Katz and HITS power iterations, PageRank with ``damping == 1``): a longer
+    window, ``hp.config["iterate_stall_general"]`` iterations (at least ``min_window``), so a
+    slow transient is not mistaken for a stall; each window must also cut the smallest change
+    by ``hp.config["iterate_stall_shrink"]``."""
+    return Progress(thresh, max(config["iterate_stall_general"], min_window),
+                    config["iterate_stall_shrink"])
+
 
 CONVERGED = "converged"
 FIXED = "fixed point"
@@ -71,7 +82,7 @@ class Progress:
 
     __slots__ = ("thresh", "window", "shrink", "best", "best_at", "count", "mark")
 
-    def __init__(self, thresh: float, window: int = STALL_GENERAL, shrink: float | None = None):
+    def __init__(self, thresh: float, window: int, shrink: float | None = None):
         self.thresh = float(thresh)
         self.window = int(window)
         self.shrink = shrink

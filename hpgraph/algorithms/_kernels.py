@@ -32,11 +32,12 @@ import functools
 import numpy as np
 
 from .. import backend as _backend
+from .._config import config
 from .. import dtypes as _dt
 from ..cuda_source import render
 
 __all__ = ["tc_source", "tc_count", "heavy_edges", "pagerank_update_source", "pagerank_update",
-           "TC_BLOCK", "TC_SEARCH_RATIO", "TC_HEAVY"]
+           "TC_BLOCK", "TC_SEARCH_RATIO"]
 
 #: Tuned with ``benchmarks/bench_triangles.py`` on an H200 (R-MAT 21 and 22, undirected; see
 #: ``benchmarks/README.md``): 128 threads per block beat 256 by 1-3 % at the best settings.
@@ -45,12 +46,9 @@ TC_BLOCK = 128
 #: ``len(longer) > TC_SEARCH_RATIO * len(shorter)``: a merge costs ``ls + ll`` steps, the
 #: searches ``ls * log2(ll)``.  Measured: 8 -> 16 saves 3 % on R-MAT 21/22, 32 is within 1 %.
 TC_SEARCH_RATIO = 16
-#: Edges whose two out-lists hold more than this many entries together are intersected by a
-#: whole warp (32 binary searches at a time) instead of one thread, so that a few long lists
-#: do not hold up the warps of the short ones.  Measured on R-MAT 21: 256 -> 59.6 ms,
-#: 512 -> 60.7, 2048 -> 45.3 ms, and flat above (degree ordering keeps out-lists short, so
-#: sending mid-size lists to the warp kernel costs more than the imbalance it removes).
-TC_HEAVY = 2048
+# Which edges the warp kernel takes is hp.config["triangle_merge_heavy"] (2048: degree
+# ordering keeps out-lists short, so sending mid-size lists to the warp kernel costs more than
+# the imbalance it removes); TC_BLOCK and TC_SEARCH_RATIO are compiled into the source.
 
 _TC_TEMPLATE = r"""
 typedef ${IDX} idx_t;
@@ -229,7 +227,7 @@ def heavy_edges(indptr, indices, erow, threshold: int):
 
 
 def tc_count(indptr, indices, erow, n: int, per_vertex: bool, heavy=None,
-             threshold: int = TC_HEAVY):
+             threshold: int | None = None):
     """Run the triangle kernels on the device.
 
     Parameters
@@ -244,15 +242,18 @@ def tc_count(indptr, indices, erow, n: int, per_vertex: bool, heavy=None,
         Also return per-vertex counts.
     heavy : cupy int64 array, optional
         :func:`heavy_edges` for ``threshold`` (computed when not given).
-    threshold : int
+    threshold : int, optional
         Edges whose two lists hold more than this many entries together go to the
-        warp-per-edge kernel; the others to the thread-per-edge kernel.
+        warp-per-edge kernel; the others to the thread-per-edge kernel.  Default:
+        ``hp.config["triangle_merge_heavy"]``.
 
     Returns
     -------
     (int, cupy.ndarray of int64 or None)
         The total (a Python int) and the per-vertex counts.
     """
+    if threshold is None:
+        threshold = config["triangle_merge_heavy"]
     cp = _backend.cupy()
     src, name = tc_source(indices.dtype, indptr.dtype)
     mod = _backend.raw_module(src, ("-std=c++17",))

@@ -186,10 +186,9 @@ def _networkx(G, side, damping, thresh, max_iter, p, x0, dw, weighted, dtype, ru
     n = G.num_vertices
     S, AT, sr = _operands(G, weighted, dtype)
     if damping < 1.0:   # a contraction: the change falls at every step down to rounding
-        progress = _iterate.Progress(thresh, _iterate.STALL_CONTRACTING)
+        progress = _iterate.contracting(thresh)
     else:
-        progress = _iterate.Progress(thresh, max(_iterate.STALL_GENERAL, 2 * n),
-                                     _iterate.SHRINK_GENERAL)
+        progress = _iterate.general(thresh, min_window=2 * n)
     if side == "gpu":
         return _networkx_gpu(AT, S, sr, n, damping, progress, max_iter, p, x0, dw, dtype, rule)
 

@@ -52,28 +52,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..exceptions import InvalidGraph, InvalidValue, NegativeCycleError
+from .._config import config
 from ..program import VertexProgram
 from . import _scipy_cpu
 from ._common import check_sources, finish, prepare, vertex_id_dtype
 
-__all__ = ["sssp", "SSSPResult", "distance_dtype", "METHODS", "choose_method",
-           "AUTO_GPU_MAX_DEGREE"]
+__all__ = ["sssp", "SSSPResult", "distance_dtype", "METHODS", "choose_method"]
 
 #: Accepted values of ``sssp(method=...)``.
 METHODS = ("auto", "bellman-ford", "near-far")
-
-#: GPU near-far implementation: ``"kernel"`` (one cooperative launch, :mod:`._sssp_gpu`),
-#: ``"steps"`` (one launch per step, :mod:`._sssp_nearfar`) or ``"auto"``: the kernel above
-#: :data:`AUTO_GPU_MAX_DEGREE` mean out-degree, the steps at or below it.
-GPU_NEARFAR = "auto"
-#: Mean out-degree (stored entries per vertex) above which ``GPU_NEARFAR="auto"`` takes the
-#: single-launch kernel.
-AUTO_GPU_MAX_DEGREE = 8.0
-#: ``push_alpha`` of the Bellman-Ford vertex program (``hp.run``'s direction heuristic: push
-#: while ``frontier_edges * push_alpha < pull_edges + n``); None: the engine's default.  Tuned
-#: with ``benchmarks/bench_sssp.py --alpha`` (results only depend on it through speed).
-BF_PUSH_ALPHA = None
-
 
 class SSSPResult(NamedTuple):
     """Result of :func:`sssp`.
@@ -168,8 +155,8 @@ def sssp(G, source, *, predecessors=True, method="auto", delta=None, backend=Non
         shortest paths exist (each is a valid shortest-path tree).
     delta : float, optional
         Near-far bucket width (> 0; ``inf`` puts every improvement in the near queue).  Default:
-        Davidson's rule with a wider factor, ``_sssp_nearfar.DELTA_FACTOR * mean weight / mean
-        out-degree``.  Ignored by Bellman-Ford.
+        Davidson's rule with a wider factor, ``hp.config["sssp_delta_factor"] * mean weight /
+        mean out-degree``.  Ignored by Bellman-Ford.
     backend : {None, "auto", "cpu", "gpu"}
     to : {None, "numpy", "cupy"}
         Where the result arrays live (default: the side of the input graph).
@@ -244,14 +231,16 @@ def choose_method(G, side, method="auto"):
 
 def gpu_nearfar_impl(G) -> str:
     """Which GPU near-far runs on ``G``: ``"kernel"`` (:mod:`._sssp_gpu`, one cooperative
-    launch) or ``"steps"`` (:mod:`._sssp_nearfar`, one launch per step); :data:`GPU_NEARFAR`
-    decides, ``"auto"`` by the mean out-degree (:data:`AUTO_GPU_MAX_DEGREE`)."""
-    if GPU_NEARFAR != "auto":
-        return GPU_NEARFAR
+    launch) or ``"steps"`` (:mod:`._sssp_nearfar`, one launch per step);
+    ``hp.config["sssp_gpu_nearfar"]`` decides, ``"auto"`` by the mean out-degree
+    (``hp.config["sssp_gpu_kernel_degree"]``)."""
+    impl = config["sssp_gpu_nearfar"]
+    if impl != "auto":
+        return impl
     n = int(G.num_vertices)
     if n == 0:
         return "steps"
-    return "kernel" if int(G.A.nnz) / n > AUTO_GPU_MAX_DEGREE else "steps"
+    return "kernel" if int(G.A.nnz) / n > config["sssp_gpu_kernel_degree"] else "steps"
 
 
 def check_weights(G, who):
@@ -316,7 +305,8 @@ def _bellman_ford(G, sources, side, dt, idt=None):
     n = int(G.num_vertices)
     prog = _program(_BF, _bellman_ford_class, dt, idt)
     # inf everywhere, 0 at the sources: a rule the GPU engine writes in its setup launch
-    res = run(prog, G, backend=side, max_iterations=max(n, 1), push_alpha=BF_PUSH_ALPHA,
+    res = run(prog, G, backend=side, max_iterations=max(n, 1),
+              push_alpha=config["sssp_bf_push_alpha"],
               dist0=Seeded(np.inf, 0), active=np.unique(sources))
     if not res.converged:
         raise NegativeCycleError(

@@ -52,16 +52,18 @@ import math
 import numpy as np
 
 from .. import backend as _backend
+from .._config import config
 from ..exceptions import InvalidValue
 from .. import dtypes as _dt
 from ._coop import DEVICE_COMMON, CoopKernel, PlanCache, adjacency, fill, null_ptr, source_args
 from ._sssp_nearfar import _w_ctype
 
-__all__ = ["sssp_source", "sssp_gpu", "launch_shape", "SHAPE", "HEAVY", "CHUNK_PER_THREAD", "LIGHT_UNROLL", "LONG",
-           "PROFILE"]
+__all__ = ["sssp_source", "sssp_gpu", "launch_shape", "HEAVY", "CHUNK_PER_THREAD", "LIGHT_UNROLL",
+           "LONG"]
 
-#: ``(threads per block, blocks per SM)`` forced for every graph (benchmarks), or None.
-SHAPE = None
+# The launch shape and the timeline are hp.config keys (sssp_gpu_shape, sssp_gpu_profile); the
+# constants below are compiled into the kernel's source.
+
 #: Out-degree above which a queued vertex's edges go out as chunks, a block each, of
 #: ``CHUNK_PER_THREAD`` edges per thread (their loads overlap).
 HEAVY = 256
@@ -71,9 +73,9 @@ CHUNK_PER_THREAD = 4
 LIGHT_UNROLL = 4
 #: In-edges one thread checks for a predecessor before handing the vertex to a warp.
 LONG = 32
-#: Steps whose start time, queue size, pending count and kind the kernel records when on.
+#: Steps whose start time, queue size, pending count and kind the kernel records with
+#: ``hp.config["sssp_gpu_profile"]`` on.
 NPROF = 64
-PROFILE = False
 
 S_MISSING, S_SLOT, SLOT_WORDS, NSLOT = 3, 8, 8, 4
 S_WORDS = S_SLOT + NSLOT * SLOT_WORDS
@@ -427,15 +429,17 @@ def sssp_source(dist_dtype, idx_dtype=np.int32, ptr_dtype=np.int64, w_dtype=None
 
 
 def launch_shape(n: int, nnz: int):
-    """``(threads per block, blocks per SM)``; :data:`SHAPE` overrides it.  H200, with
-    predecessors (``benchmarks/bench_sssp_gpu.py``), R-MAT 21 / 22: 256 x 4 1.78 / 3.84 ms,
-    512 x 2 1.92 / 4.06, 1024 x 1 1.90 / 4.99 (run-to-run noise about 5 %).  Sparse graphs
-    take BFS's narrow launch (the step kernel usually runs them)."""
+    """``(threads per block, blocks per SM)``; ``hp.config["sssp_gpu_shape"]`` overrides it.
+    H200, with predecessors (``benchmarks/bench_sssp_gpu.py``), R-MAT 21 / 22: 256 x 4
+    1.78 / 3.84 ms, 512 x 2 1.92 / 4.06, 1024 x 1 1.90 / 4.99 (run-to-run noise about 5 %).
+    Sparse graphs (mean degree <= ``hp.config["bfs_gpu_sparse_degree"]``) take BFS's narrow
+    launch (the step kernel usually runs them)."""
     from . import _bfs_gpu
 
-    if SHAPE is not None:
-        return SHAPE
-    if nnz <= _bfs_gpu.SPARSE_DEGREE * max(n, 1):
+    shape = config["sssp_gpu_shape"]
+    if shape is not None:
+        return shape
+    if nnz <= config["bfs_gpu_sparse_degree"] * max(n, 1):
         return _bfs_gpu.launch_shape(n, nnz)
     return 256, 4
 
@@ -484,7 +488,8 @@ class _Plan:
                           null_ptr() if pred is None else pred, self.flag,
                           self.cand if (want_pred and self.pack) else null_ptr(), self.q,
                           self.cu, self.cs, self.lq, self.st, np.int64(self.n), srcs, nsrc, s0,
-                          np.float64(delta), self.prof if PROFILE else null_ptr()))
+                          np.float64(delta),
+                          self.prof if config["sssp_gpu_profile"] else null_ptr()))
         missing = 0
         if want_pred and not self.exact:
             # one small read (it waits for the kernel): does a reached vertex lack a strictly
@@ -493,7 +498,8 @@ class _Plan:
         return dist, pred, missing
 
     def profile(self):
-        """The last run's timeline (with :data:`PROFILE` on), microseconds from the start."""
+        """The last run's timeline (``hp.config["sssp_gpu_profile"]`` on), microseconds from the
+        start."""
         p = self.cp.asnumpy(self.prof).astype(np.int64)
         k = int(p[3])
         rec = p[8:8 + 4 * min(k + 1, NPROF)].reshape(-1, 4)

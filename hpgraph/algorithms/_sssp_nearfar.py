@@ -32,8 +32,8 @@ the threshold ``thr`` and ``delta``:
 * the last block to finish (``__threadfence`` + ticket) closes the step: swaps parities,
   resets the consumed counts, advances ``thr``, and raises ``halt`` when both queues are empty.
 
-``delta`` defaults to ``DELTA_FACTOR * mean weight / mean degree`` (Davidson's rule, with 128
-instead of the warp width 32: measured faster); ``delta = inf`` turns near-far into a
+``delta`` defaults to ``hp.config["sssp_delta_factor"] * mean weight / mean degree`` (Davidson's
+rule, with 128 instead of the warp width 32: measured faster); ``delta = inf`` turns near-far into a
 queue-driven Bellman-Ford (every improvement is near).  Near-far needs non-negative weights; :func:`hpgraph.sssp` keeps
 Bellman-Ford for negative ones.
 
@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import backend as _backend
+from .._config import config
 from ..exceptions import InvalidValue
 from .. import dtypes as _dt
 from ..cuda_source import load, render
@@ -65,28 +66,23 @@ from ._coop import PlanCache
 
 __all__ = ["nearfar_source", "pred_source", "default_delta", "weight_stats", "near_far_cpu",
            "near_far_gpu", "tight_parents", "group_size", "heavy_threshold",
-           "BLOCK", "STEP_BLOCKS_PER_SM", "BATCHES", "GRAPH_MIN", "PRED_ITEMS", "DELTA_FACTOR"]
+           "BLOCK", "BATCHES", "PRED_ITEMS"]
 
-#: Threads per block of every kernel here.
+# Tuning knobs are hp.config keys: sssp_steps_blocks_per_sm (blocks per SM of the step
+# kernel's fixed grid; H200, default delta, 1 / 2 / 4 blocks per SM: grid 2048^2 weights 1..64
+# 33.8 / 35.2 / 37.7 ms, Erdos-Renyi 2M degree 8 8.9 / 8.5 / 8.3 ms, R-MAT 21 10.1 / 6.7 /
+# 5.8 ms), sssp_steps_graph_min (batches replayed as CUDA graphs) and sssp_delta_factor
+# (the bucket width; factor inf: 111 ms on that grid, a queue Bellman-Ford with 246k-vertex
+# frontiers; R-MAT 21 and Erdos-Renyi graphs hardly care, within 0.5 ms from 64 up).
+
+#: Threads per block of every kernel here (compile-time: the generated source's block size).
 BLOCK = 256
-#: Blocks per SM of the step kernel (a fixed grid: the launch is replayed in CUDA graphs, and
-#: the queue loops are grid-stride).  More blocks hide more latency on big frontiers; fewer
-#: make the per-step close (one ticket per block) cheaper on small ones.  H200, default delta,
-#: 1 / 2 / 4 blocks per SM: grid 2048^2 weights 1..64 33.8 / 35.2 / 37.7 ms, Erdos-Renyi 2M
-#: degree 8 8.9 / 8.5 / 8.3 ms, R-MAT 21 10.1 / 6.7 / 5.8 ms (where auto runs Bellman-Ford).
-STEP_BLOCKS_PER_SM = 2
-#: Steps between two host reads of the device state; the last size repeats.  Batches of at
-#: least GRAPH_MIN steps are replayed as CUDA graphs (captured once per cached plan).
+#: Steps between two host reads of the device state; the last size repeats (the fixed batch
+#: schedule of the host loop).
 BATCHES = (4, 8, 16, 32, 64, 128, 256)
-GRAPH_MIN = 16
-#: Stored entries per lane of the predecessor pass (a warp takes ``32 * PRED_ITEMS``).
+#: Stored entries per lane of the predecessor pass (a warp takes ``32 * PRED_ITEMS``;
+#: compile-time: baked into the generated source).
 PRED_ITEMS = 8
-#: Bucket width factor: delta = DELTA_FACTOR * mean weight / mean degree.  Davidson et al.
-#: use the warp width (32); wider buckets mean fewer far-pile splits and fewer steps.  H200,
-#: grid 2048^2 weights 1..64, factor 32 / 64 / 128 / 256 / 512 / inf: 47.1 / 39.3 / 35.7 /
-#: 34.8 / 37.3 / 111 ms (inf is a queue Bellman-Ford: 246k-vertex frontiers); R-MAT 21 and
-#: Erdos-Renyi graphs hardly care (within 0.5 ms from 64 up).
-DELTA_FACTOR = 128
 
 # state slots (uint64 each); keep in sync with the enum in templates/nearfar.cu
 S_HALT, S_PAR, S_FP, S_IT, S_PHASE, S_DONE = 0, 1, 2, 3, 4, 5
@@ -211,15 +207,15 @@ def weight_stats(G):
 
 
 def default_delta(G) -> float:
-    """Bucket width ``DELTA_FACTOR * mean weight / mean out-degree`` (Davidson's rule with
-    a wider factor); ``inf`` when that is not a positive finite number (e.g. all weights 0:
+    """Bucket width ``hp.config["sssp_delta_factor"] * mean weight / mean out-degree`` (Davidson's
+    rule with a wider factor); ``inf`` when that is not a positive finite number (e.g. all weights 0:
     near-far is then a queue Bellman-Ford)."""
     n = int(G.num_vertices)
     nnz = int(G.A.nnz)
     if n == 0 or nnz == 0:
         return math.inf
     _, mean_w = weight_stats(G)
-    d = DELTA_FACTOR * mean_w / (nnz / n)
+    d = config["sssp_delta_factor"] * mean_w / (nnz / n)
     return d if (math.isfinite(d) and d > 0) else math.inf
 
 
@@ -292,7 +288,7 @@ class _Plan:
     state) and the captured CUDA graphs, whose kernel arguments are these buffers.  Iteration
     and phase counters keep increasing across calls, so the stamps never need clearing."""
 
-    def __init__(self, G, dist_dtype):
+    def __init__(self, G, dist_dtype, blocks_per_sm):
         cp = _backend.cupy()
         self.cp = cp
         A = G.A
@@ -315,7 +311,7 @@ class _Plan:
         self.stream = cp.cuda.Stream(non_blocking=True)
         # non-blocking: no implicit ordering with the legacy stream the graph was built on
         self.stream.wait_event(cp.cuda.get_current_stream().record())
-        self.blocks = max(1, _backend.num_sms() * STEP_BLOCKS_PER_SM)
+        self.blocks = max(1, _backend.num_sms() * blocks_per_sm)
         with _backend.out_of_memory_guard("preparing near-far SSSP buffers"), self.stream:
             self.kernel = _backend.raw_module(src, ("-std=c++17",)).get_function(name)
             cap = max(n, 1)
@@ -347,7 +343,7 @@ class _Plan:
             self.kernel((self.blocks,), (BLOCK,), args)
 
     def _batch(self, k):
-        if k >= GRAPH_MIN and self.graphs_ok:
+        if k >= config["sssp_steps_graph_min"] and self.graphs_ok:
             g = self.graphs.get(k)
             if g is None:
                 g = self._capture(k)
@@ -414,8 +410,9 @@ _plans = PlanCache()
 
 
 def _plan(G, dist_dtype):
-    key = (np.dtype(dist_dtype).str, STEP_BLOCKS_PER_SM)
-    return _plans.get(G.A, key, lambda: _Plan(G, dist_dtype))
+    blocks_per_sm = config["sssp_steps_blocks_per_sm"]
+    key = (np.dtype(dist_dtype).str, blocks_per_sm)
+    return _plans.get(G.A, key, lambda: _Plan(G, dist_dtype, blocks_per_sm))
 
 
 def near_far_gpu(G, sources, dist_dtype, delta):

@@ -25,12 +25,12 @@ and ``w`` in ``N+(v)``.  So for every vertex ``v``:
 
 The work is ``sum_u C(|N+(u)|, 2)`` look-ups, about a fifth of the per-edge merge's
 ``sum_(u,v) |N+(u)| + |N+(v)|`` on R-MAT graphs (R-MAT 18: 204M against 1,071M), each in
-shared memory.  The unit of scheduling is a *task*: a vertex and at most :data:`TCH_SPLIT` of
-its in-edges (a hub's 10^5 in-edges become many tasks, each hashing ``N+(v)`` again, which is
-short for a hub).  Groups take tasks from lists sorted by decreasing cost (look-ups plus
-:data:`TCH_EDGE_COST` per in-edge) through an atomic counter, so the long ones start first
-and the tail is short.  Counts are 64-bit with one atomic per warp or block; per-vertex counts
-add one atomic per triangle corner.
+shared memory.  The unit of scheduling is a *task*: a vertex and at most
+``hp.config["triangle_hash_split"]`` of its in-edges (a hub's 10^5 in-edges become many tasks,
+each hashing ``N+(v)`` again, which is short for a hub).  Groups take tasks from lists sorted
+by decreasing cost (look-ups plus ``hp.config["triangle_hash_edge_cost"]`` per in-edge) through
+an atomic counter, so the long ones start first and the tail is short.  Counts are 64-bit with
+one atomic per warp or block; per-vertex counts add one atomic per triangle corner.
 
 Preprocessing (:func:`structure`, cached on the graph): the rank of every vertex, the out-lists
 re-sorted by rank, the in-edge lists (edge ids grouped by head) and the two task lists.
@@ -45,21 +45,23 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import backend as _backend
+from .._config import config
 from .. import dtypes as _dt
 from ..cuda_source import render
 
 __all__ = [
     "TCH_BLOCK",
-    "TCH_EDGE_COST",
-    "TCH_SPLIT",
     "TCH_BLOCK_CAP",
-    "TCH_BLOCK_WORK",
     "TCH_WARP_CAP",
     "Structure",
     "structure",
     "tc_hash_count",
     "tc_hash_source",
 ]
+
+# Compile-time constants of the two kernels (the kernels are compiled per value); the task
+# split and the routing thresholds are hp.config keys: triangle_hash_split,
+# triangle_hash_block_work, triangle_hash_edge_cost.
 
 #: Threads per block of both kernels (the warp kernel runs ``TCH_BLOCK / 32`` warps a block).
 TCH_BLOCK = 256
@@ -69,16 +71,6 @@ TCH_WARP_CAP = 64
 #: Entries of a block's table piece (:func:`table_slots`: 4096 slots, 16 KiB of int32): longer
 #: out-lists are looked up in pieces of this many.
 TCH_BLOCK_CAP = 2048
-#: Tasks costing more than this go to the block kernel even with a short out-list (a hub's
-#: thousands of in-edges would keep one warp busy long after the others finish).  Cost:
-#: look-ups + TCH_EDGE_COST per in-edge.
-TCH_BLOCK_WORK = 4096
-#: What one in-edge costs besides its look-ups, in look-ups: three dependent loads (edge id,
-#: tail, its row end) and a share of the chunk's prefix sum.
-TCH_EDGE_COST = 8
-#: A vertex's in-edges are split into tasks of at most this many, so that a hub (R-MAT 21 has
-#: in-degrees in the 10^5) is spread over several blocks, each hashing N+(v) again.
-TCH_SPLIT = 2048
 
 _TEMPLATE = r"""
 typedef ${IDX} idx_t;
@@ -321,7 +313,7 @@ class Structure(NamedTuple):
         the edges ``u -> v``.
     warp_tasks, block_tasks : (task_v, task_b, task_e)
         The tasks of each kernel, by decreasing cost: vertex ``task_v[i]`` with the in-edges
-        ``tedge[task_b[i]:task_e[i]]`` (at most :data:`TCH_SPLIT` of them; every vertex with
+        ``tedge[task_b[i]:task_e[i]]`` (at most ``hp.config["triangle_hash_split"]`` of them; every vertex with
         work has tasks covering all its in-edges).
     work : int
         Hash look-ups of one count (``sum_u C(|N+(u)|, 2)`` over the wedges whose middle
@@ -361,18 +353,20 @@ def structure(indptr, indices, erow, n: int) -> Structure:
         csum[1:] = xp.cumsum(seg[tedge])
     outdeg = xp.diff(indptr).astype(np.int64)
     indeg = xp.diff(tptr)
-    # tasks: every vertex with an out-list, its in-edges in pieces of TCH_SPLIT
-    ntask = xp.where(outdeg > 0, (indeg + TCH_SPLIT - 1) // TCH_SPLIT, 0)
+    # tasks: every vertex with an out-list, its in-edges in pieces of `split`; a hub's
+    # thousands of in-edges would otherwise keep one warp busy long after the others finish
+    split = config["triangle_hash_split"]
+    ntask = xp.where(outdeg > 0, (indeg + split - 1) // split, 0)
     incl = xp.cumsum(ntask)
     total_tasks = int(incl[-1]) if n else 0
     k = xp.arange(total_tasks, dtype=np.int64)
     tv = xp.searchsorted(incl, k, side="right")
-    tb = tptr[tv] + (k - (incl[tv] - ntask[tv])) * TCH_SPLIT
-    te = xp.minimum(tb + TCH_SPLIT, tptr[tv + 1])
+    tb = tptr[tv] + (k - (incl[tv] - ntask[tv])) * split
+    te = xp.minimum(tb + split, tptr[tv + 1])
     items = csum[te] - csum[tb]
-    cost = items + TCH_EDGE_COST * (te - tb)
+    cost = items + config["triangle_hash_edge_cost"] * (te - tb)
     keep = items > 0
-    big = (outdeg[tv] > TCH_WARP_CAP) | (cost > TCH_BLOCK_WORK)
+    big = (outdeg[tv] > TCH_WARP_CAP) | (cost > config["triangle_hash_block_work"])
 
     def tasks(sel):
         ids = xp.flatnonzero(sel)

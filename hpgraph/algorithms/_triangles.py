@@ -139,13 +139,14 @@ def preprocess(G):
     if _config()["triangle_kernel"] == "hash":
         from . import _tc_hash
 
-        key = (f"hpg.tc_hash[{_tc_hash.TCH_WARP_CAP},{_tc_hash.TCH_BLOCK_WORK},"
-               f"{_tc_hash.TCH_EDGE_COST},{_tc_hash.TCH_SPLIT}]")
+        cfg = _config()
+        key = (f"hpg.tc_hash[{_tc_hash.TCH_WARP_CAP},{cfg['triangle_hash_block_work']},"
+               f"{cfg['triangle_hash_edge_cost']},{cfg['triangle_hash_split']}]")
         return _cached(G, key, lambda: _tc_hash.structure(
             indptr, indices, erow, G.num_vertices))
     from . import _kernels
 
-    thr = _kernels.TC_HEAVY
+    thr = _config()["triangle_merge_heavy"]
     return _cached(G, f"hpg.tc_heavy[{thr}]",
                    lambda: _kernels.heavy_edges(indptr, indices, erow, thr))
 
@@ -186,7 +187,7 @@ def _count(G, side, per_vertex):
             from . import _kernels
 
             return _kernels.tc_count(indptr, indices, erow, n, per_vertex, heavy=prep,
-                                     threshold=_kernels.TC_HEAVY)
+                                     threshold=_config()["triangle_merge_heavy"])
     import scipy.sparse as sp
 
     L = sp.csr_array((np.ones(indices.shape[0], dtype=np.int64), indices, indptr), shape=(n, n))

@@ -26,14 +26,12 @@ import numbers
 
 import numpy as np
 
+from .._config import config
 from ..exceptions import InvalidValue
 from ._common import finish, prepare
 
 __all__ = ["betweenness_centrality"]
 
-#: Entries of one ``n x b`` block of a batch of ``b`` sources (about 5 blocks live at once):
-#: 64 sources of R-MAT 21 (2M vertices) in one batch on the GPU.
-BATCH_ENTRIES = {"cpu": 1 << 23, "gpu": 1 << 27}
 
 
 def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=False, weight=None,
@@ -91,7 +89,7 @@ def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=F
     A, AT = _unique_pattern(G)
     Ap, ATp = _pattern_operands(A, AT, xp)
     bc = xp.zeros(n, dtype=np.float64)
-    width = max(1, BATCH_ENTRIES[side] // max(n, 1))
+    width = max(1, config[f"betweenness_{side}_batch_entries"] // max(n, 1))
     for i in range(0, len(sources), width):
         bc = _accumulate_batch(Ap, ATp, n, xp, sources[i:i + width], bc, endpoints)
     bc = _rescale(xp, bc, n, normalized=normalized, directed=G.directed, endpoints=endpoints,

@@ -146,7 +146,7 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weighted=Fa
     x = xp.ones(n, dtype=np.float64) if x0 is None else x0
     x = x / x.sum()
     # a fixed point or a stall ends any max_iter
-    progress = _iterate.Progress(n * tol, _iterate.STALL_GENERAL, _iterate.SHRINK_GENERAL)
+    progress = _iterate.general(n * tol)
     for _ in range(int(max_iter)):
         xn = x + op(x)
         norm = float(xp.sqrt((xn * xn).sum())) or 1.0
@@ -226,7 +226,7 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
     x0 = _start(G, nstart, "nstart")
     x = xp.zeros(n, dtype=np.float64) if x0 is None else x0
     # a fixed point or a stall ends any max_iter
-    progress = _iterate.Progress(n * tol, _iterate.STALL_GENERAL, _iterate.SHRINK_GENERAL)
+    progress = _iterate.general(n * tol)
     for _ in range(int(max_iter)):
         xn = alpha * op(x) + b
         err = float(xp.abs(xn - x).sum())

@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as _backend
+from .._config import config
 from ..exceptions import InvalidValue, NegativeCycleError
 from ._common import check_sources, finish, prepare
 
 __all__ = ["shortest_path", "paths_from_predecessors", "all_pairs_shortest_path_length"]
 
-APSP_MAX_VERTICES = 20_000
 
 
 def paths_from_predecessors(predecessor, targets, *, root_marker=-1):
@@ -144,10 +144,11 @@ def all_pairs_shortest_path_length(G, *, weighted=True, batch=None, backend=None
     G, side, on_dev = prepare(G, backend)
     xp = G.xp
     n = G.num_vertices
-    if n > APSP_MAX_VERTICES:
+    limit = config["apsp_max_vertices"]
+    if n > limit:
         raise InvalidValue(f"all_pairs_shortest_path_length builds a dense n x n matrix; G has {n:,} "
-                           f"vertices (at most {APSP_MAX_VERTICES:,}); use hp.sssp or hp.bfs per "
-                           "source instead")
+                           f"vertices (at most hp.config['apsp_max_vertices'] = {limit:,}); use "
+                           "hp.sssp or hp.bfs per source instead")
     use_w = bool(weighted and G.weighted)
     if n == 0:
         return finish(xp.zeros((0, 0), dtype=np.float64), on_dev, to)

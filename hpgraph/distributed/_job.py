@@ -15,12 +15,11 @@ import time
 import uuid
 from typing import NamedTuple
 
+from .._config import config
 from ..exceptions import ClusterError, HpgraphError, WorkerLost
 
 __all__ = ["JobInfo", "run_job"]
 
-#: seconds a collective waits for a peer before declaring it lost
-COMM_TIMEOUT = 120.0
 #: seconds the other ranks get to end after one failed
 _SETTLE = 1.0
 
@@ -155,7 +154,8 @@ def run_job(dg, kernel, kwargs, *, timeout=None, name="job", single=None):
     session = uuid.uuid4().hex
     t0 = time.perf_counter()
     epoch = dg.comm_epoch
-    tasks = [client.submit(_job_main, fut, kernel, kwargs, session, COMM_TIMEOUT, single, epoch,
+    tasks = [client.submit(_job_main, fut, kernel, kwargs, session,
+                           config["distributed_comm_timeout"], single, epoch,
                            key=f"hpgraph-{name}-{session}-{r}", workers=[w],
                            allow_other_workers=False, pure=False)
              for r, (fut, w) in enumerate(zip(futures, dg.workers))]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._config import config
 from ..exceptions import ConvergenceError, IndexOutOfBound, InvalidValue, NegativeCycleError
 from ..backend import to_host as backend_host
 from ._collective import allgather_bitmap
@@ -155,11 +156,6 @@ def pagerank(dg, damping=0.85, tol=1e-6, max_iter=100, weighted=False, *, dtype=
 # BFS
 
 
-#: Top-down (push) while the frontier's edges are fewer than the unvisited vertices' edges
-#: over this factor (Beamer's alpha; undirected graphs only, see :func:`_bfs_kernel`).
-BFS_PUSH_ALPHA = 14
-
-
 def _push_reached(part, rows, ones):
     """Bool array over all n vertices: the neighbours of local rows ``rows`` (undirected
     partition: row ``v - lo`` lists the neighbours of ``v``); ``ones``: the GPU push's source
@@ -233,17 +229,18 @@ def _bfs_single(G, sources, push_alpha):
     return depth, depth.max() + 1, 2 * G.num_vertices   # read after the timed part
 
 
-def bfs(dg, source, *, push_alpha=BFS_PUSH_ALPHA, return_info=False, to=None, timeout=None):
+def bfs(dg, source, *, push_alpha=None, return_info=False, to=None, timeout=None):
     """Breadth-first depths from ``source`` (a vertex or a list of them, all at depth 0).
 
     Parameters
     ----------
     dg : DistributedGraph
     source : int or list of int
-    push_alpha : float, default :data:`BFS_PUSH_ALPHA`
+    push_alpha : float, optional
         Undirected graphs: a level pushes from the frontier while the frontier's edges times
         ``push_alpha`` are fewer than the unvisited vertices' edges, else pulls (0: push
-        whenever unvisited edges remain; ``inf``: always pull).  Directed graphs always pull.
+        whenever unvisited edges remain; ``inf``: always pull; Beamer's alpha).  Default:
+        ``hp.config["distributed_bfs_push_alpha"]`` (14).  Directed graphs always pull.
         One partition runs :func:`hpgraph.bfs` (its own direction choice).
     return_info, to, timeout
         As in :func:`pagerank`.
@@ -260,6 +257,8 @@ def bfs(dg, source, *, push_alpha=BFS_PUSH_ALPHA, return_info=False, to=None, ti
     """
     _check_to(to)
     srcs = _sources(dg, source)
+    if push_alpha is None:
+        push_alpha = config["distributed_bfs_push_alpha"]
     if isinstance(push_alpha, bool) or not isinstance(push_alpha, (int, float, np.number)) \
             or not push_alpha >= 0:
         raise InvalidValue(f"push_alpha must be a number >= 0 (inf allowed), got {push_alpha!r}")

@@ -22,7 +22,8 @@ A fixed launch sequence per superstep:
 
 Kernels find the current parity and frontier size in the device state, and the last block of
 APPLY closes the superstep, so the host never has to look between supersteps.  It looks once
-per *blind batch*: a run starts with a mixed batch of :data:`MIXED` supersteps (no read
+per *blind batch*: a run starts with a mixed batch of ``hp.config["engine_mixed_batch"]``
+supersteps (no read
 before it: the device knows the initial frontier), and while the frontier is small the host
 launches push-only batches -- 1, 2, 4, 8 launched directly, then 16 and 64 replayed as CUDA
 graphs -- which end early on the device when the frontier empties or outgrows the push
@@ -55,15 +56,10 @@ from .common import S_CNT, S_EDG, S_EXEC, S_HALT, S_HCNT, S_STEP, ST_WORDS
 
 #: Initial frontiers up to this size travel as kernel arguments (``hp_init_fused``).
 INLINE_IDS = 8
-#: Blind batch sizes (push supersteps between two host syncs); the last one repeats.
+#: Blind batch sizes (push supersteps between two host syncs); the last one repeats (the
+#: fixed schedule; the mixed batch, the CUDA-graph threshold and the block loop's length are
+#: hp.config keys: engine_mixed_batch, engine_graph_min, engine_block_loop_steps).
 BATCHES = (1, 2, 4, 8, 16, 64)
-#: Supersteps of a mixed batch (device-side direction choice); after it the host looks.
-MIXED = 8
-#: Most supersteps of one block-loop launch (``hp_block_loop``, small frontiers).
-BLOCK_LOOP_STEPS = 1024
-#: Batches at least this long are replayed as CUDA graphs (captured once per run state); on
-#: a reused state every batch of two or more supersteps is.
-GRAPH_MIN = 16
 #: CUDA graphs kept per run state (keyed by batch kind, length, limit and property addresses).
 MAX_GRAPHS = 32
 HIST_HEAD = 64
@@ -366,7 +362,7 @@ class _Run:
     def _batch(self, kind, k):
         """``k`` blind supersteps of ``kind`` (replayed from a CUDA graph when worth it)."""
         s = self.s
-        if s.graphs_ok and (k >= GRAPH_MIN or (k > 1 and s.calls > 1)):
+        if s.graphs_ok and (k >= config["engine_graph_min"] or (k > 1 and s.calls > 1)):
             key = (kind, k, int(self.limit), self.direction, self.ptrs)
             g = s.graphs.get(key)
             if g is None:
@@ -434,6 +430,7 @@ class _Run:
         hist_read = 0
         # frontiers with at most `small` push edges run in the block loop (0: never)
         small = config["engine_small_frontier"] if "hp_block_loop" in self.s.k else 0
+        mixed_k, loop_k = config["engine_mixed_batch"], config["engine_block_loop_steps"]
         records = []
         converged = True
         bi = pi = 0
@@ -443,7 +440,7 @@ class _Run:
             if blind and (max_it is None or max_it > 0):
                 # the first batch needs no read: the device knows the initial frontier
                 if mixed:
-                    self._batch("mixed", MIXED if max_it is None else min(MIXED, max_it))
+                    self._batch("mixed", mixed_k if max_it is None else min(mixed_k, max_it))
                 elif self.direction == "push":
                     self._step("push")
                     bi = 1
@@ -462,7 +459,7 @@ class _Run:
                     break
                 if bp.superstep_cap is not None and step >= bp.superstep_cap:
                     raise SuperstepLimitExceeded(common.cap_message(bp, step))
-                if step + max(BATCHES[-1], MIXED, BLOCK_LOOP_STEPS) - hist_read > _st.HIST_CAP:
+                if step + max(BATCHES[-1], mixed_k, loop_k) - hist_read > _st.HIST_CAP:
                     records.append(self._history(hist_read, step, None))
                     hist_read = step
                 if st[S_HALT] != 0:
@@ -476,7 +473,7 @@ class _Run:
                 if blind:
                     if push and small and edg <= small:
                         # no more supersteps than the history ring holds unread
-                        k = min(BLOCK_LOOP_STEPS, _st.HIST_CAP - (step - hist_read))
+                        k = min(loop_k, _st.HIST_CAP - (step - hist_read))
                         if left is not None:
                             k = min(k, left)
                         if bp.superstep_cap is not None:
@@ -492,7 +489,7 @@ class _Run:
                             self._batch("push", k)
                         bi += 1
                     elif mixed:
-                        self._batch("mixed", MIXED if left is None else min(MIXED, left))
+                        self._batch("mixed", mixed_k if left is None else min(mixed_k, left))
                         bi = 0
                     else:
                         k = BATCHES[min(pi, len(BATCHES) - 1)]
@@ -589,5 +586,5 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
         setup_time=setup, backend="gpu", syncs=syncs,
         extra={"graphs": sorted({g[1] for g in state.graphs if g[0] == "push"}),
                "mixed_graphs": sorted({g[1] for g in state.graphs if g[0] != "push"}),
-               "blind_batches": BATCHES, "mixed_batch": MIXED, "reused_state": reused,
-               **run.loop_info})
+               "blind_batches": BATCHES, "mixed_batch": config["engine_mixed_batch"],
+               "reused_state": reused, **run.loop_info})

@@ -19,8 +19,8 @@ pass over the rows:
 
 Peak memory is the output arrays sized for every entry counted (before duplicates are
 removed), one ``int64`` cursor per row, chunk- and batch-sized temporaries, and, when more than
-:data:`TRIM_WASTE` of the entries were duplicates (or the index dtype narrows), a copy of the
-columns (and values) trimmed to the final size.
+``hp.config["build_trim_waste"]`` of the entries were duplicates (or the index dtype narrows),
+a copy of the columns (and values) trimmed to the final size.
 
 An undirected edge ``(u, v)`` puts ``v`` in row ``u`` and ``u`` in row ``v`` (a self-loop once);
 the two entries of one edge are interleaved in the scatter order, so both directions see the
@@ -29,12 +29,12 @@ edges joining them in the same order and get the same combined value.
 
 from __future__ import annotations
 
-import os
 import time
 
 import numpy as np
 
 from .. import backend, dtypes
+from .._config import config
 from ..backend import device_free_bytes as _device_free_bytes
 from ..exceptions import DeviceOutOfMemory, InvalidValue
 from . import _build_gpu
@@ -50,15 +50,6 @@ SELF_LOOP_POLICIES = ("keep", "drop")
 DEFAULT_CHUNK = 1 << 25
 #: Entries per batch of rows in the row pass (bounds the row-sort temporaries).
 DEFAULT_BATCH = 1 << 26
-
-#: Force ``int64`` indices on every build (tests use it to run the 64-bit path on small
-#: graphs); also set by the environment variable ``HPGRAPH_FORCE_INT64=1``.
-FORCE_INT64 = os.environ.get("HPGRAPH_FORCE_INT64", "") not in ("", "0")
-
-#: Removed duplicates (a fraction of the counted entries) above which the columns and values
-#: are copied to arrays of the final size; below it they stay views of the first nnz entries,
-#: which spares the build a copy at its peak.
-TRIM_WASTE = 1 / 16
 
 _I64 = np.dtype(np.int64)
 
@@ -195,7 +186,8 @@ def build_csr(chunks, *, num_vertices=None, directed=True, duplicates="min", sel
         How entries with the same (row, col) combine (see :meth:`COO.deduplicate`).
     self_loops : {"keep", "drop"}
     index_dtype : {None, "int32", "int64"}
-        Default: the smallest that fits the final size (``FORCE_INT64`` forces int64).
+        Default: the smallest that fits the final size (``hp.config["force_int64"]`` forces
+        int64).
     xp : numpy or cupy
         Where the matrix is built; host chunks are copied to the device one at a time.
     batch_size : int, optional
@@ -359,10 +351,11 @@ def _host_one_chunk(chunks, n, directed, drop, duplicates, index_dtype, batch_si
 
 
 def _pick_index_dtype(index_dtype, n, size, owner):
-    """An explicit ``index_dtype`` (validated); else int64 under FORCE_INT64; else the rule."""
+    """An explicit ``index_dtype`` (validated); else int64 under ``hp.config["force_int64"]``;
+    else the rule."""
     if index_dtype is not None:
         return check_index_dtype_arg(index_dtype, owner, (n, size))
-    if FORCE_INT64:
+    if config["force_int64"]:
         return _I64
     return dtypes.index_dtype(n, size)
 
@@ -488,13 +481,14 @@ def _finish_rows(xp, n, ncols, indptr, out, duplicates, index_dtype, batch_size,
 def _trim(xp, cols, vals, nnz: int, idt):
     """The first ``nnz`` columns (as ``idt``) and values.
 
-    Copied to arrays of the final size when more than :data:`TRIM_WASTE` of the buffer would
-    be wasted or the index dtype narrows, and the copy fits in free device memory; otherwise
+    Copied to arrays of the final size when more than ``hp.config["build_trim_waste"]`` of the
+    buffer would be wasted or the index dtype narrows, and the copy fits in free device memory; otherwise
     views of the buffers (no copy at the build's peak; ``Graph.memory_usage`` reports the
     buffers held).  Without a copy the columns keep their dtype.
     """
     entries = int(cols.shape[0])
-    want = np.dtype(idt) != cols.dtype or (entries - nnz) > entries * TRIM_WASTE
+    waste = entries * config["build_trim_waste"]
+    want = np.dtype(idt) != cols.dtype or (entries - nnz) > waste
     if want and xp is not np:
         need = nnz * max(np.dtype(idt).itemsize, 0 if vals is None else vals.dtype.itemsize)
         want = need <= _device_free_bytes()

@@ -13,7 +13,7 @@ other's key range (two binary searches: for triangle counting's ``L .* (L @ L)``
   :data:`SEARCH_RATIO` times longer -- the triangle kernel's intersection
   (:mod:`hpgraph.algorithms._kernels`), over any semiring; it stops at the add monoid's
   terminal value (``lor``, ``any``...).  Entries whose intersection would cost more than
-  :data:`HEAVY_COST` steps are left to
+  ``hp.config["mxm_dot_heavy_cost"]`` steps are left to
 * **chunks of the shorter list** (kernel ``..._chunk``): one thread per :data:`CHUNK`
   consecutive elements of a heavy entry's shorter list, each binary-searched in the longer
   one; a partial result per chunk, then the chunks of an entry are reduced in order
@@ -30,19 +30,20 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .._config import config
 from ..cuda_source import render
 from . import _kern
 from ._gpu_common import COMMON, kernel, semiring_slots
 
-__all__ = ["MDOT_SOURCE", "mdot_source", "masked_dot_gpu", "HEAVY_COST", "SEARCH_RATIO",
-           "CHUNK", "BLOCK"]
+__all__ = ["MDOT_SOURCE", "mdot_source", "masked_dot_gpu", "SEARCH_RATIO", "CHUNK", "BLOCK"]
+
+# Compile-time constants of the generated kernels; the run-time split between the entry and
+# the chunk kernel is hp.config["mxm_dot_heavy_cost"] (2048: the triangle kernel sends lists of
+# more than 2048 entries together to its warp kernel).
 
 #: a merge when ``len(longer) <= SEARCH_RATIO * len(shorter)``, else binary searches
 #: (the triangle kernel's tuned ratio)
 SEARCH_RATIO = 16
-#: entries whose intersection costs more steps than this go to the chunk kernel (the
-#: triangle kernel sends lists of more than 2048 entries together to its warp kernel)
-HEAVY_COST = 2048
 #: elements of the shorter list per thread in the chunk kernel
 CHUNK = 32
 #: threads per block
@@ -275,7 +276,7 @@ def masked_dot_gpu(xp, A, B, sr, mask):
     kernel(src, name + "_entry")(
         (_grid(n_m),), (BLOCK,),
         (A.csr.indptr, A.csr.indices, _ptr(aval), BT.indptr, BT.indices, _ptr(bval), mrow, mcol,
-         _ptr(mval), np.int64(n_m), np.int64(HEAVY_COST), out, state))
+         _ptr(mval), np.int64(n_m), np.int64(config["mxm_dot_heavy_cost"]), out, state))
     hv = xp.flatnonzero(state == 2)
     nh = int(hv.shape[0])
     if nh:

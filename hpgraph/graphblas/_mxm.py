@@ -72,8 +72,9 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
         large products).  ``"auto"``: with a mask that is not complemented, ``"dot"`` (on
         the host when its searches are fewer than the expansion's products; on the device
         unless the unmasked product has fewer terms than the mask has entries); unmasked on
-        the device, ``"bitmap"`` where it applies (``"cusparse"`` first, up to 2**30
-        multiply-adds, with ``_mxm_gpu.PREFER_CUSPARSE``); else
+        the device, ``"bitmap"`` where it applies (``"cusparse"`` first, up to
+        ``hp.config["mxm_cusparse_max_flops"]`` multiply-adds, with
+        ``hp.config["mxm_prefer_cusparse"]``); else
         ``"expand"``.
 
     Returns

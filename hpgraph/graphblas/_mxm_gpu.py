@@ -2,7 +2,7 @@
 
 * a mask that is not complemented: the generated masked-dot kernels (:mod:`._mdot_gpu`);
 * no mask, ``plus_times`` on float32 / float64: cuSPARSE SpGEMM through cupyx up to
-  :data:`CUSPARSE_MAX_FLOPS` multiply-adds, checked (an exception, or an empty output row where
+  ``hp.config["mxm_cusparse_max_flops"]`` multiply-adds, checked (an exception, or an empty output row where
   the product has terms, is cuSPARSE giving up: ``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES`` on
   R-MAT 16, an empty product on R-MAT 18), with the generated bitmap SpGEMM
   (:mod:`._spgemm_gpu`) as the fallback and for larger products;
@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .._config import config
 from ..exceptions import InvalidValue
 from . import _kern
 from ._args import binary_op, write
@@ -27,18 +28,6 @@ from ._objects import Mask, Matrix
 __all__ = ["device_mxm", "cusparse_applies"]
 
 _I64 = np.dtype(np.int64)
-
-#: ``method="auto"`` runs cuSPARSE for unmasked plus_times on floats when True; False (the
-#: default) runs the bitmap SpGEMM for every semiring.  One H100, R-MAT 15 plus_times float32
-#: (``bench_graphblas.py``, session 6): bitmap 15.5 ms and 1.4 GB peak, cuSPARSE (cupyx)
-#: 55.9 ms and 15.0 GB.  cuSPARSE sums each entry in a fixed order; the bitmap kernel's
-#: atomic float adds do not (results may differ in the last bits between runs):
-#: ``method="cusparse"`` asks for it.
-PREFER_CUSPARSE = False
-#: ``method="auto"`` skips cuSPARSE for products with more multiply-adds than this: cupyx's
-#: SpGEMM raises ``CUSPARSE_STATUS_INSUFFICIENT_RESOURCES`` on R-MAT 16 (1.24 G) and returns
-#: an empty product on R-MAT 18 (9.5 G); R-MAT 15 (445 M) succeeds
-CUSPARSE_MAX_FLOPS = 1 << 30
 
 
 def cusparse_applies(sr) -> bool:
@@ -71,9 +60,10 @@ def device_mxm(xp, A, B, sr, mask, out, accum, replace, shape, method):
     if method == "cusparse" and not cusparse_applies(sr):
         raise InvalidValue("mxm: method='cusparse' needs device operands, no mask and the "
                            "plus_times semiring on float32 / float64")
-    if (method == "cusparse" or (method == "auto" and PREFER_CUSPARSE)) and cusparse_applies(sr):
+    prefer = method == "auto" and config["mxm_prefer_cusparse"]
+    if (method == "cusparse" or prefer) and cusparse_applies(sr):
         flops = row_flops(xp, A, B)
-        if method == "cusparse" or int(flops.sum()) <= CUSPARSE_MAX_FLOPS:
+        if method == "cusparse" or int(flops.sum()) <= config["mxm_cusparse_max_flops"]:
             with _guard("computing mxm with cuSPARSE"):
                 hit = cusparse_product(xp, A, B, sr, flops)
             if hit is not None:

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-#: bodies smaller than this are parsed by loadtxt alone (pyarrow's set-up costs more there)
-MIN_BYTES = 1 << 16
+from .._config import config
+
+# bodies smaller than hp.config["io_arrow_min_bytes"] are parsed by loadtxt alone (pyarrow's
+# set-up costs more there)
 
 
 def _delimiter(line: bytes):
@@ -42,7 +44,7 @@ def parse_columns(body: bytes, names, kinds, *, skip_rows: int = 0, first_line: 
     first_line : bytes, optional
         The first data line, to choose the delimiter (found in ``body`` otherwise).
     """
-    if len(body) < MIN_BYTES:
+    if len(body) < config["io_arrow_min_bytes"]:
         return None
     try:
         import pyarrow as pa
@@ -114,7 +116,7 @@ def int_rows_table(cols):
     missing, the columns are small or any column is not integer (floats keep the writers'
     shortest round-trip repr, which always shows a decimal point, so a float column reads
     back as float)."""
-    if not cols or int(cols[0].shape[0]) * len(cols) < MIN_BYTES // 4:
+    if not cols or int(cols[0].shape[0]) * len(cols) < config["io_arrow_min_bytes"] // 4:
         return None
     if any(np.asarray(c).dtype.kind not in "iu" for c in cols):
         return None

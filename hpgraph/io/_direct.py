@@ -25,14 +25,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .._config import config
 from .._memory import check_host_bytes
 from ..exceptions import FileFormatError
 from . import _arrow, _mtx
 from ._common import EdgeList
 from ._text import edgelist_columns, edgelist_header
 
-#: files smaller than this are read by the readers' own path (pyarrow's set-up costs more)
-MIN_FILE_BYTES = 1 << 20
+# files smaller than hp.config["io_direct_min_bytes"] are read by the readers' own path
+
 #: bytes read to find the header; a longer header takes the readers' own path
 HEAD_BYTES = 1 << 16
 #: first bytes of the compressed streams :func:`._files._read_bytes` decompresses
@@ -65,7 +66,7 @@ def read_direct(fmt: str, p: Path, *, weighted, report, sniff: bool) -> EdgeList
         return None
     try:
         size = os.stat(p).st_size
-        if size < MIN_FILE_BYTES:
+        if size < config["io_direct_min_bytes"]:
             return None
         with open(p, "rb") as f:
             head = f.read(HEAD_BYTES)

@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .._config import config
 from ..exceptions import DimensionMismatch, DomainMismatch, InvalidValue
 
 __all__ = ["spmv", "num_threads", "set_num_threads", "BLOCK"]
@@ -43,9 +44,6 @@ BLOCK = 1 << 16
 
 #: Blocks per unit of work handed to a thread (dynamic scheduling).
 _CHUNK_BLOCKS = 4
-
-#: Below this many stored entries the product runs on the calling thread only.
-PARALLEL_MIN_NNZ = 1 << 18
 
 #: Fraction of the matrix's entries above which a row mask is applied after computing all rows
 #: (the cached full-matrix plan is cheaper than extracting a large sub-matrix).
@@ -348,7 +346,7 @@ def _segments(plan, indices, values, xin, sr, seg_rows, out_dtype, threads: int)
     red = _reduce_ufunc(sr.add)
     nblocks = len(plan.blocks)
     tail = (indices, values, xin, sr, seg_rows, t, mode, mul_ufunc, red)
-    if threads <= 1 or nblocks < 2 or plan.nnz < PARALLEL_MIN_NNZ:
+    if threads <= 1 or nblocks < 2 or plan.nnz < config["spmv_cpu_parallel_min_nnz"]:
         _run_blocks(plan, 0, nblocks, *tail)
         return t
     # Dynamic scheduling: chunks of a few blocks are taken from a shared queue by `threads`

@@ -46,10 +46,10 @@ semiring product (:func:`spmv`) whose multiply reads the column only through ``x
 ``x_active`` (it is indexed by the original column).  Otherwise -- and always for
 :func:`spmv_expr`, whose expression may index any array by ``j`` -- the plain kernel runs, even
 when ``"+relabel"`` was asked for.  An automatic choice (format None / ``"auto"`` / ``"csr"`` /
-``"csc"``) relabels only with :data:`AUTO_RELABEL` on, at least :data:`RELABEL_MIN_NNZ`
-entries, and when the relabeling fits :data:`RELABEL_MEMORY_SHARE` of the available device
-memory.  :data:`TRACE` (a callable, tests and benchmarks) receives each product's kernel
-family and relabel decision.
+``"csc"``) relabels only with ``hp.config["spmv_auto_relabel"]`` on, at least
+``hp.config["spmv_relabel_min_nnz"]`` entries, and when the relabeling fits
+``hp.config["spmv_relabel_memory_share"]`` of the available device memory.  :data:`TRACE` (a
+callable, tests and benchmarks) receives each product's kernel family and relabel decision.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from .._config import config
 from ..exceptions import CompileError, DimensionMismatch, DomainMismatch, InvalidValue
 from . import codegen
 from .codegen import MASK_BITS, MASK_BOOL, MASK_NONE
@@ -68,44 +69,24 @@ from .relabel import _GATHER, ColumnRelabel, column_relabel, gather, relabel_fit
 __all__ = ["spmv", "spmv_expr", "push", "get_kernels", "choose_format", "matrix_stats",
            "FORMATS", "clear_caches", "column_relabel", "ColumnRelabel", "gather", "RELABEL_BASES"]
 
+# Compile-time constants of the generated kernels (each one changes the generated source and is
+# part of the kernel's cache key; benchmarks/bench_spmv.py sets them to compare variants).  The
+# run-time policy (which kernel, whether to relabel) is in hp.config: spmv_auto_csr,
+# spmv_hyb_max_coo_share, spmv_hyb_min_fill, spmv_auto_relabel, spmv_relabel_min_nnz,
+# spmv_relabel_memory_share.
 ITEMS = 8            # entries per lane per warp chunk (segmented kernels): 256 per warp
 LB_MIN_BLOCKS = 0    # __launch_bounds__ min blocks for csr_lb (0: let the compiler choose)
-PUSH_ITEMS = 4
+PUSH_ITEMS = 4       # frontier entries per thread of the push kernel
 MP_BLOCK = 256       # csr_mp threads per block ...
 MP_ITEMS = 8         # ... and merge items per thread: a tile is MP_BLOCK * MP_ITEMS items
 MP_SHARED_MAX = 46 * 1024   # csr_mp halves its items per thread until its tile fits this
 STREAM = 1           # how csr_lb / csr_mp load cols and values (KernelSpec.stream); 1-3.
                      # 1 (__ldcs, streaming): R-MAT 22, H200, every semiring: csr_lb 1.017 ->
                      # 0.996-1.001 ms, csr_lb+relabel 0.813-0.817 -> 0.797-0.804 ms
-#: the CSR kernel ``format="csr"`` and auto (on skewed graphs) run.  H200, R-MAT 22, 2026-11-21:
-#: csr_mp 0.993 ms vs csr_lb 1.001 (min_plus), but csr_mp's plus_times ran 1.69 ms before the
-#: gather-ordering fix, which has not been re-measured: csr_lb stays the default until it is
-#: (benchmarks/README_spmv_notes.md, items 7-10).  With "csr_mp" here, products whose edge value
-#: needs the row (row mask, complement, "i" in the expression) still run csr_lb (see _run).
-AUTO_CSR = "csr_lb"
-#: an automatic choice (format None / "auto" / "csr" / "csc") relabels the columns of CSR
-#: products with at least RELABEL_MIN_NNZ entries.  Measured on an H200, R-MAT 22 (2026-11-21,
-#: benchmarks/README_spmv_notes.md item 11): csr_lb 1.017 -> csr_lb+relabel 0.817 ms for
-#: plus_times, min_plus and a UDF alike (cuSPARSE 0.938 ms: 0.87x); the per-product gather of
-#: x costs 0.022 ms, the one-time build 4 ms, and cols2 doubles the column-index memory.
-AUTO_RELABEL = True
-RELABEL_MIN_NNZ = 1 << 22
-#: an automatic choice relabels only when the relabeling (one more column-index array, see
-#: :func:`column_relabel`) takes at most this share of the device memory still available (free
-#: plus the pool's cached blocks): R-MAT 27 (4.2e9 entries, int64) would otherwise add 34 GB to
-#: a 35 GB graph and leave no room for PageRank on an 80 GB GPU.  Asked-for relabeling
-#: (``"+relabel"``) is always made.
-RELABEL_MEMORY_SHARE = 0.5
 #: None, or a callable receiving ``dict(family=, relabel=, reason=)`` after each product is
-#: dispatched (tests assert which kernel ran; reason says why relabeling was or was not used)
+#: dispatched (an observer for tests and benchmarks: which kernel ran, and why relabeling was
+#: or was not used)
 TRACE = None
-
-# auto-format thresholds (from measurements on an H200, benchmarks/README_spmv_notes.md): on the
-# 2048^2 grid HYB (= pure ELL) runs at 0.49x cuSPARSE's time and beats every CSR kernel; on R-MAT
-# (95% of the entries past K) csr_lb beats HYB by 7-8%; csr_vector never wins, so auto never
-# picks it.
-AUTO_ELL_MAX_COO_SHARE = 0.10   # HYB when at most this share of entries spills to COO ...
-AUTO_ELL_MIN_FILL = 0.50        # ... and the ELL block is at least this full
 
 _KERNELS: dict = {}           # KernelSpec -> {role: RawKernel}
 _FAST: dict = {}              # cheap tuple key -> (spec, kernels)
@@ -203,11 +184,13 @@ def _vector_group(mean: float) -> int:
 
 
 def choose_format(A) -> str:
-    """The kernel family ``format=None`` runs for ``A``: ``"hyb"``, ``"ell"`` or :data:`AUTO_CSR`.
+    """The kernel family ``format=None`` runs for ``A``: ``"hyb"``, ``"ell"`` or
+    ``hp.config["spmv_auto_csr"]``.
 
     A HYB or ELL matrix runs as it is.  Otherwise, from the row-length distribution: when the
-    paper's K leaves at most :data:`AUTO_ELL_MAX_COO_SHARE` of the entries to the COO part and
-    the ELL block is at least :data:`AUTO_ELL_MIN_FILL` full (regular graphs: grids, meshes),
+    paper's K leaves at most ``hp.config["spmv_hyb_max_coo_share"]`` of the entries to the COO
+    part and the ELL block is at least ``hp.config["spmv_hyb_min_fill"]`` full (regular graphs:
+    grids, meshes; H200: HYB runs the 2048^2 grid at 0.49x cuSPARSE's time),
     HYB (mostly ELL, coalesced, one thread per row) wins; on skewed (power-law) graphs the
     load-balanced CSR kernel wins over HYB (whose COO part reads a row index per entry).
     """
@@ -215,10 +198,11 @@ def choose_format(A) -> str:
         return A.format
     st = matrix_stats(A)
     if st["nnz"] == 0:
-        return AUTO_CSR
-    if st["coo_share"] <= AUTO_ELL_MAX_COO_SHARE and st["ell_fill"] >= AUTO_ELL_MIN_FILL:
+        return config["spmv_auto_csr"]
+    if (st["coo_share"] <= config["spmv_hyb_max_coo_share"]
+            and st["ell_fill"] >= config["spmv_hyb_min_fill"]):
         return "hyb"
-    return AUTO_CSR
+    return config["spmv_auto_csr"]
 
 
 def _resolve_format(A, format):
@@ -245,7 +229,7 @@ def _resolve_format(A, format):
     if f == "auto":
         f = choose_format(A)
     elif f in ("csr", "csc"):
-        f = AUTO_CSR
+        f = config["spmv_auto_csr"]
     if f == "csr_scalar":
         return "csr_vector", _as_csr(A), 1
     if f == "csr_vector":
@@ -285,7 +269,7 @@ def _split_relabel(format):
     if suffix != "relabel" or base.split(":", 1)[0] not in RELABEL_BASES:
         raise InvalidValue(f"format {format!r}: only a CSR kernel ({', '.join(RELABEL_BASES)}, "
                            "with an optional ':<n>') takes a suffix, and it is '+relabel' (an "
-                           "automatic choice relabels with gpu.AUTO_RELABEL)")
+                           "automatic choice relabels with hp.config['spmv_auto_relabel'])")
     return base, True
 
 
@@ -312,7 +296,7 @@ def _relabel_decision(asked: bool, chosen: bool, family: str, M, xa_mode: int, r
     if not asked:
         if not chosen:
             return False, "not asked"
-        if not AUTO_RELABEL:
+        if not config["spmv_auto_relabel"]:
             return False, "auto off"
     if family not in _RELABEL_FAMILIES:
         return False, "not a CSR kernel"
@@ -320,9 +304,9 @@ def _relabel_decision(asked: bool, chosen: bool, family: str, M, xa_mode: int, r
         return False, "edge value reads the column"
     if xa_mode != MASK_NONE:
         return False, "x_active"
-    if not asked and int(M.nnz) < RELABEL_MIN_NNZ:
+    if not asked and int(M.nnz) < config["spmv_relabel_min_nnz"]:
         return False, "small"
-    if not asked and not relabel_fits(M, RELABEL_MEMORY_SHARE):
+    if not asked and not relabel_fits(M, config["spmv_relabel_memory_share"]):
         return False, "memory"
     return True, "asked" if asked else "auto"
 

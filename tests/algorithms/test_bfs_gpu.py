@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import hpgraph as hp
-from hpgraph.algorithms import _bfs, _bfs_gpu, _coop
+from hpgraph.algorithms import _bfs_gpu, _coop
 
 
 @pytest.mark.parametrize("idt,pdt,par", [(np.int32, np.int64, np.int32),
@@ -27,10 +27,10 @@ def test_bfs_kernel_source_rejects_bad_block():
         _bfs_gpu.bfs_source(block=100)
 
 
-def test_launch_shape_override(monkeypatch):
+def test_launch_shape_override(hp_config):
     assert _bfs_gpu.launch_shape(100, 400) == (_bfs_gpu.BLOCK, 1)        # sparse: narrow
     assert _bfs_gpu.launch_shape(100, 3000) == (1024, 1)
-    monkeypatch.setattr(_bfs_gpu, "SHAPE", (1024, 1))
+    hp_config(bfs_gpu_shape=(1024, 1))
     assert _bfs_gpu.launch_shape(10, 10) == (1024, 1)
 
 
@@ -81,8 +81,8 @@ def _shapes():
 @pytest.mark.parametrize("launch", [(256, 2), (1024, 1), (128, 8)], ids=lambda x: f"{x[0]}x{x[1]}")
 @pytest.mark.parametrize("direction", ["auto", "push", "pull"])
 @pytest.mark.parametrize("shape", _shapes(), ids=lambda x: x[0])
-def test_bfs_kernel_paths(shape, direction, launch, monkeypatch, cases):
-    monkeypatch.setattr(_bfs_gpu, "SHAPE", launch)
+def test_bfs_kernel_paths(hp_config, shape, direction, launch, cases):
+    hp_config(bfs_gpu_shape=launch)
     name, n, s, d, directed = shape
     Gd, A = _graph(n, s, d, directed)
     deg = np.diff(A.indptr)
@@ -93,14 +93,14 @@ def test_bfs_kernel_paths(shape, direction, launch, monkeypatch, cases):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("direction", ["auto", "push", "pull"])
-def test_bfs_kernel_matches_engine_on_shared_cases(direction, cases, monkeypatch):
+def test_bfs_kernel_matches_engine_on_shared_cases(hp_config, direction, cases):
     """Kernel and engine GPU paths: the same depths (scipy's) on every shared case."""
     for case in cases.graph_cases(min_n=1):
         G = cases.to_graph(case, "gpu")
         s = case.n // 2
         got = {}
         for path in ("kernel", "engine"):
-            monkeypatch.setattr(_bfs, "GPU_PATH", path)
+            hp_config(bfs_gpu_path=path)
             got[path] = hp.bfs(G, s, direction=direction)
         np.testing.assert_array_equal(cases.host(got["kernel"].depth),
                                       cases.host(got["engine"].depth))
@@ -157,10 +157,10 @@ def test_bfs_kernel_refusal_falls_back_to_engine(monkeypatch, cases):
 
 
 @pytest.mark.gpu
-def test_bfs_kernel_profile_and_dead_bitmap(monkeypatch):
+def test_bfs_kernel_profile_and_dead_bitmap(hp_config):
     """The recorded timeline has one record per non-empty level with the frontier sizes of
     the result; the preset "visited" bitmap marks exactly the vertices no edge enters."""
-    monkeypatch.setattr(_bfs_gpu, "PROFILE", True)
+    hp_config(bfs_gpu_profile=True)
     G = hp.generators.rmat(11, seed=6, directed=True, backend="gpu")
     A = G.A.to_scipy()
     res = hp.bfs(G, 0)

@@ -204,12 +204,28 @@ def test_label_propagation_huge_max_iter_ends():
 def test_progress_rules():
     p = _iterate.Progress(1e-9, window=2)
     assert [p.update(e) for e in (1.0, 0.5, 0.6, 0.7)] == [None, None, None, "stalled"]
-    assert _iterate.Progress(0.0).update(0.0) == _iterate.FIXED
-    assert _iterate.Progress(1e-3).update(1e-4) == _iterate.CONVERGED
+    assert _iterate.general(0.0).update(0.0) == _iterate.FIXED
+    assert _iterate.contracting(1e-3).update(1e-4) == _iterate.CONVERGED
     slow = _iterate.Progress(0.0, window=2, shrink=0.5)
     assert [slow.update(e) for e in (1.0, 0.6, 0.5, 0.29, 0.2, 0.16)] == [None] * 5 + ["stalled"]
     nan = _iterate.Progress(0.0, window=2)
     assert [nan.update(float("nan")) for _ in range(2)] == [None, "stalled"]
+
+
+def test_stall_windows_come_from_config(hp_config):
+    """The stall windows and the shrink factor are hp.config keys, read when a run starts."""
+    assert _iterate.contracting(0.0).window == 100
+    g = _iterate.general(0.0, min_window=5)
+    assert (g.window, g.shrink) == (1000, 0.5)
+    hp_config(iterate_stall_contracting=2, iterate_stall_general=3, iterate_stall_shrink=0.25)
+    p = _iterate.contracting(1e-9)
+    assert [p.update(e) for e in (1.0, 0.5, 0.6, 0.7)] == [None, None, None, "stalled"]
+    g = _iterate.general(0.0, min_window=5)
+    assert (g.window, g.shrink) == (5, 0.25)
+    # PageRank (damping < 1) at its rounding floor stops after the configured window
+    G = hp.generators.rmat(8, seed=3, backend="cpu")
+    with pytest.raises(ConvergenceError, match="windows of 2"):
+        hp.pagerank(G, tol=0.0, max_iter=10**6, variant="networkx", backend="cpu")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,7 +295,7 @@ def test_gpu_loop_ring_matches_the_cpu_loop(monkeypatch, max_iter):
     allocations = []
     _fake_device(monkeypatch, allocations)
     x, k, err = _pagerank._networkx_gpu(
-        AT, S, sr, n, 0.85, _iterate.Progress(0.0, _iterate.STALL_CONTRACTING), max_iter,
+        AT, S, sr, n, 0.85, _iterate.contracting(0.0), max_iter,
         None, None, None, np.dtype(np.float64), "L1 change < tol = 0")
     # the same arithmetic as the CPU loop, through the ring's wrap-arounds
     assert (k, err) == (info.iterations, 0.0) and k > 2 * _pagerank._RING

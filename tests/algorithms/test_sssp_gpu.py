@@ -1,5 +1,5 @@
 """The single-launch near-far SSSP (hpgraph.algorithms._sssp_gpu): NVRTC compiles everywhere;
-on the GPU it is forced (``_sssp.GPU_NEARFAR = "kernel"``) on the shared cases and on graphs
+on the GPU it is forced (``hp.config["sssp_gpu_nearfar"] = "kernel"``) on the shared cases and on graphs
 built to hit each code path, and checked against scipy.sparse.csgraph."""
 
 import math
@@ -30,8 +30,8 @@ def test_source_rejects_bad_parameters():
         _sssp_gpu.sssp_source(np.float32, block=96)
 
 
-def test_launch_shape(monkeypatch):
-    monkeypatch.setattr(_sssp_gpu, "SHAPE", (512, 2))
+def test_launch_shape(hp_config):
+    hp_config(sssp_gpu_shape=(512, 2))
     assert _sssp_gpu.launch_shape(10, 1000) == (512, 2)
 
 
@@ -40,8 +40,8 @@ def test_launch_shape(monkeypatch):
 
 
 @pytest.fixture
-def kernel(monkeypatch):
-    monkeypatch.setattr(_sssp, "GPU_NEARFAR", "kernel")
+def kernel(hp_config):
+    hp_config(sssp_gpu_nearfar="kernel")
 
 
 def _ran_kernel(G, src=0, **kw):
@@ -64,7 +64,7 @@ def test_shared_cases(delta, cases, kernel):
 
 @pytest.mark.gpu
 def test_auto_and_bellman_ford_agree(cases, monkeypatch):
-    """Default GPU_NEARFAR on dense cases takes the kernel; distances equal Bellman-Ford's."""
+    """Default sssp_gpu_nearfar on dense cases takes the kernel; distances equal Bellman-Ford's."""
     for case in cases.graph_cases(min_n=1):
         if case.weights is not None and case.weights.dtype.kind == "f":
             continue
@@ -145,8 +145,8 @@ def _hub_graph(leaves, extra, seed=11):
 @pytest.mark.gpu
 @pytest.mark.parametrize("launch", [(256, 1), (1024, 1), (128, 8)], ids=lambda x: f"{x[0]}x{x[1]}")
 @pytest.mark.parametrize("leaves", [3000, 20000])       # heavy (a block) / huge (the grid) hub
-def test_hub_paths_and_launch_shapes(leaves, launch, kernel, monkeypatch):
-    monkeypatch.setattr(_sssp_gpu, "SHAPE", launch)
+def test_hub_paths_and_launch_shapes(hp_config, leaves, launch, kernel):
+    hp_config(sssp_gpu_shape=launch)
     G, A = _hub_graph(leaves, 4 * leaves)
     for src in (0, 5, [5, 9, 0]):
         res = hp.sssp(G, src, method="near-far", to="numpy")
@@ -177,8 +177,8 @@ def test_streams_and_repeats(kernel):
 
 
 @pytest.mark.gpu
-def test_profile(kernel, monkeypatch):
-    monkeypatch.setattr(_sssp_gpu, "PROFILE", True)
+def test_profile(hp_config, kernel):
+    hp_config(sssp_gpu_profile=True)
     G = hp.generators.rmat(11, edge_factor=16, seed=6, weights=(1, 64), backend="gpu")
     hp.sssp(G, 0, method="near-far", predecessors=True)
     prof = _sssp_gpu._plan(G, np.float64, np.int32).profile()

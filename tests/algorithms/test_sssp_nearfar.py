@@ -59,14 +59,12 @@ def test_near_far_without_predecessors_agrees_with_bellman_ford(graph_case, back
     np.testing.assert_allclose(a.distance, b.distance, rtol=1e-6)
 
 
-def test_predecessors_of_both_methods_are_shortest_path_trees(graph_case, backend_name, cases,
-                                                              monkeypatch):
+def test_predecessors_of_both_methods_are_shortest_path_trees(hp_config, graph_case, backend_name,
+                                                              cases):
     """Near-far (one-pass tight predecessors) and Bellman-Ford (the engine's winner witness)
     may pick different trees where shortest paths tie; each must be a shortest-path tree of the
     SciPy distances.  (The GPU single-launch near-far: see test_sssp_gpu.py.)"""
-    from hpgraph.algorithms import _sssp
-
-    monkeypatch.setattr(_sssp, "GPU_NEARFAR", "steps")
+    hp_config(sssp_gpu_nearfar="steps")
     case = graph_case
     if case.n == 0 or (case.weights is not None and case.weights.dtype.kind == "f"):
         return
@@ -195,12 +193,14 @@ def test_near_far_rejects_negative_weights_auto_falls_back(backend_name, cases):
 
 
 def test_auto_rule(backend_name):
-    from hpgraph.algorithms._sssp import AUTO_GPU_MAX_DEGREE, choose_method, gpu_nearfar_impl
+    from hpgraph.algorithms._sssp import choose_method, gpu_nearfar_impl
+
+    degree = hp.config["sssp_gpu_kernel_degree"]
 
     grid = hp.generators.grid_2d(5, 5, weights=(1, 9), seed=1, backend=backend_name)
-    dense = hp.generators.erdos_renyi(40, m=int(40 * (AUTO_GPU_MAX_DEGREE + 2) / 2), seed=1,
+    dense = hp.generators.erdos_renyi(40, m=int(40 * (degree + 2) / 2), seed=1,
                                       weights=(1, 9), backend=backend_name)
-    assert dense.num_edges / dense.num_vertices > AUTO_GPU_MAX_DEGREE
+    assert dense.num_edges / dense.num_vertices > degree
     assert choose_method(grid, backend_name) == "near-far"
     assert choose_method(dense, backend_name) == "near-far"
     # on the GPU: one launch per step on sparse graphs, the single-launch kernel on dense ones
@@ -213,11 +213,11 @@ def test_auto_rule(backend_name):
 def test_default_delta():
     G = hp.generators.grid_2d(10, 10, weights=(4, 4), seed=1, backend="cpu")
     deg = G.num_edges / G.num_vertices
-    assert nf.default_delta(G) == pytest.approx(nf.DELTA_FACTOR * 4 / deg)
+    assert nf.default_delta(G) == pytest.approx(hp.config["sssp_delta_factor"] * 4 / deg)
     Z = hp.Graph.from_edges([0, 1], [1, 2], weights=[0.0, 0.0], num_vertices=3)
     assert nf.default_delta(Z) == math.inf
     U = hp.generators.grid_2d(4, 4, backend="cpu")
-    assert nf.default_delta(U) == pytest.approx(nf.DELTA_FACTOR / (U.num_edges / U.num_vertices))
+    assert nf.default_delta(U) == pytest.approx(hp.config["sssp_delta_factor"] / (U.num_edges / U.num_vertices))
 
 
 def test_group_and_heavy_rules():

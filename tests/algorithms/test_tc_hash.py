@@ -41,8 +41,8 @@ def _random_graph(seed, n=61, m=500):
 
 
 @pytest.mark.parametrize("split", [2048, 3])
-def test_structure_orders_lists_by_rank_and_groups_in_edges(split, monkeypatch):
-    monkeypatch.setattr(_tc_hash, "TCH_SPLIT", split)
+def test_structure_orders_lists_by_rank_and_groups_in_edges(hp_config, split, monkeypatch):
+    hp_config(triangle_hash_split=split)
     G, _ = _random_graph(1)
     indptr, ind, erow = _oriented(G)
     st = _tc_hash.structure(indptr, ind, erow, G.num_vertices)
@@ -56,10 +56,10 @@ def test_structure_orders_lists_by_rank_and_groups_in_edges(split, monkeypatch):
         es = st.tedge[st.tptr[v]:st.tptr[v + 1]]
         assert np.all(st.indices[es] == v)
     assert st.tptr[-1] == ind.shape[0]
-    # a vertex's tasks: disjoint pieces (<= TCH_SPLIT) of its in-edges holding all its
+    # a vertex's tasks: disjoint pieces (<= triangle_hash_split) of its in-edges holding all its
     # look-ups (pieces without any are left out)
     tv, tb, te = (np.concatenate(x) for x in zip(st.warp_tasks, st.block_tasks))
-    assert np.all(te - tb <= _tc_hash.TCH_SPLIT) and np.all(te > tb)
+    assert np.all(te - tb <= hp.config["triangle_hash_split"]) and np.all(te > tb)
     outdeg = np.diff(indptr)
     looks = np.array([int(indptr[erow[e] + 1]) - e - 1 for e in st.tedge])   # along tedge
     for v in range(G.num_vertices):
@@ -134,8 +134,8 @@ def _emu_count_vertex(v, t0, t1, indptr, st, erow, G, CAP, pv):
 
 @pytest.mark.parametrize("group,cap,seed,split", [(32, 64, 0, 2048), (8, 3, 1, 5),
                                                   (4, 1, 2, 1), (256, 2048, 3, 7)])
-def test_hash_kernel_logic_emulated(group, cap, seed, split, monkeypatch):
-    monkeypatch.setattr(_tc_hash, "TCH_SPLIT", split)
+def test_hash_kernel_logic_emulated(hp_config, group, cap, seed, split, monkeypatch):
+    hp_config(triangle_hash_split=split)
     G, H = _random_graph(seed)
     n = G.num_vertices
     indptr, ind, erow = _oriented(G)
@@ -174,13 +174,13 @@ def test_gpu_kernels_match_networkx(graph_case, cases, kernel):
 @pytest.mark.gpu
 @pytest.mark.parametrize("wcap,bcap,bwork,split", [(64, 2048, 4096, 2048), (1, 1, 0, 1),
                                                    (2, 3, 10**9, 3), (32, 16, 50, 100)])
-def test_gpu_hash_every_split(wcap, bcap, bwork, split, monkeypatch):
+def test_gpu_hash_every_split(hp_config, wcap, bcap, bwork, split, monkeypatch):
     """Warp and block kernels, table pieces, task splits and chunking: every routing gives
     the trace."""
     monkeypatch.setattr(_tc_hash, "TCH_WARP_CAP", wcap)
     monkeypatch.setattr(_tc_hash, "TCH_BLOCK_CAP", bcap)
-    monkeypatch.setattr(_tc_hash, "TCH_BLOCK_WORK", bwork)
-    monkeypatch.setattr(_tc_hash, "TCH_SPLIT", split)
+    hp_config(triangle_hash_block_work=bwork)
+    hp_config(triangle_hash_split=split)
     G = hp.generators.rmat(11, edge_factor=16, seed=5, backend="cpu")
     total, per_vertex = _trace_counts(G)
     Gd = G.to_device()

@@ -252,10 +252,10 @@ def test_function_names_survive_submodule_imports():
 
 
 @pytest.mark.parametrize("heavy,ratio", [(0, 16), (8, 1), (64, 10**9), (2048, 16)])
-def test_triangle_kernels_every_split(heavy, ratio, backend_name, monkeypatch):
+def test_triangle_kernels_every_split(hp_config, heavy, ratio, backend_name, monkeypatch):
     """Both GPU kernels (thread per light edge, warp per heavy edge) and both intersection
     strategies give the trace count, whatever the tuning constants send where."""
-    monkeypatch.setattr(_kernels, "TC_HEAVY", heavy)
+    hp_config(triangle_merge_heavy=heavy)
     monkeypatch.setattr(_kernels, "TC_SEARCH_RATIO", ratio)
     G = hp.generators.rmat(10, edge_factor=16, seed=3, backend="cpu")
     total, per_vertex = _trace_counts(G)

@@ -596,6 +596,27 @@ def test_emulated_long_path_batches_graphs_ring(emulated):
         assert r.dist[150] == 150 and np.isinf(r.dist[151])
 
 
+
+def test_emulated_loop_config_keys(emulated):
+    """engine_graph_min, engine_mixed_batch and engine_block_loop_steps change how the host
+    loop launches its supersteps, never the result."""
+    n = 300
+    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
+                            num_vertices=n, directed=False)
+    with hp.config.set(engine_small_frontier=0, engine_graph_min=1 << 20):
+        r = emulated(BFSDepth, G, source=0)         # a fresh state: no batch is long enough
+    np.testing.assert_array_equal(r.depth, np.arange(n))
+    assert r.extra["graphs"] == [] and r.extra["mixed_batch"] == 8
+    with hp.config.set(engine_mixed_batch=3):
+        r = emulated(BFSDepth, G, source=0)
+    np.testing.assert_array_equal(r.depth, np.arange(n))
+    assert r.extra["mixed_batch"] == 3 and r.supersteps == n
+    OPS.clear()
+    with hp.config.set(engine_block_loop_steps=16):
+        r = emulated(BFSDepth, G, source=0)
+    np.testing.assert_array_equal(r.depth, np.arange(n))
+    assert OPS["block_loop"] >= (n - 8) // 16 and r.converged
+
 def test_emulated_block_loop_small_frontiers(emulated):
     """A path: every superstep runs in the block loop, in launches bounded by the (64-record)
     history ring, and the records, counts and max_iterations stay exact."""
@@ -607,7 +628,7 @@ def test_emulated_block_loop_small_frontiers(emulated):
     np.testing.assert_array_equal(r.depth, np.arange(n))
     assert r.supersteps == n and r.active == [1] * n and r.converged
     assert r.directions == ["push"] * n
-    assert OPS["block_loop"] >= (n - gpu.MIXED) // 64 and r.extra["graphs"] == []
+    assert OPS["block_loop"] >= (n - hp.config["engine_mixed_batch"]) // 64 and r.extra["graphs"] == []
     r = emulated(SSSP, G, source=0, max_iterations=150)
     assert r.supersteps == 150 and not r.converged
     assert r.dist[150] == 150 and np.isinf(r.dist[151])

@@ -98,8 +98,8 @@ def check(csr, ref):
 @pytest.mark.parametrize("directed", [True, False])
 @pytest.mark.parametrize("drop", [False, True])
 @pytest.mark.parametrize("force64", [False, True])
-def test_build_matches_reference(how, directed, drop, force64, monkeypatch):
-    monkeypatch.setattr(_build, "FORCE_INT64", force64)
+def test_build_matches_reference(hp_config, how, directed, drop, force64):
+    hp_config(force_int64=force64)
     rng = np.random.default_rng(hash((how, directed, drop)) % 2**32)
     for trial in range(12):
         n = int(rng.integers(1, 40))
@@ -311,8 +311,8 @@ def test_index_dtype_int64_from_edges():
 # memory
 
 
-def test_memory_usage_exact(monkeypatch):
-    monkeypatch.setattr(_build, "TRIM_WASTE", 0.0)   # always trim: arrays of exactly nnz entries
+def test_memory_usage_exact(hp_config):
+    hp_config(build_trim_waste=0.0)   # always trim: arrays of exactly nnz entries
     rng = np.random.default_rng(4)
     u, v, _ = random_edges(rng, 100, 1000)
     G = hp.Graph.from_edges(u, v, num_vertices=100, directed=False, backend="cpu")
@@ -328,7 +328,7 @@ def test_memory_usage_exact(monkeypatch):
 
 
 def test_few_duplicates_keep_the_buffer_and_memory_usage_counts_it():
-    """Below TRIM_WASTE the columns stay a view of the counted buffer (no copy at the peak);
+    """Below build_trim_waste the columns stay a view of the counted buffer (no copy at the peak);
     memory_usage reports the buffer held, not the view."""
     n = 1000
     u = np.arange(n)
@@ -392,9 +392,9 @@ def test_device_kernels_compile_with_nvrtc():
 @pytest.mark.parametrize("how", POLICIES)
 @pytest.mark.parametrize("directed", [True, False])
 @pytest.mark.parametrize("force64", [False, True])
-def test_gpu_build_matches_reference(how, directed, force64, monkeypatch):
+def test_gpu_build_matches_reference(hp_config, how, directed, force64):
     cp = backend.cupy()
-    monkeypatch.setattr(_build, "FORCE_INT64", force64)
+    hp_config(force_int64=force64)
     rng = np.random.default_rng(21)
     for trial in range(6):
         n = int(rng.integers(1, 60))
@@ -427,10 +427,10 @@ def test_gpu_host_chunks_and_generator():
 
 
 @pytest.mark.gpu
-def test_gpu_trim_skipped_when_it_does_not_fit(monkeypatch):
+def test_gpu_trim_skipped_when_it_does_not_fit(hp_config, monkeypatch):
     """No room for the trimming copy: the columns stay a view, indptr takes their dtype."""
     cp = backend.cupy()
-    monkeypatch.setattr(_build, "FORCE_INT64", False)
+    hp_config(force_int64=False)
     u = np.r_[np.arange(50), np.arange(50)]
     v = (u + 1) % 50
     G = hp.Graph.from_edges(cp.asarray(u), cp.asarray(v), num_vertices=50)
@@ -528,12 +528,12 @@ def test_csr_csc_from_coo_and_transpose_small_chunks(pattern, monkeypatch):
         assert (T.values is None) if pattern else T.values.tolist() == C.values.tolist()
 
 
-def test_forced_int64_graph_through_algorithms(backend_name, monkeypatch):
+def test_forced_int64_graph_through_algorithms(hp_config, backend_name):
     """A graph built on the forced 64-bit path runs BFS, connected components and PageRank
     with the results SciPy gives on the same edges."""
     from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-    monkeypatch.setattr(_build, "FORCE_INT64", True)
+    hp_config(force_int64=True)
     rng = np.random.default_rng(17)
     n = 300
     u, v = rng.integers(0, n, 900), rng.integers(0, n, 900)

@@ -28,10 +28,9 @@ def _limit_memory():
 
 def main():
     _limit_memory()
-    from hpgraph.io import _arrow, _direct
 
-    _arrow.MIN_BYTES = 0  # every file through pyarrow's parse first (where installed), then loadtxt
-    _direct.MIN_FILE_BYTES = 0  # and first of all through the direct parse of the file
+    # every file through the direct parse first, then pyarrow's (where installed), then loadtxt
+    hp.config.set(io_direct_min_bytes=0, io_arrow_min_bytes=0)
     out = sys.stdout
     for line in sys.stdin:
         req = json.loads(line)

@@ -162,13 +162,13 @@ def _gb_ref(A, B, name, dtype, mspec, M, out=None, accum=None, replace=False):
 
 
 @pytest.mark.parametrize("name,dtype", CASES)
-def test_masked_dot_kernels_emulated(emulated, monkeypatch, name, dtype):
+def test_masked_dot_kernels_emulated(hp_config, emulated, monkeypatch, name, dtype):
     rng = np.random.default_rng(_seed(("mdot-emu", name, dtype)))
     sr = _typed(name, dtype)
     bad = []
     for heavy in (False, True):
         if heavy:  # every entry with more than 2 candidates goes to the chunk kernel
-            monkeypatch.setattr(_mdot_gpu, "HEAVY_COST", 0)
+            hp_config(mxm_dot_heavy_cost=0)
             monkeypatch.setattr(_mdot_gpu, "CHUNK", 2)
         for m, k, n in ((0, 3, 4), (3, 0, 4), (1, 5, 7), (13, 9, 11), (20, 40, 6)):
             A = rand_matrix(rng, m, k, dtype, density=0.5)
@@ -226,11 +226,11 @@ def test_device_results_with_out_accum_replace_emulated(emulated):
     assert bad == []
 
 
-def test_masked_triangles_emulated(emulated, monkeypatch):
+def test_masked_triangles_emulated(hp_config, emulated, monkeypatch):
     """``L .* (L @ L)`` and ``U .* (U @ U^T)`` through the kernels against networkx."""
     import networkx as nx
 
-    monkeypatch.setattr(_mdot_gpu, "HEAVY_COST", 8)
+    hp_config(mxm_dot_heavy_cost=8)
     monkeypatch.setattr(_mdot_gpu, "CHUNK", 3)
     G = hp.generators.rmat(7, edge_factor=8, seed=3, directed=False, backend="cpu")
     A = hgb.Matrix.from_graph(G, dtype=np.int64)
@@ -251,13 +251,13 @@ def test_masked_triangles_emulated(emulated, monkeypatch):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name,dtype", CASES)
-def test_gpu_kernel_paths_match_graphblas(monkeypatch, name, dtype):
+def test_gpu_kernel_paths_match_graphblas(hp_config, monkeypatch, name, dtype):
     rng = np.random.default_rng(_seed(("gpu-kernels", name, dtype)))
     hsr, _ = semirings(name, dtype)
     bad = []
     for heavy in (False, True):
         if heavy:
-            monkeypatch.setattr(_mdot_gpu, "HEAVY_COST", 0)
+            hp_config(mxm_dot_heavy_cost=0)
             monkeypatch.setattr(_mdot_gpu, "CHUNK", 2)
             monkeypatch.setattr(_spgemm_gpu, "MAX_WORDS", 8)
         for m, k, n in ((0, 3, 4), (3, 0, 4), (1, 5, 7), (13, 9, 11), (40, 60, 700)):
@@ -290,8 +290,8 @@ def test_gpu_cusparse_fallback_and_scipy(monkeypatch):
     ref.sort_indices()
     dA = A.to_device()
     got = [hgb.mxm(dA, dA, "plus_times"), hgb.mxm(dA, dA, "plus_times", method="cusparse")]
-    with monkeypatch.context() as m:  # products above the limit skip cuSPARSE
-        m.setattr(_mxm_gpu, "CUSPARSE_MAX_FLOPS", 0)
+    # products above the limit skip cuSPARSE
+    with monkeypatch.context() as m, hp.config.set(mxm_cusparse_max_flops=0):
         m.setattr(_mxm_gpu, "cusparse_product", None)
         got.append(hgb.mxm(dA, dA, "plus_times"))
     monkeypatch.setattr(_mxm_gpu, "cusparse_product", lambda *a: None)

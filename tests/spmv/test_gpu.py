@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import hpgraph as hp
+
 from hpgraph import dtypes
 from hpgraph.exceptions import CompileError, DomainMismatch
 from tests.spmv._helpers import _cp, assert_any_ok, natural_semiring, to_dev, to_host
@@ -169,12 +171,12 @@ def test_segmented_knobs(mats, knobs, monkeypatch):
         _check(A, _x(rng, A.ncols, sr.in_dtype), sr, "csr_mp", **kw)
 
 
-def test_auto_csr_mp_falls_back_for_row_dependent_products(mats, monkeypatch):
+def test_auto_csr_mp_falls_back_for_row_dependent_products(hp_config, mats):
     """With csr_mp as the automatic CSR kernel, masked products and edge expressions that read
     the row run csr_lb (documented rule in gpu._run); all give the CPU's results."""
     from hpgraph.spmv import gpu
 
-    monkeypatch.setattr(gpu, "AUTO_CSR", "csr_mp")
+    hp_config(spmv_auto_csr="csr_mp")
     gpu.clear_caches()
     rng = np.random.default_rng(15)
     A = mats["skew"]
@@ -382,7 +384,6 @@ def test_kernel_and_format_caches(mats):
 
 
 def test_public_mxv_on_gpu(mats):
-    import hpgraph as hp
 
     rng = np.random.default_rng(11)
     A = mats["skew"]

@@ -300,9 +300,9 @@ def test_builtin_semiring_matches_graphblas(name, dtype):
                                         ("lor_land", np.bool_), ("plus_min", np.uint8),
                                         ("any_pair", np.float32)])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_large_blocked_threaded(name, dtype, threads, monkeypatch):
+def test_large_blocked_threaded(hp_config, name, dtype, threads, monkeypatch):
     monkeypatch.setattr(spmv_cpu, "BLOCK", 1 << 10)
-    monkeypatch.setattr(spmv_cpu, "PARALLEL_MIN_NNZ", 1 << 8)
+    hp_config(spmv_cpu_parallel_min_nnz=1 << 8)
     spmv_cpu.set_num_threads(threads)
     try:
         rng = np.random.default_rng(7)

@@ -22,6 +22,8 @@ import types
 import numpy as np
 import pytest
 
+import hpgraph as hp
+
 from hpgraph import backend, dtypes
 from hpgraph.exceptions import DomainMismatch, HpgraphError, InvalidValue
 from hpgraph.formats import CSR, Bitmask
@@ -176,7 +178,6 @@ def test_cpu_backend_accepts_relabel_formats():
     A = _powerlaw(rng, 50, 60)
     x = small_ints(rng, 60, np.float32)
     ref = cpu.spmv(A, x, ops.lookup_semiring("min_plus", np.float32))
-    import hpgraph as hp
 
     for fmt in ("csr_mp+relabel", "csr_lb:16+relabel", "csr+relabel"):
         np.testing.assert_array_equal(hp.mxv(A, x, "min_plus", format=fmt, backend="cpu"), ref)
@@ -334,9 +335,9 @@ def test_emulated_masks_out_accum_replace(emu, fmt):
             assert emu.traces[-1]["relabel"], kw
 
 
-def test_emulated_fallbacks(emu, monkeypatch, gpu):
+def test_emulated_fallbacks(hp_config, emu, monkeypatch, gpu):
     """x_active, column-reading multiplies, spmv_expr, HYB/ELL and (auto) small matrices or
-    AUTO_RELABEL off run the plain kernel; the results stay the CPU's."""
+    hp.config["spmv_auto_relabel"] off run the plain kernel; the results stay the CPU's."""
     rng = np.random.default_rng(9)
     A = _mats()["plaw"]
     sr = ops.lookup_semiring("min_plus", np.float32)
@@ -350,33 +351,33 @@ def test_emulated_fallbacks(emu, monkeypatch, gpu):
     for fmt in ("csr_lb", "csr_mp:4", "csr_vector"):
         emu.spmv(A, x, sr, fmt)
         assert emu.traces[-1]["reason"] == "not asked" and emu.launched[-1][1] == "CSR"
-    # automatic choice: off when AUTO_RELABEL is off, then on with the size threshold
-    monkeypatch.setattr(gpu, "choose_format", lambda M: gpu.AUTO_CSR)
-    monkeypatch.setattr(gpu, "AUTO_RELABEL", False)
+    # automatic choice: off when spmv_auto_relabel is off, then on with the size threshold
+    monkeypatch.setattr(gpu, "choose_format", lambda M: hp.config["spmv_auto_csr"])
+    hp_config(spmv_auto_relabel=False)
     for fmt in (None, "auto", "csr", "csc"):
         np.testing.assert_array_equal(emu.spmv(A, x, sr, fmt), cpu.spmv(A, x, sr))
         assert emu.traces[-1]["reason"] == "auto off"
-    monkeypatch.setattr(gpu, "AUTO_RELABEL", True)
-    monkeypatch.setattr(gpu, "RELABEL_MIN_NNZ", A.nnz + 1)
+    hp_config(spmv_auto_relabel=True)
+    hp_config(spmv_relabel_min_nnz=A.nnz + 1)
     emu.spmv(A, x, sr, None)
     assert emu.traces[-1]["reason"] == "small"
-    monkeypatch.setattr(gpu, "RELABEL_MIN_NNZ", A.nnz)
+    hp_config(spmv_relabel_min_nnz=A.nnz)
     # not enough device memory for the relabeling's column array: the plain kernel
     need = relabel.relabel_bytes(gpu._as_csr(A))
     assert need == A.nnz * A.index_dtype.itemsize + A.ncols * (2 * A.index_dtype.itemsize + 24)
     emu.available = 2 * need - 1
     np.testing.assert_array_equal(emu.spmv(A, x, sr, None), cpu.spmv(A, x, sr))
-    assert emu.traces[-1] == dict(family=gpu.AUTO_CSR, relabel=False, reason="memory")
+    assert emu.traces[-1] == dict(family=hp.config["spmv_auto_csr"], relabel=False, reason="memory")
     assert emu.launched[-1][1] == "CSR"
     np.testing.assert_array_equal(emu.spmv(A, x, sr, "csr_lb+relabel"), cpu.spmv(A, x, sr))
     assert emu.traces[-1]["reason"] == "asked"      # asked for: made whatever the memory
     emu.available = 2 * need
     for fmt in (None, "auto", "csr", "csc"):
         np.testing.assert_array_equal(emu.spmv(A, x, sr, fmt), cpu.spmv(A, x, sr))
-        assert emu.traces[-1] == dict(family=gpu.AUTO_CSR, relabel=True, reason="auto")
+        assert emu.traces[-1] == dict(family=hp.config["spmv_auto_csr"], relabel=True, reason="auto")
         assert emu.launched[-1][1] == "ColumnRelabel"
-    # auto with a mask under AUTO_CSR = csr_mp: csr_lb runs, relabeled
-    monkeypatch.setattr(gpu, "AUTO_CSR", "csr_mp")
+    # auto with a mask under spmv_auto_csr = csr_mp: csr_lb runs, relabeled
+    hp_config(spmv_auto_csr="csr_mp")
     mask = rng.random(A.nrows) < 0.5
     np.testing.assert_array_equal(emu.spmv(A, x, sr, None, row_mask=mask), cpu.spmv(A, x, sr, row_mask=mask))
     assert emu.traces[-1] == dict(family="csr_lb", relabel=True, reason="auto")

@@ -1,4 +1,4 @@
-"""Column relabeling on the GPU (``format="<csr kernel>+relabel"``, ``gpu.AUTO_RELABEL``).
+"""Column relabeling on the GPU (``format="<csr kernel>+relabel"``, ``hp.config["spmv_auto_relabel"]``).
 
 Every relabeled product is checked twice: against the CPU reference
 (``hpgraph.spmv.cpu.spmv`` on the original matrix) and bit for bit against the same kernel
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import hpgraph as hp
 
 from hpgraph import dtypes
 from hpgraph.spmv import relabel
@@ -340,29 +342,29 @@ def test_gather(dtype, idx):
         np.testing.assert_array_equal(to_host(got), x[perm])
 
 
-def test_auto_relabel_knob(mats, monkeypatch, trace):
+def test_auto_relabel_knob(hp_config, mats, monkeypatch, trace):
     from hpgraph.spmv import cpu, gpu
 
     A = mats["plaw"]
     rng = np.random.default_rng(16)
     sr = ops.lookup_semiring("min_plus", np.float32)
-    monkeypatch.setattr(gpu, "choose_format", lambda M: gpu.AUTO_CSR)   # a skewed graph's choice
-    monkeypatch.setattr(gpu, "AUTO_RELABEL", False)
+    monkeypatch.setattr(gpu, "choose_format", lambda M: hp.config["spmv_auto_csr"])   # a skewed graph's choice
+    hp_config(spmv_auto_relabel=False)
     for fmt in ("auto", "csr", "csc"):
         _check(A, small_ints(rng, A.ncols, np.float32), sr, fmt, trace, relabel=False, reason="auto off")
-    monkeypatch.setattr(gpu, "AUTO_RELABEL", True)
-    monkeypatch.setattr(gpu, "RELABEL_MIN_NNZ", A.nnz + 1)
+    hp_config(spmv_auto_relabel=True)
+    hp_config(spmv_relabel_min_nnz=A.nnz + 1)
     gpu.spmv(to_dev(A), to_dev(small_ints(rng, A.ncols, np.float32)), sr)
     assert trace[-1]["reason"] == "small"
-    monkeypatch.setattr(gpu, "RELABEL_MIN_NNZ", 0)
-    monkeypatch.setattr(gpu, "RELABEL_MEMORY_SHARE", 0.0)    # no room: the plain kernel
+    hp_config(spmv_relabel_min_nnz=0)
+    hp_config(spmv_relabel_memory_share=0.0)    # no room: the plain kernel
     x = small_ints(rng, A.ncols, np.float32)
     got = to_host(gpu.spmv(to_dev(A), to_dev(x), sr))
     np.testing.assert_array_equal(got, cpu.spmv(A, x, sr))
-    assert trace[-1] == dict(family=gpu.AUTO_CSR, relabel=False, reason="memory")
-    monkeypatch.setattr(gpu, "RELABEL_MEMORY_SHARE", 0.5)
+    assert trace[-1] == dict(family=hp.config["spmv_auto_csr"], relabel=False, reason="memory")
+    hp_config(spmv_relabel_memory_share=0.5)
     for auto_csr in ("csr_lb", "csr_mp"):
-        monkeypatch.setattr(gpu, "AUTO_CSR", auto_csr)
+        hp_config(spmv_auto_csr=auto_csr)
         for case in (dict(), dict(row_mask="bits"), dict(out=True, accum="plus"), dict(x_active="bits")):
             kw = _materialise(A, sr, case, rng)
             x = small_ints(rng, A.ncols, np.float32)
@@ -387,7 +389,6 @@ def test_relabel_with_knobs(mats, knobs, monkeypatch, trace):
 
 
 def test_public_mxv_vxm(mats):
-    import hpgraph as hp
 
     rng = np.random.default_rng(11)
     A = mats["rect"]
