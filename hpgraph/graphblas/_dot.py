@@ -42,6 +42,14 @@ def dot_work(xp, A, B, mkeys) -> int:
     return int(_plan(xp, A, B, mkeys)[3].sum())
 
 
+def expand_work(xp, A, B) -> int:
+    """Products the row-wise expansion of ``A @ B`` forms (before any mask): the cost the
+    masked dot's :func:`dot_work` is weighed against."""
+    if A.nvals == 0:
+        return 0
+    return int(xp.diff(B.csr.indptr.astype(_I64))[A._coords()[2]].sum())
+
+
 def masked_dot(xp, A, B, sr, mkeys, max_products):
     """Sorted keys and values of ``A (+).(x) B`` at the mask keys ``mkeys`` (sorted, distinct)
     where the product has at least one term."""

@@ -24,7 +24,7 @@ import numpy as np
 from ..exceptions import DimensionMismatch, InvalidValue
 from . import _kern
 from ._args import _mask_keys, as_mask, check_obj, check_out, mask_allows, same_side, semiring_op, write
-from ._dot import dot_work, masked_dot
+from ._dot import dot_work, expand_work, masked_dot
 from ._keys import repeat_index, segment_starts, sort_by
 
 __all__ = ["mxm", "mxv", "vxm"]
@@ -117,20 +117,13 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
         max_products = _MAX_PRODUCTS["cpu" if xp is np else "gpu"]
     if method in ("auto", "dot") and mask is not None and not mask.complement:
         mkeys = _mask_keys(xp, mask)
-        if method == "dot" or dot_work(xp, A, B, mkeys) < _expand_work(xp, A, B):
+        if method == "dot" or dot_work(xp, A, B, mkeys) < expand_work(xp, A, B):
             keys, vals = masked_dot(xp, A, B, sr, mkeys, int(max_products))
             return write(xp, keys, vals, sr.out_dtype, shape, out=out, mask=mask, accum=accum,
                          replace=replace, kind="matrix")
     keys, vals = _spgemm(xp, A, B, sr, mask, int(max_products))
     return write(xp, keys, vals, sr.out_dtype, shape, out=out, mask=mask, accum=accum,
                  replace=replace, kind="matrix")
-
-
-def _expand_work(xp, A, B) -> int:
-    """Products the row-wise expansion forms (before any mask)."""
-    if A.nvals == 0:
-        return 0
-    return int(xp.diff(B.csr.indptr.astype(_I64))[A._coords()[2]].sum())
 
 
 def _spgemm(xp, A, B, sr, mask, max_products):

@@ -23,6 +23,7 @@ from .._config import config
 from ..exceptions import InvalidValue
 from . import _kern
 from ._args import binary_op, write
+from ._dot import expand_work
 from ._objects import Mask, Matrix
 
 __all__ = ["device_mxm", "cusparse_applies"]
@@ -87,10 +88,7 @@ def _guard(what):
 def _prefer_dot(xp, A, B, M) -> bool:
     """The dot kernel unless the unmasked product has fewer terms than the mask has entries
     (each mask entry costs at least one step; the expansion then filters fewer products)."""
-    if A.nvals == 0:
-        return True
-    blen = xp.diff(B.csr.indptr.astype(_I64))
-    return int(blen[A.csr.indices].sum()) >= M.nvals
+    return A.nvals == 0 or expand_work(xp, A, B) >= M.nvals
 
 
 def row_flops(xp, A, B):
