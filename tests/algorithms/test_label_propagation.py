@@ -224,11 +224,15 @@ def test_label_propagation_device_kernels_compile(w):
 def test_label_propagation_gpu_heavy_vertices(directed):
     """Vertices past the warp kernel's 32 neighbours (the block kernel's hash tables), mutual
     directed pairs counting twice, both schedules: the plain-Python references."""
+    from hpgraph.algorithms._label_propagation_gpu import SMEM_CAP
+
     rng = np.random.default_rng(5)
-    n = 700
-    s = np.concatenate([np.zeros(400, np.int64), rng.integers(1, 60, 300), rng.integers(0, n, 1500)])
-    d = np.concatenate([rng.permutation(np.arange(1, n))[:400], rng.integers(1, 60, 300),
-                        rng.integers(0, n, 1500)])
+    n = 2500
+    big = SMEM_CAP // 2 + 300          # vertex 1: a table in global memory; vertex 0: in shared
+    s = np.concatenate([np.zeros(400, np.int64), np.ones(big, np.int64), rng.integers(2, 60, 300),
+                        rng.integers(0, n, 3000)])
+    d = np.concatenate([rng.permutation(np.arange(2, n))[:400], rng.permutation(np.arange(2, n))[:big],
+                        rng.integers(2, 60, 300), rng.integers(0, n, 3000)])
     if directed:   # some mutual pairs
         s, d = np.concatenate([s, d[:200]]), np.concatenate([d, s[:200]])
     G = hp.Graph.from_edges(s, d, num_vertices=n, directed=directed, backend="gpu")
@@ -240,7 +244,7 @@ def test_label_propagation_gpu_heavy_vertices(directed):
         pairs.add((u, v))
         nb[u].append(v)
         nb[v].append(u)
-    assert max(len(x) for x in nb) > 32
+    assert len(nb[1]) > SMEM_CAP // 2 and 32 < len(nb[0]) <= SMEM_CAP // 2
     for seed in (None, 3):
         lab = host(hp.label_propagation(G, seed=seed, backend="gpu"))
         np.testing.assert_array_equal(lab, py_semi_sync(nb, n, 100, seed))
