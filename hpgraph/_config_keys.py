@@ -305,6 +305,10 @@ _ALGORITHMS = (
     _Key("apsp_max_vertices", 20_000, _int("apsp_max_vertices", 0),
          "all_pairs_shortest_path_length builds a dense n x n matrix: graphs with more "
          "vertices than this are refused (InvalidValue) rather than exhausting memory.", int),
+    _Key("kcore_blocks_per_sm", 2, _int_range("kcore_blocks_per_sm", 1, 64),
+         "Blocks per SM of k_core's device rounds (the selection pass over every remaining "
+         "vertex and the push): the last push block closes each round, so fewer blocks make "
+         "the many small rounds of a deep core cheaper.", int),
     _Key("iterate_stall_contracting", 100, _int("iterate_stall_contracting", 1),
          "Iterations without a new smallest L1 change after which a contracting iteration "
          "(PageRank with damping < 1) is at its rounding floor and stops "

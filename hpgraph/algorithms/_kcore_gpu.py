@@ -21,6 +21,7 @@ import numpy as np
 from .. import backend as _backend
 from .. import cuda_source
 from .. import dtypes as _dt
+from .._config import config
 from ..engine.codegen import BALANCED
 
 #: Rows longer than this are pushed in chunks of this many entries, a block each.
@@ -57,7 +58,7 @@ class KCorePlan:
         mod = _backend.raw_module(src, ("-std=c++17",))
         self.select, self.push = (mod.get_function(k) for k in _KERNELS)
         self.stream = cp.cuda.Stream(non_blocking=True)
-        self.blocks = max(1, _backend.num_sms() * 8)
+        self.blocks = max(1, _backend.num_sms() * config["kcore_blocks_per_sm"])
         with _backend.out_of_memory_guard("preparing k-core buffers"), self.stream:
             cap = max(n, 1)
             self.deg = cp.empty(cap, np.int32)
@@ -113,5 +114,6 @@ class KCorePlan:
 
 def core_numbers(S, deg):
     """Core numbers of the simple symmetric matrix ``S`` (device CSR) from degrees ``deg``."""
-    plan = S.derived("hpg.kcore_plan", lambda: KCorePlan(S))
+    per_sm = config["kcore_blocks_per_sm"]      # part of the plan: its graph holds the grid
+    plan = S.derived(f"hpg.kcore_plan.{per_sm}", lambda: KCorePlan(S))
     return plan.run(deg)

@@ -104,3 +104,6 @@ def test_k_core_gpu_heavy_rows_and_many_rounds(directed):
     want = nx_core(H, 9000)
     np.testing.assert_array_equal(host(hp.k_core(G, backend="gpu")), want)
     np.testing.assert_array_equal(host(hp.k_core(G, backend="gpu")), want)
+    for per_sm in (1, 8):          # other grids: one closing block among more or fewer
+        with hp.config.set(kcore_blocks_per_sm=per_sm):
+            np.testing.assert_array_equal(host(hp.k_core(G, backend="gpu")), want)
