@@ -41,6 +41,7 @@ from .. import backend as _backend
 from ..exceptions import InvalidValue
 from ._common import finish, prepare, vertex_id_dtype
 from ._triangles import simple_pairs
+from ._vec import scatter_max, scatter_min
 
 __all__ = ["label_propagation", "MODES", "priorities"]
 
@@ -66,16 +67,6 @@ def priorities(n: int, seed, xp=np):
     return z.view(np.int64)
 
 
-def _scatter(xp, op, target, idx, vals):
-    """``target[idx] = op(target[idx], vals)`` with repeats (max or min), in place."""
-    if xp is np:
-        (np.maximum if op == "max" else np.minimum).at(target, idx, vals)
-    else:
-        import cupyx
-
-        (cupyx.scatter_max if op == "max" else cupyx.scatter_min)(target, idx, vals)
-
-
 def _update(xp, n, rows, cols, labels, prec):
     """New labels of the vertices in ``rows`` (edge list ``rows[e] -> cols[e]``).
 
@@ -89,11 +80,11 @@ def _update(xp, n, rows, cols, labels, prec):
     vk = uk // n
     lk = (uk % n).astype(labels.dtype)
     maxc = xp.zeros(n, dtype=cnt.dtype)
-    _scatter(xp, "max", maxc, vk, cnt)
+    scatter_max(xp, maxc, vk, cnt)
     is_max = cnt == maxc[vk]
     big = np.iinfo(labels.dtype).max
     best = xp.full(n, big, dtype=labels.dtype)
-    _scatter(xp, "min", best, vk[is_max], lk[is_max])
+    scatter_min(xp, best, vk[is_max], lk[is_max])
     if prec:
         own = is_max & (lk == labels[vk])
         keep = vk[own]

@@ -23,11 +23,9 @@ def _scatter(xp, out, index, values, op):
     if xp is np:
         (np.minimum if op == "min" else np.maximum).at(out, index, values)
         return out
-    import cupyx
-
     values = values.astype(out.dtype, copy=False)
     if out.dtype.name in _ATOMIC:
-        (cupyx.scatter_min if op == "min" else cupyx.scatter_max)(out, index, values)
+        (xp.minimum if op == "min" else xp.maximum).at(out, index, values)
         return out
     return scatter_sorted(xp, out, index, values, op)
 
