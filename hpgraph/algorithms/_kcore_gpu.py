@@ -29,7 +29,7 @@ HEAVY = 1024
 #: Rounds per replayed CUDA graph (the host reads the done flag once per batch).
 BATCH = 32
 #: Words of device state (``S_*`` in ``templates/kcore.cu``).
-S_WORDS = 8
+S_WORDS = 10
 _BLOCK = 256
 _TEMPLATE = Path(__file__).with_name("templates") / "kcore.cu"
 _KERNELS = ("kc_select", "kc_push")
@@ -64,6 +64,7 @@ class KCorePlan:
             self.deg = cp.empty(cap, np.int32)
             self.core = cp.empty(cap, np.int32)
             self.q = cp.empty(cap, S.indices.dtype)
+            self.rem = [cp.empty(cap, S.indices.dtype), cp.empty(cap, S.indices.dtype)]
             # heavy chunks: at most nnz / HEAVY + one per vertex
             self.qh = cp.empty(max(1, min(cap, int(S.nnz) // HEAVY + 1)), S.indices.dtype)
             self.st = cp.zeros(S_WORDS, np.int64)
@@ -75,7 +76,8 @@ class KCorePlan:
     def _round(self):
         g, b = (self.blocks,), (_BLOCK,)
         w = self.null_w if self.vals is None else self.vals
-        self.select(g, b, (np.int64(self.n), self.indptr, self.deg, self.core, self.q, self.qh, self.st))
+        self.select(g, b, (self.indptr, self.deg, self.core, self.q, self.qh, self.rem[0], self.rem[1],
+                           self.st))
         self.push(g, b, (self.indptr, self.indices, w, self.deg, self.q, self.qh, self.st))
 
     def _batch(self):
@@ -96,8 +98,10 @@ class KCorePlan:
             self.stream.wait_event(caller.record())
             self.deg[:self.n] = deg
             self.core.fill(-1)
+            self.rem[0][:self.n] = cp.arange(self.n, dtype=self.rem[0].dtype)
             st = np.zeros(S_WORDS, np.int64)
             st[3] = np.iinfo(np.int64).max            # S_MIN
+            st[7] = self.n                            # S_N[0]: every vertex remains
             self.st.set(st, stream=self.stream)
             while True:
                 self._batch()

@@ -3,8 +3,9 @@
 // One round = kc_select then kc_push, each launched with a fixed shape and reading its work
 // size from the state words `st`, so a batch of rounds is replayed blind as one CUDA graph and
 // the host reads one word (S_DONE) per batch.
-//   kc_select: every remaining vertex (deg >= 0; a removed one holds -1) with degree <= k is
-//              removed now: core = k, deg = -1;
+//   kc_select: every remaining vertex (the list of the round's parity; the vertices that stay
+//              go to the other list, so the pass shrinks with the graph) with degree <= k
+//              is removed now: core = k, deg = -1 (what the push tests);
 //              light ones join the queue, heavy ones (row longer than KC_HEAVY) the heavy list
 //              as KC_HEAVY-entry chunks; the smallest degree left is kept in S_MIN.
 //   kc_push:   every removed vertex lowers its remaining neighbours' degrees (atomicSub; the
@@ -26,23 +27,31 @@ typedef unsigned long long u64;
 #define S_DONE 4     // 1 once no vertex remains
 #define S_ROUNDS 5   // rounds run
 #define S_TICKET 6   // kc_push blocks finished (the last one closes the round)
+#define S_N 7        // [7 + parity]: lengths of the two remaining-vertex lists
 
 $BALANCED
 
 extern "C" __global__ void __launch_bounds__(256)
-kc_select(long long n, const idx_t* __restrict__ indptr, int* deg, int* core,
-          idx_t* q, idx_t* qh, long long* st)
+kc_select(const idx_t* __restrict__ indptr, int* deg, int* core, idx_t* q, idx_t* qh,
+          idx_t* rem0, idx_t* rem1, long long* st)
 {
     if (st[S_DONE]) return;
     const int k = (int)st[S_K];
+    // the remaining vertices: read from one list, the ones that stay appended to the other
+    const int par = (int)(st[S_ROUNDS] & 1);
+    const idx_t* rin = par ? rem1 : rem0;
+    idx_t* rout = par ? rem0 : rem1;
+    const long long cnt = st[S_N + par];
     const int lane = threadIdx.x & 31;
     int lmin = 0x7fffffff;
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long base = (long long)blockIdx.x * blockDim.x; base < n; base += stride) {
-        const long long v = base + threadIdx.x;
-        bool light = false;
-        const int d = v < n ? deg[v] : -1;
-        if (d >= 0) {
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < cnt; base += stride) {
+        const long long i = base + threadIdx.x;
+        bool light = false, stay = false;
+        idx_t v = 0;
+        if (i < cnt) {
+            v = rin[i];
+            const int d = deg[v];
             if (d <= k) {
                 core[v] = k;
                 deg[v] = -1;
@@ -50,23 +59,33 @@ kc_select(long long n, const idx_t* __restrict__ indptr, int* deg, int* core,
                 if (len > KC_HEAVY) {
                     const long long nch = (len + KC_HEAVY - 1) / KC_HEAVY;
                     const long long b = (long long)atomicAdd((u64*)(st + S_H), (u64)nch);
-                    qh[b] = (idx_t)v;                                   // chunk 0: the vertex
+                    qh[b] = v;                                          // chunk 0: the vertex
                     for (long long x = 1; x < nch; ++x) qh[b + x] = (idx_t)(-x);   // chunk x
                 } else {
                     light = len > 0;
                 }
             } else {
+                stay = true;
                 lmin = min(lmin, d);
             }
         }
-        // queue append, one atomic per warp
+        // appends, one atomic per warp each: the removed light vertices to the queue, the
+        // vertices that stay to the other remaining list
         const unsigned m = __ballot_sync(KC_FULL, light);
         if (m) {
             const int leader = __ffs(m) - 1;
             long long pos = 0;
             if (lane == leader) pos = (long long)atomicAdd((u64*)(st + S_Q), (u64)__popc(m));
             pos = __shfl_sync(KC_FULL, pos, leader);
-            if (light) q[pos + __popc(m & ((1u << lane) - 1u))] = (idx_t)v;
+            if (light) q[pos + __popc(m & ((1u << lane) - 1u))] = v;
+        }
+        const unsigned r = __ballot_sync(KC_FULL, stay);
+        if (r) {
+            const int leader = __ffs(r) - 1;
+            long long pos = 0;
+            if (lane == leader) pos = (long long)atomicAdd((u64*)(st + S_N + 1 - par), (u64)__popc(r));
+            pos = __shfl_sync(KC_FULL, pos, leader);
+            if (stay) rout[pos + __popc(r & ((1u << lane) - 1u))] = v;
         }
     }
     for (int off = 16; off > 0; off >>= 1) lmin = min(lmin, __shfl_down_sync(KC_FULL, lmin, off));
@@ -87,6 +106,7 @@ __device__ __forceinline__ void kc_close(volatile long long* st)
     st[S_Q] = 0;
     st[S_H] = 0;
     st[S_MIN] = 0x7fffffffffffffffLL;
+    st[S_N + (int)(st[S_ROUNDS] & 1)] = 0;     // the list just read is the next one written
     st[S_ROUNDS] += 1;
     st[S_TICKET] = 0;
 }
