@@ -76,6 +76,8 @@ from .algorithms import (
     shortest_path as shortest_path,
     similarity_topk as similarity_topk,
     strongly_connected_components as strongly_connected_components,
+    topological_generations as topological_generations,
+    topological_sort as topological_sort,
     transitivity as transitivity,
     weakly_connected_components as weakly_connected_components,
 )

@@ -36,6 +36,7 @@ _WHERE = {
     "all_pairs_shortest_path_length": "paths",
     "louvain": "_louvain", "modularity": "_louvain", "LouvainResult": "_louvain",
     "leiden": "_leiden",
+    "topological_generations": "dag", "topological_sort": "dag",
 }
 
 __all__ = sorted(_WHERE)
