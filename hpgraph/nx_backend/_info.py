@@ -64,7 +64,7 @@ _SUBSET = ("Brandes restricted to the source/target pairs, level-synchronous per
 _BCC = ("Tarjan's lowpoint walk over the CSR (sequential; networkx's neighbour order, NumPy "
         "discovery and lowpoint arrays): networkx's order.")
 
-_ECC = ("From the eccentricities (SciPy's all-pairs search on the CPU up to 2048 nodes, "
+_ECC = ("From the eccentricities (hpgraph.csgraph.shortest_path, all pairs, up to 2048 nodes, "
         "else one engine BFS / SSSP per node); with ``usebounds`` the same extrema come from "
         "all eccentricities (no bounding).")
 
@@ -143,7 +143,7 @@ FUNCTIONS = {
     "floyd_warshall_numpy": "One engine SSSP per node; a negative cycle is declined.",
     "johnson": "One engine SSSP (negative weights allowed) per node; " + _PAIR,
     "average_shortest_path_length": "One engine BFS / SSSP per node.",
-    "eccentricity": ("SciPy's all-pairs search on the CPU up to 2048 nodes, else one engine "
+    "eccentricity": ("hpgraph.csgraph.shortest_path (all pairs) up to 2048 nodes, else one engine "
                      "BFS / SSSP per node; negative weights are declined."),
     "diameter": _ECC,
     "radius": _ECC,
