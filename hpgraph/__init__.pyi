@@ -65,6 +65,7 @@ from .algorithms import (
     degree_centrality as degree_centrality,
     eigenvector_centrality as eigenvector_centrality,
     harmonic_centrality as harmonic_centrality,
+    is_graphical as is_graphical,
     jaccard as jaccard,
     k_truss as k_truss,
     katz_centrality as katz_centrality,

@@ -37,6 +37,7 @@ _WHERE = {
     "louvain": "_louvain", "modularity": "_louvain", "LouvainResult": "_louvain",
     "leiden": "_leiden",
     "topological_generations": "dag", "topological_sort": "dag",
+    "is_graphical": "degree_sequence",
 }
 
 __all__ = sorted(_WHERE)

@@ -24,9 +24,11 @@ _CC = "hpgraph's FastSV connected components (min-label SpMV hooking); networkx'
 _ALL = " One engine call per source, yielded lazily."
 _PAIR = ("Paths follow one engine search from the source: where several shortest paths "
          "exist, the path may differ from networkx's bidirectional search.")
-_TOPO = ("Kahn's peeling, one vectorised step per generation, in networkx's exact order.")
-_DFS = ("SciPy's depth_first_order on the adjacency in networkx's neighbour order (networkx's "
-        "exact order); with ``depth_limit``, the sequential labelled walk over the CSR. "
+_TOPO = ("hpgraph.topological_generations (Kahn's peeling, one vectorised step per "
+         "generation); the order within a generation is rebuilt on the host in networkx's "
+         "exact order.")
+_DFS = ("hpgraph.csgraph.depth_first_order (SciPy's CPU code) on the adjacency in networkx's "
+        "neighbour order (networkx's exact order); with ``depth_limit``, the sequential labelled walk over the CSR. "
         "``sort_neighbors`` is declined.")
 _VEC = "Vectorised NumPy over the converted adjacency."
 _POWER = ("networkx's power iteration (same start, update and stopping rule) with A^T x on "
@@ -68,8 +70,8 @@ _ECC = ("From the eccentricities (hpgraph.csgraph.shortest_path, all pairs, up t
         "else one engine BFS / SSSP per node); with ``usebounds`` the same extrema come from "
         "all eccentricities (no bounding).")
 
-_SEQ = ("A degree sequence, not a graph: the Erdős–Gallai inequalities for every k at once "
-        "from NumPy prefix sums (networkx's integer validation).")
+_SEQ = ("A degree sequence, not a graph: hpgraph.is_graphical (the Erdős–Gallai inequalities "
+        "for every k at once from prefix sums) after networkx's integer validation.")
 
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
@@ -153,11 +155,12 @@ FUNCTIONS = {
     "weakly_connected_components": _CC,
     "number_weakly_connected_components": _CC,
     "is_weakly_connected": _CC,
-    "strongly_connected_components": ("SciPy's strong components (hpgraph has no SCC yet), "
-                                      "yielded sinks first; the order among independent "
+    "strongly_connected_components": ("hpgraph.strongly_connected_components, yielded sinks "
+                                      "first (the condensation ordered by "
+                                      "hpgraph.topological_sort); the order among independent "
                                       "components may differ from networkx's."),
-    "number_strongly_connected_components": "SciPy's strong components.",
-    "is_strongly_connected": "SciPy's strong components.",
+    "number_strongly_connected_components": "hpgraph.strongly_connected_components.",
+    "is_strongly_connected": "hpgraph.strongly_connected_components.",
     "topological_generations": _TOPO,
     "topological_sort": _TOPO,
     "is_directed_acyclic_graph": _TOPO,
