@@ -28,8 +28,8 @@ _TOPO = ("hpgraph.topological_generations (Kahn's peeling, one vectorised step p
          "generation); the order within a generation is rebuilt on the host in networkx's "
          "exact order.")
 _DFS = ("hpgraph.csgraph.depth_first_order (SciPy's CPU code) on the adjacency in networkx's "
-        "neighbour order (networkx's exact order); with ``depth_limit``, the sequential labelled walk over the CSR. "
-        "``sort_neighbors`` is declined.")
+        "neighbour order (networkx's exact order); with ``depth_limit``, the sequential "
+        "labelled walk over the CSR. ``sort_neighbors`` is declined.")
 _VEC = "Vectorised NumPy over the converted adjacency."
 _POWER = ("networkx's power iteration (same start, update and stopping rule) with A^T x on "
           "hpgraph.mxv (plus-times, float64).")
