@@ -31,8 +31,9 @@ _DFS = ("hpgraph.csgraph.depth_first_order (SciPy's CPU code) on the adjacency i
         "neighbour order (networkx's exact order); with ``depth_limit``, the sequential "
         "labelled walk over the CSR. ``sort_neighbors`` is declined.")
 _VEC = "Vectorised NumPy over the converted adjacency."
-_POWER = ("networkx's power iteration (same start, update and stopping rule) with A^T x on "
-          "hpgraph.mxv (plus-times, float64).")
+_POWER = ("hpgraph.eigenvector_centrality / katz_centrality: networkx's power iteration (same "
+          "start, update and stopping rule) with A^T x on hpgraph.mxv (float64); values agree "
+          "to rounding. Negative weights are declined.")
 _KCORE = ("hpgraph's core numbers; the subgraph is a new networkx graph with the numeric edge "
           "attributes, node and graph attributes (non-numeric edge attributes are not kept).")
 _LINK = ("Common neighbours by a SciPy sparse row product; pairs in networkx's order "
