@@ -1,6 +1,8 @@
 """networkx's closeness / harmonic / eigenvector / Katz centrality and the k-core subgraphs.
 
-* closeness and harmonic: one hpgraph BFS (or SSSP with ``distance``) per node;
+* closeness and harmonic: :func:`hpgraph.closeness_centrality` /
+  :func:`hpgraph.harmonic_centrality` (batched BFS) for hop distances; one hpgraph SSSP per
+  node with ``distance`` (and one BFS per source for harmonic centrality from ``sources``);
 * eigenvector and Katz: :func:`hpgraph.eigenvector_centrality` and
   :func:`hpgraph.katz_centrality` (networkx's power iterations: same start vector, update and
   stopping rule);
@@ -36,10 +38,24 @@ def _distances(hg, sid, distance, reverse=False):
     return dist, np.isfinite(dist)
 
 
-@implements("closeness_centrality", needs=("bfs", "sssp"), check=_dist_check)
+def _hop_centrality(hg, name, ids, **kwargs):
+    """``hpgraph.<name>`` (closeness or harmonic, hop distances) of the vertex ids ``ids``."""
+    from .. import backend as _backend
+
+    vals = hp_algorithm(name)(hg.hp(), vertices=ids, backend=device(), **kwargs)
+    return np.asarray(_backend.to_host(vals), dtype=np.float64).tolist()
+
+
+@implements("closeness_centrality", needs=("bfs", "sssp", "closeness_centrality"),
+            check=_dist_check)
 def closeness_centrality(G, u=None, distance=None, wf_improved=True):
-    """Closeness (incoming distances on directed graphs), networkx's formula."""
+    """Closeness (incoming distances on directed graphs), networkx's formula: hop distances by
+    :func:`hpgraph.closeness_centrality`, weighted ones by one SSSP per node."""
     nodes = list(G.nodes) if u is None else [u]
+    if distance is None:
+        vals = _hop_centrality(G, "closeness_centrality", [G.index[v] for v in nodes],
+                               wf_improved=wf_improved)
+        return vals[0] if u is not None else dict(zip(nodes, vals))
     n = len(G)
     out = {}
     for v in nodes:
@@ -58,14 +74,21 @@ def closeness_centrality(G, u=None, distance=None, wf_improved=True):
     return out
 
 
-@implements("harmonic_centrality", needs=("bfs", "sssp"), check=_dist_check)
+@implements("harmonic_centrality", needs=("bfs", "sssp", "harmonic_centrality"),
+            check=_dist_check)
 def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
-    """Sum of inverse distances, networkx's accumulation order."""
+    """Sum of inverse distances: from every node, :func:`hpgraph.harmonic_centrality`; from
+    ``sources`` or with ``distance``, one BFS / SSSP per source in networkx's accumulation
+    order."""
     from ._registry import _nbunch
 
     nb = set(_nbunch(G, nbunch) if nbunch is not None else G.nodes)
     src = set(_nbunch(G, sources) if sources is not None else G.nodes)
     centrality = {v: 0 for v in nb}
+    if distance is None and sources is None:
+        targets = list(centrality)
+        vals = _hop_centrality(G, "harmonic_centrality", [G.index[v] for v in targets])
+        return dict(zip(targets, vals))
     transposed = len(nb) < len(src)
     if transposed:
         nb, src = src, nb

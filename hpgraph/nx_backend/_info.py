@@ -175,8 +175,11 @@ FUNCTIONS = {
     "degree_centrality": _VEC,
     "in_degree_centrality": _VEC,
     "out_degree_centrality": _VEC,
-    "closeness_centrality": "One engine BFS (or SSSP with ``distance``) per node.",
-    "harmonic_centrality": "One engine BFS (or SSSP with ``distance``) per source.",
+    "closeness_centrality": ("hpgraph.closeness_centrality (batched BFS, networkx's formula "
+                             "bit for bit); with ``distance``, one engine SSSP per node."),
+    "harmonic_centrality": ("hpgraph.harmonic_centrality (batched BFS; sums agree to "
+                            "rounding); with ``distance`` or ``sources``, one engine BFS / "
+                            "SSSP per source in networkx's accumulation order."),
     "eigenvector_centrality": _POWER,
     "katz_centrality": _POWER,
     "clustering": _CLUSTER,
