@@ -172,9 +172,9 @@ FUNCTIONS = {
     "dfs_preorder_nodes": _DFS,
     "dfs_postorder_nodes": _DFS,
     # centrality and measures
-    "degree_centrality": _VEC,
-    "in_degree_centrality": _VEC,
-    "out_degree_centrality": _VEC,
+    "degree_centrality": "hpgraph.degree_centrality (networkx's values bit for bit).",
+    "in_degree_centrality": "hpgraph.degree_centrality (mode 'in').",
+    "out_degree_centrality": "hpgraph.degree_centrality (mode 'out').",
     "closeness_centrality": ("hpgraph.closeness_centrality (batched BFS, networkx's formula "
                              "bit for bit); with ``distance``, one engine SSSP per node."),
     "harmonic_centrality": ("hpgraph.harmonic_centrality (batched BFS; sums agree to "

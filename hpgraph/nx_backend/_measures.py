@@ -1,7 +1,8 @@
 """networkx's degree-based measures, clustering, reciprocity, link prediction and modularity.
 
-All of them are vectorised NumPy / SciPy over the converted adjacency (clustering uses
-hpgraph's triangle counts).  Floating-point sums that networkx accumulates node by node are
+Degree centrality is :func:`hpgraph.degree_centrality` and unweighted undirected clustering
+uses hpgraph's triangle counts; the others are vectorised NumPy / SciPy over the converted
+adjacency.  Floating-point sums that networkx accumulates node by node are
 accumulated here in the same order where the order is cheap to keep; elsewhere results agree
 to rounding.
 """
@@ -13,7 +14,7 @@ import math
 import numpy as np
 
 from ._components import _require_directed, _undirected_only
-from ._registry import _nx, _weight_is_name, implements
+from ._registry import _nx, _weight_is_name, device, hp_algorithm, implements
 
 
 def _degree(hg):
@@ -46,31 +47,34 @@ def _in_degree(hg):
         hg.indices, weights=hg.multiplicity, minlength=hg.n).astype(np.int64))
 
 
-def _centrality_of(hg, deg):
+def _centrality_of(hg, mode):
+    """:func:`hpgraph.degree_centrality` (``mode`` "all", "in" or "out") as a dict."""
+    from .. import backend as _backend
+
     if hg.n <= 1:
         return dict.fromkeys(hg.nodes, 1)
-    s = 1.0 / (hg.n - 1.0)
-    return dict(zip(hg.nodes, (deg * s).tolist()))
+    vals = hp_algorithm("degree_centrality")(hg.hp(), mode, backend=device())
+    return dict(zip(hg.nodes, np.asarray(_backend.to_host(vals), dtype=np.float64).tolist()))
 
 
-@implements("degree_centrality")
+@implements("degree_centrality", needs=("degree_centrality",))
 def degree_centrality(G):
     """Degree / (n - 1) per node."""
-    return _centrality_of(G, _degree(G))
+    return _centrality_of(G, "all")
 
 
-@implements("in_degree_centrality")
+@implements("in_degree_centrality", needs=("degree_centrality",))
 def in_degree_centrality(G):
     """In-degree / (n - 1) per node of a directed graph."""
     _require_directed(G)
-    return _centrality_of(G, _in_degree(G))
+    return _centrality_of(G, "in")
 
 
-@implements("out_degree_centrality")
+@implements("out_degree_centrality", needs=("degree_centrality",))
 def out_degree_centrality(G):
     """Out-degree / (n - 1) per node of a directed graph."""
     _require_directed(G)
-    return _centrality_of(G, np.diff(G.indptr))
+    return _centrality_of(G, "out")
 
 
 # ---------------------------------------------------------------------------------------------
