@@ -55,7 +55,7 @@ _SPARSE = ("SciPy sparse products over the converted CSR (mutual weights P + P^T
 _WALK = ("A sequential search over the converted CSR (networkx's neighbour order, visited "
          "marks in NumPy arrays): networkx's exact order, as a generator.")
 
-_CLUSTER = ("Undirected unweighted: hpgraph's triangle counts. Weighted and directed: SciPy "
+_CLUSTER = ("Undirected unweighted: hpgraph.clustering. Weighted and directed: SciPy "
             "sparse products of the cube roots of the normalised weights (diag(W^3), Fagiolo's "
             "(W + W^T)^3 for directed graphs), equal to networkx's up to rounding. Multigraphs "
             "are declined.")

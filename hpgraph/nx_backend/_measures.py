@@ -1,7 +1,7 @@
 """networkx's degree-based measures, clustering, reciprocity, link prediction and modularity.
 
 Degree centrality is :func:`hpgraph.degree_centrality` and unweighted undirected clustering
-uses hpgraph's triangle counts; the others are vectorised NumPy / SciPy over the converted
+:func:`hpgraph.clustering`; the others are vectorised NumPy / SciPy over the converted
 adjacency.  Floating-point sums that networkx accumulates node by node are
 accumulated here in the same order where the order is cheap to keep; elsewhere results agree
 to rounding.
@@ -115,13 +115,11 @@ def _cluster_check(b):
 
 
 def _clustering_array(hg):
-    from ._analysis import _triangle_counts
+    """:func:`hpgraph.clustering` (undirected, unweighted) as NumPy."""
+    from .. import backend as _backend
 
-    t = _triangle_counts(hg)
-    deg = np.diff(hg.indptr) - hg.self_loops()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        c = np.where(t > 0, 2.0 * t / (deg * (deg - 1.0)), 0.0)
-    return t, c
+    c = hp_algorithm("clustering")(hg.hp(), backend=device())
+    return np.asarray(_backend.to_host(c), dtype=np.float64)
 
 
 def _weighted_cube_roots(hg, weight):
@@ -148,8 +146,8 @@ def _clustering_values(hg, weight):
     """Per vertex: networkx's clustering (float64) and whether its triangle sum is zero."""
     def make():
         if not hg.is_directed() and weight is None:
-            t, c = _clustering_array(hg)
-            return c, t == 0
+            c = _clustering_array(hg)
+            return c, c == 0   # a coefficient is 0 exactly when the vertex has no triangle
         W, P = _weighted_cube_roots(hg, weight)
         if hg.is_directed():
             S = (W + W.T).tocsr()
@@ -167,7 +165,7 @@ def _clustering_values(hg, weight):
     return hg.cached(("clustering", weight), make)
 
 
-@implements("clustering", needs=("triangles",), check=_cluster_check)
+@implements("clustering", needs=("clustering",), check=_cluster_check)
 def clustering(G, nodes=None, weight=None):
     """Local clustering coefficient (dict, or a number for one node); weighted ones use the
     geometric mean of the normalised weights, directed ones Fagiolo's triangles."""
@@ -184,7 +182,7 @@ def clustering(G, nodes=None, weight=None):
     return {v: vals[G.index[v]] for v in _nbunch(G, nodes)}
 
 
-@implements("average_clustering", needs=("triangles",), check=_cluster_check)
+@implements("average_clustering", needs=("clustering",), check=_cluster_check)
 def average_clustering(G, nodes=None, weight=None, count_zeros=True):
     """Mean clustering coefficient over ``nodes`` (ZeroDivisionError when there are none)."""
     c = clustering(G, nodes, weight=weight)
