@@ -84,7 +84,8 @@ for _name in ("strongly_connected_components", "weakly_connected_components", "j
               "k_truss", "degree_centrality", "eigenvector_centrality", "katz_centrality",
               "closeness_centrality", "harmonic_centrality", "minimum_spanning_forest",
               "shortest_path", "all_pairs_shortest_path_length", "louvain", "modularity", "leiden",
-              "topological_generations", "topological_sort", "is_graphical"):
+              "topological_generations", "topological_sort", "is_graphical",
+              "biconnected_components"):
     _LAZY[_name] = ("hpgraph.algorithms", _name)
 
 __all__ = sorted(_LAZY)

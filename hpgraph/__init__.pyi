@@ -59,6 +59,7 @@ from .io import (
 from .algorithms import (
     all_pairs_shortest_path_length as all_pairs_shortest_path_length,
     average_clustering as average_clustering,
+    biconnected_components as biconnected_components,
     closeness_centrality as closeness_centrality,
     clustering as clustering,
     cosine as cosine,

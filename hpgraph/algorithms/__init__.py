@@ -38,6 +38,7 @@ _WHERE = {
     "leiden": "_leiden",
     "topological_generations": "dag", "topological_sort": "dag",
     "is_graphical": "degree_sequence",
+    "biconnected_components": "biconnected", "BiconnectedResult": "biconnected",
 }
 
 __all__ = sorted(_WHERE)

@@ -64,8 +64,8 @@ _SUBSET = ("Brandes restricted to the source/target pairs, level-synchronous per
            "hpgraph's BFS depths or SSSP distances (one bincount per level); values agree with "
            "networkx's to rounding. Zero or negative weights are declined.")
 
-_BCC = ("Tarjan's lowpoint walk over the CSR (sequential; networkx's neighbour order, NumPy "
-        "discovery and lowpoint arrays): networkx's order.")
+_BCC = ("hpgraph.biconnected_components' Tarjan search (sequential, on the host) over the "
+        "adjacency in networkx's neighbour order: networkx's order.")
 
 _ECC = ("From the eccentricities (hpgraph.csgraph.shortest_path, all pairs, up to 2048 nodes, "
         "else one engine BFS / SSSP per node); with ``usebounds`` the same extrema come from "
@@ -255,8 +255,9 @@ FUNCTIONS = {
     "biconnected_component_edges": _BCC,
     "is_biconnected": _BCC,
     "articulation_points": _BCC,
-    "chain_decomposition": _BCC + " The chains follow networkx's depth-first forest.",
-    "bridges": _BCC + " Edges outside every chain, in ``G.edges()`` order.",
+    "chain_decomposition": (_WALK + " The chains follow networkx's depth-first forest (the "
+                            "labelled walk of dfs_labeled_edges)."),
+    "bridges": _BCC + " The edges that are a block by themselves, in ``G.edges()`` order.",
     "has_bridges": _BCC,
     "is_graphical": _SEQ,
     "is_valid_degree_sequence_erdos_gallai": _SEQ,
