@@ -1,12 +1,13 @@
 """networkx's edge-by-edge traversals on the converted CSR: ``edge_dfs``, ``edge_bfs``,
-``dfs_labeled_edges`` and ``bfs_labeled_edges``.
+``dfs_labeled_edges`` and ``bfs_labeled_edges``, simple paths, colliders and v-structures.
 
-These report every edge in the order a sequential search meets it, so there is no
-level-synchronous form: the search walks the adjacency arrays (kept in networkx's neighbour
-order, predecessors too) with integer cursors and marks visited vertices and edges in NumPy
-bool arrays instead of Python sets of labels.  An undirected edge is identified by the
-smaller of its two adjacency entries, a directed edge by its entry.  Results are generators,
-lazily, as in networkx.
+``bfs_labeled_edges`` labels every edge at once from hpgraph's BFS (depths, networkx's
+visiting order and parents).  The others report every edge in the order a sequential search
+meets it, so there is no level-synchronous form: the search walks the adjacency arrays (kept in
+networkx's neighbour order, predecessors too) with integer cursors and marks visited vertices
+and edges in NumPy bool arrays instead of Python sets of labels.  An undirected edge is
+identified by the smaller of its two adjacency entries, a directed edge by its entry.  Results
+are generators, lazily, as in networkx.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections import deque
 
 import numpy as np
 
-from ._registry import _nx, _no_sort_neighbors, implements
+from ._registry import _nx, _no_sort_neighbors, device, implements
 
 FORWARD = "forward"
 REVERSE = "reverse"
@@ -208,42 +209,55 @@ def dfs_labeled_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
     return gen()
 
 
-@implements("bfs_labeled_edges")
+@implements("bfs_labeled_edges", needs=("bfs",))
 def bfs_labeled_edges(G, sources):
     """``(u, v, label)`` for every edge a breadth-first search meets: tree, level, forward
-    and (directed) reverse edges (a generator)."""
+    and (directed) reverse edges (a generator).
+
+    hpgraph's BFS gives the depths and networkx's visiting order (:func:`._order.bfs_levels`);
+    every edge is then labelled at once: networkx scans the vertices in that order and each
+    one's neighbours in order, calls the edge to a vertex's BFS parent "tree", an edge within a
+    level "level" (undirected: only towards a vertex not scanned yet), one level down
+    "forward" and (directed) one level up or more "reverse".
+    """
     def gen():
+        from ._order import _expand, bfs_levels
+
         srcs = [sources] if sources in G else sources
-        labels = G.nodes
-        indptr, indices = G.indptr.tolist(), G.indices.tolist()
-        directed = G.is_directed()
-        depth = np.full(G.n, -1, dtype=np.int64)
-        visited = np.zeros(G.n, dtype=bool)
-        queue = deque()
+        ids = []
         for s in srcs:
             i = G.index[s]  # KeyError for a source not in G, as networkx's G._adj[s]
-            if depth[i] < 0:
-                depth[i] = 0
-                queue.append(i)
-        while queue:
-            u = queue.popleft()
-            du = int(depth[u])
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                dv = int(depth[v])
-                if dv < 0:
-                    depth[v] = du + 1
-                    queue.append(v)
-                    yield labels[u], labels[v], "tree"
-                elif du == dv:
-                    if not visited[v]:
-                        yield labels[u], labels[v], "level"
-                elif du < dv:
-                    yield labels[u], labels[v], "forward"
-                elif directed:
-                    yield labels[u], labels[v], "reverse"
-            if not directed:
-                visited[u] = True
+            if i not in ids:
+                ids.append(i)
+        if not ids:
+            return
+        levels = bfs_levels(G, ids, backend=device())
+        order = np.concatenate([verts for verts, _ in levels])
+        n = G.n
+        depth = np.full(n, -1, dtype=np.int64)
+        parent = np.full(n, -1, dtype=np.int64)
+        for d, (verts, pars) in enumerate(levels):
+            depth[verts] = d
+            if d:
+                parent[verts] = pars
+        pos = np.empty(n, dtype=np.int64)
+        pos[order] = np.arange(order.shape[0])
+        v, u = _expand(G.indptr, G.indices.astype(np.int64), order)
+        du, dv = depth[u], depth[v]
+        tree = parent[v] == u
+        level = ~tree & (du == dv)
+        forward = ~tree & (du < dv)
+        reverse = ~tree & (du > dv)
+        if G.is_directed():
+            keep = tree | level | forward | reverse
+        else:
+            level &= pos[v] >= pos[u]      # networkx skips vertices already scanned
+            reverse[:] = False
+            keep = tree | level | forward
+        label = np.where(tree, 0, np.where(level, 1, np.where(forward, 2, 3)))[keep]
+        names = ("tree", "level", "forward", "reverse")
+        yield from zip(G.labels_of(u[keep]), G.labels_of(v[keep]),
+                       [names[k] for k in label.tolist()])
     return gen()
 
 

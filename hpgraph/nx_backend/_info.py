@@ -242,7 +242,8 @@ FUNCTIONS = {
     "edge_dfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
     "edge_bfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
     "dfs_labeled_edges": _WALK + " ``sort_neighbors`` is declined.",
-    "bfs_labeled_edges": _WALK,
+    "bfs_labeled_edges": ("hpgraph's BFS gives the depths, networkx's visiting order and parents; "
+                          "every edge is labelled at once from them (networkx's exact order)."),
     "all_simple_paths": _WALK + " Parallel edges of a multigraph repeat a path, as in networkx.",
     "all_simple_edge_paths": _WALK + " Multigraph edges come with their keys.",
     "square_clustering": ("Common-neighbour counts from one SciPy sparse product A @ A; "

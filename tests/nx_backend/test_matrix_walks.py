@@ -368,3 +368,13 @@ def test_multigraph_edge_walks(directed):
     for keys in (False, True):
         assert list(nx.edge_boundary(G, s1, keys=keys, backend=BE)) == \
             list(nx.edge_boundary(G, s1, keys=keys))
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_bfs_labeled_edges_multigraph_and_repeated_sources(directed):
+    G = random_multigraph(5, directed)
+    G.add_edge(2, 2)
+    nodes = list(G)
+    for srcs in (nodes[2], [nodes[2], nodes[7], nodes[2]], []):
+        assert list(nx.bfs_labeled_edges(G, srcs, backend=BE)) == \
+            list(nx.bfs_labeled_edges(G, srcs))
