@@ -33,7 +33,7 @@ def _block_edges(G):
         yield list(zip(src[a:b], dst[a:b]))
 
 
-@implements("biconnected_component_edges")
+@implements("biconnected_component_edges", needs=("biconnected_components",))
 def biconnected_component_edges(G):
     """Edge lists of the biconnected components (a generator)."""
     labels = G.nodes
@@ -41,7 +41,7 @@ def biconnected_component_edges(G):
     return ([(labels[u], labels[v]) for u, v in comp] for comp in _block_edges(G))
 
 
-@implements("biconnected_components")
+@implements("biconnected_components", needs=("biconnected_components",))
 def biconnected_components(G):
     """Node sets of the biconnected components (a generator)."""
     labels = G.nodes
@@ -49,7 +49,7 @@ def biconnected_components(G):
     return ({labels[x] for e in comp for x in e} for comp in _block_edges(G))
 
 
-@implements("is_biconnected")
+@implements("is_biconnected", needs=("biconnected_components",))
 def is_biconnected(G):
     """True when the graph is connected and has no articulation point."""
     res = _blocks(G)
@@ -59,7 +59,7 @@ def is_biconnected(G):
     return np.union1d(res.source[a:b], res.target[a:b]).shape[0] == len(G)
 
 
-@implements("articulation_points")
+@implements("articulation_points", needs=("biconnected_components",))
 def articulation_points(G):
     """Cut vertices, each once, in networkx's order (a generator)."""
     _undirected_only(G)
@@ -155,7 +155,7 @@ def _bridge_ids(G, root):
     return r[ok], c[ok]
 
 
-@implements("bridges")
+@implements("bridges", needs=("biconnected_components",))
 def bridges(G, root=None):
     """Edges whose removal disconnects their component (a generator, ``G.edges()`` order)."""
     _undirected_only(G)
@@ -166,7 +166,7 @@ def bridges(G, root=None):
     return gen()
 
 
-@implements("has_bridges")
+@implements("has_bridges", needs=("biconnected_components",))
 def has_bridges(G, root=None):
     """True when the graph (or the component of ``root``) has a bridge."""
     _undirected_only(G)
