@@ -85,7 +85,7 @@ for _name in ("strongly_connected_components", "weakly_connected_components", "j
               "closeness_centrality", "harmonic_centrality", "minimum_spanning_forest",
               "shortest_path", "all_pairs_shortest_path_length", "louvain", "modularity", "leiden",
               "topological_generations", "topological_sort", "is_graphical",
-              "biconnected_components"):
+              "biconnected_components", "depth_first_events"):
     _LAZY[_name] = ("hpgraph.algorithms", _name)
 
 __all__ = sorted(_LAZY)

@@ -64,6 +64,7 @@ from .algorithms import (
     clustering as clustering,
     cosine as cosine,
     degree_centrality as degree_centrality,
+    depth_first_events as depth_first_events,
     eigenvector_centrality as eigenvector_centrality,
     harmonic_centrality as harmonic_centrality,
     is_graphical as is_graphical,

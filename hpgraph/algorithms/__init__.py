@@ -39,6 +39,7 @@ _WHERE = {
     "topological_generations": "dag", "topological_sort": "dag",
     "is_graphical": "degree_sequence",
     "biconnected_components": "biconnected", "BiconnectedResult": "biconnected",
+    "depth_first_events": "dfs", "DFSEvents": "dfs",
 }
 
 __all__ = sorted(_WHERE)

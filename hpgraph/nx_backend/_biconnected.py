@@ -5,7 +5,8 @@ search behind :func:`hpgraph.biconnected_components`) run over the adjacency in 
 neighbour order, which gives networkx's order; bridges are the blocks of a single edge
 (self-loops aside).  Parallel edges of a multigraph do not change the blocks (the search follows
 neighbours), so multigraphs are served (a bridge must also be a single edge).  The chain
-decomposition follows the labelled depth-first walk of :mod:`._edge_traversal`.
+decomposition follows hpgraph's labelled depth-first search (:func:`hpgraph.depth_first_events`,
+in networkx's neighbour order).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def _root_id(G, root):
     return None if root is None else G.index[root]
 
 
-@implements("chain_decomposition")
+@implements("chain_decomposition", needs=("depth_first_events",))
 def chain_decomposition(G, root=None):
     """Chains of the depth-first chain decomposition (lists of edges; a generator)."""
     _undirected_only(G)

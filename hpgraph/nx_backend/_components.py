@@ -227,8 +227,9 @@ def _dfs_check(b):
 
 
 def _labeled(hg, source, depth_limit, kind):
-    """With a ``depth_limit``: the ``kind`` edges of the depth-limited search (the sequential
-    walk of :func:`._edge_traversal.dfs_labeled_edges`, as networkx derives them)."""
+    """With a ``depth_limit``: the ``kind`` edges of the depth-limited search
+    (:func:`hpgraph.depth_first_events` through :func:`._edge_traversal.dfs_labeled_edges`, as
+    networkx derives them)."""
     from ._edge_traversal import dfs_labeled_edges
 
     return ((u, v) for u, v, d in dfs_labeled_edges(hg, source, depth_limit) if d == kind)
@@ -271,7 +272,7 @@ def _dfs_edge_ids(hg, source):
             yield order[1:], pred[order[1:]]
 
 
-@implements("dfs_edges", check=_dfs_check)
+@implements("dfs_edges", needs=("depth_first_events",), check=_dfs_check)
 def dfs_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """Tree edges of networkx's depth-first search (a generator)."""
     return _dfs_edges_gen(G, source, depth_limit)
@@ -285,7 +286,7 @@ def _dfs_edges_gen(hg, source, depth_limit=None):
         yield from zip(hg.labels_of(parent), hg.labels_of(child))
 
 
-@implements("dfs_tree", check=_dfs_check)
+@implements("dfs_tree", needs=("depth_first_events",), check=_dfs_check)
 def dfs_tree(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """The depth-first tree (or forest) as a ``networkx.DiGraph``."""
     T = _nx().DiGraph()
@@ -297,13 +298,13 @@ def dfs_tree(G, source=None, depth_limit=None, *, sort_neighbors=None):
     return T
 
 
-@implements("dfs_predecessors", check=_dfs_check)
+@implements("dfs_predecessors", needs=("depth_first_events",), check=_dfs_check)
 def dfs_predecessors(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """``{node: parent}`` of the depth-first tree."""
     return {t: s for s, t in _dfs_edges_gen(G, source, depth_limit)}
 
 
-@implements("dfs_successors", check=_dfs_check)
+@implements("dfs_successors", needs=("depth_first_events",), check=_dfs_check)
 def dfs_successors(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """``{node: [children]}`` of the depth-first tree."""
     d = {}
@@ -312,7 +313,7 @@ def dfs_successors(G, source=None, depth_limit=None, *, sort_neighbors=None):
     return d
 
 
-@implements("dfs_preorder_nodes", check=_dfs_check)
+@implements("dfs_preorder_nodes", needs=("depth_first_events",), check=_dfs_check)
 def dfs_preorder_nodes(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """Nodes in depth-first preorder (a generator)."""
     if depth_limit is not None:
@@ -325,7 +326,7 @@ def _pre_gen(hg, source):
         yield from hg.labels_of(order)
 
 
-@implements("dfs_postorder_nodes", check=_dfs_check)
+@implements("dfs_postorder_nodes", needs=("depth_first_events",), check=_dfs_check)
 def dfs_postorder_nodes(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """Nodes in depth-first postorder (a generator)."""
     if depth_limit is not None:

@@ -2,12 +2,13 @@
 ``dfs_labeled_edges`` and ``bfs_labeled_edges``, simple paths, colliders and v-structures.
 
 ``bfs_labeled_edges`` labels every edge at once from hpgraph's BFS (depths, networkx's
-visiting order and parents).  The others report every edge in the order a sequential search
-meets it, so there is no level-synchronous form: the search walks the adjacency arrays (kept in
-networkx's neighbour order, predecessors too) with integer cursors and marks visited vertices
-and edges in NumPy bool arrays instead of Python sets of labels.  An undirected edge is
-identified by the smaller of its two adjacency entries, a directed edge by its entry.  Results
-are generators, lazily, as in networkx.
+visiting order and parents), and ``dfs_labeled_edges`` is hpgraph's depth-first search
+(:func:`hpgraph.depth_first_events`) over the adjacency in networkx's order.  The others
+report every edge in the order a sequential search meets it, so there is no level-synchronous
+form: the search walks the adjacency arrays (kept in networkx's neighbour order, predecessors
+too) with integer cursors and marks visited vertices and edges in NumPy bool arrays instead of
+Python sets of labels.  An undirected edge is identified by the smaller of its two adjacency
+entries, a directed edge by its entry.  Results are generators, lazily, as in networkx.
 """
 
 from __future__ import annotations
@@ -158,45 +159,16 @@ def edge_bfs(G, source=None, orientation=None):
 
 
 def _dfs_labeled_ids(G, starts, depth_limit):
-    """networkx's ``dfs_labeled_edges`` on vertex ids: ``(u, v, label)`` triples."""
-    indptr, indices = G.indptr.tolist(), G.indices.tolist()
-    limit = G.n if depth_limit is None else depth_limit
-    visited = np.zeros(G.n, dtype=bool)
-    for start in starts:
-        if visited[start]:
-            continue
-        yield start, start, "forward"
-        visited[start] = True
-        stack = [[start, indptr[start], indptr[start + 1]]]
-        depth_now = 1
-        while stack:
-            top = stack[-1]
-            parent = top[0]
-            pushed = False
-            while top[1] < top[2]:
-                child = indices[top[1]]
-                top[1] += 1
-                if visited[child]:
-                    yield parent, child, "nontree"
-                    continue
-                yield parent, child, "forward"
-                visited[child] = True
-                if depth_now < limit:
-                    stack.append([child, indptr[child], indptr[child + 1]])
-                    depth_now += 1
-                    pushed = True
-                    break
-                yield parent, child, "reverse-depth_limit"
-            if pushed:
-                continue
-            stack.pop()
-            depth_now -= 1
-            if stack:
-                yield stack[-1][0], parent, "reverse"
-        yield start, start, "reverse"
+    """networkx's ``dfs_labeled_edges`` on vertex ids: ``(u, v, label)`` triples, from
+    :func:`hpgraph.algorithms.dfs.dfs_events` over the adjacency in networkx's neighbour
+    order (networkx's exact events and order)."""
+    from ..algorithms.dfs import KINDS, dfs_events
+
+    ev = dfs_events(G.indptr, G.indices, starts, depth_limit)
+    return zip(ev.source.tolist(), ev.target.tolist(), [KINDS[k] for k in ev.kind.tolist()])
 
 
-@implements("dfs_labeled_edges", check=_no_sort_neighbors)
+@implements("dfs_labeled_edges", needs=("depth_first_events",), check=_no_sort_neighbors)
 def dfs_labeled_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """``(u, v, label)`` for every edge a depth-first search meets (a generator)."""
     from ._registry import _neighbors_source

@@ -28,8 +28,8 @@ _TOPO = ("hpgraph.topological_generations (Kahn's peeling, one vectorised step p
          "generation); the order within a generation is rebuilt on the host in networkx's "
          "exact order.")
 _DFS = ("hpgraph.csgraph.depth_first_order (SciPy's CPU code) on the adjacency in networkx's "
-        "neighbour order (networkx's exact order); with ``depth_limit``, the sequential "
-        "labelled walk over the CSR. ``sort_neighbors`` is declined.")
+        "neighbour order (networkx's exact order); with ``depth_limit``, "
+        "hpgraph.depth_first_events. ``sort_neighbors`` is declined.")
 _VEC = "Vectorised NumPy over the converted adjacency."
 _POWER = ("hpgraph.eigenvector_centrality / katz_centrality: networkx's power iteration (same "
           "start, update and stopping rule) with A^T x on hpgraph.mxv (float64); values agree "
@@ -241,7 +241,9 @@ FUNCTIONS = {
     # edge-by-edge traversals
     "edge_dfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
     "edge_bfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
-    "dfs_labeled_edges": _WALK + " ``sort_neighbors`` is declined.",
+    "dfs_labeled_edges": ("hpgraph.depth_first_events over the adjacency in networkx's "
+                          "neighbour order: networkx's exact events. ``sort_neighbors`` is "
+                          "declined."),
     "bfs_labeled_edges": ("hpgraph's BFS gives the depths, networkx's visiting order and parents; "
                           "every edge is labelled at once from them (networkx's exact order)."),
     "all_simple_paths": _WALK + " Parallel edges of a multigraph repeat a path, as in networkx.",
@@ -256,8 +258,9 @@ FUNCTIONS = {
     "biconnected_component_edges": _BCC,
     "is_biconnected": _BCC,
     "articulation_points": _BCC,
-    "chain_decomposition": (_WALK + " The chains follow networkx's depth-first forest (the "
-                            "labelled walk of dfs_labeled_edges)."),
+    "chain_decomposition": ("hpgraph.depth_first_events in networkx's neighbour order "
+                            "(networkx's depth-first forest), then one chain per non-tree "
+                            "edge."),
     "bridges": _BCC + " The edges that are a block by themselves, in ``G.edges()`` order.",
     "has_bridges": _BCC,
     "is_graphical": _SEQ,

@@ -20,8 +20,8 @@ _PATHS = "hpgraph.sssp, hpgraph.bfs (unweighted calls)"
 _CC = "hpgraph.connected_components"
 _SCC = "hpgraph.strongly_connected_components, hpgraph.topological_sort (condensation order)"
 _TOPO = "hpgraph.topological_generations"
-_DFS = ("hpgraph.csgraph.depth_first_order (SciPy's CPU code); with depth_limit, the labelled "
-        "walk of dfs_labeled_edges")
+_DFS = ("hpgraph.csgraph.depth_first_order (SciPy's CPU code); with depth_limit, "
+        "hpgraph.depth_first_events")
 _KCORE = "hpgraph.k_core"
 _MST = "hpgraph.minimum_spanning_forest"
 _BCC = "hpgraph.biconnected_components (tarjan_blocks)"
@@ -63,6 +63,8 @@ ALGORITHM = {
     **_same(_TOPO, "topological_sort topological_generations is_directed_acyclic_graph"),
     **_same(_DFS, """dfs_edges dfs_tree dfs_predecessors dfs_successors dfs_preorder_nodes
         dfs_postorder_nodes"""),
+    **_same("hpgraph.depth_first_events (in networkx's neighbour order)",
+            "dfs_labeled_edges chain_decomposition"),
     **_same(_BCC, """biconnected_components biconnected_component_edges is_biconnected
         articulation_points bridges has_bridges"""),
     "pagerank": "hpgraph.pagerank",
@@ -117,8 +119,7 @@ _MIX = "degree-weighted neighbour sums (bincount); hpgraph has no assortativity 
 
 #: name -> why the computation is in the backend
 BACKEND = {
-    **_same(_WALK, """edge_dfs edge_bfs dfs_labeled_edges all_simple_paths
-        all_simple_edge_paths chain_decomposition"""),
+    **_same(_WALK, "edge_dfs edge_bfs all_simple_paths all_simple_edge_paths"),
     **_same("pairs of predecessors of every node; hpgraph has no DAG-structure queries",
             "colliders v_structures"),
     "densest_subgraph": ("FISTA's whole-array updates, then a one-vertex-at-a-time peeling "
