@@ -197,7 +197,8 @@ FUNCTIONS = {
     "adamic_adar_index": _LINK,
     "resource_allocation_index": _LINK,
     "preferential_attachment": _LINK,
-    "modularity": _VEC,
+    "modularity": ("hpgraph.modularity (directed graphs too); values agree with networkx's to "
+                   "rounding."),
     "cut_size": _VEC + " Directed graphs with T=None are declined.",
     "volume": _VEC,
     "normalized_cut_size": _VEC,

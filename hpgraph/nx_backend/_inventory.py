@@ -86,6 +86,7 @@ ALGORITHM = {
     **_same("hpgraph.degree_centrality",
             "degree_centrality in_degree_centrality out_degree_centrality"),
     "louvain_communities": "hpgraph.louvain",
+    "modularity": "hpgraph.modularity",
     "k_truss": "hpgraph.k_truss",
     **_same(_MST, """minimum_spanning_edges maximum_spanning_edges minimum_spanning_tree
         maximum_spanning_tree"""),
@@ -131,8 +132,6 @@ BACKEND = {
     **_same(_LINK, """jaccard_coefficient adamic_adar_index resource_allocation_index
         cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft
         within_inter_cluster"""),
-    "modularity": ("per-community sums (bincount) summed with math.fsum as networkx does; "
-                   "hpgraph.modularity is undirected only and rounds differently"),
     **_same("counts of reciprocated entries; hpgraph has no reciprocity measure",
             "reciprocity overall_reciprocity"),
     **_same(_MIX, """average_degree_connectivity average_neighbor_degree node_degree_xy

@@ -9,8 +9,6 @@ to rounding.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ._components import _require_directed, _undirected_only
@@ -359,10 +357,10 @@ def preferential_attachment(G, ebunch=None):
 # modularity
 
 
-@implements("modularity", check=_weight_is_name)
+@implements("modularity", needs=("modularity",), check=_weight_is_name)
 def modularity(G, communities, weight="weight", resolution=1):
-    """Newman's modularity of a partition (networkx's ``NotAPartition`` otherwise)."""
-    nx = _nx()
+    """Newman's modularity of a partition (:func:`hpgraph.modularity`; networkx's
+    ``NotAPartition`` otherwise, and its ZeroDivisionError for a graph without edges)."""
     if not isinstance(communities, list):
         communities = list(communities)
     covered = {v for c in communities for v in c if v in G}
@@ -370,33 +368,19 @@ def modularity(G, communities, weight="weight", resolution=1):
         from networkx.algorithms.community.quality import NotAPartition
 
         raise NotAPartition(G, communities)
-    n = G.n
-    label = np.empty(n, dtype=np.int64)
+    label = np.empty(G.n, dtype=np.int64)
     for k, c in enumerate(communities):
         for v in c:
             label[G.index[v]] = k
-    w = (np.ones(G.indices.shape[0]) if weight is None or weight not in G.edge_values
-         else G.edge_values[weight].astype(float))
-    rows = G.rows()
-    cols = G.indices
-    out_w = np.bincount(rows, weights=w, minlength=n)
-    if G.is_directed():
-        in_w = np.bincount(cols, weights=w, minlength=n)
-        m = float(out_w.sum())
-        norm = 1 / m**2
-        inside = label[rows] == label[cols]
-    else:
-        loops = rows == cols
-        out_w = out_w + np.bincount(rows[loops], weights=w[loops], minlength=n)
-        in_w = out_w
-        deg_sum = float(out_w.sum())
-        m = deg_sum / 2
-        norm = 1 / deg_sum**2
-        inside = (label[rows] == label[cols]) & (rows <= cols)  # each edge once
-    k = len(communities)
-    L = np.bincount(label[rows[inside]], weights=w[inside], minlength=k)
-    so = np.bincount(label, weights=out_w, minlength=k)
-    si = np.bincount(label, weights=in_w, minlength=k) if G.is_directed() else so
-    contrib = L / m - resolution * so * si * norm
-    return math.fsum(contrib.tolist()) if k else 0
+    weighted = weight is not None and weight in G.edge_values
+    G_hp = G.hp(weight if weighted else None)
+    w = G.edge_values[weight] if weighted else np.ones(G.indices.shape[0])
+    total = w.sum() + (0 if G.is_directed() else w[G.rows() == G.indices].sum())
+    if total == 0:
+        raise ZeroDivisionError("float division by zero")  # networkx's 1 / m**2 with m = 0
+    from ..exceptions import InvalidValue
 
+    try:
+        return hp_algorithm("modularity")(G_hp, label, resolution, weighted, backend=device())
+    except InvalidValue as exc:  # a resolution hpgraph does not take (not a finite number)
+        raise NotImplementedError(f"modularity: {exc}") from None
