@@ -76,12 +76,14 @@ from .algorithms import (
     minimum_spanning_forest as minimum_spanning_forest,
     modularity as modularity,
     overlap as overlap,
+    reciprocity as reciprocity,
     shortest_path as shortest_path,
     similarity_topk as similarity_topk,
     strongly_connected_components as strongly_connected_components,
     topological_generations as topological_generations,
     topological_sort as topological_sort,
     transitivity as transitivity,
+    vertex_reciprocity as vertex_reciprocity,
     weakly_connected_components as weakly_connected_components,
 )
 from . import graphblas as graphblas

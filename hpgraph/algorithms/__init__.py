@@ -40,6 +40,7 @@ _WHERE = {
     "is_graphical": "degree_sequence",
     "biconnected_components": "biconnected", "BiconnectedResult": "biconnected",
     "depth_first_events": "dfs", "DFSEvents": "dfs",
+    "reciprocity": "_reciprocity", "vertex_reciprocity": "_reciprocity",
 }
 
 __all__ = sorted(_WHERE)

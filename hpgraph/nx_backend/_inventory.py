@@ -87,6 +87,8 @@ ALGORITHM = {
             "degree_centrality in_degree_centrality out_degree_centrality"),
     "louvain_communities": "hpgraph.louvain",
     "modularity": "hpgraph.modularity",
+    "overall_reciprocity": "hpgraph.reciprocity",
+    "reciprocity": "hpgraph.reciprocity, hpgraph.vertex_reciprocity",
     "k_truss": "hpgraph.k_truss",
     **_same(_MST, """minimum_spanning_edges maximum_spanning_edges minimum_spanning_tree
         maximum_spanning_tree"""),
@@ -132,8 +134,6 @@ BACKEND = {
     **_same(_LINK, """jaccard_coefficient adamic_adar_index resource_allocation_index
         cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft
         within_inter_cluster"""),
-    **_same("counts of reciprocated entries; hpgraph has no reciprocity measure",
-            "reciprocity overall_reciprocity"),
     **_same(_MIX, """average_degree_connectivity average_neighbor_degree node_degree_xy
         node_attribute_xy"""),
     **_same(_HOLES, "constraint local_constraint effective_size mutual_weight "

@@ -194,17 +194,6 @@ def average_clustering(G, nodes=None, weight=None, count_zeros=True):
 # reciprocity
 
 
-def _reciprocal(hg):
-    """Bool per adjacency entry: the reverse edge exists (a self-loop is its own reverse)."""
-    def make():
-        n = hg.n
-        rows = hg.rows()
-        cols = hg.indices.astype(np.int64)
-        fwd = rows * n + cols
-        return np.isin(cols * n + rows, fwd)
-    return hg.cached("reciprocal", make)
-
-
 def _recip_check(b):
     G = b.arguments.get("G")
     if G is not None and not G.is_directed():
@@ -212,30 +201,29 @@ def _recip_check(b):
     return True
 
 
-@implements("overall_reciprocity", check=_recip_check)
+@implements("overall_reciprocity", needs=("reciprocity",), check=_recip_check)
 def overall_reciprocity(G):
-    """Fraction of edges whose reverse edge exists (self-loops excluded from the overlap)."""
-    m = int(G.indices.shape[0])
-    if m == 0:
+    """Fraction of edges whose reverse edge exists (:func:`hpgraph.reciprocity`)."""
+    if G.indices.shape[0] == 0:
         raise _nx().NetworkXError("Not defined for empty graphs")
-    r = _reciprocal(G) & (G.rows() != G.indices)
-    return int(r.sum()) / m
+    return hp_algorithm("reciprocity")(G.hp(), backend=device())
 
 
-@implements("reciprocity", check=_recip_check)
+@implements("reciprocity", needs=("reciprocity", "vertex_reciprocity"), check=_recip_check)
 def reciprocity(G, nodes=None):
-    """Reciprocity of the graph, of one node, or of each node of ``nodes`` (dict)."""
+    """Reciprocity of the graph, of one node, or of each node of ``nodes`` (dict; None for a
+    node without edges), from :func:`hpgraph.vertex_reciprocity`."""
+    from .. import backend as _backend
     from ._registry import _nbunch
 
     if nodes is None:
         return overall_reciprocity(G)
-    overlap = np.bincount(G.rows(), weights=_reciprocal(G), minlength=G.n)
-    total = np.diff(G.indptr) + _in_degree(G)
+    vals = np.asarray(_backend.to_host(
+        hp_algorithm("vertex_reciprocity")(G.hp(), backend=device())), dtype=np.float64)
 
     def value(i):
-        if total[i] == 0:
-            return None
-        return 2 * int(overlap[i]) / int(total[i])
+        x = vals[i]
+        return None if np.isnan(x) else float(x)
     if nodes in G:
         r = value(G.index[nodes])
         if r is None:
