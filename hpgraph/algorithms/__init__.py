@@ -41,6 +41,7 @@ _WHERE = {
     "biconnected_components": "biconnected", "BiconnectedResult": "biconnected",
     "depth_first_events": "dfs", "DFSEvents": "dfs",
     "reciprocity": "_reciprocity", "vertex_reciprocity": "_reciprocity",
+    "cut_size": "cuts", "node_boundary": "cuts", "neighborhood": "cuts",
 }
 
 __all__ = sorted(_WHERE)

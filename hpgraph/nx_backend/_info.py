@@ -31,6 +31,8 @@ _DFS = ("hpgraph.csgraph.depth_first_order (SciPy's CPU code) on the adjacency i
         "neighbour order (networkx's exact order); with ``depth_limit``, "
         "hpgraph.depth_first_events. ``sort_neighbors`` is declined.")
 _VEC = "Vectorised NumPy over the converted adjacency."
+_CUTS = ("hpgraph.cut_size (volumes from the degree array); float weights are added in "
+         "another order than networkx's, so sums agree to rounding.")
 _POWER = ("hpgraph.eigenvector_centrality / katz_centrality: networkx's power iteration (same "
           "start, update and stopping rule) with A^T x on hpgraph.mxv (float64); values agree "
           "to rounding. Negative weights are declined.")
@@ -199,15 +201,15 @@ FUNCTIONS = {
     "preferential_attachment": _LINK,
     "modularity": ("hpgraph.modularity (directed graphs too); values agree with networkx's to "
                    "rounding."),
-    "cut_size": _VEC + " Directed graphs with T=None are declined.",
-    "volume": _VEC,
-    "normalized_cut_size": _VEC,
-    "conductance": _VEC,
-    "edge_expansion": _VEC,
-    "mixing_expansion": _VEC + " Directed graphs with T=None are declined.",
-    "node_boundary": _VEC,
-    "node_expansion": _VEC,
-    "boundary_expansion": _VEC,
+    "cut_size": _CUTS + " Directed graphs with T=None are declined.",
+    "volume": "The degree array of the converted graph, summed in networkx's order.",
+    "normalized_cut_size": _CUTS,
+    "conductance": _CUTS,
+    "edge_expansion": _CUTS,
+    "mixing_expansion": _CUTS + " Directed graphs with T=None are declined.",
+    "node_boundary": "hpgraph.node_boundary.",
+    "node_expansion": "hpgraph.neighborhood.",
+    "boundary_expansion": "hpgraph.node_boundary.",
     "is_forest": _CC,
     "is_tree": _CC,
     "is_bipartite": ("Depth parities of one multi-source hpgraph BFS (a root per component); "

@@ -88,6 +88,10 @@ ALGORITHM = {
     "louvain_communities": "hpgraph.louvain",
     "modularity": "hpgraph.modularity",
     "overall_reciprocity": "hpgraph.reciprocity",
+    **_same("hpgraph.cut_size (with volume, read from the degree array)", """cut_size
+        normalized_cut_size conductance edge_expansion mixing_expansion"""),
+    **_same("hpgraph.node_boundary", "node_boundary boundary_expansion"),
+    "node_expansion": "hpgraph.neighborhood",
     "reciprocity": "hpgraph.reciprocity, hpgraph.vertex_reciprocity",
     "k_truss": "hpgraph.k_truss",
     **_same(_MST, """minimum_spanning_edges maximum_spanning_edges minimum_spanning_tree
@@ -112,8 +116,8 @@ CONVERSION = {
 
 _WALK = ("a sequential search that reports edges in networkx's event order (each edge as the "
          "walk meets it); hpgraph has no edge-by-edge search")
-_CUT = ("a masked sum over the edge list for a node set; hpgraph has no cut / boundary "
-        "algorithm")
+_CUT = ("the edges of a node set listed in networkx's G.edges(nbunch) order with their data and "
+        "keys; hpgraph has no edge listing by node set")
 _LINK = ("common neighbours by a SciPy sparse row product; hpgraph.jaccard leaves self-loops "
          "out of the union where networkx counts them, and hpgraph has no Adamic-Adar, "
          "resource-allocation or community-aware scores")
@@ -140,6 +144,5 @@ BACKEND = {
             "normalized_mutual_weight"),
     "square_clustering": ("common-neighbour counts from one SciPy product A @ A; hpgraph has "
                           "no square clustering"),
-    **_same(_CUT, """cut_size normalized_cut_size conductance edge_expansion
-        mixing_expansion node_boundary node_expansion boundary_expansion edge_boundary"""),
+    "edge_boundary": _CUT,
 }
