@@ -86,7 +86,8 @@ for _name in ("strongly_connected_components", "weakly_connected_components", "j
               "shortest_path", "all_pairs_shortest_path_length", "louvain", "modularity", "leiden",
               "topological_generations", "topological_sort", "is_graphical",
               "biconnected_components", "depth_first_events", "reciprocity",
-              "vertex_reciprocity", "cut_size", "node_boundary", "neighborhood"):
+              "vertex_reciprocity", "cut_size", "node_boundary", "neighborhood",
+              "common_neighbors"):
     _LAZY[_name] = ("hpgraph.algorithms", _name)
 
 __all__ = sorted(_LAZY)

@@ -25,6 +25,7 @@ _WHERE = {
     "strongly_connected_components": "scc", "weakly_connected_components": "scc",
     "jaccard": "similarity", "overlap": "similarity", "cosine": "similarity",
     "similarity_topk": "similarity", "SimilarityResult": "similarity",
+    "common_neighbors": "similarity", "CommonNeighbors": "similarity",
     "clustering": "_clustering", "average_clustering": "_clustering",
     "transitivity": "_clustering",
     "k_truss": "ktruss",

@@ -38,8 +38,8 @@ _POWER = ("hpgraph.eigenvector_centrality / katz_centrality: networkx's power it
           "to rounding. Negative weights are declined.")
 _KCORE = ("hpgraph's core numbers; the subgraph is a new networkx graph with the numeric edge "
           "attributes, node and graph attributes (non-numeric edge attributes are not kept).")
-_LINK = ("Common neighbours by a SciPy sparse row product; pairs in networkx's order "
-         "(``non_edges`` rebuilt with the same set construction).")
+_LINK = ("Sums over hpgraph.common_neighbors (the common neighbours of every pair); pairs in "
+         "networkx's order (``non_edges`` rebuilt with the same set construction).")
 
 _MST = ("hpgraph's minimum spanning forest (Boruvka on the engine) for every ``algorithm``; "
         "edges in Kruskal's order. Where equal weights allow several forests, hpgraph's may "
@@ -198,7 +198,8 @@ FUNCTIONS = {
     "jaccard_coefficient": _LINK,
     "adamic_adar_index": _LINK,
     "resource_allocation_index": _LINK,
-    "preferential_attachment": _LINK,
+    "preferential_attachment": ("Degree products from the converted graph's degree array; pairs "
+                                "in networkx's order."),
     "modularity": ("hpgraph.modularity (directed graphs too); values agree with networkx's to "
                    "rounding."),
     "cut_size": _CUTS + " Directed graphs with T=None are declined.",

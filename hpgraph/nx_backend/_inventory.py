@@ -88,6 +88,9 @@ ALGORITHM = {
     "louvain_communities": "hpgraph.louvain",
     "modularity": "hpgraph.modularity",
     "overall_reciprocity": "hpgraph.reciprocity",
+    **_same("hpgraph.common_neighbors (the scores are sums over its lists)", """
+        jaccard_coefficient adamic_adar_index resource_allocation_index
+        cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft within_inter_cluster"""),
     **_same("hpgraph.cut_size (with volume, read from the degree array)", """cut_size
         normalized_cut_size conductance edge_expansion mixing_expansion"""),
     **_same("hpgraph.node_boundary", "node_boundary boundary_expansion"),
@@ -118,9 +121,6 @@ _WALK = ("a sequential search that reports edges in networkx's event order (each
          "walk meets it); hpgraph has no edge-by-edge search")
 _CUT = ("the edges of a node set listed in networkx's G.edges(nbunch) order with their data and "
         "keys; hpgraph has no edge listing by node set")
-_LINK = ("common neighbours by a SciPy sparse row product; hpgraph.jaccard leaves self-loops "
-         "out of the union where networkx counts them, and hpgraph has no Adamic-Adar, "
-         "resource-allocation or community-aware scores")
 _HOLES = "SciPy sparse products of the mutual weights; hpgraph has no structural-hole measures"
 _MIX = "degree-weighted neighbour sums (bincount); hpgraph has no assortativity / mixing measures"
 
@@ -135,9 +135,6 @@ BACKEND = {
     **_same("Brandes' accumulation restricted to the source / target pairs (the distances come "
             "from hpgraph.bfs / sssp); hpgraph's betweenness has no source / target subsets",
             "betweenness_centrality_subset edge_betweenness_centrality_subset"),
-    **_same(_LINK, """jaccard_coefficient adamic_adar_index resource_allocation_index
-        cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft
-        within_inter_cluster"""),
     **_same(_MIX, """average_degree_connectivity average_neighbor_degree node_degree_xy
         node_attribute_xy"""),
     **_same(_HOLES, "constraint local_constraint effective_size mutual_weight "

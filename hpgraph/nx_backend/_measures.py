@@ -1,10 +1,12 @@
 """networkx's degree-based measures, clustering, reciprocity, link prediction and modularity.
 
-Degree centrality is :func:`hpgraph.degree_centrality` and unweighted undirected clustering
-:func:`hpgraph.clustering`; the others are vectorised NumPy / SciPy over the converted
-adjacency.  Floating-point sums that networkx accumulates node by node are
-accumulated here in the same order where the order is cheap to keep; elsewhere results agree
-to rounding.
+Degree centrality is :func:`hpgraph.degree_centrality`, unweighted undirected clustering
+:func:`hpgraph.clustering`, reciprocity :func:`hpgraph.reciprocity` /
+:func:`hpgraph.vertex_reciprocity`, modularity :func:`hpgraph.modularity`, and the
+link-prediction scores are sums over :func:`hpgraph.common_neighbors`; weighted and directed
+clustering are SciPy sparse products over the converted adjacency.  Floating-point sums that
+networkx accumulates node by node are accumulated here in the same order where the order is
+cheap to keep; elsewhere results agree to rounding.
 """
 
 from __future__ import annotations
@@ -266,17 +268,12 @@ def _pairs(hg, ebunch):
 def _common_entries(hg, us, vs):
     """Common neighbours of the pairs ``(us[k], vs[k])`` (vertex ids; the pair's own nodes
     excluded): ``(k, w)`` arrays, one entry per common neighbour, plus ``|N(u) & N(v)|``
-    counted with the pair's own nodes (for unions)."""
-    import scipy.sparse as sp
+    counted with the pair's own nodes (for unions); :func:`hpgraph.common_neighbors`."""
+    from .. import backend as _backend
 
-    n = hg.n
-    A = hg.cached("pattern", lambda: sp.csr_array(
-        (np.ones(hg.indices.shape[0]), hg.indices, hg.indptr), shape=(n, n)))
-    both = (A[us].multiply(A[vs])).tocsr()
-    both.sum_duplicates()
-    rows = np.repeat(np.arange(us.shape[0]), np.diff(both.indptr))
-    keep = (both.indices != us[rows]) & (both.indices != vs[rows])
-    return rows[keep], both.indices[keep].astype(np.int64), np.diff(both.indptr)
+    cn = hp_algorithm("common_neighbors")(hg.hp(), np.stack([us, vs], axis=1),
+                                          backend=device())
+    return tuple(np.asarray(_backend.to_host(a)) for a in cn)
 
 
 def _pair_ids(hg, pairs):
@@ -298,7 +295,7 @@ def _common(hg, pairs, wvec):
     return common, union
 
 
-@implements("jaccard_coefficient")
+@implements("jaccard_coefficient", needs=("common_neighbors",))
 def jaccard_coefficient(G, ebunch=None):
     """``(u, v, |common| / |union|)`` per pair (a generator)."""
     _undirected_only(G)
@@ -308,7 +305,7 @@ def jaccard_coefficient(G, ebunch=None):
     return ((u, v, p) for (u, v), p in zip(pairs, vals))
 
 
-@implements("adamic_adar_index")
+@implements("adamic_adar_index", needs=("common_neighbors",))
 def adamic_adar_index(G, ebunch=None):
     """``(u, v, sum of 1 / log(degree(w)))`` over common neighbours ``w`` (a generator)."""
     _undirected_only(G)
@@ -320,7 +317,7 @@ def adamic_adar_index(G, ebunch=None):
     return ((u, v, p) for (u, v), p in zip(pairs, common.tolist()))
 
 
-@implements("resource_allocation_index")
+@implements("resource_allocation_index", needs=("common_neighbors",))
 def resource_allocation_index(G, ebunch=None):
     """``(u, v, sum of 1 / degree(w))`` over common neighbours ``w`` (a generator)."""
     _undirected_only(G)
