@@ -61,6 +61,7 @@ from .algorithms import (
     average_clustering as average_clustering,
     biconnected_components as biconnected_components,
     closeness_centrality as closeness_centrality,
+    colliders as colliders,
     common_neighbors as common_neighbors,
     clustering as clustering,
     cosine as cosine,

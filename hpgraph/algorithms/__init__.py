@@ -43,6 +43,7 @@ _WHERE = {
     "depth_first_events": "dfs", "DFSEvents": "dfs",
     "reciprocity": "_reciprocity", "vertex_reciprocity": "_reciprocity",
     "cut_size": "cuts", "node_boundary": "cuts", "neighborhood": "cuts",
+    "colliders": "_colliders", "Colliders": "_colliders",
 }
 
 __all__ = sorted(_WHERE)

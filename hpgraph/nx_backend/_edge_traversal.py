@@ -324,17 +324,33 @@ def _require_directed(G):
         raise _nx().NetworkXNotImplemented("not implemented for undirected type")
 
 
-def _colliders(G):
-    """``(p1, node, p2)`` vertex ids for every pair of predecessors, networkx's order."""
-    import itertools
-
-    iptr, ipred, _ = _in_entries(G)
-    for v in range(G.n):
-        yield from ((a, v, b) for a, b in
-                    itertools.combinations(ipred[iptr[v]:iptr[v + 1]], 2))
+#: colliders are produced for blocks of vertices of about this many triples at a time (the
+#: generators stay lazy on vertices with huge in-degrees)
+_BLOCK = 1 << 20
 
 
-@implements("colliders")
+def _colliders(G, unshielded=False):
+    """``(p1, node, p2)`` vertex ids for every pair of predecessors, networkx's order:
+    :func:`hpgraph.algorithms._colliders.collider_triples` over the predecessor lists in
+    networkx's order, one block of vertices at a time."""
+    from ..algorithms._colliders import collider_triples
+
+    indptr, preds = G.nx_adjacency(reverse=True)
+    indptr = indptr.astype(np.int64)
+    preds = preds.astype(np.int64)
+    keys = np.unique(G.rows() * G.n + G.indices) if unshielded else None
+    d = np.diff(indptr)
+    ends = np.cumsum(d * (d - 1) // 2)
+    lo = 0
+    while lo < G.n:
+        base = int(ends[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, base + _BLOCK, side="right")))
+        res = collider_triples(np, indptr, preds, lo, min(hi, G.n), keys)
+        yield from zip(res.first.tolist(), res.node.tolist(), res.second.tolist())
+        lo = hi
+
+
+@implements("colliders", needs=("colliders",))
 def colliders(G):
     """Every ``(p1, node, p2)`` with ``p1`` and ``p2`` predecessors of ``node`` (a generator)."""
     _require_directed(G)
@@ -342,18 +358,9 @@ def colliders(G):
     return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G))
 
 
-@implements("v_structures")
+@implements("v_structures", needs=("colliders",))
 def v_structures(G):
     """Colliders whose two parents are not adjacent (a generator)."""
     _require_directed(G)
     labels = G.nodes
-    keys = np.sort(G.rows() * G.n + G.indices)
-
-    def adjacent(a, b):
-        for k in (a * G.n + b, b * G.n + a):
-            i = int(np.searchsorted(keys, k))
-            if i < keys.shape[0] and keys[i] == k:
-                return True
-        return False
-    return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G)
-            if not adjacent(a, b))
+    return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G, unshielded=True))

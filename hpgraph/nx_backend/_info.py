@@ -273,8 +273,10 @@ FUNCTIONS = {
                                                      "(the two tests are equivalent)."),
     "is_multigraphical": _SEQ,
     "is_pseudographical": _SEQ,
-    "colliders": _WALK + " Pairs of predecessors in networkx's predecessor order.",
-    "v_structures": _WALK + " Colliders whose parents are not adjacent (sorted edge keys).",
+    "colliders": ("hpgraph.colliders on the predecessor lists in networkx's order, lazily by "
+                  "blocks of vertices: networkx's order."),
+    "v_structures": ("hpgraph.colliders(unshielded=True) on the predecessor lists in "
+                     "networkx's order: networkx's order."),
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",

@@ -88,6 +88,8 @@ ALGORITHM = {
     "louvain_communities": "hpgraph.louvain",
     "modularity": "hpgraph.modularity",
     "overall_reciprocity": "hpgraph.reciprocity",
+    **_same("hpgraph.colliders (collider_triples on networkx's predecessor order)",
+            "colliders v_structures"),
     **_same("hpgraph.common_neighbors (the scores are sums over its lists)", """
         jaccard_coefficient adamic_adar_index resource_allocation_index
         cn_soundarajan_hopcroft ra_index_soundarajan_hopcroft within_inter_cluster"""),
@@ -127,8 +129,6 @@ _MIX = "degree-weighted neighbour sums (bincount); hpgraph has no assortativity 
 #: name -> why the computation is in the backend
 BACKEND = {
     **_same(_WALK, "edge_dfs edge_bfs all_simple_paths all_simple_edge_paths"),
-    **_same("pairs of predecessors of every node; hpgraph has no DAG-structure queries",
-            "colliders v_structures"),
     "densest_subgraph": ("FISTA's whole-array updates, then a one-vertex-at-a-time peeling "
                          "with networkx's heap rules; hpgraph has no densest-subgraph "
                          "algorithm"),

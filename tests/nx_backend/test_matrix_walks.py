@@ -378,3 +378,20 @@ def test_bfs_labeled_edges_multigraph_and_repeated_sources(directed):
     for srcs in (nodes[2], [nodes[2], nodes[7], nodes[2]], []):
         assert list(nx.bfs_labeled_edges(G, srcs, backend=BE)) == \
             list(nx.bfs_labeled_edges(G, srcs))
+
+
+@pytest.mark.parametrize("block", [1 << 20, 3])
+def test_colliders_in_networkx_order(block, monkeypatch):
+    """Predecessors in networkx's insertion order; small blocks exercise the lazy chunks."""
+    from hpgraph.nx_backend import _edge_traversal
+
+    monkeypatch.setattr(_edge_traversal, "_BLOCK", block)
+    G = random_graph(2, weights=None, n=30, p=0.15)
+    D = nx.DiGraph()
+    D.add_nodes_from(G)
+    rng = random.Random(3)
+    edges = [(u, v) if rng.random() < 0.5 else (v, u) for u, v in G.edges]
+    rng.shuffle(edges)
+    D.add_edges_from(edges)
+    assert list(nx.dag.colliders(D, backend=BE)) == list(nx.dag.colliders(D))
+    assert list(nx.dag.v_structures(D, backend=BE)) == list(nx.dag.v_structures(D))
