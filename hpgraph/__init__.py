@@ -87,7 +87,7 @@ for _name in ("strongly_connected_components", "weakly_connected_components", "j
               "topological_generations", "topological_sort", "is_graphical",
               "biconnected_components", "depth_first_events", "reciprocity",
               "vertex_reciprocity", "cut_size", "node_boundary", "neighborhood",
-              "common_neighbors", "colliders"):
+              "common_neighbors", "colliders", "square_clustering"):
     _LAZY[_name] = ("hpgraph.algorithms", _name)
 
 __all__ = sorted(_LAZY)

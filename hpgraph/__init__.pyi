@@ -84,6 +84,7 @@ from .algorithms import (
     reciprocity as reciprocity,
     shortest_path as shortest_path,
     similarity_topk as similarity_topk,
+    square_clustering as square_clustering,
     strongly_connected_components as strongly_connected_components,
     topological_generations as topological_generations,
     topological_sort as topological_sort,

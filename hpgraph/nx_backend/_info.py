@@ -252,8 +252,9 @@ FUNCTIONS = {
                           "every edge is labelled at once from them (networkx's exact order)."),
     "all_simple_paths": _WALK + " Parallel edges of a multigraph repeat a path, as in networkx.",
     "all_simple_edge_paths": _WALK + " Multigraph edges come with their keys.",
-    "square_clustering": ("Common-neighbour counts from one SciPy sparse product A @ A; "
-                          "exact integer arithmetic. Directed graphs are declined."),
+    "square_clustering": ("hpgraph.square_counts (squares and potential squares from one "
+                          "sparse product), divided as networkx divides them: exact. Directed "
+                          "graphs are declined."),
     "edge_boundary": _VEC + " ``data`` other than False is declined.",
     "densest_subgraph": ("FISTA's iterations as whole-array float32 updates over the edge "
                          "list (networkx's operations, the same numbers), then the sequential "

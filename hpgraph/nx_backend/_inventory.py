@@ -88,6 +88,7 @@ ALGORITHM = {
     "louvain_communities": "hpgraph.louvain",
     "modularity": "hpgraph.modularity",
     "overall_reciprocity": "hpgraph.reciprocity",
+    "square_clustering": "hpgraph.square_counts (the squares and potential squares)",
     **_same("hpgraph.colliders (collider_triples on networkx's predecessor order)",
             "colliders v_structures"),
     **_same("hpgraph.common_neighbors (the scores are sums over its lists)", """
@@ -117,6 +118,8 @@ CONVERSION = {
     **_same("adjacency lookups of the argument's edges, in networkx's order",
             "is_matching is_maximal_matching is_perfect_matching is_simple_path"),
     "is_partition": "the node index (no edges involved)",
+    **_same("the edge list with the degree array or the node attributes (one pair per edge)",
+            "node_degree_xy node_attribute_xy"),
 }
 
 _WALK = ("a sequential search that reports edges in networkx's event order (each edge as the "
@@ -124,7 +127,9 @@ _WALK = ("a sequential search that reports edges in networkx's event order (each
 _CUT = ("the edges of a node set listed in networkx's G.edges(nbunch) order with their data and "
         "keys; hpgraph has no edge listing by node set")
 _HOLES = "SciPy sparse products of the mutual weights; hpgraph has no structural-hole measures"
-_MIX = "degree-weighted neighbour sums (bincount); hpgraph has no assortativity / mixing measures"
+_MIX = ("a degree-weighted neighbour sum (one SpMV, A @ degree) added in networkx's neighbour "
+        "order so that float sums round as networkx's do (hpgraph.mxv adds in sorted order); "
+        "hpgraph has no neighbour-degree measure")
 
 #: name -> why the computation is in the backend
 BACKEND = {
@@ -135,11 +140,8 @@ BACKEND = {
     **_same("Brandes' accumulation restricted to the source / target pairs (the distances come "
             "from hpgraph.bfs / sssp); hpgraph's betweenness has no source / target subsets",
             "betweenness_centrality_subset edge_betweenness_centrality_subset"),
-    **_same(_MIX, """average_degree_connectivity average_neighbor_degree node_degree_xy
-        node_attribute_xy"""),
+    **_same(_MIX, "average_degree_connectivity average_neighbor_degree"),
     **_same(_HOLES, "constraint local_constraint effective_size mutual_weight "
             "normalized_mutual_weight"),
-    "square_clustering": ("common-neighbour counts from one SciPy product A @ A; hpgraph has "
-                          "no square clustering"),
     "edge_boundary": _CUT,
 }
