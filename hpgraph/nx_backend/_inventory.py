@@ -124,7 +124,7 @@ CONVERSION = {
 
 _WALK = ("a sequential search that reports edges in networkx's event order (each edge as the "
          "walk meets it); hpgraph has no edge-by-edge search")
-_CUT = ("the edges of a node set listed in networkx's G.edges(nbunch) order with their data and "
+_EDGE_LIST = ("the edges of a node set listed in networkx's G.edges(nbunch) order with their data and "
         "keys; hpgraph has no edge listing by node set")
 _HOLES = "SciPy sparse products of the mutual weights; hpgraph has no structural-hole measures"
 _MIX = ("a degree-weighted neighbour sum (one SpMV, A @ degree) added in networkx's neighbour "
@@ -143,5 +143,5 @@ BACKEND = {
     **_same(_MIX, "average_degree_connectivity average_neighbor_degree"),
     **_same(_HOLES, "constraint local_constraint effective_size mutual_weight "
             "normalized_mutual_weight"),
-    "edge_boundary": _CUT,
+    "edge_boundary": _EDGE_LIST,
 }
