@@ -2,18 +2,18 @@
 ``dfs_labeled_edges`` and ``bfs_labeled_edges``, simple paths, colliders and v-structures.
 
 ``bfs_labeled_edges`` labels every edge at once from hpgraph's BFS (depths, networkx's
-visiting order and parents), and ``dfs_labeled_edges`` is hpgraph's depth-first search
-(:func:`hpgraph.depth_first_events`) over the adjacency in networkx's order.  The others
-report every edge in the order a sequential search meets it, so there is no level-synchronous
-form: the search walks the adjacency arrays (kept in networkx's neighbour order, predecessors
+visiting order and parents), ``edge_bfs`` lists each vertex's edges in the vertex order of
+hpgraph's BFS, and ``dfs_labeled_edges`` is hpgraph's depth-first search
+(:func:`hpgraph.depth_first_events`) over the adjacency in networkx's order; colliders and
+v-structures are :func:`hpgraph.colliders`.  ``edge_dfs`` and the simple paths report every
+edge in the order a sequential search meets it, so there is no level-synchronous form: the
+search walks the adjacency arrays (kept in networkx's neighbour order, predecessors
 too) with integer cursors and marks visited vertices and edges in NumPy bool arrays instead of
 Python sets of labels.  An undirected edge is identified by the smaller of its two adjacency
 entries, a directed edge by its entry.  Results are generators, lazily, as in networkx.
 """
 
 from __future__ import annotations
-
-from collections import deque
 
 import numpy as np
 
@@ -133,25 +133,70 @@ def edge_dfs(G, source=None, orientation=None):
     return gen()
 
 
-@implements("edge_bfs")
+def _both_ways(hg):
+    """Per vertex its successors, then its predecessors, in networkx's orders (the neighbours
+    ``edge_bfs`` scans with ``orientation="ignore"``), and the undirected hpgraph Graph of the
+    same adjacency (cached)."""
+    def make():
+        from ..graph import Graph
+
+        n = hg.n
+        optr, out = hg.indptr.astype(np.int64), hg.indices.astype(np.int64)
+        iptr, inn = hg.nx_adjacency(reverse=True)
+        iptr, inn = iptr.astype(np.int64), inn.astype(np.int64)
+        rows = np.concatenate([np.repeat(np.arange(n), np.diff(optr)),
+                               np.repeat(np.arange(n), np.diff(iptr))])
+        order = np.argsort(rows, kind="stable")           # a vertex's out-list, then its in-list
+        indices = np.concatenate([out, inn])[order]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+        U = Graph.from_edges(hg.rows(), out, num_vertices=n, directed=False, backend="cpu")
+        return indptr, indices, U
+    return hg.cached("both_ways", make)
+
+
+def _bfs_vertex_order(G, nodes, orientation):
+    """The order in which networkx's ``edge_bfs`` dequeues vertices: a FIFO breadth-first
+    search from ``nodes`` over the neighbours ``edges_from`` yields; the depths come from
+    hpgraph's BFS and the order within each level is rebuilt from the adjacency in that scan
+    order (:func:`._order.ordered_levels`)."""
+    from .. import backend as _backend
+    from ..algorithms._bfs import bfs
+    from ._order import ordered_levels
+
+    src = list(dict.fromkeys(nodes))      # a repeated source yields nothing new
+    if len(src) == G.n:
+        return src
+    directed = G.is_directed()
+    dev = device()
+    if directed and orientation == "ignore":
+        indptr, indices, H = _both_ways(G)
+    elif directed and orientation == "reverse":
+        indptr, indices = G.nx_adjacency(reverse=True)
+        H = G.hp_reverse()
+    else:
+        indptr, indices = G.indptr, G.indices
+        H = G.hp()
+    depth = np.asarray(_backend.to_host(bfs(H, src if len(src) > 1 else src[0],
+                                             backend=dev).depth))
+    levels = ordered_levels(indptr.astype(np.int64), indices.astype(np.int64), depth,
+                            np.asarray(src, dtype=np.int64))
+    return np.concatenate([verts for verts, _ in levels]).tolist()
+
+
+@implements("edge_bfs", needs=("bfs",))
 def edge_bfs(G, source=None, orientation=None):
-    """Edges in breadth-first order, each once (a generator)."""
+    """Edges in breadth-first order, each once (a generator): the vertices in the order of
+    hpgraph's BFS (:func:`_bfs_vertex_order`), each vertex's edges in networkx's order, every
+    edge the first time it is met."""
     def gen():
         nodes = _source_ids(G, source)
         if not nodes:
             return
-        edges_from, check_reverse = _walk_setup(G, orientation)
+        edges_from, _ = _walk_setup(G, orientation)
         visited_edges: set = set()
-        visited_nodes = np.zeros(G.n, dtype=bool)
-        visited_nodes[nodes] = True
-        queue = deque((v, edges_from(v)) for v in nodes)
-        while queue:
-            _, children = queue.popleft()
-            for eid, tail, head, tag, key in children:
-                child = tail if check_reverse and tag == REVERSE else head
-                if not visited_nodes[child]:
-                    visited_nodes[child] = True
-                    queue.append((child, edges_from(child)))
+        for v in _bfs_vertex_order(G, nodes, orientation):
+            for eid, tail, head, tag, key in edges_from(v):
                 if eid not in visited_edges:
                     visited_edges.add(eid)
                     yield _labelled(G, tail, head, tag, key)

@@ -244,7 +244,9 @@ FUNCTIONS = {
     "within_inter_cluster": _LINK,
     # edge-by-edge traversals
     "edge_dfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
-    "edge_bfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
+    "edge_bfs": ("The vertex order from hpgraph's BFS (rebuilt in networkx's scan order for "
+                 "each orientation), each vertex's edges then listed once: networkx's order. "
+                 "Multigraph edges come with their keys, as in networkx."),
     "dfs_labeled_edges": ("hpgraph.depth_first_events over the adjacency in networkx's "
                           "neighbour order: networkx's exact events. ``sort_neighbors`` is "
                           "declined."),

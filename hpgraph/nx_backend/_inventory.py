@@ -88,6 +88,8 @@ ALGORITHM = {
     "louvain_communities": "hpgraph.louvain",
     "modularity": "hpgraph.modularity",
     "overall_reciprocity": "hpgraph.reciprocity",
+    "edge_bfs": ("hpgraph.bfs (the vertex order, rebuilt in networkx's scan order; each "
+                 "vertex's edges then listed once)"),
     "square_clustering": "hpgraph.square_counts (the squares and potential squares)",
     **_same("hpgraph.colliders (collider_triples on networkx's predecessor order)",
             "colliders v_structures"),
@@ -133,7 +135,7 @@ _MIX = ("a degree-weighted neighbour sum (one SpMV, A @ degree) added in network
 
 #: name -> why the computation is in the backend
 BACKEND = {
-    **_same(_WALK, "edge_dfs edge_bfs all_simple_paths all_simple_edge_paths"),
+    **_same(_WALK, "edge_dfs all_simple_paths all_simple_edge_paths"),
     "densest_subgraph": ("FISTA's whole-array updates, then a one-vertex-at-a-time peeling "
                          "with networkx's heap rules; hpgraph has no densest-subgraph "
                          "algorithm"),

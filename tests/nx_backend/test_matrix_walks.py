@@ -395,3 +395,17 @@ def test_colliders_in_networkx_order(block, monkeypatch):
     D.add_edges_from(edges)
     assert list(nx.dag.colliders(D, backend=BE)) == list(nx.dag.colliders(D))
     assert list(nx.dag.v_structures(D, backend=BE)) == list(nx.dag.v_structures(D))
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_edge_bfs_from_sources(directed):
+    """The vertex order comes from hpgraph's BFS: several sources (one repeated), every
+    orientation, a multigraph with keys."""
+    G = random_multigraph(11, directed)
+    nodes = list(G)
+    orientations = (None, "original", "reverse", "ignore") if directed else (None,)
+    for src in ([nodes[4], nodes[9], nodes[4]], nodes[2]):
+        for o in orientations:
+            assert list(nx.edge_bfs(G, src, o, backend=BE)) == list(nx.edge_bfs(G, src, o))
+            S = nx.DiGraph(G) if directed else nx.Graph(G)
+            assert list(nx.edge_bfs(S, src, o, backend=BE)) == list(nx.edge_bfs(S, src, o))
