@@ -83,7 +83,11 @@ for _name in ("strongly_connected_components", "weakly_connected_components", "j
               "cosine", "similarity_topk", "clustering", "average_clustering", "transitivity",
               "k_truss", "degree_centrality", "eigenvector_centrality", "katz_centrality",
               "closeness_centrality", "harmonic_centrality", "minimum_spanning_forest",
-              "shortest_path", "all_pairs_shortest_path_length", "louvain", "modularity", "leiden"):
+              "shortest_path", "all_pairs_shortest_path_length", "louvain", "modularity", "leiden",
+              "topological_generations", "topological_sort", "is_graphical",
+              "biconnected_components", "depth_first_events", "reciprocity",
+              "vertex_reciprocity", "cut_size", "node_boundary", "neighborhood",
+              "common_neighbors", "colliders", "square_clustering"):
     _LAZY[_name] = ("hpgraph.algorithms", _name)
 
 __all__ = sorted(_LAZY)

@@ -25,8 +25,10 @@ _WHERE = {
     "strongly_connected_components": "scc", "weakly_connected_components": "scc",
     "jaccard": "similarity", "overlap": "similarity", "cosine": "similarity",
     "similarity_topk": "similarity", "SimilarityResult": "similarity",
+    "common_neighbors": "similarity", "CommonNeighbors": "similarity",
     "clustering": "_clustering", "average_clustering": "_clustering",
-    "transitivity": "_clustering",
+    "transitivity": "_clustering", "square_clustering": "_clustering",
+    "square_counts": "_clustering",
     "k_truss": "ktruss",
     "degree_centrality": "centrality", "eigenvector_centrality": "centrality",
     "katz_centrality": "centrality",
@@ -36,6 +38,13 @@ _WHERE = {
     "all_pairs_shortest_path_length": "paths",
     "louvain": "_louvain", "modularity": "_louvain", "LouvainResult": "_louvain",
     "leiden": "_leiden",
+    "topological_generations": "dag", "topological_sort": "dag",
+    "is_graphical": "degree_sequence",
+    "biconnected_components": "biconnected", "BiconnectedResult": "biconnected",
+    "depth_first_events": "dfs", "DFSEvents": "dfs",
+    "reciprocity": "_reciprocity", "vertex_reciprocity": "_reciprocity",
+    "cut_size": "cuts", "node_boundary": "cuts", "neighborhood": "cuts",
+    "colliders": "_colliders", "Colliders": "_colliders",
 }
 
 __all__ = sorted(_WHERE)

@@ -78,7 +78,8 @@ def degree_centrality(G, mode="all", *, backend=None, to=None):
     else:
         inn = xp.bincount(c, minlength=n) + loops
         deg = {"all": out + inn, "in": inn, "out": out}[mode]
-    return finish(deg.astype(np.float64) / (n - 1), on_dev, to)
+    # networkx multiplies by 1 / (n - 1): the same operation gives the same rounding
+    return finish(deg.astype(np.float64) * (1.0 / (n - 1)), on_dev, to)
 
 
 def _operator(G, weighted, side):

@@ -66,7 +66,7 @@ def closeness_centrality(G, vertices=None, wf_improved=True, *, batch=None, back
         tot = xp.where(D > 0, D, 0).sum(axis=0).astype(np.float64)
         c = xp.where(tot > 0, (reach - 1.0) / xp.where(tot > 0, tot, 1.0), 0.0)
         if wf_improved and n > 1:
-            c = c * (reach - 1.0) / (n - 1)
+            c = c * ((reach - 1.0) / (n - 1))   # networkx's operation order (same rounding)
         out.append(c)
     res = xp.concatenate(out) if out else xp.zeros(0, dtype=np.float64)
     return finish(res, on_dev, to)

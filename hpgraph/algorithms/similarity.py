@@ -23,9 +23,10 @@ import numpy as np
 from .. import backend as _backend
 from ..exceptions import IndexOutOfBound, InvalidValue
 from ._common import finish, prepare
-from ._vec import check_number, check_undirected, simple_sparse
+from ._vec import check_number, check_undirected, csr_from, min_edges, simple_sparse
 
-__all__ = ["jaccard", "overlap", "cosine", "similarity_topk", "SimilarityResult"]
+__all__ = ["jaccard", "overlap", "cosine", "similarity_topk", "SimilarityResult",
+           "common_neighbors", "CommonNeighbors"]
 
 METRICS = ("jaccard", "overlap", "cosine")
 
@@ -36,6 +37,88 @@ class SimilarityResult(NamedTuple):
     first: object
     second: object
     score: object
+
+
+class CommonNeighbors(NamedTuple):
+    """Result of :func:`common_neighbors`.
+
+    Attributes
+    ----------
+    pair, vertex : arrays of int64
+        One entry per common neighbour ``vertex`` of pair number ``pair`` (the pair's own two
+        vertices left out), sorted by pair, then by vertex.
+    count : array of int64
+        ``|N(u) & N(v)|`` per pair, the pair's own vertices included when they are common
+        neighbours (a self-loop makes a vertex its own neighbour; an edge ``u - v`` with loops).
+    """
+
+    pair: object
+    vertex: object
+    count: object
+
+
+def common_neighbors(G, pairs, *, backend=None, to=None) -> CommonNeighbors:
+    """The common neighbours of vertex pairs, listed (networkx's ``common_neighbors`` behind
+    its link-prediction scores).
+
+    ``N(u)`` is the set of distinct neighbours of ``u``, with ``u`` itself when it has a
+    self-loop (as in networkx).  One sparse row gather and element-wise product
+    ``S[u] .* S[v]`` over the pattern ``S``, SciPy or cupyx.
+
+    Parameters
+    ----------
+    G : Graph (undirected), scipy/cupyx sparse matrix or networkx graph
+    pairs : integer array of shape (k, 2)
+    backend : {None, "auto", "cpu", "gpu"}
+    to : {None, "numpy", "cupy"}
+
+    Returns
+    -------
+    CommonNeighbors
+
+    Raises
+    ------
+    InvalidValue
+        ``G`` is directed, or ``pairs`` is not a (k, 2) integer array.
+    IndexOutOfBound
+        A vertex of ``pairs`` is out of range.
+
+    Examples
+    --------
+    >>> import hpgraph as hp
+    >>> G = hp.Graph.from_edges([0, 0, 1, 2, 3], [1, 2, 2, 3, 3], directed=False, backend="cpu")
+    >>> cn = hp.common_neighbors(G, [[0, 3], [1, 2], [3, 3]], backend="cpu")
+    >>> cn.pair.tolist(), cn.vertex.tolist(), cn.count.tolist()
+    ([0, 1, 2], [2, 0, 2], [1, 1, 2])
+    """
+    if pairs is None:
+        raise InvalidValue("common_neighbors needs the pairs, an integer array of shape (k, 2)")
+    G, _, on_dev = prepare(G, backend)
+    check_undirected(G, "common_neighbors")
+    xp = G.xp
+    u, v = _pairs(G, pairs, xp)
+    n = G.num_vertices
+    if u.shape[0] == 0:
+        e = xp.zeros(0, dtype=np.int64)
+        return CommonNeighbors(*(finish(e, on_dev, to) for _ in range(3)))
+    from ._triangles import _cached
+
+    def pattern():
+        r, c, _ = min_edges(G, loops=True)
+        return csr_from(xp, r, c, xp.ones(r.shape[0], dtype=np.float64), n)
+
+    S = _cached(G, "hpg.pattern_with_loops", pattern)
+    both = S[u].multiply(S[v]).tocsr()
+    both.sum_duplicates()
+    both.sort_indices()
+    indptr = both.indptr.astype(np.int64)
+    count = xp.diff(indptr)
+    pair = xp.repeat(xp.arange(u.shape[0], dtype=np.int64), count) if xp is np else \
+        xp.searchsorted(indptr[1:], xp.arange(int(indptr[-1]), dtype=np.int64), side="right")
+    w = both.indices.astype(np.int64)
+    keep = (w != u[pair]) & (w != v[pair])
+    return CommonNeighbors(finish(pair[keep], on_dev, to), finish(w[keep], on_dev, to),
+                           finish(count, on_dev, to))
 
 
 def _score(xp, metric, inter, du, dv):

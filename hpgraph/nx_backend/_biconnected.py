@@ -1,10 +1,12 @@
-"""networkx's biconnected components and articulation points on the converted CSR.
+"""networkx's biconnected components, articulation points, chains and bridges.
 
-Tarjan's lowpoint search is one sequential depth-first walk (each block closes when the walk
-backs out of it), so it has no level-synchronous form: it runs over the adjacency arrays in
-networkx's neighbour order with integer cursors and NumPy discovery / lowpoint arrays, which
-yields the blocks and articulation points in networkx's order.  Parallel edges of a multigraph
-do not change the result (the walk follows neighbours), so multigraphs are served.
+Blocks and articulation points are :func:`hpgraph.algorithms.biconnected.tarjan_blocks` (the
+search behind :func:`hpgraph.biconnected_components`) run over the adjacency in networkx's
+neighbour order, which gives networkx's order; bridges are the blocks of a single edge
+(self-loops aside).  Parallel edges of a multigraph do not change the blocks (the search follows
+neighbours), so multigraphs are served (a bridge must also be a single edge).  The chain
+decomposition follows hpgraph's labelled depth-first search (:func:`hpgraph.depth_first_events`,
+in networkx's neighbour order).
 """
 
 from __future__ import annotations
@@ -15,107 +17,54 @@ from ._components import _undirected_only
 from ._registry import implements
 
 
-def _bcc_walk(G, components=True):
-    """networkx's ``_biconnected_dfs`` on vertex ids: edge lists of the blocks (``components``)
-    or articulation points, in networkx's order."""
+def _blocks(G):
+    """:func:`~hpgraph.algorithms.biconnected.tarjan_blocks` on the adjacency in networkx's
+    neighbour order (cached)."""
+    from ..algorithms.biconnected import tarjan_blocks
+
     _undirected_only(G)
-    indptr, indices = G.indptr.tolist(), G.indices.tolist()
-    n = G.n
-    disc = np.full(n, -1, dtype=np.int64)
-    low = np.zeros(n, dtype=np.int64)
-    for start in range(n):
-        if disc[start] >= 0:
-            continue
-        disc[start] = low[start] = 0
-        found = 1
-        root_children = 0
-        edge_stack: list = []
-        edge_index: dict = {}
-        stack = [[start, start, indptr[start], indptr[start + 1]]]
-        while stack:
-            top = stack[-1]
-            grandparent, parent = top[0], top[1]
-            if top[2] < top[3]:
-                child = indices[top[2]]
-                top[2] += 1
-                if grandparent == child:
-                    continue
-                if disc[child] >= 0:
-                    if disc[child] <= disc[parent]:  # back edge
-                        low[parent] = min(low[parent], disc[child])
-                        if components:
-                            edge_index[parent, child] = len(edge_stack)
-                            edge_stack.append((parent, child))
-                else:
-                    low[child] = disc[child] = found
-                    found += 1
-                    stack.append([parent, child, indptr[child], indptr[child + 1]])
-                    if components:
-                        edge_index[parent, child] = len(edge_stack)
-                        edge_stack.append((parent, child))
-                continue
-            stack.pop()
-            if len(stack) > 1:
-                if low[parent] >= disc[grandparent]:
-                    if components:
-                        ind = edge_index[grandparent, parent]
-                        yield edge_stack[ind:]
-                        del edge_stack[ind:]
-                    else:
-                        yield grandparent
-                low[grandparent] = min(low[parent], low[grandparent])
-            elif stack:  # the grandparent is the root
-                root_children += 1
-                if components:
-                    ind = edge_index[grandparent, parent]
-                    yield edge_stack[ind:]
-                    del edge_stack[ind:]
-        if not components and root_children > 1:
-            yield start
+    return G.cached("blocks", lambda: tarjan_blocks(G.indptr, G.indices))
 
 
-@implements("biconnected_component_edges")
+def _block_edges(G):
+    """Edge lists of the blocks, as vertex-id pairs, in networkx's order."""
+    res = _blocks(G)
+    src, dst, ptr = res.source.tolist(), res.target.tolist(), res.block_ptr.tolist()
+    for a, b in zip(ptr[:-1], ptr[1:]):
+        yield list(zip(src[a:b], dst[a:b]))
+
+
+@implements("biconnected_component_edges", needs=("biconnected_components",))
 def biconnected_component_edges(G):
     """Edge lists of the biconnected components (a generator)."""
     labels = G.nodes
     _undirected_only(G)
-    return ([(labels[u], labels[v]) for u, v in comp] for comp in _bcc_walk(G))
+    return ([(labels[u], labels[v]) for u, v in comp] for comp in _block_edges(G))
 
 
-@implements("biconnected_components")
+@implements("biconnected_components", needs=("biconnected_components",))
 def biconnected_components(G):
     """Node sets of the biconnected components (a generator)."""
     labels = G.nodes
     _undirected_only(G)
-    return ({labels[x] for e in comp for x in e} for comp in _bcc_walk(G))
+    return ({labels[x] for e in comp for x in e} for comp in _block_edges(G))
 
 
-@implements("is_biconnected")
+@implements("is_biconnected", needs=("biconnected_components",))
 def is_biconnected(G):
     """True when the graph is connected and has no articulation point."""
-    _undirected_only(G)
-    blocks = _bcc_walk(G)
-    first = next(blocks, None)
-    if first is None:
+    res = _blocks(G)
+    if res.block_ptr.shape[0] != 2:   # no block, or more than one
         return False
-    if next(blocks, None) is not None:
-        return False
-    return len({x for e in first for x in e}) == len(G)
+    a, b = int(res.block_ptr[0]), int(res.block_ptr[1])
+    return np.union1d(res.source[a:b], res.target[a:b]).shape[0] == len(G)
 
 
-@implements("articulation_points")
+@implements("articulation_points", needs=("biconnected_components",))
 def articulation_points(G):
     """Cut vertices, each once, in networkx's order (a generator)."""
     _undirected_only(G)
-    labels = G.nodes
-
-    def gen():
-        seen = np.zeros(G.n, dtype=bool)
-        for v in _bcc_walk(G, components=False):
-            if not seen[v]:
-                seen[v] = True
-                yield labels[v]
-    return gen()
+    return (v for v in G.labels_of(_blocks(G).articulation_points))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,7 +116,7 @@ def _root_id(G, root):
     return None if root is None else G.index[root]
 
 
-@implements("chain_decomposition")
+@implements("chain_decomposition", needs=("depth_first_events",))
 def chain_decomposition(G, root=None):
     """Chains of the depth-first chain decomposition (lists of edges; a generator)."""
     _undirected_only(G)
@@ -180,18 +129,23 @@ def chain_decomposition(G, root=None):
 
 
 def _bridge_ids(G, root):
-    """Bridges as ``(u, v)`` vertex ids in ``G.edges()`` order."""
+    """Bridges as ``(u, v)`` vertex ids in ``G.edges()`` order: the edges that are a block by
+    themselves, self-loops aside (networkx's rule, the edges in no chain of the chain
+    decomposition, selects the same edges)."""
     from ._matrix import _edge_entries
 
     rid = _root_id(G, root)
     n = G.n
-    in_chain = np.zeros(0, dtype=np.int64)
-    pairs = [a * n + b for chain in _chains(G, rid) for a, b in chain]
-    if pairs:
-        p = np.asarray(pairs, dtype=np.int64)
-        in_chain = np.concatenate([p, (p % n) * n + p // n])
+    res = _blocks(G)
+    # a block whose only edge, besides self-loops, is (u, v)
+    proper = res.source != res.target
+    block = np.repeat(np.arange(res.block_ptr.shape[0] - 1), np.diff(res.block_ptr))
+    count = np.bincount(block[proper], minlength=res.block_ptr.shape[0] - 1)
+    single = proper & (count[block] == 1)
+    u, v = res.source[single], res.target[single]
+    alone = np.concatenate([u * n + v, v * n + u])
     keep, r, c = _edge_entries(G)
-    ok = ~np.isin(r * n + c, in_chain)
+    ok = np.isin(r * n + c, alone)
     if rid is not None:
         from ._analysis import _components
 
@@ -202,7 +156,7 @@ def _bridge_ids(G, root):
     return r[ok], c[ok]
 
 
-@implements("bridges")
+@implements("bridges", needs=("biconnected_components",))
 def bridges(G, root=None):
     """Edges whose removal disconnects their component (a generator, ``G.edges()`` order)."""
     _undirected_only(G)
@@ -213,7 +167,7 @@ def bridges(G, root=None):
     return gen()
 
 
-@implements("has_bridges")
+@implements("has_bridges", needs=("biconnected_components",))
 def has_bridges(G, root=None):
     """True when the graph (or the component of ``root``) has a bridge."""
     _undirected_only(G)

@@ -1,8 +1,11 @@
 """networkx's closeness / harmonic / eigenvector / Katz centrality and the k-core subgraphs.
 
-* closeness and harmonic: one hpgraph BFS (or SSSP with ``distance``) per node;
-* eigenvector and Katz: networkx's own power iterations (same start vector, update and
-  stopping rule) with the product ``A^T x`` done by :func:`hpgraph.mxv` (plus-times);
+* closeness and harmonic: :func:`hpgraph.closeness_centrality` /
+  :func:`hpgraph.harmonic_centrality` (batched BFS) for hop distances; one hpgraph SSSP per
+  node with ``distance`` (and one BFS per source for harmonic centrality from ``sources``);
+* eigenvector and Katz: :func:`hpgraph.eigenvector_centrality` and
+  :func:`hpgraph.katz_centrality` (networkx's power iterations: same start vector, update and
+  stopping rule);
 * ``k_core`` / ``k_shell`` / ``k_crust`` / ``k_corona``: hpgraph's core numbers, then the
   induced subgraph returned as a networkx graph (numeric edge attributes, node and graph
   attributes kept).
@@ -10,12 +13,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
 
-from ._registry import _depth, _nx, _weight_is_name, device, implements
+from ._registry import _depth, _nx, _weight_is_name, device, hp_algorithm, implements
 
 
 def _dist_check(b):
@@ -36,10 +38,24 @@ def _distances(hg, sid, distance, reverse=False):
     return dist, np.isfinite(dist)
 
 
-@implements("closeness_centrality", needs=("bfs", "sssp"), check=_dist_check)
+def _hop_centrality(hg, name, ids, **kwargs):
+    """``hpgraph.<name>`` (closeness or harmonic, hop distances) of the vertex ids ``ids``."""
+    from .. import backend as _backend
+
+    vals = hp_algorithm(name)(hg.hp(), vertices=ids, backend=device(), **kwargs)
+    return np.asarray(_backend.to_host(vals), dtype=np.float64).tolist()
+
+
+@implements("closeness_centrality", needs=("bfs", "sssp", "closeness_centrality"),
+            check=_dist_check)
 def closeness_centrality(G, u=None, distance=None, wf_improved=True):
-    """Closeness (incoming distances on directed graphs), networkx's formula."""
+    """Closeness (incoming distances on directed graphs), networkx's formula: hop distances by
+    :func:`hpgraph.closeness_centrality`, weighted ones by one SSSP per node."""
     nodes = list(G.nodes) if u is None else [u]
+    if distance is None:
+        vals = _hop_centrality(G, "closeness_centrality", [G.index[v] for v in nodes],
+                               wf_improved=wf_improved)
+        return vals[0] if u is not None else dict(zip(nodes, vals))
     n = len(G)
     out = {}
     for v in nodes:
@@ -58,14 +74,21 @@ def closeness_centrality(G, u=None, distance=None, wf_improved=True):
     return out
 
 
-@implements("harmonic_centrality", needs=("bfs", "sssp"), check=_dist_check)
+@implements("harmonic_centrality", needs=("bfs", "sssp", "harmonic_centrality"),
+            check=_dist_check)
 def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
-    """Sum of inverse distances, networkx's accumulation order."""
+    """Sum of inverse distances: from every node, :func:`hpgraph.harmonic_centrality`; from
+    ``sources`` or with ``distance``, one BFS / SSSP per source in networkx's accumulation
+    order."""
     from ._registry import _nbunch
 
     nb = set(_nbunch(G, nbunch) if nbunch is not None else G.nodes)
     src = set(_nbunch(G, sources) if sources is not None else G.nodes)
     centrality = {v: 0 for v in nb}
+    if distance is None and sources is None:
+        targets = list(centrality)
+        vals = _hop_centrality(G, "harmonic_centrality", [G.index[v] for v in targets])
+        return dict(zip(targets, vals))
     transposed = len(nb) < len(src)
     if transposed:
         nb, src = src, nb
@@ -89,22 +112,7 @@ def _py(arr, distance):
 
 
 # ---------------------------------------------------------------------------------------------
-# power iterations on hp.mxv
-
-
-def _spmv_t(hg, weight):
-    """``x -> A^T x`` (plus-times, float64) on hpgraph's mxv, A weighted by ``weight``."""
-    from .. import backend as _backend
-    from ..spmv import mxv
-
-    w = weight if weight is not None and weight in hg.edge_values else None
-    A = hg.hp_reverse(w)
-    dev = device()
-
-    def f(x):
-        return np.asarray(_backend.to_host(mxv(A, x, "plus_times[float64]", backend=dev)),
-                          dtype=np.float64)
-    return f
+# power iterations: hpgraph's eigenvector and Katz centrality
 
 
 def _vector(hg, d, name):
@@ -113,58 +121,53 @@ def _vector(hg, d, name):
     return np.array([d[v] for v in hg.nodes], dtype=np.float64)
 
 
-@implements("eigenvector_centrality", check=_weight_is_name)
+def _power(hg, name, weight, max_iter, **kwargs):
+    """``hpgraph.<name>`` on the converted graph, weighted by ``weight`` where the graph has that
+    attribute (networkx's default weight 1 otherwise), as a dict of floats."""
+    from .. import backend as _backend
+    from ..exceptions import ConvergenceError, InvalidValue
+
+    w = weight if weight is not None and weight in hg.edge_values else None
+    try:
+        x = hp_algorithm(name)(hg.hp(w), max_iter=max_iter, weighted=w is not None,
+                               backend=device(), **kwargs)
+    except ConvergenceError:
+        raise _nx().PowerIterationFailedConvergence(max_iter) from None
+    except InvalidValue as exc:  # negative weights, values networkx accepts and hpgraph not
+        raise NotImplementedError(f"{name}: {exc}") from None
+    return dict(zip(hg.nodes, np.asarray(_backend.to_host(x), dtype=np.float64).tolist()))
+
+
+@implements("eigenvector_centrality", needs=("eigenvector_centrality",), check=_weight_is_name)
 def eigenvector_centrality(G, max_iter=100, tol=1e-06, nstart=None, weight=None):
-    """Eigenvector centrality by networkx's power iteration (``x <- x + A^T x``)."""
+    """Eigenvector centrality (hpgraph's, networkx's power iteration ``x <- x + A^T x``)."""
     nx = _nx()
     if len(G) == 0:
         raise nx.NetworkXPointlessConcept("cannot compute centrality for the null graph")
-    if nstart is None:
-        x = np.ones(G.n)
-    else:
+    x0 = None
+    if nstart is not None:
         if all(v == 0 for v in nstart.values()):
             raise nx.NetworkXError("initial vector cannot have all zero values")
-        x = _vector(G, nstart, "nstart")
-    x = x / x.sum()
-    mul = _spmv_t(G, weight)
-    n = G.n
-    for _ in range(max_iter):
-        xlast = x
-        x = xlast + mul(xlast)
-        norm = math.hypot(*x.tolist()) or 1
-        x = x / norm
-        if np.abs(x - xlast).sum() < n * tol:
-            return dict(zip(G.nodes, x.tolist()))
-    raise nx.PowerIterationFailedConvergence(max_iter)
+        x0 = _vector(G, nstart, "nstart")
+    return _power(G, "eigenvector_centrality", weight, max_iter, tol=tol, nstart=x0)
 
 
-@implements("katz_centrality", check=_weight_is_name)
+@implements("katz_centrality", needs=("katz_centrality",), check=_weight_is_name)
 def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1e-06, nstart=None,
                     normalized=True, weight=None):
-    """Katz centrality by networkx's iteration (``x <- alpha A^T x + beta``)."""
+    """Katz centrality (hpgraph's, networkx's iteration ``x <- alpha A^T x + beta``)."""
     nx = _nx()
     if len(G) == 0:
         return {}
-    n = G.n
-    x = np.zeros(n) if nstart is None else _vector(G, nstart, "nstart")
+    x0 = None if nstart is None else _vector(G, nstart, "nstart")
     try:
-        b = np.full(n, float(beta))
+        b = float(beta)
     except (TypeError, ValueError, AttributeError) as err:
         if set(beta) != set(G.nodes):
             raise nx.NetworkXError("beta dictionary must have a value for every node") from err
         b = _vector(G, beta, "beta")
-    mul = _spmv_t(G, weight)
-    for _ in range(max_iter):
-        xlast = x
-        x = alpha * mul(xlast) + b
-        if np.abs(x - xlast).sum() < n * tol:
-            if normalized:
-                h = math.hypot(*x.tolist())
-                s = 1.0 / h if h else 1.0
-            else:
-                s = 1
-            return dict(zip(G.nodes, (x * s).tolist()))
-    raise nx.PowerIterationFailedConvergence(max_iter)
+    return _power(G, "katz_centrality", weight, max_iter, alpha=alpha, beta=b, tol=tol,
+                  nstart=x0, normalized=normalized)
 
 
 # ---------------------------------------------------------------------------------------------

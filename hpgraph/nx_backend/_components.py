@@ -2,13 +2,15 @@
 
 * Weak components: hpgraph's FastSV connected components (directed graphs are followed both
   ways), numbered by each component's first node, i.e. networkx's order.
-* Strong components: SciPy's ``connected_components(connection="strong")`` on the adjacency
-  (hpgraph has no SCC algorithm yet); components are yielded sinks first, like networkx.
-* Topological generations: Kahn's peeling, one vectorised NumPy step per generation, in
-  networkx's exact order (a child joins the generation after its last parent, in the order of
-  the decrement that freed it).
-* Depth-first search: SciPy's ``depth_first_order`` on the adjacency stored in networkx's
-  neighbour order, which visits exactly networkx's recursive preorder.
+* Strong components: :func:`hpgraph.strongly_connected_components`; the components are yielded
+  sinks first, like networkx, by ordering the condensation with
+  :func:`hpgraph.topological_generations` (on its reversed edges).
+* Topological generations: :func:`hpgraph.topological_generations` gives every node's
+  generation; the order within a generation is networkx's (a child joins the generation after
+  its last parent, in the order of the decrement that freed it), rebuilt on the host from the
+  adjacency in networkx's neighbour order, one vectorised step per generation.
+* Depth-first search: :func:`hpgraph.csgraph.depth_first_order` on the adjacency stored in
+  networkx's neighbour order, which visits exactly networkx's recursive preorder.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._order import _expand
-from ._registry import _neighbors_source, _no_sort_neighbors, _nx, implements
+from ._registry import _neighbors_source, _no_sort_neighbors, _nx, device, hp_algorithm, implements
 
 NOT_UNDIRECTED = "not implemented for undirected type"
 NOT_DIRECTED = "not implemented for directed type"
@@ -87,10 +89,10 @@ def is_weakly_connected(G):
 def _strong(hg):
     """(number, labels) with components numbered sinks first (a reverse topological order)."""
     def make():
-        from scipy.sparse.csgraph import connected_components
+        from .. import backend as _backend
 
-        k, labels = connected_components(_scipy_adj(hg), directed=True, connection="strong")
-        labels = labels.astype(np.int64)
+        k, labels = hp_algorithm("strongly_connected_components")(hg.hp(), backend=device())
+        labels = np.asarray(_backend.to_host(labels), dtype=np.int64)
         if k > 1:  # order the condensation: a component after every component it reaches
             rows = hg.rows()
             cu, cv = labels[rows], labels[hg.indices]
@@ -104,23 +106,16 @@ def _strong(hg):
 
 
 def _topo_ids(k, src, dst):
-    """A topological order of the DAG on ``k`` vertices with edges ``src -> dst``."""
-    order = np.argsort(src, kind="stable")
-    indices = dst[order]
-    indptr = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=k), out=indptr[1:])
-    indeg = np.bincount(dst, minlength=k)
-    gen = np.flatnonzero(indeg == 0)
-    out = [gen]
-    while gen.shape[0]:
-        cols, _ = _expand(indptr, indices, gen)
-        np.subtract.at(indeg, cols, 1)
-        gen = np.unique(cols[indeg[cols] == 0])
-        out.append(gen)
-    return np.concatenate(out)
+    """A topological order of the DAG on ``k`` vertices with edges ``src -> dst`` (by
+    generation, then by id)."""
+    from ..graph import Graph
+
+    dag = Graph.from_edges(src, dst, num_vertices=k, directed=True, backend="cpu")
+    return hp_algorithm("topological_sort")(dag, backend=device(), to="numpy")
 
 
-@implements("strongly_connected_components")
+@implements("strongly_connected_components", needs=("strongly_connected_components",
+                                                  "topological_sort"))
 def strongly_connected_components(G):
     """Strong components of a directed graph (sets, sinks first; a generator)."""
     _require_directed(G)
@@ -133,14 +128,16 @@ def _strong_gen(hg, comp):
     yield from _cc_gen(hg, comp)
 
 
-@implements("number_strongly_connected_components")
+@implements("number_strongly_connected_components", needs=("strongly_connected_components",
+                                                         "topological_sort"))
 def number_strongly_connected_components(G):
     """Number of strong components of a directed graph."""
     _require_directed(G)
     return _strong(G)[0]
 
 
-@implements("is_strongly_connected")
+@implements("is_strongly_connected", needs=("strongly_connected_components",
+                                            "topological_sort"))
 def is_strongly_connected(G):
     """True when the directed graph has one strong component."""
     _require_directed(G)
@@ -162,32 +159,32 @@ def is_connected(G):
 
 
 def _generations(hg):
-    """networkx's topological generations (lists of ids) and whether every node was reached."""
+    """networkx's topological generations (lists of ids) and whether every node was reached.
+
+    hpgraph gives each node's generation; networkx appends a child to the next generation when
+    the decrement of its last in-edge frees it, i.e. at the child's last entry in the adjacency
+    lists of the current generation read in order, so each generation is ordered by that.
+    """
     def make():
-        n = hg.n
+        from .. import backend as _backend
+
+        _, gen = hp_algorithm("topological_generations")(hg.hp(), backend=device())
+        gen = np.asarray(_backend.to_host(gen), dtype=np.int64)
         indptr, indices = hg.indptr, hg.indices.astype(np.int64)
-        indeg = np.bincount(indices, minlength=n)
-        gen = np.flatnonzero(indeg == 0)
+        cur = np.flatnonzero(gen == 0)
         gens = []
-        done = 0
-        while gen.shape[0]:
-            gens.append(gen)
-            done += gen.shape[0]
-            cols, _ = _expand(indptr, indices, gen)
-            if cols.shape[0] == 0:
-                break
-            np.subtract.at(indeg, cols, 1)
-            # a child is appended when its count reaches zero: at its last occurrence
-            rev = cols[::-1]
-            uniq, first_rev = np.unique(rev, return_index=True)
-            free = indeg[uniq] == 0
-            last = cols.shape[0] - 1 - first_rev[free]
-            gen = uniq[free][np.argsort(last, kind="stable")]
-        return gens, done == n
+        while cur.shape[0]:
+            gens.append(cur)
+            cols, _ = _expand(indptr, indices, cur)
+            cols = cols[gen[cols] == len(gens)]
+            # last occurrence of every child: first occurrence in the reversed list
+            uniq, first_rev = np.unique(cols[::-1], return_index=True)
+            cur = uniq[np.argsort(cols.shape[0] - 1 - first_rev, kind="stable")]
+        return gens, bool((gen >= 0).all())
     return hg.cached("generations", make)
 
 
-@implements("topological_generations")
+@implements("topological_generations", needs=("topological_generations",))
 def topological_generations(G):
     """Lists of nodes, each generation after its parents' (a generator)."""
     return _gen_gen(G)
@@ -204,7 +201,7 @@ def _gen_gen(hg):
         raise nx.NetworkXUnfeasible("Graph contains a cycle or graph changed during iteration")
 
 
-@implements("topological_sort")
+@implements("topological_sort", needs=("topological_generations",))
 def topological_sort(G):
     """Nodes in networkx's topological order (a generator)."""
     return _sort_gen(G)
@@ -215,7 +212,7 @@ def _sort_gen(hg):
         yield from g
 
 
-@implements("is_directed_acyclic_graph")
+@implements("is_directed_acyclic_graph", needs=("topological_generations",))
 def is_directed_acyclic_graph(G):
     """True for a directed graph without cycles."""
     return G.is_directed() and _generations(G)[1]
@@ -230,8 +227,9 @@ def _dfs_check(b):
 
 
 def _labeled(hg, source, depth_limit, kind):
-    """With a ``depth_limit``: the ``kind`` edges of the depth-limited search (the sequential
-    walk of :func:`._edge_traversal.dfs_labeled_edges`, as networkx derives them)."""
+    """With a ``depth_limit``: the ``kind`` edges of the depth-limited search
+    (:func:`hpgraph.depth_first_events` through :func:`._edge_traversal.dfs_labeled_edges`, as
+    networkx derives them)."""
     from ._edge_traversal import dfs_labeled_edges
 
     return ((u, v) for u, v, d in dfs_labeled_edges(hg, source, depth_limit) if d == kind)
@@ -239,7 +237,7 @@ def _labeled(hg, source, depth_limit, kind):
 
 def _dfs_forest(hg, source):
     """``[(preorder ids, predecessor array)]`` per root, networkx's ``dfs_edges`` roots."""
-    from scipy.sparse.csgraph import depth_first_order
+    from ..csgraph import depth_first_order
 
     if source is None:
         roots = range(hg.n)
@@ -274,7 +272,7 @@ def _dfs_edge_ids(hg, source):
             yield order[1:], pred[order[1:]]
 
 
-@implements("dfs_edges", check=_dfs_check)
+@implements("dfs_edges", needs=("depth_first_events",), check=_dfs_check)
 def dfs_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """Tree edges of networkx's depth-first search (a generator)."""
     return _dfs_edges_gen(G, source, depth_limit)
@@ -288,7 +286,7 @@ def _dfs_edges_gen(hg, source, depth_limit=None):
         yield from zip(hg.labels_of(parent), hg.labels_of(child))
 
 
-@implements("dfs_tree", check=_dfs_check)
+@implements("dfs_tree", needs=("depth_first_events",), check=_dfs_check)
 def dfs_tree(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """The depth-first tree (or forest) as a ``networkx.DiGraph``."""
     T = _nx().DiGraph()
@@ -300,13 +298,13 @@ def dfs_tree(G, source=None, depth_limit=None, *, sort_neighbors=None):
     return T
 
 
-@implements("dfs_predecessors", check=_dfs_check)
+@implements("dfs_predecessors", needs=("depth_first_events",), check=_dfs_check)
 def dfs_predecessors(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """``{node: parent}`` of the depth-first tree."""
     return {t: s for s, t in _dfs_edges_gen(G, source, depth_limit)}
 
 
-@implements("dfs_successors", check=_dfs_check)
+@implements("dfs_successors", needs=("depth_first_events",), check=_dfs_check)
 def dfs_successors(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """``{node: [children]}`` of the depth-first tree."""
     d = {}
@@ -315,7 +313,7 @@ def dfs_successors(G, source=None, depth_limit=None, *, sort_neighbors=None):
     return d
 
 
-@implements("dfs_preorder_nodes", check=_dfs_check)
+@implements("dfs_preorder_nodes", needs=("depth_first_events",), check=_dfs_check)
 def dfs_preorder_nodes(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """Nodes in depth-first preorder (a generator)."""
     if depth_limit is not None:
@@ -328,7 +326,7 @@ def _pre_gen(hg, source):
         yield from hg.labels_of(order)
 
 
-@implements("dfs_postorder_nodes", check=_dfs_check)
+@implements("dfs_postorder_nodes", needs=("depth_first_events",), check=_dfs_check)
 def dfs_postorder_nodes(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """Nodes in depth-first postorder (a generator)."""
     if depth_limit is not None:

@@ -10,15 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._components import _undirected_only
-from ._registry import _nx, _weight_is_name, device, implements
-
-
-def _mask(hg, nodes):
-    m = np.zeros(hg.n, dtype=bool)
-    index = hg.index
-    ids = [index[v] for v in nodes if v in index]
-    m[ids] = True
-    return m
+from ._registry import _nx, _weight_is_name, device, hp_algorithm, implements
 
 
 def _weights(hg, weight):
@@ -28,23 +20,10 @@ def _weights(hg, weight):
     return hg.edge_values[weight]
 
 
-def _boundary_sum(hg, S, T, weight):
-    """Sum of ``weight`` over ``nx.edge_boundary(G, S, T)`` (1 per edge for None)."""
-    w = _weights(hg, weight)
-    rows, cols = hg.rows(), hg.indices
-    s = _mask(hg, S)
-    rs, cs = s[rows], s[cols]
-    if T is None:
-        sel = rs & ~cs
-    else:
-        t = _mask(hg, T)
-        rt, ct = t[rows], t[cols]
-        if hg.is_directed():
-            sel = rs & (ct | (cs & rt))
-        else:  # an edge inside S is listed once (from its smaller id)
-            sel = (rs & ~cs & ct) | (rs & cs & (rows <= cols) & (ct | rt))
-    total = w[sel].sum()
-    return total.item()
+def _ids(hg, nodes):
+    """Vertex ids of the nodes of ``nodes`` that are in the graph (networkx's filtering)."""
+    index = hg.index
+    return np.asarray([index[v] for v in nodes if v in index], dtype=np.int64)
 
 
 def _cut_check(b):
@@ -54,13 +33,14 @@ def _cut_check(b):
     return _weight_is_name(b)
 
 
-@implements("cut_size", check=_cut_check)
+@implements("cut_size", needs=("cut_size",), check=_cut_check)
 def cut_size(G, S, T=None, weight=None):
-    """Total weight of the edges between ``S`` and ``T`` (both directions when directed)."""
-    size = _boundary_sum(G, S, T, weight)
-    if G.is_directed():
-        size = size + _boundary_sum(G, T, S, weight)
-    return size
+    """Total weight of the edges between ``S`` and ``T`` (both directions when directed):
+    :func:`hpgraph.cut_size`."""
+    if weight is not None:
+        G._require(weight)
+    return hp_algorithm("cut_size")(G.hp(weight), _ids(G, S), None if T is None else _ids(G, T),
+                                    weight is not None, backend=device())
 
 
 @implements("volume", check=_weight_is_name)
@@ -84,7 +64,7 @@ def _complement(hg, S):
     return set(hg.nodes) - set(S)
 
 
-@implements("normalized_cut_size", check=_weight_is_name)
+@implements("normalized_cut_size", needs=("cut_size",), check=_weight_is_name)
 def normalized_cut_size(G, S, T=None, weight=None):
     """Cut size times ``1 / volume(S) + 1 / volume(T)``."""
     if T is None:
@@ -93,7 +73,7 @@ def normalized_cut_size(G, S, T=None, weight=None):
     return cut * (1 / volume(G, S, weight=weight) + 1 / volume(G, T, weight=weight))
 
 
-@implements("conductance", check=_weight_is_name)
+@implements("conductance", needs=("cut_size",), check=_weight_is_name)
 def conductance(G, S, T=None, weight=None):
     """Cut size over ``min(volume(S), volume(T))``."""
     if T is None:
@@ -102,7 +82,7 @@ def conductance(G, S, T=None, weight=None):
     return cut / min(volume(G, S, weight=weight), volume(G, T, weight=weight))
 
 
-@implements("edge_expansion", check=_weight_is_name)
+@implements("edge_expansion", needs=("cut_size",), check=_weight_is_name)
 def edge_expansion(G, S, T=None, weight=None):
     """Cut size over ``min(|S|, |T|)``."""
     if T is None:
@@ -110,37 +90,37 @@ def edge_expansion(G, S, T=None, weight=None):
     return cut_size(G, S, T=T, weight=weight) / min(len(S), len(T))
 
 
-@implements("mixing_expansion", check=_cut_check)
+@implements("mixing_expansion", needs=("cut_size",), check=_cut_check)
 def mixing_expansion(G, S, T=None, weight=None):
     """Cut size over twice the number of edges."""
     return cut_size(G, S, T=T, weight=weight) / (2 * G.number_of_edges())
 
 
-def _out_neighbours(hg, S):
-    s = _mask(hg, S)
-    nb = np.zeros(hg.n, dtype=bool)
-    nb[hg.indices[s[hg.rows()]]] = True
-    return s, nb
+def _boundary(hg, S, name="node_boundary"):
+    """:func:`hpgraph.node_boundary` (or ``name``, :func:`hpgraph.neighborhood`) of ``S`` (a
+    bool array)."""
+    from .. import backend as _backend
+
+    return np.asarray(_backend.to_host(
+        hp_algorithm(name)(hg.hp(), _ids(hg, S), backend=device())))
 
 
-@implements("node_boundary")
+@implements("node_boundary", needs=("node_boundary",))
 def node_boundary(G, nbunch1, nbunch2=None):
     """Nodes outside ``nbunch1`` adjacent to it (intersected with ``nbunch2``): a set."""
-    s, nb = _out_neighbours(G, nbunch1)
-    bdy = set(G.labels_of(np.flatnonzero(nb & ~s)))
+    bdy = set(G.labels_of(np.flatnonzero(_boundary(G, nbunch1))))
     if nbunch2 is not None:
         bdy &= set(nbunch2)
     return bdy
 
 
-@implements("node_expansion")
+@implements("node_expansion", needs=("neighborhood",))
 def node_expansion(G, S):
-    """Number of neighbours of ``S`` over ``|S|``."""
-    _, nb = _out_neighbours(G, S)
-    return int(nb.sum()) / len(S)
+    """Number of neighbours of ``S`` (those in ``S`` too) over ``|S|``."""
+    return int(_boundary(G, S, "neighborhood").sum()) / len(S)
 
 
-@implements("boundary_expansion")
+@implements("boundary_expansion", needs=("node_boundary",))
 def boundary_expansion(G, S):
     """Size of the node boundary of ``S`` over ``|S|``."""
     return len(node_boundary(G, S)) / len(S)

@@ -2,15 +2,16 @@
 
 The eccentricity of a node is the largest distance of one hpgraph BFS (unweighted) or SSSP
 (weighted) from it; all of them at once on a graph of at most ``_ALL_PAIRS_MAX_N`` nodes come
-from one SciPy all-pairs search over the converted CSR.  The other four are the max / min of
-the eccentricities and the nodes attaining them, in node order as networkx lists them.
+from one all-pairs :func:`hpgraph.csgraph.shortest_path` over the converted CSR.  The other
+four are the max / min of the eccentricities and the nodes attaining them, in node order as
+networkx lists them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._registry import _depth, _nbunch, _nx, _weight_is_name, implements
+from ._registry import _depth, _nbunch, _nx, _weight_is_name, device, implements
 
 
 def _unconnected(G):
@@ -38,16 +39,18 @@ def _ecc_of(G, i, weight):
     return _dist_values(G, weight, dist, np.array([far]))[0]
 
 
-#: graphs up to this many nodes get all eccentricities from one all-pairs SciPy search (an
+#: graphs up to this many nodes get all eccentricities from one all-pairs search (an
 #: ``n x n`` float64 matrix); larger ones run one engine search per node
 _ALL_PAIRS_MAX_N = 2048
 
 
 def _all_ecc(G, weight):
-    """Every eccentricity at once (SciPy's all-pairs BFS / Dijkstra), or raise."""
+    """Every eccentricity at once (one all-pairs :func:`hpgraph.csgraph.shortest_path`), or
+    raise."""
     def make():
         import scipy.sparse as sp
-        from scipy.sparse.csgraph import shortest_path
+
+        from ..csgraph import shortest_path
 
         if weight is not None:
             from ._paths import _no_negative
@@ -57,7 +60,8 @@ def _all_ecc(G, weight):
         else:
             vals = np.ones(G.indices.shape[0])
         A = sp.csr_array((vals, G.indices, G.indptr), shape=(G.n, G.n))
-        D = shortest_path(A, directed=G.is_directed(), unweighted=weight is None)
+        D = shortest_path(A, directed=G.is_directed(), unweighted=weight is None,
+                          backend=device())
         return D.max(axis=1) if D.shape[0] else np.zeros(0)
     ecc = G.cached(("all_eccentricities", weight), make)
     if not np.all(np.isfinite(ecc)):

@@ -1,21 +1,23 @@
 """networkx's edge-by-edge traversals on the converted CSR: ``edge_dfs``, ``edge_bfs``,
-``dfs_labeled_edges`` and ``bfs_labeled_edges``.
+``dfs_labeled_edges`` and ``bfs_labeled_edges``, simple paths, colliders and v-structures.
 
-These report every edge in the order a sequential search meets it, so there is no
-level-synchronous form: the search walks the adjacency arrays (kept in networkx's neighbour
-order, predecessors too) with integer cursors and marks visited vertices and edges in NumPy
-bool arrays instead of Python sets of labels.  An undirected edge is identified by the
-smaller of its two adjacency entries, a directed edge by its entry.  Results are generators,
-lazily, as in networkx.
+``bfs_labeled_edges`` labels every edge at once from hpgraph's BFS (depths, networkx's
+visiting order and parents), ``edge_bfs`` lists each vertex's edges in the vertex order of
+hpgraph's BFS, and ``dfs_labeled_edges`` is hpgraph's depth-first search
+(:func:`hpgraph.depth_first_events`) over the adjacency in networkx's order; colliders and
+v-structures are :func:`hpgraph.colliders`.  ``edge_dfs`` and the simple paths report every
+edge in the order a sequential search meets it, so there is no level-synchronous form: the
+search walks the adjacency arrays (kept in networkx's neighbour order, predecessors
+too) with integer cursors and marks visited vertices and edges in NumPy bool arrays instead of
+Python sets of labels.  An undirected edge is identified by the smaller of its two adjacency
+entries, a directed edge by its entry.  Results are generators, lazily, as in networkx.
 """
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
-from ._registry import _nx, _no_sort_neighbors, implements
+from ._registry import _nx, _no_sort_neighbors, device, implements
 
 FORWARD = "forward"
 REVERSE = "reverse"
@@ -131,25 +133,70 @@ def edge_dfs(G, source=None, orientation=None):
     return gen()
 
 
-@implements("edge_bfs")
+def _both_ways(hg):
+    """Per vertex its successors, then its predecessors, in networkx's orders (the neighbours
+    ``edge_bfs`` scans with ``orientation="ignore"``), and the undirected hpgraph Graph of the
+    same adjacency (cached)."""
+    def make():
+        from ..graph import Graph
+
+        n = hg.n
+        optr, out = hg.indptr.astype(np.int64), hg.indices.astype(np.int64)
+        iptr, inn = hg.nx_adjacency(reverse=True)
+        iptr, inn = iptr.astype(np.int64), inn.astype(np.int64)
+        rows = np.concatenate([np.repeat(np.arange(n), np.diff(optr)),
+                               np.repeat(np.arange(n), np.diff(iptr))])
+        order = np.argsort(rows, kind="stable")           # a vertex's out-list, then its in-list
+        indices = np.concatenate([out, inn])[order]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+        U = Graph.from_edges(hg.rows(), out, num_vertices=n, directed=False, backend="cpu")
+        return indptr, indices, U
+    return hg.cached("both_ways", make)
+
+
+def _bfs_vertex_order(G, nodes, orientation):
+    """The order in which networkx's ``edge_bfs`` dequeues vertices: a FIFO breadth-first
+    search from ``nodes`` over the neighbours ``edges_from`` yields; the depths come from
+    hpgraph's BFS and the order within each level is rebuilt from the adjacency in that scan
+    order (:func:`._order.ordered_levels`)."""
+    from .. import backend as _backend
+    from ..algorithms._bfs import bfs
+    from ._order import ordered_levels
+
+    src = list(dict.fromkeys(nodes))      # a repeated source yields nothing new
+    if len(src) == G.n:
+        return src
+    directed = G.is_directed()
+    dev = device()
+    if directed and orientation == "ignore":
+        indptr, indices, H = _both_ways(G)
+    elif directed and orientation == "reverse":
+        indptr, indices = G.nx_adjacency(reverse=True)
+        H = G.hp_reverse()
+    else:
+        indptr, indices = G.indptr, G.indices
+        H = G.hp()
+    depth = np.asarray(_backend.to_host(bfs(H, src if len(src) > 1 else src[0],
+                                             backend=dev).depth))
+    levels = ordered_levels(indptr.astype(np.int64), indices.astype(np.int64), depth,
+                            np.asarray(src, dtype=np.int64))
+    return np.concatenate([verts for verts, _ in levels]).tolist()
+
+
+@implements("edge_bfs", needs=("bfs",))
 def edge_bfs(G, source=None, orientation=None):
-    """Edges in breadth-first order, each once (a generator)."""
+    """Edges in breadth-first order, each once (a generator): the vertices in the order of
+    hpgraph's BFS (:func:`_bfs_vertex_order`), each vertex's edges in networkx's order, every
+    edge the first time it is met."""
     def gen():
         nodes = _source_ids(G, source)
         if not nodes:
             return
-        edges_from, check_reverse = _walk_setup(G, orientation)
+        edges_from, _ = _walk_setup(G, orientation)
         visited_edges: set = set()
-        visited_nodes = np.zeros(G.n, dtype=bool)
-        visited_nodes[nodes] = True
-        queue = deque((v, edges_from(v)) for v in nodes)
-        while queue:
-            _, children = queue.popleft()
-            for eid, tail, head, tag, key in children:
-                child = tail if check_reverse and tag == REVERSE else head
-                if not visited_nodes[child]:
-                    visited_nodes[child] = True
-                    queue.append((child, edges_from(child)))
+        for v in _bfs_vertex_order(G, nodes, orientation):
+            for eid, tail, head, tag, key in edges_from(v):
                 if eid not in visited_edges:
                     visited_edges.add(eid)
                     yield _labelled(G, tail, head, tag, key)
@@ -157,45 +204,16 @@ def edge_bfs(G, source=None, orientation=None):
 
 
 def _dfs_labeled_ids(G, starts, depth_limit):
-    """networkx's ``dfs_labeled_edges`` on vertex ids: ``(u, v, label)`` triples."""
-    indptr, indices = G.indptr.tolist(), G.indices.tolist()
-    limit = G.n if depth_limit is None else depth_limit
-    visited = np.zeros(G.n, dtype=bool)
-    for start in starts:
-        if visited[start]:
-            continue
-        yield start, start, "forward"
-        visited[start] = True
-        stack = [[start, indptr[start], indptr[start + 1]]]
-        depth_now = 1
-        while stack:
-            top = stack[-1]
-            parent = top[0]
-            pushed = False
-            while top[1] < top[2]:
-                child = indices[top[1]]
-                top[1] += 1
-                if visited[child]:
-                    yield parent, child, "nontree"
-                    continue
-                yield parent, child, "forward"
-                visited[child] = True
-                if depth_now < limit:
-                    stack.append([child, indptr[child], indptr[child + 1]])
-                    depth_now += 1
-                    pushed = True
-                    break
-                yield parent, child, "reverse-depth_limit"
-            if pushed:
-                continue
-            stack.pop()
-            depth_now -= 1
-            if stack:
-                yield stack[-1][0], parent, "reverse"
-        yield start, start, "reverse"
+    """networkx's ``dfs_labeled_edges`` on vertex ids: ``(u, v, label)`` triples, from
+    :func:`hpgraph.algorithms.dfs.dfs_events` over the adjacency in networkx's neighbour
+    order (networkx's exact events and order)."""
+    from ..algorithms.dfs import KINDS, dfs_events
+
+    ev = dfs_events(G.indptr, G.indices, starts, depth_limit)
+    return zip(ev.source.tolist(), ev.target.tolist(), [KINDS[k] for k in ev.kind.tolist()])
 
 
-@implements("dfs_labeled_edges", check=_no_sort_neighbors)
+@implements("dfs_labeled_edges", needs=("depth_first_events",), check=_no_sort_neighbors)
 def dfs_labeled_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
     """``(u, v, label)`` for every edge a depth-first search meets (a generator)."""
     from ._registry import _neighbors_source
@@ -208,42 +226,55 @@ def dfs_labeled_edges(G, source=None, depth_limit=None, *, sort_neighbors=None):
     return gen()
 
 
-@implements("bfs_labeled_edges")
+@implements("bfs_labeled_edges", needs=("bfs",))
 def bfs_labeled_edges(G, sources):
     """``(u, v, label)`` for every edge a breadth-first search meets: tree, level, forward
-    and (directed) reverse edges (a generator)."""
+    and (directed) reverse edges (a generator).
+
+    hpgraph's BFS gives the depths and networkx's visiting order (:func:`._order.bfs_levels`);
+    every edge is then labelled at once: networkx scans the vertices in that order and each
+    one's neighbours in order, calls the edge to a vertex's BFS parent "tree", an edge within a
+    level "level" (undirected: only towards a vertex not scanned yet), one level down
+    "forward" and (directed) one level up or more "reverse".
+    """
     def gen():
+        from ._order import _expand, bfs_levels
+
         srcs = [sources] if sources in G else sources
-        labels = G.nodes
-        indptr, indices = G.indptr.tolist(), G.indices.tolist()
-        directed = G.is_directed()
-        depth = np.full(G.n, -1, dtype=np.int64)
-        visited = np.zeros(G.n, dtype=bool)
-        queue = deque()
+        ids = []
         for s in srcs:
             i = G.index[s]  # KeyError for a source not in G, as networkx's G._adj[s]
-            if depth[i] < 0:
-                depth[i] = 0
-                queue.append(i)
-        while queue:
-            u = queue.popleft()
-            du = int(depth[u])
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                dv = int(depth[v])
-                if dv < 0:
-                    depth[v] = du + 1
-                    queue.append(v)
-                    yield labels[u], labels[v], "tree"
-                elif du == dv:
-                    if not visited[v]:
-                        yield labels[u], labels[v], "level"
-                elif du < dv:
-                    yield labels[u], labels[v], "forward"
-                elif directed:
-                    yield labels[u], labels[v], "reverse"
-            if not directed:
-                visited[u] = True
+            if i not in ids:
+                ids.append(i)
+        if not ids:
+            return
+        levels = bfs_levels(G, ids, backend=device())
+        order = np.concatenate([verts for verts, _ in levels])
+        n = G.n
+        depth = np.full(n, -1, dtype=np.int64)
+        parent = np.full(n, -1, dtype=np.int64)
+        for d, (verts, pars) in enumerate(levels):
+            depth[verts] = d
+            if d:
+                parent[verts] = pars
+        pos = np.empty(n, dtype=np.int64)
+        pos[order] = np.arange(order.shape[0])
+        v, u = _expand(G.indptr, G.indices.astype(np.int64), order)
+        du, dv = depth[u], depth[v]
+        tree = parent[v] == u
+        level = ~tree & (du == dv)
+        forward = ~tree & (du < dv)
+        reverse = ~tree & (du > dv)
+        if G.is_directed():
+            keep = tree | level | forward | reverse
+        else:
+            level &= pos[v] >= pos[u]      # networkx skips vertices already scanned
+            reverse[:] = False
+            keep = tree | level | forward
+        label = np.where(tree, 0, np.where(level, 1, np.where(forward, 2, 3)))[keep]
+        names = ("tree", "level", "forward", "reverse")
+        yield from zip(G.labels_of(u[keep]), G.labels_of(v[keep]),
+                       [names[k] for k in label.tolist()])
     return gen()
 
 
@@ -338,17 +369,33 @@ def _require_directed(G):
         raise _nx().NetworkXNotImplemented("not implemented for undirected type")
 
 
-def _colliders(G):
-    """``(p1, node, p2)`` vertex ids for every pair of predecessors, networkx's order."""
-    import itertools
-
-    iptr, ipred, _ = _in_entries(G)
-    for v in range(G.n):
-        yield from ((a, v, b) for a, b in
-                    itertools.combinations(ipred[iptr[v]:iptr[v + 1]], 2))
+#: colliders are produced for blocks of vertices of about this many triples at a time (the
+#: generators stay lazy on vertices with huge in-degrees)
+_BLOCK = 1 << 20
 
 
-@implements("colliders")
+def _colliders(G, unshielded=False):
+    """``(p1, node, p2)`` vertex ids for every pair of predecessors, networkx's order:
+    :func:`hpgraph.algorithms._colliders.collider_triples` over the predecessor lists in
+    networkx's order, one block of vertices at a time."""
+    from ..algorithms._colliders import collider_triples
+
+    indptr, preds = G.nx_adjacency(reverse=True)
+    indptr = indptr.astype(np.int64)
+    preds = preds.astype(np.int64)
+    keys = np.unique(G.rows() * G.n + G.indices) if unshielded else None
+    d = np.diff(indptr)
+    ends = np.cumsum(d * (d - 1) // 2)
+    lo = 0
+    while lo < G.n:
+        base = int(ends[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, base + _BLOCK, side="right")))
+        res = collider_triples(np, indptr, preds, lo, min(hi, G.n), keys)
+        yield from zip(res.first.tolist(), res.node.tolist(), res.second.tolist())
+        lo = hi
+
+
+@implements("colliders", needs=("colliders",))
 def colliders(G):
     """Every ``(p1, node, p2)`` with ``p1`` and ``p2`` predecessors of ``node`` (a generator)."""
     _require_directed(G)
@@ -356,18 +403,9 @@ def colliders(G):
     return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G))
 
 
-@implements("v_structures")
+@implements("v_structures", needs=("colliders",))
 def v_structures(G):
     """Colliders whose two parents are not adjacent (a generator)."""
     _require_directed(G)
     labels = G.nodes
-    keys = np.sort(G.rows() * G.n + G.indices)
-
-    def adjacent(a, b):
-        for k in (a * G.n + b, b * G.n + a):
-            i = int(np.searchsorted(keys, k))
-            if i < keys.shape[0] and keys[i] == k:
-                return True
-        return False
-    return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G)
-            if not adjacent(a, b))
+    return ((labels[a], labels[v], labels[b]) for a, v, b in _colliders(G, unshielded=True))

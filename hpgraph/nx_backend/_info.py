@@ -24,17 +24,22 @@ _CC = "hpgraph's FastSV connected components (min-label SpMV hooking); networkx'
 _ALL = " One engine call per source, yielded lazily."
 _PAIR = ("Paths follow one engine search from the source: where several shortest paths "
          "exist, the path may differ from networkx's bidirectional search.")
-_TOPO = ("Kahn's peeling, one vectorised step per generation, in networkx's exact order.")
-_DFS = ("SciPy's depth_first_order on the adjacency in networkx's neighbour order (networkx's "
-        "exact order); with ``depth_limit``, the sequential labelled walk over the CSR. "
-        "``sort_neighbors`` is declined.")
+_TOPO = ("hpgraph.topological_generations (Kahn's peeling, one vectorised step per "
+         "generation); the order within a generation is rebuilt on the host in networkx's "
+         "exact order.")
+_DFS = ("hpgraph.csgraph.depth_first_order (SciPy's CPU code) on the adjacency in networkx's "
+        "neighbour order (networkx's exact order); with ``depth_limit``, "
+        "hpgraph.depth_first_events. ``sort_neighbors`` is declined.")
 _VEC = "Vectorised NumPy over the converted adjacency."
-_POWER = ("networkx's power iteration (same start, update and stopping rule) with A^T x on "
-          "hpgraph.mxv (plus-times, float64).")
+_CUTS = ("hpgraph.cut_size (volumes from the degree array); float weights are added in "
+         "another order than networkx's, so sums agree to rounding.")
+_POWER = ("hpgraph.eigenvector_centrality / katz_centrality: networkx's power iteration (same "
+          "start, update and stopping rule) with A^T x on hpgraph.mxv (float64); values agree "
+          "to rounding. Negative weights are declined.")
 _KCORE = ("hpgraph's core numbers; the subgraph is a new networkx graph with the numeric edge "
           "attributes, node and graph attributes (non-numeric edge attributes are not kept).")
-_LINK = ("Common neighbours by a SciPy sparse row product; pairs in networkx's order "
-         "(``non_edges`` rebuilt with the same set construction).")
+_LINK = ("Sums over hpgraph.common_neighbors (the common neighbours of every pair); pairs in "
+         "networkx's order (``non_edges`` rebuilt with the same set construction).")
 
 _MST = ("hpgraph's minimum spanning forest (Boruvka on the engine) for every ``algorithm``; "
         "edges in Kruskal's order. Where equal weights allow several forests, hpgraph's may "
@@ -52,7 +57,7 @@ _SPARSE = ("SciPy sparse products over the converted CSR (mutual weights P + P^T
 _WALK = ("A sequential search over the converted CSR (networkx's neighbour order, visited "
          "marks in NumPy arrays): networkx's exact order, as a generator.")
 
-_CLUSTER = ("Undirected unweighted: hpgraph's triangle counts. Weighted and directed: SciPy "
+_CLUSTER = ("Undirected unweighted: hpgraph.clustering. Weighted and directed: SciPy "
             "sparse products of the cube roots of the normalised weights (diag(W^3), Fagiolo's "
             "(W + W^T)^3 for directed graphs), equal to networkx's up to rounding. Multigraphs "
             "are declined.")
@@ -61,15 +66,15 @@ _SUBSET = ("Brandes restricted to the source/target pairs, level-synchronous per
            "hpgraph's BFS depths or SSSP distances (one bincount per level); values agree with "
            "networkx's to rounding. Zero or negative weights are declined.")
 
-_BCC = ("Tarjan's lowpoint walk over the CSR (sequential; networkx's neighbour order, NumPy "
-        "discovery and lowpoint arrays): networkx's order.")
+_BCC = ("hpgraph.biconnected_components' Tarjan search (sequential, on the host) over the "
+        "adjacency in networkx's neighbour order: networkx's order.")
 
-_ECC = ("From the eccentricities (SciPy's all-pairs search on the CPU up to 2048 nodes, "
+_ECC = ("From the eccentricities (hpgraph.csgraph.shortest_path, all pairs, up to 2048 nodes, "
         "else one engine BFS / SSSP per node); with ``usebounds`` the same extrema come from "
         "all eccentricities (no bounding).")
 
-_SEQ = ("A degree sequence, not a graph: the Erdős–Gallai inequalities for every k at once "
-        "from NumPy prefix sums (networkx's integer validation).")
+_SEQ = ("A degree sequence, not a graph: hpgraph.is_graphical (the Erdős–Gallai inequalities "
+        "for every k at once from prefix sums) after networkx's integer validation.")
 
 #: name -> additional_docs (what differs from networkx); the implemented functions
 FUNCTIONS = {
@@ -143,7 +148,7 @@ FUNCTIONS = {
     "floyd_warshall_numpy": "One engine SSSP per node; a negative cycle is declined.",
     "johnson": "One engine SSSP (negative weights allowed) per node; " + _PAIR,
     "average_shortest_path_length": "One engine BFS / SSSP per node.",
-    "eccentricity": ("SciPy's all-pairs search on the CPU up to 2048 nodes, else one engine "
+    "eccentricity": ("hpgraph.csgraph.shortest_path (all pairs) up to 2048 nodes, else one engine "
                      "BFS / SSSP per node; negative weights are declined."),
     "diameter": _ECC,
     "radius": _ECC,
@@ -153,11 +158,12 @@ FUNCTIONS = {
     "weakly_connected_components": _CC,
     "number_weakly_connected_components": _CC,
     "is_weakly_connected": _CC,
-    "strongly_connected_components": ("SciPy's strong components (hpgraph has no SCC yet), "
-                                      "yielded sinks first; the order among independent "
+    "strongly_connected_components": ("hpgraph.strongly_connected_components, yielded sinks "
+                                      "first (the condensation ordered by "
+                                      "hpgraph.topological_sort); the order among independent "
                                       "components may differ from networkx's."),
-    "number_strongly_connected_components": "SciPy's strong components.",
-    "is_strongly_connected": "SciPy's strong components.",
+    "number_strongly_connected_components": "hpgraph.strongly_connected_components.",
+    "is_strongly_connected": "hpgraph.strongly_connected_components.",
     "topological_generations": _TOPO,
     "topological_sort": _TOPO,
     "is_directed_acyclic_graph": _TOPO,
@@ -168,11 +174,14 @@ FUNCTIONS = {
     "dfs_preorder_nodes": _DFS,
     "dfs_postorder_nodes": _DFS,
     # centrality and measures
-    "degree_centrality": _VEC,
-    "in_degree_centrality": _VEC,
-    "out_degree_centrality": _VEC,
-    "closeness_centrality": "One engine BFS (or SSSP with ``distance``) per node.",
-    "harmonic_centrality": "One engine BFS (or SSSP with ``distance``) per source.",
+    "degree_centrality": "hpgraph.degree_centrality (networkx's values bit for bit).",
+    "in_degree_centrality": "hpgraph.degree_centrality (mode 'in').",
+    "out_degree_centrality": "hpgraph.degree_centrality (mode 'out').",
+    "closeness_centrality": ("hpgraph.closeness_centrality (batched BFS, networkx's formula "
+                             "bit for bit); with ``distance``, one engine SSSP per node."),
+    "harmonic_centrality": ("hpgraph.harmonic_centrality (batched BFS; sums agree to "
+                            "rounding); with ``distance`` or ``sources``, one engine BFS / "
+                            "SSSP per source in networkx's accumulation order."),
     "eigenvector_centrality": _POWER,
     "katz_centrality": _POWER,
     "clustering": _CLUSTER,
@@ -184,22 +193,24 @@ FUNCTIONS = {
     "isolates": _VEC,
     "number_of_isolates": _VEC,
     "is_isolate": _VEC,
-    "reciprocity": _VEC + " Directed graphs only.",
-    "overall_reciprocity": _VEC + " Directed graphs only.",
+    "reciprocity": "hpgraph.vertex_reciprocity (hpgraph.reciprocity for the graph). Directed graphs only.",
+    "overall_reciprocity": "hpgraph.reciprocity. Directed graphs only.",
     "jaccard_coefficient": _LINK,
     "adamic_adar_index": _LINK,
     "resource_allocation_index": _LINK,
-    "preferential_attachment": _LINK,
-    "modularity": _VEC,
-    "cut_size": _VEC + " Directed graphs with T=None are declined.",
-    "volume": _VEC,
-    "normalized_cut_size": _VEC,
-    "conductance": _VEC,
-    "edge_expansion": _VEC,
-    "mixing_expansion": _VEC + " Directed graphs with T=None are declined.",
-    "node_boundary": _VEC,
-    "node_expansion": _VEC,
-    "boundary_expansion": _VEC,
+    "preferential_attachment": ("Degree products from the converted graph's degree array; pairs "
+                                "in networkx's order."),
+    "modularity": ("hpgraph.modularity (directed graphs too); values agree with networkx's to "
+                   "rounding."),
+    "cut_size": _CUTS + " Directed graphs with T=None are declined.",
+    "volume": "The degree array of the converted graph, summed in networkx's order.",
+    "normalized_cut_size": _CUTS,
+    "conductance": _CUTS,
+    "edge_expansion": _CUTS,
+    "mixing_expansion": _CUTS + " Directed graphs with T=None are declined.",
+    "node_boundary": "hpgraph.node_boundary.",
+    "node_expansion": "hpgraph.neighborhood.",
+    "boundary_expansion": "hpgraph.node_boundary.",
     "is_forest": _CC,
     "is_tree": _CC,
     "is_bipartite": ("Depth parities of one multi-source hpgraph BFS (a root per component); "
@@ -233,13 +244,19 @@ FUNCTIONS = {
     "within_inter_cluster": _LINK,
     # edge-by-edge traversals
     "edge_dfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
-    "edge_bfs": _WALK + " Multigraph edges come with their keys, as in networkx.",
-    "dfs_labeled_edges": _WALK + " ``sort_neighbors`` is declined.",
-    "bfs_labeled_edges": _WALK,
+    "edge_bfs": ("The vertex order from hpgraph's BFS (rebuilt in networkx's scan order for "
+                 "each orientation), each vertex's edges then listed once: networkx's order. "
+                 "Multigraph edges come with their keys, as in networkx."),
+    "dfs_labeled_edges": ("hpgraph.depth_first_events over the adjacency in networkx's "
+                          "neighbour order: networkx's exact events. ``sort_neighbors`` is "
+                          "declined."),
+    "bfs_labeled_edges": ("hpgraph's BFS gives the depths, networkx's visiting order and parents; "
+                          "every edge is labelled at once from them (networkx's exact order)."),
     "all_simple_paths": _WALK + " Parallel edges of a multigraph repeat a path, as in networkx.",
     "all_simple_edge_paths": _WALK + " Multigraph edges come with their keys.",
-    "square_clustering": ("Common-neighbour counts from one SciPy sparse product A @ A; "
-                          "exact integer arithmetic. Directed graphs are declined."),
+    "square_clustering": ("hpgraph.square_counts (squares and potential squares from one "
+                          "sparse product), divided as networkx divides them: exact. Directed "
+                          "graphs are declined."),
     "edge_boundary": _VEC + " ``data`` other than False is declined.",
     "densest_subgraph": ("FISTA's iterations as whole-array float32 updates over the edge "
                          "list (networkx's operations, the same numbers), then the sequential "
@@ -248,8 +265,10 @@ FUNCTIONS = {
     "biconnected_component_edges": _BCC,
     "is_biconnected": _BCC,
     "articulation_points": _BCC,
-    "chain_decomposition": _BCC + " The chains follow networkx's depth-first forest.",
-    "bridges": _BCC + " Edges outside every chain, in ``G.edges()`` order.",
+    "chain_decomposition": ("hpgraph.depth_first_events in networkx's neighbour order "
+                            "(networkx's depth-first forest), then one chain per non-tree "
+                            "edge."),
+    "bridges": _BCC + " The edges that are a block by themselves, in ``G.edges()`` order.",
     "has_bridges": _BCC,
     "is_graphical": _SEQ,
     "is_valid_degree_sequence_erdos_gallai": _SEQ,
@@ -257,8 +276,10 @@ FUNCTIONS = {
                                                      "(the two tests are equivalent)."),
     "is_multigraphical": _SEQ,
     "is_pseudographical": _SEQ,
-    "colliders": _WALK + " Pairs of predecessors in networkx's predecessor order.",
-    "v_structures": _WALK + " Colliders whose parents are not adjacent (sorted edge keys).",
+    "colliders": ("hpgraph.colliders on the predecessor lists in networkx's order, lazily by "
+                  "blocks of vertices: networkx's order."),
+    "v_structures": ("hpgraph.colliders(unshielded=True) on the predecessor lists in "
+                     "networkx's order: networkx's order."),
     # structural holes
     "mutual_weight": _SPARSE,
     "normalized_mutual_weight": _SPARSE + " ``norm`` must be sum or max.",

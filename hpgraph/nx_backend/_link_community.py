@@ -1,7 +1,7 @@
 """networkx's community-aware link prediction (Soundarajan-Hopcroft, within/inter-cluster).
 
-The common neighbours of all pairs come from one SciPy sparse row product over the converted
-adjacency (as for ``jaccard_coefficient``); each common neighbour is then compared with the
+The common neighbours of all pairs come from :func:`hpgraph.common_neighbors` (as for
+``jaccard_coefficient``); each common neighbour is then compared with the
 pair's community by integer codes of the ``community`` node attribute.  As in networkx the
 scores are a generator, and a node without community information raises
 ``NetworkXAlgorithmError`` when its pair is reached.
@@ -73,7 +73,7 @@ def _scores(G, ebunch, community, score):
     return gen()
 
 
-@implements("cn_soundarajan_hopcroft")
+@implements("cn_soundarajan_hopcroft", needs=("common_neighbors",))
 def cn_soundarajan_hopcroft(G, ebunch=None, community="community"):
     """Common neighbours, plus those in the pair's community when both share it."""
     def score(p, k, w, within, same):
@@ -83,7 +83,7 @@ def cn_soundarajan_hopcroft(G, ebunch=None, community="community"):
     return _scores(G, ebunch, community, score)
 
 
-@implements("ra_index_soundarajan_hopcroft")
+@implements("ra_index_soundarajan_hopcroft", needs=("common_neighbors",))
 def ra_index_soundarajan_hopcroft(G, ebunch=None, community="community"):
     """Sum of ``1 / degree(w)`` over the common neighbours in the pair's shared community."""
     deg = _degree(G).astype(np.float64)
@@ -94,7 +94,7 @@ def ra_index_soundarajan_hopcroft(G, ebunch=None, community="community"):
     return _scores(G, ebunch, community, score)
 
 
-@implements("within_inter_cluster")
+@implements("within_inter_cluster", needs=("common_neighbors",))
 def within_inter_cluster(G, ebunch=None, delta=0.001, community="community"):
     """Common neighbours within the pair's community over those outside it (plus ``delta``)."""
     if delta <= 0:

@@ -1,19 +1,20 @@
 """networkx's degree-based measures, clustering, reciprocity, link prediction and modularity.
 
-All of them are vectorised NumPy / SciPy over the converted adjacency (clustering uses
-hpgraph's triangle counts).  Floating-point sums that networkx accumulates node by node are
-accumulated here in the same order where the order is cheap to keep; elsewhere results agree
-to rounding.
+Degree centrality is :func:`hpgraph.degree_centrality`, unweighted undirected clustering
+:func:`hpgraph.clustering`, reciprocity :func:`hpgraph.reciprocity` /
+:func:`hpgraph.vertex_reciprocity`, modularity :func:`hpgraph.modularity`, and the
+link-prediction scores are sums over :func:`hpgraph.common_neighbors`; weighted and directed
+clustering are SciPy sparse products over the converted adjacency.  Floating-point sums that
+networkx accumulates node by node are accumulated here in the same order where the order is
+cheap to keep; elsewhere results agree to rounding.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ._components import _require_directed, _undirected_only
-from ._registry import _nx, _weight_is_name, implements
+from ._registry import _nx, _weight_is_name, device, hp_algorithm, implements
 
 
 def _degree(hg):
@@ -46,31 +47,34 @@ def _in_degree(hg):
         hg.indices, weights=hg.multiplicity, minlength=hg.n).astype(np.int64))
 
 
-def _centrality_of(hg, deg):
+def _centrality_of(hg, mode):
+    """:func:`hpgraph.degree_centrality` (``mode`` "all", "in" or "out") as a dict."""
+    from .. import backend as _backend
+
     if hg.n <= 1:
         return dict.fromkeys(hg.nodes, 1)
-    s = 1.0 / (hg.n - 1.0)
-    return dict(zip(hg.nodes, (deg * s).tolist()))
+    vals = hp_algorithm("degree_centrality")(hg.hp(), mode, backend=device())
+    return dict(zip(hg.nodes, np.asarray(_backend.to_host(vals), dtype=np.float64).tolist()))
 
 
-@implements("degree_centrality")
+@implements("degree_centrality", needs=("degree_centrality",))
 def degree_centrality(G):
     """Degree / (n - 1) per node."""
-    return _centrality_of(G, _degree(G))
+    return _centrality_of(G, "all")
 
 
-@implements("in_degree_centrality")
+@implements("in_degree_centrality", needs=("degree_centrality",))
 def in_degree_centrality(G):
     """In-degree / (n - 1) per node of a directed graph."""
     _require_directed(G)
-    return _centrality_of(G, _in_degree(G))
+    return _centrality_of(G, "in")
 
 
-@implements("out_degree_centrality")
+@implements("out_degree_centrality", needs=("degree_centrality",))
 def out_degree_centrality(G):
     """Out-degree / (n - 1) per node of a directed graph."""
     _require_directed(G)
-    return _centrality_of(G, np.diff(G.indptr))
+    return _centrality_of(G, "out")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,13 +115,11 @@ def _cluster_check(b):
 
 
 def _clustering_array(hg):
-    from ._analysis import _triangle_counts
+    """:func:`hpgraph.clustering` (undirected, unweighted) as NumPy."""
+    from .. import backend as _backend
 
-    t = _triangle_counts(hg)
-    deg = np.diff(hg.indptr) - hg.self_loops()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        c = np.where(t > 0, 2.0 * t / (deg * (deg - 1.0)), 0.0)
-    return t, c
+    c = hp_algorithm("clustering")(hg.hp(), backend=device())
+    return np.asarray(_backend.to_host(c), dtype=np.float64)
 
 
 def _weighted_cube_roots(hg, weight):
@@ -144,8 +146,8 @@ def _clustering_values(hg, weight):
     """Per vertex: networkx's clustering (float64) and whether its triangle sum is zero."""
     def make():
         if not hg.is_directed() and weight is None:
-            t, c = _clustering_array(hg)
-            return c, t == 0
+            c = _clustering_array(hg)
+            return c, c == 0   # a coefficient is 0 exactly when the vertex has no triangle
         W, P = _weighted_cube_roots(hg, weight)
         if hg.is_directed():
             S = (W + W.T).tocsr()
@@ -163,7 +165,7 @@ def _clustering_values(hg, weight):
     return hg.cached(("clustering", weight), make)
 
 
-@implements("clustering", needs=("triangles",), check=_cluster_check)
+@implements("clustering", needs=("clustering",), check=_cluster_check)
 def clustering(G, nodes=None, weight=None):
     """Local clustering coefficient (dict, or a number for one node); weighted ones use the
     geometric mean of the normalised weights, directed ones Fagiolo's triangles."""
@@ -180,7 +182,7 @@ def clustering(G, nodes=None, weight=None):
     return {v: vals[G.index[v]] for v in _nbunch(G, nodes)}
 
 
-@implements("average_clustering", needs=("triangles",), check=_cluster_check)
+@implements("average_clustering", needs=("clustering",), check=_cluster_check)
 def average_clustering(G, nodes=None, weight=None, count_zeros=True):
     """Mean clustering coefficient over ``nodes`` (ZeroDivisionError when there are none)."""
     c = clustering(G, nodes, weight=weight)
@@ -194,17 +196,6 @@ def average_clustering(G, nodes=None, weight=None, count_zeros=True):
 # reciprocity
 
 
-def _reciprocal(hg):
-    """Bool per adjacency entry: the reverse edge exists (a self-loop is its own reverse)."""
-    def make():
-        n = hg.n
-        rows = hg.rows()
-        cols = hg.indices.astype(np.int64)
-        fwd = rows * n + cols
-        return np.isin(cols * n + rows, fwd)
-    return hg.cached("reciprocal", make)
-
-
 def _recip_check(b):
     G = b.arguments.get("G")
     if G is not None and not G.is_directed():
@@ -212,30 +203,29 @@ def _recip_check(b):
     return True
 
 
-@implements("overall_reciprocity", check=_recip_check)
+@implements("overall_reciprocity", needs=("reciprocity",), check=_recip_check)
 def overall_reciprocity(G):
-    """Fraction of edges whose reverse edge exists (self-loops excluded from the overlap)."""
-    m = int(G.indices.shape[0])
-    if m == 0:
+    """Fraction of edges whose reverse edge exists (:func:`hpgraph.reciprocity`)."""
+    if G.indices.shape[0] == 0:
         raise _nx().NetworkXError("Not defined for empty graphs")
-    r = _reciprocal(G) & (G.rows() != G.indices)
-    return int(r.sum()) / m
+    return hp_algorithm("reciprocity")(G.hp(), backend=device())
 
 
-@implements("reciprocity", check=_recip_check)
+@implements("reciprocity", needs=("reciprocity", "vertex_reciprocity"), check=_recip_check)
 def reciprocity(G, nodes=None):
-    """Reciprocity of the graph, of one node, or of each node of ``nodes`` (dict)."""
+    """Reciprocity of the graph, of one node, or of each node of ``nodes`` (dict; None for a
+    node without edges), from :func:`hpgraph.vertex_reciprocity`."""
+    from .. import backend as _backend
     from ._registry import _nbunch
 
     if nodes is None:
         return overall_reciprocity(G)
-    overlap = np.bincount(G.rows(), weights=_reciprocal(G), minlength=G.n)
-    total = np.diff(G.indptr) + _in_degree(G)
+    vals = np.asarray(_backend.to_host(
+        hp_algorithm("vertex_reciprocity")(G.hp(), backend=device())), dtype=np.float64)
 
     def value(i):
-        if total[i] == 0:
-            return None
-        return 2 * int(overlap[i]) / int(total[i])
+        x = vals[i]
+        return None if np.isnan(x) else float(x)
     if nodes in G:
         r = value(G.index[nodes])
         if r is None:
@@ -278,17 +268,12 @@ def _pairs(hg, ebunch):
 def _common_entries(hg, us, vs):
     """Common neighbours of the pairs ``(us[k], vs[k])`` (vertex ids; the pair's own nodes
     excluded): ``(k, w)`` arrays, one entry per common neighbour, plus ``|N(u) & N(v)|``
-    counted with the pair's own nodes (for unions)."""
-    import scipy.sparse as sp
+    counted with the pair's own nodes (for unions); :func:`hpgraph.common_neighbors`."""
+    from .. import backend as _backend
 
-    n = hg.n
-    A = hg.cached("pattern", lambda: sp.csr_array(
-        (np.ones(hg.indices.shape[0]), hg.indices, hg.indptr), shape=(n, n)))
-    both = (A[us].multiply(A[vs])).tocsr()
-    both.sum_duplicates()
-    rows = np.repeat(np.arange(us.shape[0]), np.diff(both.indptr))
-    keep = (both.indices != us[rows]) & (both.indices != vs[rows])
-    return rows[keep], both.indices[keep].astype(np.int64), np.diff(both.indptr)
+    cn = hp_algorithm("common_neighbors")(hg.hp(), np.stack([us, vs], axis=1),
+                                          backend=device())
+    return tuple(np.asarray(_backend.to_host(a)) for a in cn)
 
 
 def _pair_ids(hg, pairs):
@@ -310,7 +295,7 @@ def _common(hg, pairs, wvec):
     return common, union
 
 
-@implements("jaccard_coefficient")
+@implements("jaccard_coefficient", needs=("common_neighbors",))
 def jaccard_coefficient(G, ebunch=None):
     """``(u, v, |common| / |union|)`` per pair (a generator)."""
     _undirected_only(G)
@@ -320,7 +305,7 @@ def jaccard_coefficient(G, ebunch=None):
     return ((u, v, p) for (u, v), p in zip(pairs, vals))
 
 
-@implements("adamic_adar_index")
+@implements("adamic_adar_index", needs=("common_neighbors",))
 def adamic_adar_index(G, ebunch=None):
     """``(u, v, sum of 1 / log(degree(w)))`` over common neighbours ``w`` (a generator)."""
     _undirected_only(G)
@@ -332,7 +317,7 @@ def adamic_adar_index(G, ebunch=None):
     return ((u, v, p) for (u, v), p in zip(pairs, common.tolist()))
 
 
-@implements("resource_allocation_index")
+@implements("resource_allocation_index", needs=("common_neighbors",))
 def resource_allocation_index(G, ebunch=None):
     """``(u, v, sum of 1 / degree(w))`` over common neighbours ``w`` (a generator)."""
     _undirected_only(G)
@@ -357,10 +342,10 @@ def preferential_attachment(G, ebunch=None):
 # modularity
 
 
-@implements("modularity", check=_weight_is_name)
+@implements("modularity", needs=("modularity",), check=_weight_is_name)
 def modularity(G, communities, weight="weight", resolution=1):
-    """Newman's modularity of a partition (networkx's ``NotAPartition`` otherwise)."""
-    nx = _nx()
+    """Newman's modularity of a partition (:func:`hpgraph.modularity`; networkx's
+    ``NotAPartition`` otherwise, and its ZeroDivisionError for a graph without edges)."""
     if not isinstance(communities, list):
         communities = list(communities)
     covered = {v for c in communities for v in c if v in G}
@@ -368,33 +353,19 @@ def modularity(G, communities, weight="weight", resolution=1):
         from networkx.algorithms.community.quality import NotAPartition
 
         raise NotAPartition(G, communities)
-    n = G.n
-    label = np.empty(n, dtype=np.int64)
+    label = np.empty(G.n, dtype=np.int64)
     for k, c in enumerate(communities):
         for v in c:
             label[G.index[v]] = k
-    w = (np.ones(G.indices.shape[0]) if weight is None or weight not in G.edge_values
-         else G.edge_values[weight].astype(float))
-    rows = G.rows()
-    cols = G.indices
-    out_w = np.bincount(rows, weights=w, minlength=n)
-    if G.is_directed():
-        in_w = np.bincount(cols, weights=w, minlength=n)
-        m = float(out_w.sum())
-        norm = 1 / m**2
-        inside = label[rows] == label[cols]
-    else:
-        loops = rows == cols
-        out_w = out_w + np.bincount(rows[loops], weights=w[loops], minlength=n)
-        in_w = out_w
-        deg_sum = float(out_w.sum())
-        m = deg_sum / 2
-        norm = 1 / deg_sum**2
-        inside = (label[rows] == label[cols]) & (rows <= cols)  # each edge once
-    k = len(communities)
-    L = np.bincount(label[rows[inside]], weights=w[inside], minlength=k)
-    so = np.bincount(label, weights=out_w, minlength=k)
-    si = np.bincount(label, weights=in_w, minlength=k) if G.is_directed() else so
-    contrib = L / m - resolution * so * si * norm
-    return math.fsum(contrib.tolist()) if k else 0
+    weighted = weight is not None and weight in G.edge_values
+    G_hp = G.hp(weight if weighted else None)
+    w = G.edge_values[weight] if weighted else np.ones(G.indices.shape[0])
+    total = w.sum() + (0 if G.is_directed() else w[G.rows() == G.indices].sum())
+    if total == 0:
+        raise ZeroDivisionError("float division by zero")  # networkx's 1 / m**2 with m = 0
+    from ..exceptions import InvalidValue
 
+    try:
+        return hp_algorithm("modularity")(G_hp, label, resolution, weighted, backend=device())
+    except InvalidValue as exc:  # a resolution hpgraph does not take (not a finite number)
+        raise NotImplementedError(f"modularity: {exc}") from None

@@ -165,7 +165,8 @@ def is_negatively_weighted(G, edge=None, weight="weight"):
     return bool(np.any(G.edge_values[weight] < 0))
 
 
-@implements("is_eulerian", needs=("connected_components",))
+@implements("is_eulerian", needs=("connected_components", "strongly_connected_components",
+                                   "topological_sort"))
 def is_eulerian(G):
     """True when every node has even degree (in = out if directed) and the graph is connected
     (strongly if directed); the null graph raises NetworkXPointlessConcept."""

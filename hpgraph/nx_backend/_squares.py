@@ -1,16 +1,16 @@
 """networkx's ``square_clustering`` and ``edge_boundary`` on the converted adjacency.
 
-Square clustering needs, per node ``v``, the number of common neighbours ``C[v, x]`` with
-every other node ``x``: one SciPy sparse product ``C = A A`` of the pattern without
-self-loops.  Triangles, squares and the potential squares of networkx's formula are then row
-sums over ``C`` (all integers, so the result is exactly networkx's).
+Square clustering divides the integer counts of :func:`hpgraph.algorithms.square_counts`
+(squares and potential squares per node, from one sparse product of the simple pattern) as
+networkx does, so the result is exactly networkx's.  ``edge_boundary`` lists the converted
+graph's entries of a node set in networkx's ``G.edges(nbunch)`` order.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._registry import implements
+from ._registry import device, hp_algorithm, implements
 
 
 def _sq_check(b):
@@ -21,46 +21,28 @@ def _sq_check(b):
 
 
 def _square_values(hg):
-    """``(squares, potential, degree)`` per vertex, int64."""
+    """``(squares, potential)`` per vertex, int64: :func:`hpgraph.algorithms.square_counts`."""
     def make():
-        import scipy.sparse as sp
+        from .. import backend as _backend
 
-        rows, cols = hg.rows(), hg.indices.astype(np.int64)
-        keep = rows != cols
-        n = hg.n
-        A = sp.csr_array((np.ones(int(keep.sum()), dtype=np.int64), (rows[keep], cols[keep])),
-                         shape=(n, n))
-        A.sum_duplicates()
-        A.data[:] = 1
-        deg = np.diff(A.indptr).astype(np.int64)
-        C = (A @ A).tocsr()
-        C.setdiag(0)
-        C.eliminate_zeros()
-        Cr = np.repeat(np.arange(n), np.diff(C.indptr))
-        sq2 = np.bincount(Cr, weights=C.data * (C.data - 1), minlength=n).astype(np.int64)
-        squares = sq2 // 2
-        tri = np.asarray((A.multiply(C)).sum(axis=1)).ravel().astype(np.int64)
-        uw = (A @ deg) * (deg - 1)
-        potential = uw - deg * (deg - 1) - tri - squares
-        return squares, potential, deg
+        res = hp_algorithm("square_counts")(hg.hp(), backend=device())
+        return tuple(np.asarray(_backend.to_host(a)) for a in res)
     return hg.cached("square_values", make)
 
 
-@implements("square_clustering", check=_sq_check)
+@implements("square_clustering", needs=("square_counts",), check=_sq_check)
 def square_clustering(G, nodes=None):
-    """Squares through each node over the squares that could close (dict, or one value)."""
+    """Squares through each node over the squares that could close (dict, or one value); 0
+    (an int, as networkx) where no square can close."""
     from ._registry import _nbunch
 
-    squares, potential, deg = _square_values(G)
+    squares, potential = _square_values(G)
     ids = range(G.n) if nodes is None else [G.index[v] for v in _nbunch(G, nodes)] \
         if nodes not in G else [G.index[nodes]]
     out = {}
     labels = G.nodes
     for i in ids:
-        if deg[i] - 1 <= 0 or potential[i] <= 0:
-            out[labels[i]] = 0
-        else:
-            out[labels[i]] = int(squares[i]) / int(potential[i])
+        out[labels[i]] = 0 if potential[i] <= 0 else int(squares[i]) / int(potential[i])
     if nodes is not None and nodes in G:
         return out[nodes]
     return out

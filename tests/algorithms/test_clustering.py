@@ -50,3 +50,18 @@ def test_gpu_equals_cpu(graph_case, cases):
     np.testing.assert_array_equal(cases.host(hp.clustering(G.to_device(), backend="gpu")),
                                   hp.clustering(G, backend="cpu"))
     assert hp.transitivity(G.to_device(), backend="gpu") == hp.transitivity(G, backend="cpu")
+
+
+@pytest.mark.cases(directed=False)
+def test_square_clustering_matches_networkx(graph_case, backend_name, cases):
+    """Exact: squares / potential as networkx divides them (self-loops and repeated edges
+    ignored)."""
+    G = cases.to_graph(graph_case, backend_name)
+    H = cases.to_networkx(graph_case)
+    got = cases.host(hp.square_clustering(G, backend=backend_name))
+    want = nx.square_clustering(H)
+    assert got.dtype == np.float64
+    assert got.tolist() == [want[v] for v in range(graph_case.n)]
+    squares, potential = (cases.host(a) for a in hp.algorithms.square_counts(
+        G, backend=backend_name))
+    assert squares.dtype == potential.dtype == np.int64

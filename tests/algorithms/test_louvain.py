@@ -14,8 +14,8 @@ def _sets(labels):
     return [set(np.flatnonzero(labels == k).tolist()) for k in range(int(labels.max()) + 1)]
 
 
-@pytest.mark.cases(directed=False, min_n=1)
-@pytest.mark.parametrize("resolution", [1.0, 0.5, 2.0])
+@pytest.mark.cases(min_n=1)
+@pytest.mark.parametrize("resolution", [1.0, 0.5, 2.0, -0.5])
 def test_modularity_matches_networkx(graph_case, backend_name, cases, resolution):
     G = cases.to_graph(graph_case, backend_name)
     H = cases.to_networkx(graph_case)
@@ -96,11 +96,14 @@ def test_bad_input():
     for r in (0, -1.0, float("nan")):
         with pytest.raises(InvalidValue, match="resolution"):
             hp.louvain(G, r, backend="cpu")
-        with pytest.raises(InvalidValue, match="resolution"):
-            hp.modularity(G, [0, 0, 1], r, backend="cpu")
+    with pytest.raises(InvalidValue, match="resolution"):
+        hp.modularity(G, [0, 0, 1], float("nan"), backend="cpu")
     D = hp.Graph.from_edges([0, 1], [1, 2], num_vertices=3, backend="cpu")
     with pytest.raises(InvalidValue, match="undirected"):
         hp.louvain(D, backend="cpu")
+    # modularity is defined for any resolution and for directed graphs (networkx's values)
+    assert hp.modularity(G, [0, 0, 1], 0, backend="cpu") == 0.5
+    assert hp.modularity(D, [0, 0, 1], backend="cpu") == 0.0
     N = hp.Graph.from_edges([0, 1], [1, 2], [1.0, -2.0], num_vertices=3, directed=False,
                             backend="cpu")
     with pytest.raises(InvalidValue, match="non-negative"):

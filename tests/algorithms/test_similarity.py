@@ -123,3 +123,32 @@ def test_gpu_equals_cpu(graph_case, cases):
     a, b = hp.similarity_topk(G, 3, backend="cpu"), hp.similarity_topk(D, 3, backend="gpu")
     for x, y in zip(a, b):
         np.testing.assert_array_equal(cases.host(y), x)
+
+
+@pytest.mark.cases(directed=False, min_n=2)
+def test_common_neighbors_match_networkx(graph_case, backend_name, cases):
+    """hp.common_neighbors: networkx's common_neighbors per pair (self-loops make a vertex its
+    own neighbour), and |N(u) & N(v)| with the pair's own vertices."""
+    G = cases.to_graph(graph_case, backend_name)
+    H = cases.to_networkx(graph_case)
+    rng = np.random.default_rng(graph_case.n)
+    P = rng.integers(0, graph_case.n, size=(60, 2))
+    P[:5, 1] = P[:5, 0]                       # pairs (u, u) too
+    cn = hp.common_neighbors(G, P, backend=backend_name)
+    pair, vertex, count = (cases.host(a) for a in cn)
+    assert pair.dtype == vertex.dtype == count.dtype == np.int64
+    for i, (u, v) in enumerate(P.tolist()):
+        want = sorted(set(H[u]) & set(H[v]) - {u, v})
+        assert vertex[pair == i].tolist() == want
+        assert count[i] == len(set(H[u]) & set(H[v]))
+    assert pair.tolist() == sorted(pair.tolist())
+
+
+def test_common_neighbors_arguments():
+    G = hp.Graph.from_edges([0], [1], num_vertices=2, directed=False, backend="cpu")
+    assert all(a.shape == (0,) for a in hp.common_neighbors(G, np.zeros((0, 2), np.int64)))
+    with pytest.raises(InvalidValue, match="pairs"):
+        hp.common_neighbors(G, None, backend="cpu")
+    with pytest.raises(InvalidValue, match="directed"):
+        hp.common_neighbors(hp.Graph.from_edges([0], [1], num_vertices=2, backend="cpu"),
+                            [[0, 1]], backend="cpu")

@@ -368,3 +368,44 @@ def test_multigraph_edge_walks(directed):
     for keys in (False, True):
         assert list(nx.edge_boundary(G, s1, keys=keys, backend=BE)) == \
             list(nx.edge_boundary(G, s1, keys=keys))
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_bfs_labeled_edges_multigraph_and_repeated_sources(directed):
+    G = random_multigraph(5, directed)
+    G.add_edge(2, 2)
+    nodes = list(G)
+    for srcs in (nodes[2], [nodes[2], nodes[7], nodes[2]], []):
+        assert list(nx.bfs_labeled_edges(G, srcs, backend=BE)) == \
+            list(nx.bfs_labeled_edges(G, srcs))
+
+
+@pytest.mark.parametrize("block", [1 << 20, 3])
+def test_colliders_in_networkx_order(block, monkeypatch):
+    """Predecessors in networkx's insertion order; small blocks exercise the lazy chunks."""
+    from hpgraph.nx_backend import _edge_traversal
+
+    monkeypatch.setattr(_edge_traversal, "_BLOCK", block)
+    G = random_graph(2, weights=None, n=30, p=0.15)
+    D = nx.DiGraph()
+    D.add_nodes_from(G)
+    rng = random.Random(3)
+    edges = [(u, v) if rng.random() < 0.5 else (v, u) for u, v in G.edges]
+    rng.shuffle(edges)
+    D.add_edges_from(edges)
+    assert list(nx.dag.colliders(D, backend=BE)) == list(nx.dag.colliders(D))
+    assert list(nx.dag.v_structures(D, backend=BE)) == list(nx.dag.v_structures(D))
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_edge_bfs_from_sources(directed):
+    """The vertex order comes from hpgraph's BFS: several sources (one repeated), every
+    orientation, a multigraph with keys."""
+    G = random_multigraph(11, directed)
+    nodes = list(G)
+    orientations = (None, "original", "reverse", "ignore") if directed else (None,)
+    for src in ([nodes[4], nodes[9], nodes[4]], nodes[2]):
+        for o in orientations:
+            assert list(nx.edge_bfs(G, src, o, backend=BE)) == list(nx.edge_bfs(G, src, o))
+            S = nx.DiGraph(G) if directed else nx.Graph(G)
+            assert list(nx.edge_bfs(S, src, o, backend=BE)) == list(nx.edge_bfs(S, src, o))
