@@ -25,8 +25,10 @@ from .. import dtypes as _dt
 #: Vertices with at most this many neighbours take the warp kernel, the others a block each.
 LIGHT = 32
 #: Hash-table slots a block keeps in shared memory (vertices of up to half as many neighbours);
-#: larger tables go to global memory.
+#: vertices with more neighbours (hubs) count in global-memory tables, over several blocks.
 SMEM_CAP = 2048
+#: Row entries (insert) or table slots (scan) one block handles of a hub (``LP_CHUNK``).
+CHUNK = 4096
 _BLOCK = 256
 _TEMPLATE = Path(__file__).with_name("templates") / "labelprop.cu"
 
@@ -37,7 +39,7 @@ def labelprop_source(idx_dtype, w_dtype) -> str:
     return cuda_source.render(
         cuda_source.load(str(_TEMPLATE)),
         IDX_T=_dt.c_type(idx_dtype), W_T=_dt.c_type(w_dtype if w_dtype is not None else np.int32),
-        WEIGHTED=int(w_dtype is not None), SMEM_CAP=SMEM_CAP)
+        WEIGHTED=int(w_dtype is not None), SMEM_CAP=SMEM_CAP, CHUNK=CHUNK)
 
 
 def _pow2_at_least(x):
@@ -51,43 +53,61 @@ def _pow2_at_least(x):
 
 
 class _Schedule:
-    """The launches of one iteration: per class, its light and heavy vertex lists (slices of
-    two device arrays) and the heavy vertices' hash-table offsets."""
+    """The launches of one iteration, per class: its light (<= :data:`LIGHT` neighbours) and
+    mid (<= ``SMEM_CAP // 2``) vertex lists, and its hubs (more neighbours) with their
+    hash-table offsets and the (hub, offset) work pairs of the hub kernels.  Lists of every
+    class are slices of one device array each."""
 
-    def __init__(self, cp, S, deg, classes, idx_dtype):
-        light_ids, heavy_ids, self.items = [], [], []
-        nl = nh = 0
+    def __init__(self, cp, deg, classes, idx_dtype):
+        half = SMEM_CAP // 2
+        light, mid, hubs, toff, ins, scan = [], [], [], [], [], []
+        self.items = []
+        nl = nm = nh = ni = ns = 0
+        self.max_hubs, scratch = 1, 1
         for verts in classes:                     # host arrays of vertex ids, in class order
             d = deg[verts]
-            lv, hv = verts[(d > 0) & (d <= LIGHT)], verts[d > LIGHT]
-            self.items.append((nl, lv.shape[0], nh, hv.shape[0]))
-            light_ids.append(lv)
-            heavy_ids.append(hv)
-            nl += lv.shape[0]
-            nh += hv.shape[0]
-        cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64)  # noqa: E731
-        hv_all = cat(heavy_ids)
-        # global table offsets (tables past SMEM_CAP slots only) restart with every class: the
-        # scratch holds one class's tables at a time
-        caps = _pow2_at_least(2 * deg[hv_all].astype(np.int64)) if hv_all.shape[0] else \
-            np.zeros(0, np.int64)
-        caps[caps <= SMEM_CAP] = 0
-        toff = np.zeros(hv_all.shape[0] + len(classes), np.int64)
-        self.toff_at = []
-        pos, scratch = 0, 1
-        for (_, _, h0, hc) in self.items:
-            c = caps[h0:h0 + hc]
-            seg = np.zeros(hc + 1, np.int64)
-            seg[1:] = np.cumsum(c)
-            toff[pos:pos + hc + 1] = seg
-            self.toff_at.append(pos)
-            pos += hc + 1
-            scratch = max(scratch, int(seg[-1]))
-        self.light = cp.asarray(cat(light_ids).astype(idx_dtype))
-        self.heavy = cp.asarray(hv_all.astype(idx_dtype))
-        self.toff = cp.asarray(toff[:pos])
-        self.keys = cp.empty(scratch, np.int32)
-        self.cnts = cp.empty(scratch, np.int32)
+            lv, mv, hv = verts[(d > 0) & (d <= LIGHT)], verts[(d > LIGHT) & (d <= half)], verts[d > half]
+            hd = deg[hv].astype(np.int64)
+            cap = _pow2_at_least(2 * hd) if hv.shape[0] else np.zeros(0, np.int64)
+            off = np.zeros(hv.shape[0] + 1, np.int64)
+            off[1:] = np.cumsum(cap)                 # tables of one class at a time
+            hub_idx = np.arange(hv.shape[0], dtype=np.int64)
+            nin = -(-hd // CHUNK)
+            nsc = -(-cap // CHUNK)
+            w_in = np.stack([np.repeat(hub_idx, nin), _ranges(nin) * CHUNK], axis=1).reshape(-1)
+            w_sc = np.stack([np.repeat(hub_idx, nsc), _ranges(nsc) * CHUNK], axis=1).reshape(-1)
+            self.items.append((nl, lv.shape[0], nm, mv.shape[0], nh, hv.shape[0],
+                               ni, w_in.shape[0] // 2, ns, w_sc.shape[0] // 2))
+            light.append(lv)
+            mid.append(mv)
+            hubs.append(hv)
+            toff.append(off[:-1])
+            ins.append(w_in)
+            scan.append(w_sc)
+            nl, nm, nh = nl + lv.shape[0], nm + mv.shape[0], nh + hv.shape[0]
+            ni, ns = ni + w_in.shape[0] // 2, ns + w_sc.shape[0] // 2     # pairs
+            self.max_hubs = max(self.max_hubs, hv.shape[0])
+            scratch = max(scratch, int(off[-1]))
+
+        def dev(parts, dt):
+            return cp.asarray(np.concatenate(parts).astype(dt) if parts else np.zeros(1, dt))
+
+        self.light, self.mid, self.hubs = (dev(x, idx_dtype) for x in (light, mid, hubs))
+        self.toff, self.ins, self.scan = (dev(x, np.int64) for x in (toff, ins, scan))
+        # hub tables are clear at rest: the scan clears every slot it reads
+        self.keys = cp.full(scratch, -1, np.int32)
+        self.cnts = cp.zeros(scratch, np.int32)
+        self.best = cp.zeros(self.max_hubs, np.uint64)
+        self.own = cp.zeros(self.max_hubs, np.int32)
+
+
+def _ranges(counts):
+    """``[0..c0), [0..c1), ...`` concatenated (int64)."""
+    total = int(counts.sum()) if counts.shape[0] else 0
+    if total == 0:
+        return np.zeros(0, np.int64)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    return np.arange(total, dtype=np.int64) - starts
 
 
 class LabelPropPlan:
@@ -101,7 +121,9 @@ class LabelPropPlan:
         self.n = int(S.shape[0])
         src = labelprop_source(S.indices.dtype, None if S.values is None else S.values.dtype)
         mod = _backend.raw_module(src, ("-std=c++17",))
-        self.k_light, self.k_heavy = mod.get_function("lp_light"), mod.get_function("lp_heavy")
+        self.k_light, self.k_heavy, self.k_ins, self.k_scan, self.k_fin = (
+            mod.get_function(k) for k in ("lp_light", "lp_heavy", "lp_hub_insert", "lp_hub_scan",
+                                          "lp_hub_finish"))
         self.deg = _backend.to_host(S.indptr[1:] - S.indptr[:-1]).astype(np.int64)
         self.stream = cp.cuda.Stream(non_blocking=True)
         with _backend.out_of_memory_guard("preparing label propagation buffers"), self.stream:
@@ -119,24 +141,33 @@ class LabelPropPlan:
         sch = self.schedules.get(key)
         if sch is None:
             with _backend.out_of_memory_guard("preparing label propagation buffers"):
-                sch = self.schedules[key] = _Schedule(self.cp, self.S, self.deg, classes(),
+                sch = self.schedules[key] = _Schedule(self.cp, self.deg, classes(),
                                                       self.S.indices.dtype)
         return sch
 
     def _launch(self, sch, lab_in, lab_out, prec):
         S = self.S
         w = self.null_w if S.values is None else S.values
-        for ci, (l0, lc, h0, hc) in enumerate(sch.items):
+        b, p = (_BLOCK,), np.int32(prec)
+        for (l0, lc, m0, mc, h0, hc, i0, ic, s0, sc) in sch.items:
             if lc:
                 grid = (max(1, min(self.blocks, -(-lc // (_BLOCK // 32)))),)
-                self.k_light(grid, (_BLOCK,), (sch.light[l0:], np.int64(lc), S.indptr, S.indices, w,
-                                               lab_in, lab_out, np.int32(prec), self.changed))
+                self.k_light(grid, b, (sch.light[l0:], np.int64(lc), S.indptr, S.indices, w,
+                                       lab_in, lab_out, p, self.changed))
+            if mc:
+                self.k_heavy((max(1, min(self.blocks, mc)),), b,
+                             (sch.mid[m0:], np.int64(mc), S.indptr, S.indices, w, lab_in, lab_out,
+                              p, self.changed))
             if hc:
-                grid = (max(1, min(self.blocks, hc)),)
-                t0 = sch.toff_at[ci]
-                self.k_heavy(grid, (_BLOCK,), (sch.heavy[h0:], np.int64(hc), S.indptr, S.indices, w,
-                                               lab_in, lab_out, sch.toff[t0:], sch.keys, sch.cnts,
-                                               np.int32(prec), self.changed))
+                hubs, toff = sch.hubs[h0:], sch.toff[h0:]     # toff: one offset per hub
+                self.k_ins((max(1, min(self.blocks, ic)),), b,
+                           (sch.ins[2 * i0:], np.int64(ic), hubs, toff, S.indptr, S.indices, w,
+                            lab_in, sch.keys, sch.cnts))
+                self.k_scan((max(1, min(self.blocks, sc)),), b,
+                            (sch.scan[2 * s0:], np.int64(sc), hubs, toff, S.indptr, lab_in,
+                             sch.keys, sch.cnts, sch.best, sch.own))
+                self.k_fin((max(1, -(-hc // _BLOCK)),), b,
+                           (hubs, np.int64(hc), lab_in, lab_out, sch.best, sch.own, p, self.changed))
 
     def iteration(self, key, sch, lab_in, lab_out, prec):
         """One iteration on the plan's stream (captured as a CUDA graph on first use); True

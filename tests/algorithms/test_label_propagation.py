@@ -251,3 +251,36 @@ def test_label_propagation_gpu_heavy_vertices(directed):
     for it in (1, 2, 5):
         lab = host(hp.label_propagation(G, mode="synchronous", max_iter=it, backend="gpu"))
         np.testing.assert_array_equal(lab, py_sync(nb, n, it))
+
+
+def test_label_propagation_gpu_schedule_host_side():
+    """The GPU schedule's host arrays (built here with NumPy in CuPy's place): every vertex with
+    neighbours in exactly one list of its class, each hub's row and table covered by the work
+    pairs in CHUNK steps, hub tables of a class side by side and never overlapping."""
+    from hpgraph.algorithms import _label_propagation_gpu as lpg
+
+    rng = np.random.default_rng(2)
+    deg = rng.integers(0, 40, 200).astype(np.int64)
+    deg[[3, 50, 120]] = [lpg.SMEM_CAP // 2 + 1, 3 * lpg.CHUNK + 7, lpg.SMEM_CAP // 2]
+    classes = [np.arange(0, 70), np.arange(70, 130), np.arange(130, 200)]
+    sch = lpg._Schedule(np, deg, classes, np.int32)
+    for verts, (l0, lc, m0, mc, h0, hc, i0, ic, s0, sc) in zip(classes, sch.items):
+        got = np.concatenate([sch.light[l0:l0 + lc], sch.mid[m0:m0 + mc], sch.hubs[h0:h0 + hc]])
+        assert sorted(got.tolist()) == sorted(verts[deg[verts] > 0].tolist())
+        assert (deg[sch.light[l0:l0 + lc]] <= lpg.LIGHT).all()
+        assert (deg[sch.mid[m0:m0 + mc]] > lpg.LIGHT).all()
+        hubs = sch.hubs[h0:h0 + hc]
+        assert (deg[hubs] > lpg.SMEM_CAP // 2).all()
+        ins = sch.ins[2 * i0:2 * (i0 + ic)].reshape(-1, 2)
+        scan = sch.scan[2 * s0:2 * (s0 + sc)].reshape(-1, 2)
+        ends = []
+        for h, v in enumerate(hubs):
+            cap = 1 << int(np.ceil(np.log2(2 * deg[v])))
+            assert sorted(ins[ins[:, 0] == h, 1].tolist()) == list(range(0, int(deg[v]), lpg.CHUNK))
+            assert sorted(scan[scan[:, 0] == h, 1].tolist()) == list(range(0, cap, lpg.CHUNK))
+            ends.append((int(sch.toff[h0 + h]), int(sch.toff[h0 + h]) + cap))
+        for (a0, a1), (b0, b1) in zip(sorted(ends), sorted(ends)[1:]):
+            assert a1 <= b0
+        assert all(e <= sch.keys.shape[0] for _, e in ends)
+    assert [it[5] for it in sch.items] == [2, 0, 0]        # vertex 120 (1,024 neighbours) is mid
+    assert (sch.keys == -1).all() and (sch.cnts == 0).all()

@@ -6,11 +6,12 @@
 //   lp_light: a warp per vertex of at most 32 neighbours; lanes hold one neighbour's label
 //             each, __match_any_sync counts equal labels, warp reductions find the largest
 //             count, whether the vertex's own label has it, and the smallest label that has it.
-//   lp_heavy: a block per vertex of more neighbours: the labels are counted in an open-
-//             addressing hash table of a power of two >= 2 x its degree slots (so it never
-//             fills) -- in shared memory up to LP_SMEM_CAP slots, else the vertex's own region
-//             of `keys` / `cnts` in global memory --, then scanned for the largest
-//             (count, -label) key.
+//   lp_heavy: a block per vertex of up to LP_SMEM_CAP / 2 neighbours: the labels are counted
+//             in a shared-memory open-addressing hash table of a power of two >= 2 x its degree
+//             slots (so it never fills), then scanned for the largest (count, -label) key.
+//   lp_hub_*: vertices of more neighbours (hubs), three launches per class so that a hub's
+//             work is spread over many blocks: its table is a region of `keys` / `cnts` in
+//             global memory (clear at rest: the scan clears what it reads).
 // The new label: with `prec` (Prec-Min) the own label when its count is the largest, else the
 // smallest label of largest count.  lab_in == lab_out in the semi-synchronous schedule (a
 // class's vertices are not adjacent, so none reads a label another writes); a vertex whose
@@ -55,6 +56,12 @@ lp_light(const idx_t* __restrict__ verts, long long count, const idx_t* __restri
     }
 }
 
+// Hash-table slots of a vertex of degree d: the smallest power of two >= 2 d (never fills).
+__device__ __forceinline__ unsigned lp_cap(long long d)
+{
+    return 1u << (32 - __clz((unsigned)(2 * d) - 1u));
+}
+
 __device__ __forceinline__ unsigned lp_hash(lab_t x)
 {
     unsigned h = (unsigned)x;
@@ -65,8 +72,7 @@ __device__ __forceinline__ unsigned lp_hash(lab_t x)
 extern "C" __global__ void __launch_bounds__(256)
 lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
          const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-         const lab_t* lab_in, lab_t* lab_out, const long long* __restrict__ toff,
-         lab_t* keys, int* cnts, int prec, unsigned* changed)
+         const lab_t* lab_in, lab_t* lab_out, int prec, unsigned* changed)
 {
     __shared__ u64 s_best[8];
     __shared__ int s_own;
@@ -76,11 +82,10 @@ lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restri
     for (long long i = blockIdx.x; i < count; i += gridDim.x) {
         const idx_t v = verts[i];
         const long long s = (long long)indptr[v], e = (long long)indptr[v + 1];
-        // the table: the smallest power of two >= 2 x degree, in shared memory when it fits
-        const unsigned cap = 1u << (32 - __clz((unsigned)(2 * (e - s)) - 1u));
-        const bool shared = cap <= LP_SMEM_CAP;
-        lab_t* K = shared ? s_keys : keys + toff[i];
-        int* C = shared ? s_cnts : cnts + toff[i];
+        // the table: the smallest power of two >= 2 x degree (<= LP_SMEM_CAP: hubs go elsewhere)
+        const unsigned cap = lp_cap(e - s);
+        lab_t* K = s_keys;
+        int* C = s_cnts;
         const lab_t own = lab_in[v];
         for (unsigned j = threadIdx.x; j < cap; j += blockDim.x) { K[j] = (lab_t)-1; C[j] = 0; }
         if (threadIdx.x == 0) s_own = 0;
@@ -123,5 +128,94 @@ lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restri
             }
         }
         __syncthreads();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Hubs.  `work` lists (hub, offset) pairs: lp_hub_insert's offsets are row offsets (a block
+// counts LP_CHUNK entries of the hub's row into its table), lp_hub_scan's are table offsets
+// (a block scans LP_CHUNK slots, clears them, and keeps the largest key in best[hub] and the
+// own label's count in own[hub]); lp_hub_finish decides each hub's label and resets best/own.
+#define LP_CHUNK $CHUNK
+
+extern "C" __global__ void __launch_bounds__(256)
+lp_hub_insert(const long long* __restrict__ work, long long nwork, const idx_t* __restrict__ hubs,
+              const long long* __restrict__ toff, const idx_t* __restrict__ indptr,
+              const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
+              const lab_t* lab_in, lab_t* keys, int* cnts)
+{
+    for (long long i = blockIdx.x; i < nwork; i += gridDim.x) {
+        const long long h = work[2 * i], off = work[2 * i + 1];
+        const idx_t v = hubs[h];
+        const long long rs = (long long)indptr[v], re = (long long)indptr[v + 1];
+        const unsigned cap = lp_cap(re - rs);
+        lab_t* K = keys + toff[h];
+        int* C = cnts + toff[h];
+        const long long e = min(rs + off + LP_CHUNK, re);
+        for (long long x = rs + off + threadIdx.x; x < e; x += blockDim.x) {
+            const lab_t l = lab_in[indices[x]];
+            const int w = LP_WEIGHTED ? (int)vals[x] : 1;
+            unsigned hh = lp_hash(l) & (cap - 1u);
+            while (true) {
+                const lab_t k = atomicCAS(K + hh, (lab_t)-1, l);
+                if (k == (lab_t)-1 || k == l) { atomicAdd(C + hh, w); break; }
+                hh = (hh + 1u) & (cap - 1u);
+            }
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+lp_hub_scan(const long long* __restrict__ work, long long nwork, const idx_t* __restrict__ hubs,
+            const long long* __restrict__ toff, const idx_t* __restrict__ indptr,
+            const lab_t* lab_in, lab_t* keys, int* cnts, u64* best, int* own)
+{
+    const int lane = threadIdx.x & 31;
+    for (long long i = blockIdx.x; i < nwork; i += gridDim.x) {
+        const long long h = work[2 * i], off = work[2 * i + 1];
+        const idx_t v = hubs[h];
+        const unsigned cap = lp_cap((long long)indptr[v + 1] - (long long)indptr[v]);
+        const lab_t ol = lab_in[v];
+        lab_t* K = keys + toff[h];
+        int* C = cnts + toff[h];
+        const long long end = min(off + (long long)LP_CHUNK, (long long)cap);
+        u64 b = 0ull;
+        for (long long j = off + threadIdx.x; j < end; j += blockDim.x) {
+            const lab_t k = K[j];
+            if (k < 0) continue;
+            const int c = C[j];
+            K[j] = (lab_t)-1;
+            C[j] = 0;
+            const u64 key = ((u64)(unsigned)c << 32) | (u64)(unsigned)(0x7fffffff - k);
+            b = key > b ? key : b;
+            if (k == ol) own[h] = c;          // one slot holds the own label: one writer
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            const u64 x = __shfl_down_sync(LP_FULL, b, o);
+            b = x > b ? x : b;
+        }
+        if (lane == 0 && b) atomicMax(best + h, b);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+lp_hub_finish(const idx_t* __restrict__ hubs, long long nh, const lab_t* lab_in, lab_t* lab_out,
+              u64* best, int* own, int prec, unsigned* changed)
+{
+    for (long long h = (long long)blockIdx.x * blockDim.x + threadIdx.x; h < nh;
+         h += (long long)gridDim.x * blockDim.x) {
+        const idx_t v = hubs[h];
+        const u64 b = best[h];
+        const int oc = own[h];
+        best[h] = 0ull;
+        own[h] = 0;
+        const int mx = (int)(b >> 32);
+        const lab_t top = (lab_t)(0x7fffffff - (int)(b & 0xffffffffull));
+        const lab_t ol = lab_in[v];
+        const lab_t nl = (prec && oc == mx) ? ol : top;
+        if (nl != ol || lab_out != lab_in) {
+            lab_out[v] = nl;
+            if (nl != ol) *changed = 1u;
+        }
     }
 }
