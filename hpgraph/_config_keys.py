@@ -309,6 +309,11 @@ _ALGORITHMS = (
          "Blocks per SM of k_core's device rounds (the selection pass over every remaining "
          "vertex and the push): the last push block closes each round, so fewer blocks make "
          "the many small rounds of a deep core cheaper.", int),
+    _Key("labelprop_hub_split_per_sm", 2, _int("labelprop_hub_split_per_sm", 0),
+         "GPU label_propagation: a colour class with more hubs (vertices of more than 1,024 "
+         "neighbours) than this many per SM gives each hub one block; a class with fewer "
+         "spreads each hub's counting over many blocks (three launches), so that one hub is "
+         "not its class's critical path.", int),
     _Key("iterate_stall_contracting", 100, _int("iterate_stall_contracting", 1),
          "Iterations without a new smallest L1 change after which a contracting iteration "
          "(PageRank with damping < 1) is at its rounding floor and stops "

@@ -21,6 +21,7 @@ import numpy as np
 from .. import backend as _backend
 from .. import cuda_source
 from .. import dtypes as _dt
+from .._config import config
 
 #: Vertices with at most this many neighbours take the warp kernel, the others a block each.
 LIGHT = 32
@@ -145,7 +146,9 @@ class LabelPropPlan:
                                                       self.S.indices.dtype)
         return sch
 
-    def _launch(self, sch, lab_in, lab_out, prec):
+    def _launch(self, sch, lab_in, lab_out, prec, split_max):
+        """One iteration's launches; classes with more than ``split_max`` hubs give each hub a
+        block (lp_heavy), the others spread every hub over many blocks (lp_hub_*)."""
         S = self.S
         w = self.null_w if S.values is None else S.values
         b, p = (_BLOCK,), np.int32(prec)
@@ -157,8 +160,13 @@ class LabelPropPlan:
             if mc:
                 self.k_heavy((max(1, min(self.blocks, mc)),), b,
                              (sch.mid[m0:], np.int64(mc), S.indptr, S.indices, w, lab_in, lab_out,
-                              p, self.changed))
-            if hc:
+                              sch.toff, sch.keys, sch.cnts, p, self.changed))
+            if hc > split_max:
+                # enough hubs to fill the device: a block each
+                self.k_heavy((max(1, min(self.blocks, hc)),), b,
+                             (sch.hubs[h0:], np.int64(hc), S.indptr, S.indices, w, lab_in, lab_out,
+                              sch.toff[h0:], sch.keys, sch.cnts, p, self.changed))
+            elif hc:
                 hubs, toff = sch.hubs[h0:], sch.toff[h0:]     # toff: one offset per hub
                 self.k_ins((max(1, min(self.blocks, ic)),), b,
                            (sch.ins[2 * i0:], np.int64(ic), hubs, toff, S.indptr, S.indices, w,
@@ -172,18 +180,19 @@ class LabelPropPlan:
     def iteration(self, key, sch, lab_in, lab_out, prec):
         """One iteration on the plan's stream (captured as a CUDA graph on first use); True
         when a label changed."""
-        gkey = (key, lab_in.data.ptr, lab_out.data.ptr, prec)
+        split_max = config["labelprop_hub_split_per_sm"] * _backend.num_sms()
+        gkey = (key, lab_in.data.ptr, lab_out.data.ptr, prec, split_max)
         if gkey not in self.graphs:             # None kept where capture failed: direct launches
             def body():
                 self.changed.fill(0)
-                self._launch(sch, lab_in, lab_out, prec)
+                self._launch(sch, lab_in, lab_out, prec, split_max)
             self.graphs[gkey] = _backend.capture_graph(self.stream, body)
         g = self.graphs[gkey]
         if g is not None:
             g.launch(stream=self.stream)
         else:
             self.changed.fill(0)
-            self._launch(sch, lab_in, lab_out, prec)
+            self._launch(sch, lab_in, lab_out, prec, split_max)
         return bool(int(self.changed.get(stream=self.stream)[0]))
 
     def run(self, key, classes, max_iter, synchronous):

@@ -245,12 +245,14 @@ def test_label_propagation_gpu_heavy_vertices(directed):
         nb[u].append(v)
         nb[v].append(u)
     assert len(nb[1]) > SMEM_CAP // 2 and 32 < len(nb[0]) <= SMEM_CAP // 2
-    for seed in (None, 3):
-        lab = host(hp.label_propagation(G, seed=seed, backend="gpu"))
-        np.testing.assert_array_equal(lab, py_semi_sync(nb, n, 100, seed))
-    for it in (1, 2, 5):
-        lab = host(hp.label_propagation(G, mode="synchronous", max_iter=it, backend="gpu"))
-        np.testing.assert_array_equal(lab, py_sync(nb, n, it))
+    for split in (2, 0):        # hubs spread over blocks (few per class) / a block per hub
+        with hp.config.set(labelprop_hub_split_per_sm=split):
+            for seed in (None, 3):
+                lab = host(hp.label_propagation(G, seed=seed, backend="gpu"))
+                np.testing.assert_array_equal(lab, py_semi_sync(nb, n, 100, seed))
+            for it in (1, 2, 5):
+                lab = host(hp.label_propagation(G, mode="synchronous", max_iter=it, backend="gpu"))
+                np.testing.assert_array_equal(lab, py_sync(nb, n, it))
 
 
 def test_label_propagation_gpu_schedule_host_side():

@@ -6,12 +6,13 @@
 //   lp_light: a warp per vertex of at most 32 neighbours; lanes hold one neighbour's label
 //             each, __match_any_sync counts equal labels, warp reductions find the largest
 //             count, whether the vertex's own label has it, and the smallest label that has it.
-//   lp_heavy: a block per vertex of up to LP_SMEM_CAP / 2 neighbours: the labels are counted
-//             in a shared-memory open-addressing hash table of a power of two >= 2 x its degree
-//             slots (so it never fills), then scanned for the largest (count, -label) key.
-//   lp_hub_*: vertices of more neighbours (hubs), three launches per class so that a hub's
-//             work is spread over many blocks: its table is a region of `keys` / `cnts` in
-//             global memory (clear at rest: the scan clears what it reads).
+//   lp_heavy: a block per vertex of more neighbours: the labels are counted in an open-
+//             addressing hash table of a power of two >= 2 x its degree slots (so it never
+//             fills), then scanned for the largest (count, -label) key.  Up to LP_SMEM_CAP
+//             slots the table is in shared memory; larger ones (hubs) are the vertex's region
+//             of `keys` / `cnts` in global memory, clear at rest (the scan clears what it reads).
+//   lp_hub_*: hubs of a class with few of them: three launches, so that one hub's work is
+//             spread over many blocks instead of being its class's critical path.
 // The new label: with `prec` (Prec-Min) the own label when its count is the largest, else the
 // smallest label of largest count.  lab_in == lab_out in the semi-synchronous schedule (a
 // class's vertices are not adjacent, so none reads a label another writes); a vertex whose
@@ -72,7 +73,8 @@ __device__ __forceinline__ unsigned lp_hash(lab_t x)
 extern "C" __global__ void __launch_bounds__(256)
 lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
          const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-         const lab_t* lab_in, lab_t* lab_out, int prec, unsigned* changed)
+         const lab_t* lab_in, lab_t* lab_out, const long long* __restrict__ toff, lab_t* keys,
+         int* cnts, int prec, unsigned* changed)
 {
     __shared__ u64 s_best[8];
     __shared__ int s_own;
@@ -82,12 +84,15 @@ lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restri
     for (long long i = blockIdx.x; i < count; i += gridDim.x) {
         const idx_t v = verts[i];
         const long long s = (long long)indptr[v], e = (long long)indptr[v + 1];
-        // the table: the smallest power of two >= 2 x degree (<= LP_SMEM_CAP: hubs go elsewhere)
+        // the table: in shared memory when it fits (cleared here), else the vertex's region of
+        // the global tables (clear at rest; cleared below as it is read)
         const unsigned cap = lp_cap(e - s);
-        lab_t* K = s_keys;
-        int* C = s_cnts;
+        const bool shared = cap <= LP_SMEM_CAP;
+        lab_t* K = shared ? s_keys : keys + toff[i];
+        int* C = shared ? s_cnts : cnts + toff[i];
         const lab_t own = lab_in[v];
-        for (unsigned j = threadIdx.x; j < cap; j += blockDim.x) { K[j] = (lab_t)-1; C[j] = 0; }
+        if (shared)
+            for (unsigned j = threadIdx.x; j < cap; j += blockDim.x) { K[j] = (lab_t)-1; C[j] = 0; }
         if (threadIdx.x == 0) s_own = 0;
         __syncthreads();
         for (long long x = s + threadIdx.x; x < e; x += blockDim.x) {
@@ -107,6 +112,7 @@ lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restri
             const lab_t k = K[j];
             if (k < 0) continue;
             const int c = C[j];
+            if (!shared) { K[j] = (lab_t)-1; C[j] = 0; }
             const u64 key = ((u64)(unsigned)c << 32) | (u64)(unsigned)(0x7fffffff - k);
             best = key > best ? key : best;
             if (k == own) s_own = c;
