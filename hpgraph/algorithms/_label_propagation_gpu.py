@@ -54,38 +54,37 @@ def _pow2_at_least(x):
 
 
 class _Schedule:
-    """The launches of one iteration, per class: its light (<= :data:`LIGHT` neighbours) and
-    mid (<= ``SMEM_CAP // 2``) vertex lists, and its hubs (more neighbours) with their
-    hash-table offsets and the (hub, offset) work pairs of the hub kernels.  Lists of every
-    class are slices of one device array each."""
+    """The launches of one iteration, per class: its light vertices (<= :data:`LIGHT`
+    neighbours) and its heavy ones -- the mid (<= ``SMEM_CAP // 2``) then the hubs (more) --,
+    with the hubs' hash-table offsets (aligned with the heavy list) and the (hub, offset) work
+    pairs of the hub kernels.  Every class's lists are slices of one device array each."""
 
     def __init__(self, cp, deg, classes, idx_dtype):
         half = SMEM_CAP // 2
-        light, mid, hubs, toff, ins, scan = [], [], [], [], [], []
+        light, heavy, toff, ins, scan = [], [], [], [], []
         self.items = []
-        nl = nm = nh = ni = ns = 0
+        nl = nh = ni = ns = 0
         self.max_hubs, scratch = 1, 1
         for verts in classes:                     # host arrays of vertex ids, in class order
             d = deg[verts]
             lv, mv, hv = verts[(d > 0) & (d <= LIGHT)], verts[(d > LIGHT) & (d <= half)], verts[d > half]
             hd = deg[hv].astype(np.int64)
             cap = _pow2_at_least(2 * hd) if hv.shape[0] else np.zeros(0, np.int64)
-            off = np.zeros(hv.shape[0] + 1, np.int64)
-            off[1:] = np.cumsum(cap)                 # tables of one class at a time
+            off = np.zeros(mv.shape[0] + hv.shape[0] + 1, np.int64)
+            off[mv.shape[0] + 1:] = np.cumsum(cap)        # tables of one class at a time
             hub_idx = np.arange(hv.shape[0], dtype=np.int64)
             nin = -(-hd // CHUNK)
             nsc = -(-cap // CHUNK)
             w_in = np.stack([np.repeat(hub_idx, nin), _ranges(nin) * CHUNK], axis=1).reshape(-1)
             w_sc = np.stack([np.repeat(hub_idx, nsc), _ranges(nsc) * CHUNK], axis=1).reshape(-1)
-            self.items.append((nl, lv.shape[0], nm, mv.shape[0], nh, hv.shape[0],
+            self.items.append((nl, lv.shape[0], nh, mv.shape[0], hv.shape[0],
                                ni, w_in.shape[0] // 2, ns, w_sc.shape[0] // 2))
             light.append(lv)
-            mid.append(mv)
-            hubs.append(hv)
+            heavy.append(np.concatenate([mv, hv]))
             toff.append(off[:-1])
             ins.append(w_in)
             scan.append(w_sc)
-            nl, nm, nh = nl + lv.shape[0], nm + mv.shape[0], nh + hv.shape[0]
+            nl, nh = nl + lv.shape[0], nh + mv.shape[0] + hv.shape[0]
             ni, ns = ni + w_in.shape[0] // 2, ns + w_sc.shape[0] // 2     # pairs
             self.max_hubs = max(self.max_hubs, hv.shape[0])
             scratch = max(scratch, int(off[-1]))
@@ -93,9 +92,9 @@ class _Schedule:
         def dev(parts, dt):
             return cp.asarray(np.concatenate(parts).astype(dt) if parts else np.zeros(1, dt))
 
-        self.light, self.mid, self.hubs = (dev(x, idx_dtype) for x in (light, mid, hubs))
+        self.light, self.heavy = dev(light, idx_dtype), dev(heavy, idx_dtype)
         self.toff, self.ins, self.scan = (dev(x, np.int64) for x in (toff, ins, scan))
-        # hub tables are clear at rest: the scan clears every slot it reads
+        # hub tables are clear at rest: every scan of them clears the slots it reads
         self.keys = cp.full(scratch, -1, np.int32)
         self.cnts = cp.zeros(scratch, np.int32)
         self.best = cp.zeros(self.max_hubs, np.uint64)
@@ -152,22 +151,19 @@ class LabelPropPlan:
         S = self.S
         w = self.null_w if S.values is None else S.values
         b, p = (_BLOCK,), np.int32(prec)
-        for (l0, lc, m0, mc, h0, hc, i0, ic, s0, sc) in sch.items:
+        for (l0, lc, h0, mc, hc, i0, ic, s0, sc) in sch.items:
             if lc:
                 grid = (max(1, min(self.blocks, -(-lc // (_BLOCK // 32)))),)
                 self.k_light(grid, b, (sch.light[l0:], np.int64(lc), S.indptr, S.indices, w,
                                        lab_in, lab_out, p, self.changed))
-            if mc:
-                self.k_heavy((max(1, min(self.blocks, mc)),), b,
-                             (sch.mid[m0:], np.int64(mc), S.indptr, S.indices, w, lab_in, lab_out,
-                              sch.toff, sch.keys, sch.cnts, p, self.changed))
-            if hc > split_max:
-                # enough hubs to fill the device: a block each
-                self.k_heavy((max(1, min(self.blocks, hc)),), b,
-                             (sch.hubs[h0:], np.int64(hc), S.indptr, S.indices, w, lab_in, lab_out,
+            # the mid vertices, and the hubs too when there are enough to fill the device
+            nb = mc + hc if hc > split_max else mc
+            if nb:
+                self.k_heavy((max(1, min(self.blocks, nb)),), b,
+                             (sch.heavy[h0:], np.int64(nb), S.indptr, S.indices, w, lab_in, lab_out,
                               sch.toff[h0:], sch.keys, sch.cnts, p, self.changed))
-            elif hc:
-                hubs, toff = sch.hubs[h0:], sch.toff[h0:]     # toff: one offset per hub
+            if hc and hc <= split_max:
+                hubs, toff = sch.heavy[h0 + mc:], sch.toff[h0 + mc:]
                 self.k_ins((max(1, min(self.blocks, ic)),), b,
                            (sch.ins[2 * i0:], np.int64(ic), hubs, toff, S.indptr, S.indices, w,
                             lab_in, sch.keys, sch.cnts))

@@ -266,12 +266,12 @@ def test_label_propagation_gpu_schedule_host_side():
     deg[[3, 50, 120]] = [lpg.SMEM_CAP // 2 + 1, 3 * lpg.CHUNK + 7, lpg.SMEM_CAP // 2]
     classes = [np.arange(0, 70), np.arange(70, 130), np.arange(130, 200)]
     sch = lpg._Schedule(np, deg, classes, np.int32)
-    for verts, (l0, lc, m0, mc, h0, hc, i0, ic, s0, sc) in zip(classes, sch.items):
-        got = np.concatenate([sch.light[l0:l0 + lc], sch.mid[m0:m0 + mc], sch.hubs[h0:h0 + hc]])
+    for verts, (l0, lc, h0, mc, hc, i0, ic, s0, sc) in zip(classes, sch.items):
+        mid, hubs = sch.heavy[h0:h0 + mc], sch.heavy[h0 + mc:h0 + mc + hc]
+        got = np.concatenate([sch.light[l0:l0 + lc], mid, hubs])
         assert sorted(got.tolist()) == sorted(verts[deg[verts] > 0].tolist())
         assert (deg[sch.light[l0:l0 + lc]] <= lpg.LIGHT).all()
-        assert (deg[sch.mid[m0:m0 + mc]] > lpg.LIGHT).all()
-        hubs = sch.hubs[h0:h0 + hc]
+        assert (deg[mid] > lpg.LIGHT).all() and (deg[mid] <= lpg.SMEM_CAP // 2).all()
         assert (deg[hubs] > lpg.SMEM_CAP // 2).all()
         ins = sch.ins[2 * i0:2 * (i0 + ic)].reshape(-1, 2)
         scan = sch.scan[2 * s0:2 * (s0 + sc)].reshape(-1, 2)
@@ -280,9 +280,10 @@ def test_label_propagation_gpu_schedule_host_side():
             cap = 1 << int(np.ceil(np.log2(2 * deg[v])))
             assert sorted(ins[ins[:, 0] == h, 1].tolist()) == list(range(0, int(deg[v]), lpg.CHUNK))
             assert sorted(scan[scan[:, 0] == h, 1].tolist()) == list(range(0, cap, lpg.CHUNK))
-            ends.append((int(sch.toff[h0 + h]), int(sch.toff[h0 + h]) + cap))
+            t = int(sch.toff[h0 + mc + h])
+            ends.append((t, t + cap))
         for (a0, a1), (b0, b1) in zip(sorted(ends), sorted(ends)[1:]):
             assert a1 <= b0
         assert all(e <= sch.keys.shape[0] for _, e in ends)
-    assert [it[5] for it in sch.items] == [2, 0, 0]        # vertex 120 (1,024 neighbours) is mid
+    assert [it[4] for it in sch.items] == [2, 0, 0]        # vertex 120 (1,024 neighbours) is mid
     assert (sch.keys == -1).all() and (sch.cnts == 0).all()
