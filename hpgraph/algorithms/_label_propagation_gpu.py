@@ -55,9 +55,10 @@ def _pow2_at_least(x):
 
 class _Schedule:
     """The launches of one iteration, per class: its light vertices (<= :data:`LIGHT`
-    neighbours) and its heavy ones -- the mid (<= ``SMEM_CAP // 2``) then the hubs (more) --,
-    with the hubs' hash-table offsets (aligned with the heavy list) and the (hub, offset) work
-    pairs of the hub kernels.  Every class's lists are slices of one device array each."""
+    neighbours) and its heavy ones -- the hubs (more than ``SMEM_CAP // 2``, largest first)
+    then the mid --, with the hubs' hash-table offsets (aligned with the heavy list) and the
+    (hub, offset) work pairs of the hub kernels.  Every class's lists are slices of one device
+    array each."""
 
     def __init__(self, cp, deg, classes, idx_dtype):
         half = SMEM_CAP // 2
@@ -68,10 +69,11 @@ class _Schedule:
         for verts in classes:                     # host arrays of vertex ids, in class order
             d = deg[verts]
             lv, mv, hv = verts[(d > 0) & (d <= LIGHT)], verts[(d > LIGHT) & (d <= half)], verts[d > half]
+            hv = hv[np.argsort(-deg[hv], kind="stable")]     # the longest work starts first
             hd = deg[hv].astype(np.int64)
             cap = _pow2_at_least(2 * hd) if hv.shape[0] else np.zeros(0, np.int64)
-            off = np.zeros(mv.shape[0] + hv.shape[0] + 1, np.int64)
-            off[mv.shape[0] + 1:] = np.cumsum(cap)        # tables of one class at a time
+            off = np.zeros(hv.shape[0] + mv.shape[0] + 1, np.int64)
+            off[1:hv.shape[0] + 1] = np.cumsum(cap)           # tables of one class at a time
             hub_idx = np.arange(hv.shape[0], dtype=np.int64)
             nin = -(-hd // CHUNK)
             nsc = -(-cap // CHUNK)
@@ -80,14 +82,14 @@ class _Schedule:
             self.items.append((nl, lv.shape[0], nh, mv.shape[0], hv.shape[0],
                                ni, w_in.shape[0] // 2, ns, w_sc.shape[0] // 2))
             light.append(lv)
-            heavy.append(np.concatenate([mv, hv]))
+            heavy.append(np.concatenate([hv, mv]))
             toff.append(off[:-1])
             ins.append(w_in)
             scan.append(w_sc)
             nl, nh = nl + lv.shape[0], nh + mv.shape[0] + hv.shape[0]
             ni, ns = ni + w_in.shape[0] // 2, ns + w_sc.shape[0] // 2     # pairs
             self.max_hubs = max(self.max_hubs, hv.shape[0])
-            scratch = max(scratch, int(off[-1]))
+            scratch = max(scratch, int(off[hv.shape[0]]))
 
         def dev(parts, dt):
             return cp.asarray(np.concatenate(parts).astype(dt) if parts else np.zeros(1, dt))
@@ -156,14 +158,14 @@ class LabelPropPlan:
                 grid = (max(1, min(self.blocks, -(-lc // (_BLOCK // 32)))),)
                 self.k_light(grid, b, (sch.light[l0:], np.int64(lc), S.indptr, S.indices, w,
                                        lab_in, lab_out, p, self.changed))
-            # the mid vertices, and the hubs too when there are enough to fill the device
-            nb = mc + hc if hc > split_max else mc
+            # the mid vertices, and the hubs (first) too when there are enough to fill the device
+            first, nb = (h0, hc + mc) if hc > split_max else (h0 + hc, mc)
             if nb:
                 self.k_heavy((max(1, min(self.blocks, nb)),), b,
-                             (sch.heavy[h0:], np.int64(nb), S.indptr, S.indices, w, lab_in, lab_out,
-                              sch.toff[h0:], sch.keys, sch.cnts, p, self.changed))
+                             (sch.heavy[first:], np.int64(nb), S.indptr, S.indices, w, lab_in,
+                              lab_out, sch.toff[first:], sch.keys, sch.cnts, p, self.changed))
             if hc and hc <= split_max:
-                hubs, toff = sch.heavy[h0 + mc:], sch.toff[h0 + mc:]
+                hubs, toff = sch.heavy[h0:], sch.toff[h0:]
                 self.k_ins((max(1, min(self.blocks, ic)),), b,
                            (sch.ins[2 * i0:], np.int64(ic), hubs, toff, S.indptr, S.indices, w,
                             lab_in, sch.keys, sch.cnts))

@@ -267,12 +267,12 @@ def test_label_propagation_gpu_schedule_host_side():
     classes = [np.arange(0, 70), np.arange(70, 130), np.arange(130, 200)]
     sch = lpg._Schedule(np, deg, classes, np.int32)
     for verts, (l0, lc, h0, mc, hc, i0, ic, s0, sc) in zip(classes, sch.items):
-        mid, hubs = sch.heavy[h0:h0 + mc], sch.heavy[h0 + mc:h0 + mc + hc]
+        hubs, mid = sch.heavy[h0:h0 + hc], sch.heavy[h0 + hc:h0 + hc + mc]
         got = np.concatenate([sch.light[l0:l0 + lc], mid, hubs])
         assert sorted(got.tolist()) == sorted(verts[deg[verts] > 0].tolist())
         assert (deg[sch.light[l0:l0 + lc]] <= lpg.LIGHT).all()
         assert (deg[mid] > lpg.LIGHT).all() and (deg[mid] <= lpg.SMEM_CAP // 2).all()
-        assert (deg[hubs] > lpg.SMEM_CAP // 2).all()
+        assert (deg[hubs] > lpg.SMEM_CAP // 2).all() and (np.diff(deg[hubs]) <= 0).all()
         ins = sch.ins[2 * i0:2 * (i0 + ic)].reshape(-1, 2)
         scan = sch.scan[2 * s0:2 * (s0 + sc)].reshape(-1, 2)
         ends = []
@@ -280,7 +280,7 @@ def test_label_propagation_gpu_schedule_host_side():
             cap = 1 << int(np.ceil(np.log2(2 * deg[v])))
             assert sorted(ins[ins[:, 0] == h, 1].tolist()) == list(range(0, int(deg[v]), lpg.CHUNK))
             assert sorted(scan[scan[:, 0] == h, 1].tolist()) == list(range(0, cap, lpg.CHUNK))
-            t = int(sch.toff[h0 + mc + h])
+            t = int(sch.toff[h0 + h])
             ends.append((t, t + cap))
         for (a0, a1), (b0, b1) in zip(sorted(ends), sorted(ends)[1:]):
             assert a1 <= b0
