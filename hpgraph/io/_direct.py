@@ -28,7 +28,7 @@ import numpy as np
 from .._config import config
 from .._memory import check_host_bytes
 from ..exceptions import FileFormatError
-from . import _arrow, _mtx
+from . import _arrow, _fmm, _mtx
 from ._common import EdgeList
 from ._text import edgelist_columns, edgelist_header
 
@@ -134,6 +134,13 @@ def _mtx_direct(head, p, size, report):
     if delim is None or first[:1] in (b"%", b" ", b"\t", b"\r"):
         return None
     check_host_bytes(nnz * 24, f"reading {nnz:,} Matrix Market entries")
+    info = dict(fld=fld.decode(), sym=sym.decode(), n=nrows, first_line=lineno + 1)
+    if not getattr(report, "enabled", False):  # it reports no progress: only without a bar
+        parsed = _fmm.read_coordinate(p, head, body_start, lineno, nrows, nnz, fld, sym,
+                                      np.int32 if nrows <= _INT32_IDS else np.int64)
+        if parsed is not None:
+            report("read", 1.0)
+            return _mtx.finish(*parsed, fld, sym, nrows, p, info)
     ncols = 2 if fld == b"pattern" else 3
     ids = "i4" if nrows <= _INT32_IDS else "i"
     kinds = (ids, ids, "i" if fld == b"integer" else "f")[:ncols]
@@ -145,7 +152,6 @@ def _mtx_direct(head, p, size, report):
     r, c = _minus_one(cols["u"]), _minus_one(cols["v"])
     if not (_within(r, nrows) and _within(c, nrows)):
         return None
-    info = dict(fld=fld.decode(), sym=sym.decode(), n=nrows, first_line=lineno + 1)
     report("read", 1.0)
     return _mtx.finish(r, c, cols.get("w"), fld, sym, nrows, p, info)
 
