@@ -32,12 +32,15 @@ from __future__ import annotations
 
 import mmap
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
 
 #: rows per block of the digit count (keeps each block's comparisons in cache)
 _DIGIT_BLOCK = 1 << 20
+#: bytes per block of the NUL / carriage-return scan
+_SCAN_BLOCK = 1 << 20
 
 
 def read_coordinate(p: Path, head: bytes, body_start: int, size_lineno: int, nrows: int, nnz: int,
@@ -91,16 +94,28 @@ def read_coordinate(p: Path, head: bytes, body_start: int, size_lineno: int, nro
         cursor = None  # closes the file
     if fld == b"pattern":
         w = None
-        value_bytes = 0
-    else:
-        wmin, wmax = int(w.min()), int(w.max())
-        if wmin < 1:  # "-0" glued to the id before it would parse as 0 at canonical length
-            return None
-        value_bytes = _digits(w, wmax, 0) + nnz  # digits and the separator before them
-    canonical = _digits(r, nrows, 1) + _digits(c, nrows, 1) + 2 * nnz + value_bytes
-    if canonical != body_bytes:
+    elif int(w.min()) < 1:  # "-0" glued to the id before it would parse as 0 at canonical length
+        return None
+    if _canonical_bytes(r, c, w, nrows) != body_bytes:
         return None
     return r, c, w
+
+
+def _canonical_bytes(r, c, w, nrows: int) -> int:
+    """Bytes of the canonical text of the entries: ``row col[ value]\\n`` with 1-based ids
+    and values >= 1 (the row digits are counted on a second thread: NumPy's loops release
+    the GIL, so on two cores this takes about half the time)."""
+    nnz = int(r.shape[0])
+    rows = []
+    worker = threading.Thread(target=lambda: rows.append(_digits(r, nrows, 1)))
+    worker.start()
+    try:
+        total = _digits(c, nrows, 1) + 2 * nnz  # the separator after the row, the newline
+        if w is not None:
+            total += _digits(w, int(w.max()), 0) + nnz  # and the separator before the value
+    finally:
+        worker.join()
+    return total + rows[0] if rows else -1  # the worker failed: no match, so no fast path
 
 
 def _comment_lines_only(head: bytes, size_lineno: int) -> bool:
@@ -119,8 +134,14 @@ def _clean_body_bytes(p: Path, body_start: int):
             if size <= body_start:
                 return None
             with mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ) as m:
-                if m[size - 1:size] != b"\n" or m.find(b"\0") >= 0 or m.find(b"\r", body_start) >= 0:
+                if m[size - 1:size] != b"\n":
                     return None
+                # both searches on one cached block at a time (memchr; ~25% faster than two
+                # passes over the whole file)
+                for s in range(0, size, _SCAN_BLOCK):
+                    e = min(size, s + _SCAN_BLOCK)
+                    if m.find(b"\0", s, e) >= 0 or m.find(b"\r", max(s, body_start), e) >= 0:
+                        return None
     except (OSError, ValueError):
         return None
     return size - body_start
