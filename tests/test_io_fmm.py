@@ -59,7 +59,29 @@ def _fast(path):
     head = head[:head.rfind(b"\n") + 1]
     fmt, fld, sym = _mtx.banner(head, path)
     start, lineno, n, nnz = _mtx.size_line(head, path, fmt)
-    return _fmm.read_coordinate(path, head, start, lineno, n, nnz, fld, sym, np.int32)
+    got = _fmm.read_coordinate(path, head, start, lineno, n, nnz, fld, sym, np.int32)
+    if got is None:
+        return None
+    r, c, w, exact = got
+    return (r, c, w) if exact() else None
+
+
+def _outcome(fn):
+    try:
+        G = fn()
+    except HpgraphError as exc:
+        return type(exc), str(exc)
+    A = G.to_scipy()
+    return G.num_vertices, G.directed, A.indptr.tolist(), A.indices.tolist(), A.data.tolist()
+
+
+def _same_read(path, monkeypatch, **kw):
+    """hp.read with the fast parse (its check overlapping the build) and without it agree."""
+    out = []
+    for threshold in (0, 1 << 62):
+        monkeypatch.setattr(_direct, "MIN_FILE_BYTES", threshold)
+        out.append(_outcome(lambda: hp.read(path, backend="cpu", **kw)))
+    assert out[0] == out[1]
 
 
 def _text(field, symmetry, r, c, w, n):
@@ -158,6 +180,8 @@ def test_fast_path_steps_aside_where_the_strict_reader_differs(tmp_path, monkeyp
     _same(a, b)
     if isinstance(b, Exception):
         assert str(path) in str(b)
+    for kw in ({}, {"weighted": True}, {"duplicates": "bogus"}, {"directed": True}):
+        _same_read(path, monkeypatch, **kw)
 
 
 def test_without_scipys_module_the_fast_path_steps_aside(tmp_path, monkeypatch):

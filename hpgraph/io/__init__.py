@@ -131,9 +131,19 @@ def read(path, *, directed=None, weighted=None, format=None, backend=None, progr
     >>> G = hp.read("chesapeake.mtx.gz")            # doctest: +SKIP
     >>> G = hp.read("Wiki-Vote.txt.gz", directed=False)   # doctest: +SKIP
     """
-    el = _read_edges(path, directed=directed, weighted=weighted, format=format, progress=progress,
-                     relabel=relabel)
-    return el.to_graph(backend=backend, duplicates=duplicates)
+    kw = dict(directed=directed, weighted=weighted, format=format, progress=progress, relabel=relabel)
+    pending = []  # a fast parse's strictness check, overlapping with the build (see _fmm)
+    el = _read_edges(path, pending=pending, **kw)
+    try:
+        G = el.to_graph(backend=backend, duplicates=duplicates)
+    except HpgraphError:
+        if _exact(pending):
+            raise
+        G = None
+    if G is None or not _exact(pending):  # the fast parse differs from the strict one
+        del el, G
+        return _read_edges(path, fast=False, **kw).to_graph(backend=backend, duplicates=duplicates)
+    return G
 
 
 def read_edges(path, *, directed=None, weighted=None, format=None, progress=False,
@@ -151,9 +161,22 @@ def read_edges(path, *, directed=None, weighted=None, format=None, progress=Fals
     return el
 
 
-def _read_edges(path, *, directed, weighted, format, progress, relabel) -> EdgeList:
+def _exact(pending) -> bool:
+    """Wait for the strictness checks a fast parse left in ``pending``; True when all passed."""
+    ok = all([check() for check in pending])
+    pending.clear()
+    return ok
+
+
+def _read_edges(path, *, directed, weighted, format, progress, relabel, pending=None,
+                fast=True) -> EdgeList:
     """:func:`read_edges` with the ids in the integer dtype the parse gave (``int32`` from the
-    direct pyarrow parse, which :func:`read` hands to the build without a conversion)."""
+    direct parse, which :func:`read` hands to the build without a conversion).
+
+    ``pending`` and ``fast`` as in :func:`._direct.read_direct`: a strictness check left in
+    ``pending`` must pass (:func:`_exact`) before the edges or an error about them reach the
+    user.
+    """
     if weighted not in (None, True, False):
         raise InvalidValue(f"weighted must be None, True or False, got {weighted!r}")
     if directed not in (None, True, False):
@@ -163,7 +186,8 @@ def _read_edges(path, *, directed, weighted, format, progress, relabel) -> EdgeL
     report = _make_progress(progress, p.name)
     try:
         with host_memory_guard(f"parsing {p}"):
-            el = read_direct(fmt, p, weighted=weighted, report=report, sniff=format is None)
+            el = read_direct(fmt, p, weighted=weighted, report=report, sniff=format is None,
+                             pending=pending, fast=fast)
         if el is None:
             data = _read_bytes(p, report)
     finally:
@@ -174,6 +198,9 @@ def _read_edges(path, *, directed, weighted, format, progress, relabel) -> EdgeL
         el = _parse(fmt, data, p, weighted=weighted, directed=directed)
         del data
     if weighted is True and el.weights is None:
+        if pending and not _exact(pending):  # an error only about what the strict parse reads
+            return _read_edges(path, directed=directed, weighted=weighted, format=format,
+                               progress=progress, relabel=relabel, fast=False)
         raise FileFormatError(f"the {FORMATS[fmt]} file has no edge weights but weighted=True "
                               "was given; pass weighted=None to accept unweighted files", p)
     if weighted is False and el.weights is not None:

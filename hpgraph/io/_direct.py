@@ -41,8 +41,10 @@ _MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
 _INT32_IDS = 2 ** 31 - 1
 
 
-def read_direct(fmt: str, p: Path, *, weighted, report, sniff: bool) -> EdgeList | None:
-    """The edges of ``p`` parsed by pyarrow from the file, or None (see the module docstring).
+def read_direct(fmt: str, p: Path, *, weighted, report, sniff: bool, pending: list | None = None,
+                fast: bool = True) -> EdgeList | None:
+    """The edges of ``p`` parsed by pyarrow (or :mod:`._fmm`) from the file, or None (see the
+    module docstring).
 
     Parameters
     ----------
@@ -57,12 +59,14 @@ def read_direct(fmt: str, p: Path, *, weighted, report, sniff: bool) -> EdgeList
     sniff : bool
         An edge-list file that starts with a Matrix Market banner is read as Matrix Market
         (no ``format=`` was given).
+    pending : list, optional
+        Where the fast_matrix_market parse of :mod:`._fmm` leaves its strictness check
+        (a callable returning False when the edges must be read again with ``fast=False``),
+        so that it overlaps with the caller's build.  Without a list it is waited for here.
+    fast : bool
+        Try :mod:`._fmm` first (large integer and pattern Matrix Market bodies).
     """
     if fmt not in ("mtx", "edgelist"):
-        return None
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
         return None
     try:
         size = os.stat(p).st_size
@@ -79,8 +83,8 @@ def read_direct(fmt: str, p: Path, *, weighted, report, sniff: bool) -> EdgeList
     head = head[:head.rfind(b"\n") + 1]  # whole lines only
     try:
         if fmt == "mtx":
-            return _mtx_direct(head, p, size, report)
-        return _edgelist_direct(head, p, weighted, report)
+            return _mtx_direct(head, p, size, report, pending, fast)
+        return _edgelist_direct(head, p, weighted, report) if _has_pyarrow() else None
     except FileFormatError:  # a bad head: the readers' own path raises it with its context
         return None
 
@@ -121,7 +125,15 @@ def _first_line(head: bytes, offset: int) -> bytes:
     return head[offset:end if end >= 0 else len(head)]
 
 
-def _mtx_direct(head, p, size, report):
+def _has_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _mtx_direct(head, p, size, report, pending, fast):
     fmt, fld, sym = _mtx.banner(head, p)
     if fmt != b"coordinate":
         return None
@@ -135,12 +147,22 @@ def _mtx_direct(head, p, size, report):
         return None
     check_host_bytes(nnz * 24, f"reading {nnz:,} Matrix Market entries")
     info = dict(fld=fld.decode(), sym=sym.decode(), n=nrows, first_line=lineno + 1)
-    if not getattr(report, "enabled", False):  # it reports no progress: only without a bar
+    if fast and not getattr(report, "enabled", False):  # it reports no progress: not with a bar
         parsed = _fmm.read_coordinate(p, head, body_start, lineno, nrows, nnz, fld, sym,
                                       np.int32 if nrows <= _INT32_IDS else np.int64)
         if parsed is not None:
-            report("read", 1.0)
-            return _mtx.finish(*parsed, fld, sym, nrows, p, info)
+            r, c, w, exact = parsed
+            el = _mtx.finish(r, c, w, fld, sym, nrows, p, info)
+            if pending is not None:
+                pending.append(exact)
+                report("read", 1.0)
+                return el
+            if exact():
+                report("read", 1.0)
+                return el
+            del el, r, c, w
+    if not _has_pyarrow():
+        return None
     ncols = 2 if fld == b"pattern" else 3
     ids = "i4" if nrows <= _INT32_IDS else "i"
     kinds = (ids, ids, "i" if fld == b"integer" else "f")[:ncols]

@@ -24,8 +24,11 @@ needs a leading ``-``, which an id in range cannot have and is refused here for 
 requiring weights >= 1), so equal lengths mean nothing was skipped.  ``real`` values have no
 canonical length and stay with pyarrow.
 
-Anything else -- a check that fails, a parse error, SciPy without the module -- returns None
-and the caller parses with pyarrow or the readers of :mod:`._mtx`, which give the typed error.
+The strictness check runs on a second thread while the caller builds the graph (NumPy's loops
+and SciPy's COO -> CSR routine release the GIL, so on two idle cores it costs no wall time);
+the caller waits for it before anything reaches the user.  Anything else -- a check that
+fails, a parse error, SciPy without the module -- means the caller parses again with pyarrow
+or the readers of :mod:`._mtx`, which give the typed error.
 """
 
 from __future__ import annotations
@@ -39,14 +42,18 @@ import numpy as np
 
 #: rows per block of the digit count (keeps each block's comparisons in cache)
 _DIGIT_BLOCK = 1 << 20
-#: bytes per block of the NUL / carriage-return scan
-_SCAN_BLOCK = 1 << 20
 
 
 def read_coordinate(p: Path, head: bytes, body_start: int, size_lineno: int, nrows: int, nnz: int,
                     fld: bytes, sym: bytes, index_dtype):
-    """``(rows, cols, values)`` (0-based ids of ``index_dtype``; int64 values, None for
-    ``pattern``) of a checked coordinate body, or None where this parse does not apply.
+    """``(rows, cols, values, exact)`` of a checked coordinate body, or None where this parse
+    does not apply.
+
+    ``rows`` and ``cols`` are 0-based ids of ``index_dtype``, ``values`` int64 (None for
+    ``pattern``).  The strictness check runs on a second thread, so that it overlaps with what
+    the caller does next (the CSR build); ``exact()`` waits for it and says whether the
+    arrays are what the strict readers would give.  Until it returned True the arrays must
+    not reach the user, nor be changed.
 
     Parameters
     ----------
@@ -71,11 +78,9 @@ def read_coordinate(p: Path, head: bytes, body_start: int, size_lineno: int, nro
         from scipy.io._fast_matrix_market import _fmm_core
     except ImportError:
         return None
-    if not _comment_lines_only(head, size_lineno):
+    if not _comment_lines_only(head, size_lineno) or not _crash_safe(p, body_start):
         return None
-    body_bytes = _clean_body_bytes(p, body_start)
-    if body_bytes is None:
-        return None
+    cursor = None
     try:
         cursor = _fmm_core.open_read_file(str(p), 0)
         h = cursor.header
@@ -92,30 +97,43 @@ def read_coordinate(p: Path, head: bytes, body_start: int, size_lineno: int, nro
         return None  # any parse error: the strict readers parse it again and name the line
     finally:
         cursor = None  # closes the file
-    if fld == b"pattern":
-        w = None
-    elif int(w.min()) < 1:  # "-0" glued to the id before it would parse as 0 at canonical length
-        return None
-    if _canonical_bytes(r, c, w, nrows) != body_bytes:
-        return None
-    return r, c, w
+    w = None if fld == b"pattern" else w
+    return (r, c, w, _Check(p, body_start, r, c, w, nrows).exact)
 
 
-def _canonical_bytes(r, c, w, nrows: int) -> int:
-    """Bytes of the canonical text of the entries: ``row col[ value]\\n`` with 1-based ids
-    and values >= 1 (the row digits are counted on a second thread: NumPy's loops release
-    the GIL, so on two cores this takes about half the time)."""
-    nnz = int(r.shape[0])
-    rows = []
-    worker = threading.Thread(target=lambda: rows.append(_digits(r, nrows, 1)))
-    worker.start()
+class _Check:
+    """The strictness check of one parse, on a daemon thread started at once."""
+
+    def __init__(self, p, body_start, r, c, w, nrows):
+        self._args = (p, body_start, r, c, w, nrows)
+        self._result = []
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        self._result.append(_strict(*self._args))
+        self._args = None
+
+    def exact(self) -> bool:
+        """Wait for the check; True when the parse is exactly the strict reading."""
+        self._thread.join()
+        return bool(self._result and self._result[0])  # a failed check is a mismatch
+
+
+def _strict(p, body_start, r, c, w, nrows) -> bool:
+    """No carriage return in the body, values >= 1 ("-0" glued to the id before it would read
+    as 0 at canonical length), and the body exactly as long as the canonical text."""
+    if w is not None and int(w.min()) < 1:
+        return False
     try:
-        total = _digits(c, nrows, 1) + 2 * nnz  # the separator after the row, the newline
-        if w is not None:
-            total += _digits(w, int(w.max()), 0) + nnz  # and the separator before the value
-    finally:
-        worker.join()
-    return total + rows[0] if rows else -1  # the worker failed: no match, so no fast path
+        with open(p, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            with mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ) as m:
+                if m.find(b"\r", body_start) >= 0:
+                    return False
+    except (OSError, ValueError):
+        return False
+    return _canonical_bytes(r, c, w, nrows) == size - body_start
 
 
 def _comment_lines_only(head: bytes, size_lineno: int) -> bool:
@@ -125,26 +143,27 @@ def _comment_lines_only(head: bytes, size_lineno: int) -> bool:
     return all(line[:1] == b"%" for line in lines)
 
 
-def _clean_body_bytes(p: Path, body_start: int):
-    """The body's length in bytes, or None when the file holds a NUL byte, a carriage return
-    after the header, or does not end with a newline."""
+def _crash_safe(p: Path, body_start: int) -> bool:
+    """The file holds no NUL byte, ends with a newline and has a body."""
     try:
         with open(p, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             if size <= body_start:
-                return None
+                return False
             with mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ) as m:
-                if m[size - 1:size] != b"\n":
-                    return None
-                # both searches on one cached block at a time (memchr; ~25% faster than two
-                # passes over the whole file)
-                for s in range(0, size, _SCAN_BLOCK):
-                    e = min(size, s + _SCAN_BLOCK)
-                    if m.find(b"\0", s, e) >= 0 or m.find(b"\r", max(s, body_start), e) >= 0:
-                        return None
+                return m[size - 1:size] == b"\n" and m.find(b"\0") < 0
     except (OSError, ValueError):
-        return None
-    return size - body_start
+        return False
+
+
+def _canonical_bytes(r, c, w, nrows: int) -> int:
+    """Bytes of the canonical text of the entries: ``row col[ value]\\n``, 1-based ids,
+    values >= 1."""
+    nnz = int(r.shape[0])
+    total = _digits(r, nrows, 1) + _digits(c, nrows, 1) + 2 * nnz  # separator, newline
+    if w is not None:
+        total += _digits(w, int(w.max()), 0) + nnz  # and the separator before the value
+    return total
 
 
 def _digits(a, top: int, shift: int) -> int:
