@@ -30,11 +30,14 @@ format       extensions                              content
 Malformed files cannot take the process down: every reader validates the bytes itself and
 parses with ``pyarrow.csv`` (plain rows, where pyarrow is installed; large uncompressed Matrix
 Market and edge-list files are read by pyarrow straight from the file after their header is
-checked, see :mod:`._direct`), ``numpy.loadtxt`` or pure Python (Matrix Market files never
-reach SciPy's native reader, ``.npz`` archives are never unpickled and their array headers are
-checked against the bytes before anything is allocated), and sizes a file declares are checked
-against the machine's memory (:class:`~hpgraph.exceptions.HostOutOfMemory`).  ``tests/fuzz``
-fuzzes every reader with mutated files in a separate process.
+checked, see :mod:`._direct`), ``numpy.loadtxt`` or pure Python (``.npz`` archives are never
+unpickled and their array headers are checked against the bytes before anything is
+allocated), and sizes a file declares are checked against the machine's memory
+(:class:`~hpgraph.exceptions.HostOutOfMemory`).  The one native parser, SciPy's bundled
+fast_matrix_market, only sees large ``integer`` / ``pattern`` Matrix Market files whose header
+hpgraph has checked and that hold no NUL byte and end with a newline (the conditions under
+which it cannot crash), and its result is used only when it is exactly the strict reading
+(:mod:`._fmm`).  ``tests/fuzz`` fuzzes every reader with mutated files in a separate process.
 
 Errors are typed: a missing file raises :class:`~hpgraph.exceptions.GraphFileNotFound` (a
 ``FileNotFoundError``); everything else wrong with a file raises

@@ -6,7 +6,10 @@ the edge list's leading comments and first edge line), checks it with the reader
 then lets pyarrow read and parse the body from that line on, block by block on its threads:
 ids as ``int32`` where they fit, the same strict options as :mod:`._arrow` (exactly the
 expected tokens per row, one delimiter, no quotes, no nulls).  pyarrow checks every byte
-itself, so a malformed body costs a failed parse, not a crash.
+itself, so a malformed body costs a failed parse, not a crash.  Large ``integer`` and
+``pattern`` Matrix Market bodies are first offered to SciPy's fast_matrix_market under the
+checks of :mod:`._fmm` (its strictness check can be left pending for :func:`hpgraph.io.read`
+to wait for after the build).
 
 It returns ``None`` -- never a partial result -- whenever this path does not apply or
 anything is unexpected: a small or compressed file, pyarrow missing, a head longer than

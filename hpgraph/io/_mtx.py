@@ -1,10 +1,12 @@
-"""Matrix Market reader that validates every byte itself (no native Matrix Market parser).
+"""Matrix Market reader that validates every byte itself (the strict reference reading).
 
-SciPy's ``mmread`` (fast_matrix_market, C++) can take the process down on a malformed file, so
-this reader never hands it bytes: it checks the banner and the size line, counts the data
-lines against the size line before allocating, parses the body with ``pyarrow.csv`` where
-pyarrow is installed and the rows are plain (:mod:`._arrow`), else with ``numpy.loadtxt``
-(both memory-safe on any input: they raise), and checks every index.  What the file
+SciPy's ``mmread`` (fast_matrix_market, C++) can take the process down on a malformed file and
+skips text it does not expect, so this reader never hands it bytes: it checks the banner and
+the size line, counts the data lines against the size line before allocating, parses the body
+with ``pyarrow.csv`` where pyarrow is installed and the rows are plain (:mod:`._arrow`), else
+with ``numpy.loadtxt`` (both memory-safe on any input: they raise), and checks every index.
+(Large files may be parsed by fast_matrix_market after all, under the checks of :mod:`._fmm`
+that make its result this reader's.)  What the file
 means follows ``mmread``: ``symmetric`` / ``hermitian`` files give undirected graphs (each
 edge once), ``skew-symmetric`` files give both arcs (the upper one negated), ``array`` files
 give one edge per nonzero.
