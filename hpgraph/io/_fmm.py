@@ -25,9 +25,9 @@ requiring weights >= 1), so equal lengths mean nothing was skipped.  ``real`` va
 canonical length and stay with pyarrow.
 
 The length check (the digits of every parsed number) runs on a second thread while the
-caller builds the graph (NumPy's loops
-and SciPy's COO -> CSR routine release the GIL, so on two idle cores it costs no wall time);
-the caller waits for it before anything reaches the user.  Anything else -- a check that
+caller builds the graph (NumPy's loops and SciPy's COO -> CSR routine release the GIL, so on
+two idle cores it costs no wall time); the caller waits for it before anything reaches the
+user.  Anything else -- a check that
 fails, a parse error, SciPy without the module -- means the caller parses again with pyarrow
 or the readers of :mod:`._mtx`, which give the typed error.
 """
