@@ -1,6 +1,6 @@
 """The fast_matrix_market parse of integer and pattern Matrix Market bodies (hpgraph/io/_fmm.py).
 
-Each file is read with the direct paths forced (``MIN_FILE_BYTES = 0``: fast_matrix_market
+Each file is read with the direct paths forced (``io_direct_min_bytes = 0``: fast_matrix_market
 first, then pyarrow) and with them off (the reference reader): both must give the same edges
 or the same typed error, and accepted files must equal ``scipy.io.mmread`` (the oracle).  The
 files fast_matrix_market would read differently from the strict reader (text after the last
@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 import hpgraph as hp
 from hpgraph.exceptions import HpgraphError
-from hpgraph.io import _direct, _fmm, _mtx
+from hpgraph.io import _fmm, _mtx
 from hpgraph.io import read_edges as hp_read_edges
 
 pytest.importorskip("scipy.io._fast_matrix_market._fmm_core")
@@ -26,14 +26,14 @@ pytest.importorskip("scipy.io._fast_matrix_market._fmm_core")
 HEAD = "%%MatrixMarket matrix coordinate {field} {symmetry}\n% comment\n{n} {n} {m}\n"
 
 
-def _both(path, monkeypatch):
+def _both(path):
     out = []
     for threshold in (0, 1 << 62):
-        monkeypatch.setattr(_direct, "MIN_FILE_BYTES", threshold)
-        try:
-            out.append(hp_read_edges(path))
-        except HpgraphError as exc:
-            out.append(exc)
+        with hp.config.set(io_direct_min_bytes=threshold):
+            try:
+                out.append(hp_read_edges(path))
+            except HpgraphError as exc:
+                out.append(exc)
     return out
 
 
@@ -75,12 +75,12 @@ def _outcome(fn):
     return G.num_vertices, G.directed, A.indptr.tolist(), A.indices.tolist(), A.data.tolist()
 
 
-def _same_read(path, monkeypatch, **kw):
+def _same_read(path, **kw):
     """hp.read with the fast parse (its check overlapping the build) and without it agree."""
     out = []
     for threshold in (0, 1 << 62):
-        monkeypatch.setattr(_direct, "MIN_FILE_BYTES", threshold)
-        out.append(_outcome(lambda: hp.read(path, backend="cpu", **kw)))
+        with hp.config.set(io_direct_min_bytes=threshold):
+            out.append(_outcome(lambda: hp.read(path, backend="cpu", **kw)))
     assert out[0] == out[1]
 
 
@@ -92,7 +92,7 @@ def _text(field, symmetry, r, c, w, n):
 
 @pytest.mark.parametrize("field", ["integer", "pattern"])
 @pytest.mark.parametrize("symmetry", ["general", "symmetric", "skew-symmetric", "hermitian"])
-def test_fast_path_reads_what_scipy_reads(tmp_path, monkeypatch, field, symmetry):
+def test_fast_path_reads_what_scipy_reads(tmp_path, field, symmetry):
     if field == "pattern" and symmetry == "skew-symmetric":
         pytest.skip("not a Matrix Market combination")
     rng = np.random.default_rng(3)
@@ -112,7 +112,7 @@ def test_fast_path_reads_what_scipy_reads(tmp_path, monkeypatch, field, symmetry
     np.testing.assert_array_equal(got[1], c)
     if w is not None:
         np.testing.assert_array_equal(got[2], w)
-    a, b = _both(path, monkeypatch)
+    a, b = _both(path)
     _same(a, b)
     ref = sp.coo_array(scipy.io.mmread(path)).tocsr()  # duplicates summed, symmetry expanded
     G = hp.read(path, backend="cpu", duplicates="sum").to_scipy()
@@ -123,11 +123,11 @@ def test_fast_path_reads_what_scipy_reads(tmp_path, monkeypatch, field, symmetry
 
 def test_large_file_goes_through_the_fast_path(tmp_path, monkeypatch):
     rng = np.random.default_rng(5)
-    n, m = 5000, 120_000  # over MIN_FILE_BYTES
+    n, m = 5000, 120_000  # over io_direct_min_bytes
     r, c, w = rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(1, 65, m)
     path = tmp_path / "big.mtx"
     path.write_text(_text("integer", "general", r, c, w, n))
-    assert path.stat().st_size > _direct.MIN_FILE_BYTES
+    assert path.stat().st_size > hp.config["io_direct_min_bytes"]
     calls = []
     real = _fmm.read_coordinate
     monkeypatch.setattr(_fmm, "read_coordinate", lambda *a: calls.append(real(*a)) or calls[-1])
@@ -168,7 +168,7 @@ I = "%%MatrixMarket matrix coordinate integer general\n3 3 2\n"
     ("pattern-extra-column", P + "1 2\n2 3 4\n", False),
     ("pattern-plain", P + "1 2\n2 3\n", True),
 ])
-def test_fast_path_steps_aside_where_the_strict_reader_differs(tmp_path, monkeypatch, name, text, fast):
+def test_fast_path_steps_aside_where_the_strict_reader_differs(tmp_path, name, text, fast):
     path = tmp_path / f"{name}.mtx"
     path.write_bytes(text.encode())
     try:
@@ -176,12 +176,12 @@ def test_fast_path_steps_aside_where_the_strict_reader_differs(tmp_path, monkeyp
     except HpgraphError:  # the head itself is bad: the readers raise before any parse
         got = None
     assert (got is not None) == fast
-    a, b = _both(path, monkeypatch)
+    a, b = _both(path)
     _same(a, b)
     if isinstance(b, Exception):
         assert str(path) in str(b)
     for kw in ({}, {"weighted": True}, {"duplicates": "bogus"}, {"directed": True}):
-        _same_read(path, monkeypatch, **kw)
+        _same_read(path, **kw)
 
 
 def test_without_scipys_module_the_fast_path_steps_aside(tmp_path, monkeypatch):
@@ -192,7 +192,7 @@ def test_without_scipys_module_the_fast_path_steps_aside(tmp_path, monkeypatch):
     monkeypatch.delattr(fmm_package, "_fmm_core")  # an older SciPy: the import fails
     monkeypatch.setitem(sys.modules, "scipy.io._fast_matrix_market._fmm_core", None)
     assert _fast(path) is None
-    a, b = _both(path, monkeypatch)
+    a, b = _both(path)
     _same(a, b)
 
 
