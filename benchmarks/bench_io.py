@@ -14,9 +14,11 @@ must parse back to the same edges; a mismatch exits 1):
   against ``scipy.io.mmwrite``.
 
 Timings by the shared harness (``_harness.timed``, host clock: first call, then the median of
-``--repeat`` calls). Usage::
+``--repeat`` calls). ``--paired N`` also times the ``.mtx`` read in N alternating pairs
+(SciPy, then hpgraph, then the other way round) and prints the median of the per-pair ratios,
+which a load that changes during the run moves less. Usage::
 
-    PYTHONPATH=$PWD python3 benchmarks/bench_io.py [--scale 20] [--repeat 3] [--json out.json]
+    PYTHONPATH=$PWD python3 benchmarks/bench_io.py [--scale 20] [--repeat 3] [--paired 9] [--json out.json]
 """
 
 from __future__ import annotations
@@ -49,12 +51,32 @@ def _same(a, b) -> bool:
     return a.shape == b.shape and (a != b).nnz == 0
 
 
+def _paired(n, ref_fn, fn) -> dict:
+    """Median of the per-pair ratios ``fn / ref_fn`` over ``n`` pairs, the order alternating."""
+    import statistics
+    import time
+
+    ref_s, s = [], []
+    for k in range(n):
+        for which in ((0, 1) if k % 2 == 0 else (1, 0)):
+            t0 = time.perf_counter()
+            out = (ref_fn if which == 0 else fn)()
+            (ref_s if which == 0 else s).append(time.perf_counter() - t0)
+            del out
+    ratio = statistics.median(b / a for a, b in zip(ref_s, s))
+    print(f"{'mtx read':15s} {'paired: median of ' + str(n) + ' per-pair ratios':45s} "
+          f"{statistics.median(s):8.2f} s  {ratio:.2f}x  (reference {statistics.median(ref_s):.2f} s)",
+          flush=True)
+    return {"pairs": n, "ratio": ratio, "seconds": statistics.median(s), "reference_seconds": statistics.median(ref_s)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", default=None, help="write the rows and metadata here")
     ap.add_argument("--dir", default=None, help="folder for the files (default: a temporary one)")
+    ap.add_argument("--paired", type=int, default=0, help="alternating (SciPy, hpgraph) .mtx read pairs")
     args = ap.parse_args(argv)
 
     import pyarrow as pa
@@ -110,6 +132,9 @@ def main(argv=None) -> int:
     b = row("mtx read", "scipy.io.mmread + tocsr", lambda: scipy.io.mmread(mtx).tocsr(),
             lambda A: _same(A, ref))
     row("mtx read", "hp.read(g.mtx)", lambda: hp.read(mtx, backend="cpu"), lambda H: _same(H.to_scipy(), ref), b)
+    if args.paired:
+        meta["mtx_read_paired"] = _paired(args.paired, lambda: scipy.io.mmread(mtx).tocsr(),
+                                          lambda: hp.read(mtx, backend="cpu"))
     b = row("edgelist read", "pyarrow.csv.read_csv + Graph.from_edges", arrow_read_build,
             lambda H: _same(H.to_scipy(), ref))
     row("edgelist read", "hp.read(g.el)", lambda: hp.read(el, backend="cpu"), lambda H: _same(H.to_scipy(), ref), b)
