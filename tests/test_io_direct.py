@@ -176,6 +176,10 @@ def test_edgelist_direct_matches_reference_and_pandas(tmp_path, monkeypatch, sep
     ("array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n0\n0\n2\n"),
     ("nul.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\n2 1\x00 2.0\n"),
     ("mtx-banner.el", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"),
+    ("lone-cr.el", "0 1\n1 2\r2 3\n"),
+    ("lone-cr.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\r2 1 2.0\n"),
+    ("lone-cr-pattern.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\r2 1\n"),
+    ("crlf-then-lone-cr.el", "0 1\r\n1 2\r\n2 3\r3 0\r\n"),
 ])
 def test_odd_and_malformed_files_agree(tmp_path, monkeypatch, name, text):
     path = tmp_path / name

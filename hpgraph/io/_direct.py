@@ -14,7 +14,8 @@ to wait for after the build).
 It returns ``None`` -- never a partial result -- whenever this path does not apply or
 anything is unexpected: a small or compressed file, pyarrow missing, a head longer than
 :data:`HEAD_BYTES`, a bad banner or size line, a ``%`` or ``#`` line in the body, a row
-count that differs from the size line, an id out of range.  The caller then reads the whole
+count that differs from the size line, an id out of range, a carriage return that ends no CRLF
+line break (pyarrow would take it for one).  The caller then reads the whole
 file and parses it with the readers of :mod:`._mtx` / :mod:`._text`, which raise the typed
 error naming the file and the line.  So both paths accept the same files and give the same
 edges; this one only skips the copies.
@@ -123,6 +124,31 @@ class _Reporting:
         return getattr(self._f, name)
 
 
+def _lone_cr(p: Path, offset: int) -> bool:
+    """True when the file holds, from byte ``offset`` on, a carriage return that does not end a
+    CRLF line break: pyarrow takes a lone ``\r`` for a line break, the readers' own path
+    refuses it, so such a file takes that path (and gets its error).  One ``memchr`` pass when
+    the file has no ``\r``; a CRLF file is checked by a vectorised look at every ``\r``."""
+    import mmap
+
+    with open(p, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size <= offset:
+            return False
+        with mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ) as m:
+            first = m.find(b"\r", offset)
+            if first < 0:
+                return False
+            buf = np.frombuffer(m, dtype=np.uint8)
+            try:
+                at = np.flatnonzero(buf[first:] == 13) + first
+                nxt = at + 1
+                lone = bool((nxt >= size).any()) or bool((buf[nxt[nxt < size]] != 10).any())
+            finally:
+                del buf
+            return lone
+
+
 def _first_line(head: bytes, offset: int) -> bytes:
     end = head.find(b"\n", offset)
     return head[offset:end if end >= 0 else len(head)]
@@ -164,7 +190,7 @@ def _mtx_direct(head, p, size, report, pending, fast):
                 report("read", 1.0)
                 return el
             del el, r, c, w
-    if not _has_pyarrow():
+    if not _has_pyarrow() or _lone_cr(p, body_start):
         return None
     ncols = 2 if fld == b"pattern" else 3
     ids = "i4" if nrows <= _INT32_IDS else "i"
@@ -189,7 +215,7 @@ def _edgelist_direct(head, p, weighted, report):
     if ncols != (3 if use_w else 2):  # other layouts: loadtxt picks the used columns
         return None
     delim = _arrow._delimiter(line)
-    if delim is None or line[:1] in (b" ", b"\t", b"\r"):
+    if delim is None or line[:1] in (b" ", b"\t", b"\r") or _lone_cr(p, offset):
         return None
     cols = None
     for kind in ([wkind, "f"] if wkind == "i" else [wkind] if use_w else [None]):
