@@ -62,6 +62,7 @@ def cupy():
 
 
 _warm_started: list = []
+_warm_threads: list = []
 
 
 def warm_cupy_reductions() -> None:
@@ -91,8 +92,24 @@ def warm_cupy_reductions() -> None:
         except Exception:  # noqa: BLE001 -- a warm-up only: the real call compiles if this failed
             pass
 
+    import atexit
+
     for fn in (b.any, b.all, lambda: cp.count_nonzero(b), b.sum):
-        threading.Thread(target=run, args=(fn,), name="hpgraph-warmup", daemon=True).start()
+        t = threading.Thread(target=run, args=(fn,), name="hpgraph-warmup", daemon=True)
+        t.start()
+        _warm_threads.append(t)
+    # not left compiling inside CuPy while the interpreter shuts down
+    atexit.register(wait_warmup)
+
+
+def wait_warmup(timeout: float = 120.0) -> None:
+    """Wait (at most ``timeout`` seconds in all) for the threads of
+    :func:`warm_cupy_reductions`: before timing anything, and at exit."""
+    import time
+
+    end = time.monotonic() + timeout
+    for t in list(_warm_threads):
+        t.join(max(0.0, end - time.monotonic()))
 
 
 def is_device_array(a) -> bool:

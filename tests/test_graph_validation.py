@@ -146,3 +146,22 @@ def test_gpu_id_range_matches_numpy(sdt, ddt):
         with pytest.raises(IndexOutOfBound, match=r"dst\[17\] = -5 is negative"):
             hp.Graph.from_edges(cp.asarray(s), dd, backend="gpu")
         assert int(dd[17]) == -5   # the caller's array is untouched
+
+
+@pytest.mark.gpu
+def test_gpu_id_range_of_strided_columns():
+    """Columns of an (m, 2) device array and reversed views (strided, negative strides): the
+    id range, so the vertex count, is NumPy's."""
+    cp = pytest.importorskip("cupy")
+    rng = np.random.default_rng(4)
+    E = rng.integers(0, 500, (3000, 2)).astype(np.int32)
+    E[1234, 1] = 777
+    D = cp.asarray(E)
+    G = hp.Graph.from_edges(D[:, 0], D[:, 1], backend="gpu")
+    assert G.num_vertices == 778
+    ref = sp.csr_matrix((np.ones(3000), (E[:, 0].astype(np.int64), E[:, 1].astype(np.int64))),
+                        shape=(778, 778))
+    ref.sum_duplicates()
+    assert G.num_edges == ref.nnz
+    G2 = hp.Graph.from_edges(D[::-1, 0], D[::-1, 1], backend="gpu")
+    assert G2.num_vertices == 778 and G2.num_edges == ref.nnz

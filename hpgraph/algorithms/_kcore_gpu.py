@@ -65,8 +65,10 @@ class KCorePlan:
             self.core = cp.empty(cap, np.int32)
             self.q = cp.empty(cap, S.indices.dtype)
             self.rem = [cp.empty(cap, S.indices.dtype), cp.empty(cap, S.indices.dtype)]
-            # heavy chunks: at most nnz / HEAVY + one per vertex
-            self.qh = cp.empty(max(1, min(cap, int(S.nnz) // HEAVY + 1)), S.indices.dtype)
+            # heavy chunks of one round: ceil(len / HEAVY) per heavy row, at most
+            # nnz / HEAVY + (heavy rows) <= 2 nnz / HEAVY (every vertex of a large clique may go
+            # in the same round)
+            self.qh = cp.empty(max(1, 2 * (int(S.nnz) // HEAVY) + 2), S.indices.dtype)
             self.st = cp.zeros(S_WORDS, np.int64)
             self.null_w = cp.zeros(1, np.int32)
         self.graph = None
@@ -112,8 +114,9 @@ class KCorePlan:
         return out
 
     def rounds(self) -> int:
-        """Rounds the last :meth:`run` took (the empty ones that raise ``k`` included)."""
-        return int(self.st[5].get())
+        """Rounds the last :meth:`run` took."""
+        with self.lock:
+            return int(self.st[5].get(stream=self.stream))
 
 
 def core_numbers(S, deg):

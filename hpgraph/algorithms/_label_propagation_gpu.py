@@ -72,8 +72,10 @@ class _Schedule:
             hv = hv[np.argsort(-deg[hv], kind="stable")]     # the longest work starts first
             hd = deg[hv].astype(np.int64)
             cap = _pow2_at_least(2 * hd) if hv.shape[0] else np.zeros(0, np.int64)
+            # the hubs' table offsets (tables of one class at a time); the mid vertices' entries
+            # are unused (their tables are in shared memory)
             off = np.zeros(hv.shape[0] + mv.shape[0] + 1, np.int64)
-            off[1:hv.shape[0] + 1] = np.cumsum(cap)           # tables of one class at a time
+            off[1:hv.shape[0] + 1] = np.cumsum(cap)
             hub_idx = np.arange(hv.shape[0], dtype=np.int64)
             nin = -(-hd // CHUNK)
             nsc = -(-cap // CHUNK)

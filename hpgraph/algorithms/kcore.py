@@ -3,10 +3,10 @@
 Parallel peeling (as in Gunrock's k-core): with ``k`` the current level, remove at once every
 remaining vertex of degree ``<= k`` (its core number is ``k``), lower the degrees of its
 remaining neighbours, and repeat; when no remaining vertex has degree ``<= k``, ``k`` jumps to
-the smallest remaining degree.  Each round is one SpMV: ``deg -= A (+.second) removed``, with
-the removed vertices as the active sources and the remaining vertices as the row mask.  On the
-CPU the push is a gather of the removed vertices' CSR rows and a ``bincount`` of their
-neighbours, so a round costs the removed vertices' edges and the whole run ``O(m)``.  On the
+the smallest remaining degree.  A round lowers the remaining vertices' degrees by the removed
+vertices' edges (a push: ``deg -= A removed`` over the remaining rows).  On the CPU the push is
+a gather of the removed vertices' CSR rows and a ``bincount`` of their neighbours, so a round
+costs the removed vertices' edges and the whole run ``O(m)``.  On the
 GPU every round runs on the device (:mod:`hpgraph.algorithms._kcore_gpu`: a selection pass, a
 warp-balanced push with atomic subtractions whose last block raises ``k``),
 replayed as CUDA graphs, with one host read per batch of rounds.
@@ -65,7 +65,6 @@ def k_core(G, *, backend=None, to=None):
         return finish(core, on_dev, to)
     S = simple_matrix(G)
     if S.is_pattern:
-        sr = ops.lookup_semiring("plus_second[int32]")
         deg = S.row_lengths().astype(np.int32)
     else:  # directed: values are multiplicities
         sr = ops.lookup_semiring("plus_times[int32]")

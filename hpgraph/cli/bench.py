@@ -55,6 +55,7 @@ def _bench(args) -> int:
     skipped: list[str] = []
     for spec in specs:
         loaded = _graphs.load_graph(spec, backend=be, seed=args.seed, progress=False)
+        _backend.wait_warmup()          # no compile of the warm-up threads inside a timed run
         G = loaded.graph
         for alg in algs:
             if _algorithms.algorithm_function(alg.name) is None:

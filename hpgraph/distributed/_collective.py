@@ -223,10 +223,12 @@ class NcclCollective:
         return self._summed
 
     def _fold(self):
-        """Sum the recorded calls' times into ``_summed`` (waits for the last one)."""
+        """Sum the recorded calls' times into ``_summed`` (waits for each, on whatever stream
+        it ran)."""
         if self._events:
             cp = self.cp
-            self._events[-1][1].synchronize()
+            for _, end in self._events:
+                end.synchronize()
             self._summed += sum(cp.cuda.get_elapsed_time(a, b) for a, b in self._events) / 1e3
             self._events = []
 

@@ -63,11 +63,11 @@ def id_range_source(src_ctype: str, dst_ctype: str) -> tuple:
     name = "hpg_build_id_range_" + "_".join(t.replace(" ", "_") for t in (src_ctype, dst_ctype))
     src = (f'extern "C" __global__ void {name}(const {src_ctype}* __restrict__ u, '
            f"const {dst_ctype}* __restrict__ v,\n"
-           "    long long k, long long* out)\n{\n"
+           "    long long su, long long sv, long long k, long long* out)\n{\n"
            "    long long lo = 0x7fffffffffffffffLL, hi = -0x7fffffffffffffffLL - 1;\n"
            "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k;\n"
            "         i += (long long)gridDim.x * blockDim.x) {\n"
-           "        const long long a = (long long)u[i], b = (long long)v[i];\n"
+           "        const long long a = (long long)u[i * su], b = (long long)v[i * sv];\n"
            "        lo = min(lo, min(a, b));\n"
            "        hi = max(hi, max(a, b));\n"
            "    }\n"
@@ -81,8 +81,9 @@ def id_range_source(src_ctype: str, dst_ctype: str) -> tuple:
 
 
 def id_range(cp, u, v) -> tuple:
-    """``(min, max)`` over the ids of ``u`` and ``v`` (device arrays of one length, signed or
-    unsigned integers of at most 32 bits or int64), as Python ints; ``(0, -1)`` when empty."""
+    """``(min, max)`` over the ids of ``u`` and ``v`` (1-D device arrays of one length, any
+    strides -- columns of an ``(m, 2)`` array --, signed or unsigned integers of at most 32 bits
+    or int64), as Python ints; ``(0, -1)`` when empty."""
     k = int(u.shape[0])
     if k == 0:
         return 0, -1
@@ -90,7 +91,9 @@ def id_range(cp, u, v) -> tuple:
     kern = backend.raw_module(src).get_function(name)
     out = cp.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min], dtype=np.int64)
     grid, block = _grid(k)
-    kern(grid, block, (u, v, np.int64(k), out))
+    # element strides (a view's data pointer is its first element; negative strides work too)
+    su, sv = (np.int64(a.strides[0] // a.dtype.itemsize) for a in (u, v))
+    kern(grid, block, (u, v, su, sv, np.int64(k), out))
     lo, hi = (int(x) for x in out.get())
     return lo, hi
 

@@ -107,3 +107,21 @@ def test_k_core_gpu_heavy_rows_and_many_rounds(directed):
     for per_sm in (1, 8):          # other grids: one closing block among more or fewer
         with hp.config.set(kcore_blocks_per_sm=per_sm):
             np.testing.assert_array_equal(host(hp.k_core(G, backend="gpu")), want)
+
+
+@pytest.mark.gpu
+def test_k_core_gpu_large_clique_in_one_round():
+    """Every vertex of a clique past the heavy-row threshold leaves in the same round (all
+    their rows split into chunks at once), beside a star and isolated vertices."""
+    from hpgraph.algorithms import _kcore_gpu
+
+    k = _kcore_gpu.HEAVY + 76
+    a, b = np.triu_indices(k, 1)
+    src = np.concatenate([a, np.full(50, k), [k + 60]]).astype(np.int64)
+    dst = np.concatenate([b, np.arange(k + 1, k + 51), [k + 61]]).astype(np.int64)
+    G = hp.Graph.from_edges(src, dst, num_vertices=k + 70, directed=False, backend="gpu")
+    want = np.zeros(k + 70, np.int32)
+    want[:k] = k - 1
+    want[k:k + 51] = 1
+    want[[k + 60, k + 61]] = 1
+    np.testing.assert_array_equal(host(hp.k_core(G, backend="gpu")), want)
