@@ -100,13 +100,11 @@ def _colouring(G, side, seed, r, c):
     vertex is coloured in the first round where no uncoloured neighbour has a higher priority,
     so its colour is the length of the longest chain of neighbours of increasing priority
     ending at it: the level of the vertex in the DAG that orients every edge from the higher
-    to the lower priority.  The levels come from Kahn's algorithm, vectorised: the vertices of
-    level ``k`` push along their DAG edges (one gather of their CSR rows), and a vertex whose
-    count of higher-priority neighbours drops to zero is on level ``k + 1``.  Each edge is
-    read once over all rounds (R-MAT graphs need hundreds of rounds for their dense core,
-    where a round over the whole edge list cost ``m`` each).
+    to the lower priority: Kahn's levels (:func:`._vec.kahn_levels`, each edge read once over
+    all rounds; R-MAT graphs need hundreds of rounds for their dense core, where a round over
+    the whole edge list would cost ``m`` each).
     """
-    from ._vec import csr_of_pairs, expand_rows
+    from ._vec import csr_of_pairs, kahn_levels
 
     xp = G.xp
     n = G.num_vertices
@@ -116,18 +114,7 @@ def _colouring(G, side, seed, r, c):
     indptr, succ = csr_of_pairs(xp, hi, lo, n)
     waiting = xp.bincount(lo, minlength=n) if lo.shape[0] else xp.zeros(n, dtype=np.int64)
     colour = xp.full(n, -1, dtype=np.int64)
-    level = xp.flatnonzero(waiting == 0)
-    k = 0
-    while level.shape[0]:
-        colour[level] = k
-        k += 1
-        t = succ[expand_rows(xp, indptr, level)]
-        if t.shape[0] == 0:
-            break
-        ut, cnt = xp.unique(t, return_counts=True)
-        waiting[ut] -= cnt
-        level = ut[waiting[ut] == 0]
-    return colour, k
+    return colour, kahn_levels(xp, indptr, succ, waiting, colour)
 
 
 def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", backend=None,

@@ -173,6 +173,28 @@ def expand_rows(xp, indptr, rows):
     return start[owner] + pos - (ends[owner] - length[owner])
 
 
+def kahn_levels(xp, indptr, succ, waiting, out) -> int:
+    """Kahn's levels of a DAG given by CSR successor lists ``(indptr, succ)``: ``out[v] = k``
+    for the vertices of level ``k`` (level 0: ``waiting[v] == 0``; a vertex joins level
+    ``k + 1`` when its last predecessor is on level ``k``); a vertex on or behind a cycle keeps
+    its value in ``out``.  ``waiting`` holds each vertex's predecessor count (repeated edges
+    counted) and is used up.  Each level gathers its vertices' rows (:func:`expand_rows`) and
+    counts their successors with one ``unique``, so every edge is read once, on NumPy or CuPy.
+    Returns the number of levels."""
+    front = xp.flatnonzero(waiting == 0)
+    level = 0
+    while front.shape[0]:
+        out[front] = level
+        level += 1
+        t = succ[expand_rows(xp, indptr, front)]
+        if t.shape[0] == 0:
+            break
+        hit, count = xp.unique(t, return_counts=True)
+        waiting[hit] -= count
+        front = hit[waiting[hit] == 0]
+    return level
+
+
 def csr_of_pairs(xp, r, c, n):
     """``(indptr int64, cols)`` of the pairs ``r -> c`` grouped by ``r`` (stable)."""
     order = xp.argsort(r, kind="stable") if xp is np else xp.argsort(r)

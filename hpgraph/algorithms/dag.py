@@ -14,7 +14,7 @@ import numpy as np
 
 from ..exceptions import InvalidValue
 from ._common import finish, prepare
-from ._vec import check_directed, expand_rows
+from ._vec import check_directed, kahn_levels
 
 __all__ = ["topological_generations", "topological_sort"]
 
@@ -29,20 +29,9 @@ def _generations(G):
     A = G.A
     indptr = A.indptr.astype(np.int64, copy=False)
     indices = A.indices.astype(np.int64, copy=False)
+    # repeated edges each count in the in-degree, as each is one decrement in kahn_levels
     indeg = xp.bincount(indices, minlength=n) if A.nnz else xp.zeros(n, dtype=np.int64)
-    front = xp.flatnonzero(indeg == 0)
-    level = 0
-    while front.shape[0]:
-        gen[front] = level
-        level += 1
-        cols = indices[expand_rows(xp, indptr, front)]
-        if cols.shape[0] == 0:
-            break
-        # one decrement per removed edge (repeated edges each count, as they counted in indeg)
-        hit, count = xp.unique(cols, return_counts=True)
-        indeg[hit] -= count
-        front = hit[indeg[hit] == 0]
-    return level, gen
+    return kahn_levels(xp, indptr, indices, indeg, gen), gen
 
 
 def topological_generations(G, *, backend=None, to=None):
