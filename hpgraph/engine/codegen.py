@@ -15,6 +15,7 @@ segment, warp per pushed row) follow the same layout as ``hpgraph/spmv``.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -78,8 +79,9 @@ HEAVY = 1024
 ENGINE_PARTS = ("engine.cu", "engine_spmv.cu", "engine_order.cu", "engine_apply.cu", "engine_loop.cu")
 
 
+@functools.lru_cache(maxsize=1)
 def _engine_template():
-    """The engine template: :data:`ENGINE_PARTS` joined (one ``string.Template``)."""
+    """The engine template: :data:`ENGINE_PARTS` joined (one ``string.Template``, made once)."""
     import string
 
     return string.Template("".join(cuda_source.load(str(_TEMPLATE_DIR / p)).template
