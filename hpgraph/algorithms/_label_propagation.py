@@ -40,7 +40,7 @@ import numpy as np
 from .. import backend as _backend
 from ..exceptions import InvalidValue
 from ._common import finish, prepare, vertex_id_dtype
-from ._triangles import simple_pairs
+from ._triangles import simple_matrix
 from ._vec import scatter_max, scatter_min
 
 __all__ = ["label_propagation", "MODES", "priorities"]
@@ -206,11 +206,15 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
 
 
 def _pairs_with_multiplicity(G):
-    """``(rows, cols)`` of every neighbour pair, a mutual directed pair listed twice."""
+    """``(rows, cols)`` (int64) of every neighbour pair, a mutual directed pair listed twice:
+    the entries of the graph's cached simple matrix (the pairs of ``simple_pairs``, values
+    their multiplicities), so the pairs are not found again."""
     xp = G.xp
-    r, c, cnt = simple_pairs(G, symmetrize=G.directed)
-    if cnt is not None and r.shape[0]:
-        two = cnt == 2
+    S = simple_matrix(G)
+    r = S.row_ids().astype(np.int64, copy=False)
+    c = S.indices.astype(np.int64, copy=False)
+    if S.values is not None and r.shape[0]:
+        two = S.values == 2
         r, c = xp.concatenate([r, r[two]]), xp.concatenate([c, c[two]])
     return r, c
 
@@ -219,7 +223,6 @@ def _gpu_labels(G, max_iter, seed, mode):
     """:func:`label_propagation` on the device kernels (:mod:`._label_propagation_gpu`); the
     same colouring and rules as the vectorised path, so the same labels."""
     from . import _label_propagation_gpu as _lpg
-    from ._triangles import simple_matrix
 
     S = simple_matrix(G)
     n = G.num_vertices
