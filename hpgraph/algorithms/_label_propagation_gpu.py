@@ -98,9 +98,12 @@ class _Schedule:
 
         self.light, self.heavy = dev(light, idx_dtype), dev(heavy, idx_dtype)
         self.toff, self.ins, self.scan = (dev(x, np.int64) for x in (toff, ins, scan))
-        # hub tables are clear at rest: every scan of them clears the slots it reads
+        # the hub kernels' tables are clear at rest (their scan clears the slots it reads);
+        # lp_heavy clears its own tables (made on first use) before it counts
         self.keys = cp.full(scratch, -1, np.int32)
         self.cnts = cp.zeros(scratch, np.int32)
+        self.scratch = scratch
+        self.block_tables = None
         self.best = cp.zeros(self.max_hubs, np.uint64)
         self.own = cp.zeros(self.max_hubs, np.int32)
 
@@ -155,6 +158,10 @@ class LabelPropPlan:
         S = self.S
         w = self.null_w if S.values is None else S.values
         b, p = (_BLOCK,), np.int32(prec)
+        if sch.block_tables is None and any(it[4] > split_max for it in sch.items):
+            sch.block_tables = (self.cp.empty(sch.scratch, np.int32),
+                                self.cp.empty(sch.scratch, np.int32))
+        bk, bc = sch.block_tables if sch.block_tables is not None else (sch.keys, sch.cnts)
         for (l0, lc, h0, mc, hc, i0, ic, s0, sc) in sch.items:
             if lc:
                 grid = (max(1, min(self.blocks, -(-lc // (_BLOCK // 32)))),)
@@ -165,7 +172,7 @@ class LabelPropPlan:
             if nb:
                 self.k_heavy((max(1, min(self.blocks, nb)),), b,
                              (sch.heavy[first:], np.int64(nb), S.indptr, S.indices, w, lab_in,
-                              lab_out, sch.toff[first:], sch.keys, sch.cnts, p, self.changed))
+                              lab_out, sch.toff[first:], bk, bc, p, self.changed))
             if hc and hc <= split_max:
                 hubs, toff = sch.heavy[h0:], sch.toff[h0:]
                 self.k_ins((max(1, min(self.blocks, ic)),), b,
