@@ -24,10 +24,18 @@ checked against it (PageRank within 1e-6 in L1, BFS depths equal); the script ex
 mismatch.  Partitioning time (the workers' builds, or the client's split + transfer + device
 copy) is reported separately.
 
+With ``--no-single`` (a graph that no single GPU holds: R-MAT 28) there is no baseline and
+no speed-up; each result is checked instead inside one more job, rank by rank, with plain CuPy
+(none of hpgraph's kernels): BFS as Graph500 validates it (every edge joins vertices at most
+one level apart, none joins a reached vertex to an unreached one, every reached vertex but the
+source has a neighbour one level up), PageRank by its sum (1 within 1e-9) and its fixed-point
+residual (one power step, gathered with CuPy and summed with ``cupy.add.at``, moves it by less
+than ``tol`` in L1).
+
 Usage::
 
     python benchmarks/bench_multigpu.py [--scale 25] [--workers 1,2] [--repeat 3] [--cpu]
-        [--json out.json]
+        [--no-single] [--json out.json]
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ import _harness  # noqa: E402
 
 import hpgraph as hp  # noqa: E402
 from hpgraph import distributed as hpd  # noqa: E402
+from hpgraph.distributed._job import run_job  # noqa: E402
 
 
 #: the benchmark graph: R-MAT (hp.generators.rmat_chunks, seed 1), undirected, no self-loops
@@ -81,6 +90,73 @@ def _median_job(fn, repeat):
     return statistics.median(walls), statistics.median(loops), out
 
 
+#: entries per CuPy gather in the checks (bounds their temporary memory)
+_CHECK_CHUNK = 1 << 28
+
+
+def _row_chunks(cp, indptr, lo_entry=0):
+    """``(first entry, rows of the entries)`` of a CSR's entries, ``_CHECK_CHUNK`` at a time."""
+    nnz = int(indptr[-1])
+    for e0 in range(lo_entry, nnz, _CHECK_CHUNK):
+        e = cp.arange(e0, min(nnz, e0 + _CHECK_CHUNK), dtype=indptr.dtype)
+        yield e0, cp.searchsorted(indptr, e, side="right") - 1
+
+
+def _check_bfs_rank(part, coll, sources, push_alpha):
+    """One rank: the distributed BFS again, then Graph500's checks of its rows (plain CuPy or
+    NumPy);
+    returns the violation count (summed over the ranks)."""
+    from hpgraph.distributed.algorithms import _bfs_kernel
+
+    cp = part.xp      # CuPy on a GPU rank, NumPy on a CPU one
+
+    depth, levels, _ = _bfs_kernel(part, coll, sources, push_alpha)
+    full = coll.allgather(depth, part.counts)
+    A = part.matrix
+    bad = 0
+    has_parent = cp.zeros(part.hi - part.lo, dtype=cp.bool_)
+    for e0, rows in _row_chunks(cp, A.indptr):
+        du = full[A.indices[e0:e0 + rows.shape[0]]]
+        dv = depth[rows]
+        bad += int(((du < 0) != (dv < 0)).sum())                      # reached -- unreached
+        bad += int(((du >= 0) & (cp.abs(du - dv) > 1)).sum())          # levels apart
+        has_parent[rows[(dv > 0) & (du == dv - 1)]] = True
+    bad += int(((depth > 0) & ~has_parent).sum())
+    bad += int((full[cp.asarray(sources)] != 0).sum()) if part.rank == 0 else 0
+    return coll.allreduce(np.int64(bad), "sum"), levels, 0
+
+
+def _check_pagerank_rank(part, coll, tol):
+    """One rank: the distributed PageRank again, then its sum and one power step's L1 change,
+    computed with plain CuPy; returns ``[|sum - 1|, residual]``."""
+    from hpgraph.distributed.algorithms import _pagerank_kernel
+
+    cp = part.xp
+
+    x, iters, _ = _pagerank_kernel(part, coll, 0.85, tol, 100, False, "float64")
+    A = part.matrix
+    outdeg = coll.allreduce(cp.bincount(A.indices, minlength=part.n).astype(cp.float64), "sum")
+    S = cp.where(outdeg > 0, 1.0 / cp.where(outdeg > 0, outdeg, 1.0), 0.0)
+    full = coll.allgather(x, part.counts)
+    dangling = float(full[outdeg == 0].sum())
+    w = full * S
+    y = cp.zeros(part.hi - part.lo, dtype=cp.float64)
+    for e0, rows in _row_chunks(cp, A.indptr):
+        cp.add.at(y, rows, w[A.indices[e0:e0 + rows.shape[0]]])
+    n = part.n
+    step = 0.85 * (y + dangling / n) + 0.15 / n
+    pair = cp.asarray([float(x.sum()), float(cp.abs(step - x).sum())])
+    total, resid = (float(v) for v in _host(coll.allreduce(pair, "sum")))
+    return np.array([abs(total - 1.0), resid]), iters, 0
+
+
+def _top_vertex(part, coll):
+    """One rank: ``(degree, vertex)`` of its highest-degree row."""
+    d = part.xp.diff(part.matrix.indptr)
+    v = int(d.argmax())
+    return (int(d[v]), part.lo + v), 1, 0
+
+
 def _share(info):
     """The busiest rank's share of its loop time spent in collectives (last call)."""
     if not info.exchange_seconds or info.seconds <= 0:
@@ -95,6 +171,9 @@ def main(argv=None):
     ap.add_argument("--workers", default=None, help="worker counts, e.g. 1,2,4")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--no-single", action="store_true",
+                    help="no single-GPU baseline (a graph no one GPU holds): results checked "
+                         "by properties, rank by rank")
     ap.add_argument("--split", action="store_true",
                     help="build the graph here and send each worker its slice (default: every "
                          "worker builds its partition from the R-MAT chunks itself)")
@@ -110,33 +189,38 @@ def main(argv=None):
 
     t0 = time.perf_counter()
     make = functools.partial(hp.generators.rmat_chunks, scale, edge_factor=16, seed=1, backend=side)
-    chunks = make()
-    G = hp.Graph.from_edges(chunks, num_vertices=chunks.num_vertices, **GRAPH)
-    del chunks
-    build_s = time.perf_counter() - t0
-    src = int(_host(G.out_degree).argmax())
-    print(f"R-MAT {scale}: {G.num_vertices:,} vertices, {G.num_edges:,} entries "
-          f"(built in {build_s:.1f} s on the {side}); BFS source {src}", flush=True)
+    rows, Gh, src = [], None, None
+    pr_ref = depth_ref = None
+    base_pr_iter = base_bfs = None
+    if not args.no_single:
+        chunks = make()
+        G = hp.Graph.from_edges(chunks, num_vertices=chunks.num_vertices, **GRAPH)
+        del chunks
+        build_s = time.perf_counter() - t0
+        src = int(_host(G.out_degree).argmax())
+        print(f"R-MAT {scale}: {G.num_vertices:,} vertices, {G.num_edges:,} entries "
+              f"(built in {build_s:.1f} s on the {side}); BFS source {src}", flush=True)
 
-    # single-GPU / single-process baseline, in this process
-    pr_row, (pr_ref, pr_info) = _harness.timed(
-        lambda: hp.pagerank(G, return_info=True, backend=side), args.repeat, gpu=gpu)
-    bfs_row, bfs_res = _harness.timed(lambda: hp.bfs(G, src, backend=side), args.repeat, gpu=gpu)
-    pr_ref, depth_ref = _host(pr_ref), _host(bfs_res.depth)
-    base_pr_iter = pr_row["warm_ms"] / pr_info.iterations
-    rows = [dict(algo="pagerank", workers=0, warm_ms=pr_row["warm_ms"], wall_ms=pr_row["wall_ms"],
-                 first_ms=pr_row["first_ms"], iterations=pr_info.iterations,
-                 per_iter_ms=base_pr_iter),
-            dict(algo="bfs", workers=0, warm_ms=bfs_row["warm_ms"], wall_ms=bfs_row["wall_ms"],
-                 first_ms=bfs_row["first_ms"])]
-    print(f"single {side}: pagerank {pr_row['warm_ms']:.1f} ms ({pr_info.iterations} it, "
-          f"{base_pr_iter:.2f} ms/it), bfs {bfs_row['warm_ms']:.2f} ms", flush=True)
-    Gh = (G.to_host() if gpu else G) if args.split else None
-    if gpu:
-        del G, bfs_res  # the baseline's device copy is not needed any more; the workers hold their own
-        import cupy
+        # single-GPU / single-process baseline, in this process
+        pr_row, (pr_ref, pr_info) = _harness.timed(
+            lambda: hp.pagerank(G, return_info=True, backend=side), args.repeat, gpu=gpu)
+        bfs_row, bfs_res = _harness.timed(lambda: hp.bfs(G, src, backend=side), args.repeat, gpu=gpu)
+        pr_ref, depth_ref = _host(pr_ref), _host(bfs_res.depth)
+        base_pr_iter = pr_row["warm_ms"] / pr_info.iterations
+        base_bfs = bfs_row["warm_ms"]
+        rows = [dict(algo="pagerank", workers=0, warm_ms=pr_row["warm_ms"], wall_ms=pr_row["wall_ms"],
+                     first_ms=pr_row["first_ms"], iterations=pr_info.iterations,
+                     per_iter_ms=base_pr_iter),
+                dict(algo="bfs", workers=0, warm_ms=bfs_row["warm_ms"], wall_ms=bfs_row["wall_ms"],
+                     first_ms=bfs_row["first_ms"])]
+        print(f"single {side}: pagerank {pr_row['warm_ms']:.1f} ms ({pr_info.iterations} it, "
+              f"{base_pr_iter:.2f} ms/it), bfs {bfs_row['warm_ms']:.2f} ms", flush=True)
+        Gh = (G.to_host() if gpu else G) if args.split else None
+        if gpu:
+            del G, bfs_res  # the baseline's device copy is not needed any more
+            import cupy
 
-        cupy.get_default_memory_pool().free_all_blocks()
+            cupy.get_default_memory_pool().free_all_blocks()
 
     mismatches = []
     for k in counts:
@@ -150,29 +234,51 @@ def main(argv=None):
                 dg = hpd.DistributedGraph.from_chunks(cluster, make, **GRAPH)
             part_s = time.perf_counter() - t1
             per_gpu = int(dg.partition_bytes.max())
+            if src is None:     # no baseline graph here: the highest-degree vertex, from the ranks
+                tops, _ = run_job(dg, _top_vertex, {})
+                src = int(max(tops)[1])
+                print(f"R-MAT {scale}: {dg.num_vertices:,} vertices over {k} workers "
+                      f"(partitioned in {part_s:.1f} s); BFS source {src}", flush=True)
 
             wall, loop, (rank, info) = _median_job(
                 lambda: hpd.pagerank(dg, return_info=True), args.repeat)
-            err = float(np.abs(rank - pr_ref).sum())
-            ok = err < 1e-6 and info.iterations == pr_info.iterations
+            if pr_ref is not None:
+                err = float(np.abs(rank - pr_ref).sum())
+                ok = err < 1e-6 and info.iterations == pr_info.iterations
+                check = dict(l1_vs_single=err)
+            else:
+                vals, _ = run_job(dg, _check_pagerank_rank, dict(tol=1e-6))
+                sum_err, resid = (float(v) for v in vals[0])
+                err = resid
+                ok = sum_err < 1e-9 and resid < 1e-6
+                check = dict(sum_err=sum_err, residual=resid)
             if not ok:
-                mismatches.append(f"pagerank k={k}: L1 {err:.3g}, {info.iterations} iterations")
+                mismatches.append(f"pagerank k={k}: {check}, {info.iterations} iterations")
             it_ms = loop * 1e3 / info.iterations
             rows.append(dict(algo="pagerank", workers=k, wall_ms=wall * 1e3, loop_ms=loop * 1e3,
                              per_iter_ms=it_ms, iterations=info.iterations,
-                             speedup=base_pr_iter / it_ms,
+                             speedup=base_pr_iter / it_ms if base_pr_iter else None,
                              bytes_per_gpu=per_gpu + info.vector_bytes,
                              sent_bytes=max(info.bytes_sent), setup_ms=info.setup_seconds * 1e3,
                              exchange_share=_share(info), start_s=start_s, partition_s=part_s,
-                             l1_vs_single=err, ok=ok))
+                             ok=ok, **check))
 
             wall, loop, (depth, info) = _median_job(
                 lambda: hpd.bfs(dg, src, return_info=True), args.repeat)
-            ok = bool(np.array_equal(depth, depth_ref))
+            if depth_ref is not None:
+                bad = int((depth != depth_ref).sum())
+                check = dict(depths_differing=bad)
+            else:
+                vals, _ = run_job(dg, _check_bfs_rank, dict(
+                    sources=[src], push_alpha=hp.config["distributed_bfs_push_alpha"]))
+                bad = int(vals[0])
+                check = dict(graph500_violations=bad, reached=int((depth >= 0).sum()))
+            ok = bad == 0
             if not ok:
-                mismatches.append(f"bfs k={k}: {int((depth != depth_ref).sum())} depths differ")
+                mismatches.append(f"bfs k={k}: {check}")
             rows.append(dict(algo="bfs", workers=k, wall_ms=wall * 1e3, loop_ms=loop * 1e3,
-                             levels=info.iterations, speedup=bfs_row["warm_ms"] / (loop * 1e3),
+                             levels=info.iterations,
+                             speedup=base_bfs / (loop * 1e3) if base_bfs else None, **check,
                              bytes_per_gpu=per_gpu + info.vector_bytes,
                              sent_bytes=max(info.bytes_sent), setup_ms=info.setup_seconds * 1e3,
                              exchange_share=_share(info), ok=ok))
@@ -185,7 +291,7 @@ def main(argv=None):
     for r in rows:
         loop = r.get("loop_ms", r.get("warm_ms"))
         print(f"{r['algo']:9} {r['workers'] or 'single':>7} {loop:9.2f} {r['wall_ms']:9.2f} "
-              f"{r.get('per_iter_ms', float('nan')):8.2f} {r.get('speedup', 1.0):8.2f} "
+              f"{r.get('per_iter_ms', float('nan')):8.2f} {r.get('speedup') or float('nan'):8.2f} "
               f"{r.get('bytes_per_gpu', 0):13,} {r.get('sent_bytes', 0):13,} "
               f"{r.get('exchange_share', 0.0):8.1%} {r.get('ok', '')}")
     if args.json:

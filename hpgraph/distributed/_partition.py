@@ -62,6 +62,7 @@ class Partition:
     def __getstate__(self):
         state = dict(self.__dict__)
         state["comm"] = None      # a communicator belongs to its worker process
+        state.pop("_bfs_plan", None)   # device buffers of the worker's BFS jobs
         return state
 
     @property

@@ -86,6 +86,13 @@ def _pagerank_kernel(part, coll, damping, tol, max_iter, weighted, dtype):
     # and allreduces one pair: the L1 change and the next dangling mass
     x = xp.full(hi - lo, 1.0 / n, dtype=dtype)
     dsum = float(coll.allreduce(x[dang].sum(dtype=np.float64), "sum"))
+    if part.side == "gpu":
+        from ._gpu_steps import pagerank_loop
+
+        x, k = pagerank_loop(part, coll, S, dsum, damping, tol, max_iter, sr, dtype)
+        if x is not None:
+            return x, k, 3 * n * dtype.itemsize
+        max_iter = 0    # not converged: the error below
     for k in range(max_iter):
         y = _mxv(part, coll.allgather(x * S, part.counts), sr)
         xn = (damping * (y + dsum * pv) + (1 - damping) * pv).astype(dtype, copy=False)
@@ -189,6 +196,10 @@ def _bfs_kernel(part, coll, sources, push_alpha):
     direction."""
     from ._collective import allreduce_or_bitmap
 
+    if part.side == "gpu":
+        from ._gpu_steps import bfs_levels
+
+        return bfs_levels(part, coll, sources, push_alpha)
     xp, n, lo, hi = part.xp, part.n, part.lo, part.hi
     depth = xp.full(hi - lo, -1, dtype=np.int32)
     frontier = xp.zeros(n, dtype=np.bool_)

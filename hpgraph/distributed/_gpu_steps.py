@@ -1,0 +1,201 @@
+"""The device supersteps of the distributed BFS and PageRank (one rank, one GPU, NCCL).
+
+A specialised kernel set beside the engine, kept because the generic form measured far slower
+on the same partitions: a BFS level built from :func:`hpgraph.mxv` (a masked pull over every
+row of the partition) took 4.1-4.4 ms per level on half of R-MAT 25 (one H200, any frontier),
+and the distributed BFS ran at 0.11x of one GPU on two H100s (36.4 ms against 4.09 ms,
+``benchmarks/README.md``, session 7); the level kernels here (``templates/bfs_level.cu``) work
+only on the level's frontier (top-down: a queue of this rank's frontier vertices; bottom-up:
+the unvisited vertices, stopping at the first in-edge from the frontier), as the single-GPU
+BFS kernel (:mod:`hpgraph.algorithms._bfs_gpu`) does.  Their measured times are in
+``benchmarks/README.md`` (session 9).
+
+**BFS level.**  Every rank holds the visited and frontier bitmaps of all ``n`` vertices (the
+same on every rank).  A level writes the rank's discoveries into a bitmap of all ``n`` bits
+(top-down from its frontier rows, which on an undirected graph are out-edges too; bottom-up
+over its unvisited rows), the ranks allgather those bitmaps (``n / 8`` bytes from each), and
+``dbfs_merge`` ORs them into the next frontier, gives this rank's new vertices their depth
+and counts the frontier and its edges, from a degree array of all ``n`` vertices that every
+rank holds.  So every rank takes the same direction (Beamer's rule with ``alpha``: push while
+the frontier's edges times ``alpha`` are fewer than the unvisited vertices' edges) and the
+same decision to stop, from the same two counters: one host read per level.  Directed graphs
+always pull (a rank holds in-edges only).
+
+**PageRank iteration.**  The SpMV over the partition's rows (:func:`hpgraph.spmv.spmv`), then
+the single-GPU PageRank's fused update kernel (:func:`hpgraph.algorithms._kernels.
+pagerank_update`: the new slice, the slice times ``1 / out-weight`` that the next allgather
+sends, and the L1 change and dangling mass summed on the device), then one allreduce of those
+two numbers, read by the host.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import cuda_source
+from .. import dtypes as _dt
+from ..engine.codegen import BALANCED
+
+__all__ = ["bfs_level_source", "bfs_levels", "pagerank_loop"]
+
+_TEMPLATE = Path(__file__).with_name("templates") / "bfs_level.cu"
+_KERNELS = ("dbfs_pull", "dbfs_pull_long", "dbfs_queue", "dbfs_push", "dbfs_merge")
+BLOCK = 256
+#: In-edges a thread checks for a bottom-up vertex before a warp takes over the rest.
+LONG = 32
+#: Top-down: frontier vertices of out-degree above HEAVY get a block each, above HUGE the grid.
+HEAVY = 256
+HUGE = 8192
+#: uint64 state words at the front of the per-level scratch (queue counts, long rows; the
+#: merge's two counters): ``S_WORDS`` in the template, then 2.
+_HEAD = 8
+
+
+def bfs_level_source(idx_dtype=np.int32, ptr_dtype=np.int64) -> str:
+    """CUDA source of the level kernels for column indices of ``idx_dtype`` and row offsets
+    (and degrees) of ``ptr_dtype``."""
+    return cuda_source.render(
+        cuda_source.load(str(_TEMPLATE)), IDX_T=_dt.c_type(idx_dtype),
+        PTR_T=_dt.c_type(ptr_dtype), DEG_T=_dt.c_type(ptr_dtype), BLOCK=BLOCK, LONG=LONG,
+        HEAVY=HEAVY, HUGE=HUGE, BALANCED=BALANCED)
+
+
+@functools.lru_cache(maxsize=None)
+def _kernels(idx_str, ptr_str):
+    mod = _backend.raw_module(bfs_level_source(np.dtype(idx_str), np.dtype(ptr_str)),
+                              ("-std=c++17",))
+    return tuple(mod.get_function(k) for k in _KERNELS)
+
+
+class _BfsPlan:
+    """What a partition's BFS jobs share (kept on the partition): the degrees of all ``n``
+    vertices (allgathered once), the bitmap of the vertices no edge enters (they start
+    visited, so no bottom-up step looks at them) and the level buffers."""
+
+    def __init__(self, part, coll):
+        cp = _backend.cupy()
+        A = part.matrix
+        n, lo, hi = part.n, part.lo, part.hi
+        self.nw = nw = (n + 31) // 32
+        local = cp.diff(A.indptr).astype(A.indptr.dtype)
+        self.deg = coll.allgather(local, part.counts).astype(A.indptr.dtype, copy=False)
+        self.total = int(self.deg.sum())
+        self.dead = _bitmap(cp, self.deg == 0, nw)
+        self.vis = cp.empty(nw, dtype=np.uint32)
+        self.fr = cp.empty(nw, dtype=np.uint32)
+        # scratch zeroed by one memset per level: state words, then this rank's discoveries
+        self.scratch = cp.empty(_HEAD + (nw + 1) // 2, dtype=np.uint64)
+        self.st = self.scratch[:_HEAD]
+        self.cnt = self.scratch[4:6]
+        self.nxt = self.scratch[_HEAD:].view(np.uint32)[:nw]
+        rows = max(hi - lo, 1)
+        self.q = cp.empty(rows, dtype=A.indices.dtype)     # light from the front, heavy back
+        self.hq = cp.empty(rows, dtype=A.indices.dtype)
+        self.lq = cp.empty(rows, dtype=A.indices.dtype)
+        self.kernels = _kernels(A.indices.dtype.str, A.indptr.dtype.str)
+        self.grid = _backend.num_sms() * (2048 // BLOCK)
+        self.cnt_host = cp.cuda.alloc_pinned_memory(16)
+
+    def nbytes(self) -> int:
+        return int(sum(a.nbytes for a in (self.deg, self.dead, self.vis, self.fr, self.scratch,
+                                          self.q, self.hq, self.lq)))
+
+
+def _bitmap(cp, mask, nw):
+    """uint32 words (bit ``v & 31`` of word ``v >> 5``) of a boolean array."""
+    packed = cp.packbits(mask, bitorder="little")
+    words = cp.zeros(nw * 4, dtype=np.uint8)
+    words[: packed.shape[0]] = packed
+    return words.view(np.uint32)
+
+
+def _plan(part, coll):
+    plan = getattr(part, "_bfs_plan", None)
+    if plan is None:
+        plan = part._bfs_plan = _BfsPlan(part, coll)
+    return plan
+
+
+def _read_pair(plan, arr):
+    """Two uint64 / float64 device words to the host (one synchronisation)."""
+    cp = _backend.cupy()
+    host = np.frombuffer(plan.cnt_host, dtype=arr.dtype, count=2)
+    arr.get(out=host, stream=cp.cuda.get_current_stream(), blocking=True)
+    return host[0], host[1]
+
+
+def bfs_levels(part, coll, sources, push_alpha):
+    """Depths of this rank's vertices ``[lo, hi)`` (int32, -1 unreached), the level count
+    (the last level finds nothing) and the bytes of the level buffers."""
+    cp = _backend.cupy()
+    plan = _plan(part, coll)
+    lo, hi, nw = part.lo, part.hi, plan.nw
+    pull, pull_long, queue, push, merge = plan.kernels
+    A = part.matrix
+    ip, ix = A.indptr, A.indices
+    src = np.unique(np.asarray(sources, dtype=np.int64))
+    words, starts = np.unique(src >> 5, return_index=True)
+    bits = np.bitwise_or.reduceat((np.uint32(1) << (src & 31).astype(np.uint32)), starts)
+    wd, bd = cp.asarray(words), cp.asarray(bits.astype(np.uint32))
+    plan.fr.fill(0)
+    plan.fr[wd] = bd
+    plan.vis[...] = plan.dead
+    plan.vis[wd] |= bd
+    depth = cp.full(hi - lo, -1, dtype=np.int32)
+    own = src[(src >= lo) & (src < hi)]
+    if own.size:
+        depth[cp.asarray(own - lo)] = 0
+    nf, mf = len(src), int(plan.deg[cp.asarray(src)].sum())
+    seen = mf                                     # edges of the visited vertices
+    g = (plan.grid,)
+    b = (BLOCK,)
+    lo64, hi64 = np.int64(lo), np.int64(hi)
+    level = 0
+    while nf:
+        plan.scratch.fill(0)
+        if not part.directed and mf * push_alpha < plan.total - seen:
+            queue(g, b, (ip, lo64, hi64, plan.fr, plan.q, plan.hq, plan.st))
+            push(g, b, (ip, ix, lo64, hi64, plan.vis, plan.nxt, plan.q, plan.hq, plan.st))
+        else:
+            pull(g, b, (ip, ix, lo64, hi64, plan.fr, plan.vis, plan.nxt, plan.lq, plan.st))
+            pull_long(g, b, (ip, ix, lo64, plan.fr, plan.nxt, plan.lq, plan.st))
+        gathered = coll.allgather(plan.nxt, [nw] * coll.size)
+        merge(g, b, (gathered, np.int32(coll.size), np.int64(nw), plan.vis, plan.fr, depth,
+                     lo64, hi64, np.int32(level), plan.deg, plan.cnt))
+        nf, mf = (int(v) for v in _read_pair(plan, plan.cnt))
+        seen += mf
+        level += 1
+    return depth, level, plan.nbytes() + depth.nbytes
+
+
+def pagerank_loop(part, coll, S, dang_mass, damping, tol, max_iter, sr, dtype):
+    """The power iteration over this rank's slice: ``(x slice, iterations)`` once the L1
+    change is below ``tol``, ``(None, max_iter)`` if it never is.  ``S``: ``1 / out-weight``
+    of the rank's vertices (0 where dangling); ``dang_mass``: the start vector's dangling
+    mass (summed over all ranks)."""
+    from ..algorithms import _kernels
+    from ..spmv import spmv
+
+    cp = _backend.cupy()
+    lo, hi, n = part.lo, part.hi, part.n
+    x = cp.full(hi - lo, 1.0 / n, dtype=dtype)
+    w = x * S
+    xn, wn = cp.empty_like(x), cp.empty_like(x)
+    glob = cp.asarray([0.0, dang_mass], dtype=np.float64)
+    acc = cp.empty(2, dtype=np.float64)
+    host = np.frombuffer(cp.cuda.alloc_pinned_memory(16), dtype=np.float64, count=2)
+    stream = cp.cuda.get_current_stream()
+    for k in range(max_iter):
+        y = spmv(part.matrix, coll.allgather(w, part.counts), sr, backend="gpu")
+        acc.fill(0)
+        _kernels.pagerank_update(y, x, S, None, None, glob, acc, xn, wn, damping, 1.0 / n)
+        glob = coll.allreduce(acc, "sum")
+        glob.get(out=host, stream=stream, blocking=True)
+        x, xn, w, wn = xn, x, wn, w
+        if float(host[0]) < tol:
+            return x, k + 1
+    return None, max_iter
