@@ -13,7 +13,8 @@ BFS kernel (:mod:`hpgraph.algorithms._bfs_gpu`) does.  Their measured times are 
 **BFS level.**  Every rank holds the visited and frontier bitmaps of all ``n`` vertices (the
 same on every rank).  A level writes the rank's discoveries into a bitmap of all ``n`` bits
 (top-down from its frontier rows, which on an undirected graph are out-edges too; bottom-up
-over its unvisited rows), the ranks allgather those bitmaps (``n / 8`` bytes from each), and
+over its unvisited rows), the ranks allgather them (``n / 8`` bytes from each after a
+top-down level; after a bottom-up one only the words of the rank's own rows), and
 ``dbfs_merge`` ORs them into the next frontier, gives this rank's new vertices their depth
 and counts the frontier and its edges, from a degree array of all ``n`` vertices that every
 rank holds.  So every rank takes the same direction (Beamer's rule with ``alpha``: push while
@@ -87,11 +88,20 @@ class _BfsPlan:
         self.dead = _bitmap(cp, self.deg == 0, nw)
         self.vis = cp.empty(nw, dtype=np.uint32)
         self.fr = cp.empty(nw, dtype=np.uint32)
+        # a bottom-up level sends only the words of the rank's own rows: `span` words from
+        # word wlo[rank] (the same count from every rank, as NCCL's allgather needs)
+        bounds = np.concatenate([[0], np.cumsum(part.counts)])
+        wlo = bounds[:-1] // 32
+        self.span = int(max((bounds[1:] + 31) // 32 - wlo))
+        self.wlo = int(wlo[part.rank])
+        self.wlo_spans = cp.asarray(wlo.astype(np.int64))
+        self.wlo_all = cp.zeros(len(wlo), dtype=np.int64)
         # scratch zeroed by one memset per level: state words, then this rank's discoveries
-        self.scratch = cp.empty(_HEAD + (nw + 1) // 2, dtype=np.uint64)
+        # (padded so that the last rank's span fits)
+        self.scratch = cp.empty(_HEAD + (nw + self.span + 1) // 2, dtype=np.uint64)
         self.st = self.scratch[:_HEAD]
         self.cnt = self.scratch[4:6]
-        self.nxt = self.scratch[_HEAD:].view(np.uint32)[:nw]
+        self.nxt = self.scratch[_HEAD:].view(np.uint32)
         rows = max(hi - lo, 1)
         self.q = cp.empty(rows, dtype=A.indices.dtype)     # light from the front, heavy back
         self.hq = cp.empty(rows, dtype=A.indices.dtype)
@@ -160,12 +170,15 @@ def bfs_levels(part, coll, sources, push_alpha):
         if not part.directed and mf * push_alpha < plan.total - seen:
             queue(g, b, (ip, lo64, hi64, plan.fr, plan.q, plan.hq, plan.st))
             push(g, b, (ip, ix, lo64, hi64, plan.vis, plan.nxt, plan.q, plan.hq, plan.st))
+            send, wlo = plan.nxt[:nw], plan.wlo_all        # discoveries anywhere
         else:
             pull(g, b, (ip, ix, lo64, hi64, plan.fr, plan.vis, plan.nxt, plan.lq, plan.st))
             pull_long(g, b, (ip, ix, lo64, plan.fr, plan.nxt, plan.lq, plan.st))
-        gathered = coll.allgather(plan.nxt, [nw] * coll.size)
-        merge(g, b, (gathered, np.int32(coll.size), np.int64(nw), plan.vis, plan.fr, depth,
-                     lo64, hi64, np.int32(level), plan.deg, plan.cnt))
+            send, wlo = plan.nxt[plan.wlo:plan.wlo + plan.span], plan.wlo_spans   # own rows
+        width = int(send.shape[0])
+        gathered = coll.allgather(send, [width] * coll.size)
+        merge(g, b, (gathered, np.int32(coll.size), np.int64(width), wlo, np.int64(nw),
+                     plan.vis, plan.fr, depth, lo64, hi64, np.int32(level), plan.deg, plan.cnt))
         nf, mf = (int(v) for v in _read_pair(plan, plan.cnt))
         seen += mf
         level += 1

@@ -170,21 +170,26 @@ extern "C" __global__ void __launch_bounds__(BLOCK) dbfs_push(
     }
 }
 
-// After the allgather: word w of the next frontier is the OR of the ranks' words, less the
-// visited bits; it becomes the frontier, joins the visited bitmap, and this rank's new
-// vertices get depth level + 1.  cnt[0] += new vertices, cnt[1] += their degrees (every rank
-// computes the same sums from the same bitmaps).
+// After the allgather: word w of the next frontier is the OR of the ranks' words that cover
+// it (rank r sent `width` words from word wlo[r]: all n bits after a top-down level, its own
+// rows' span after a bottom-up one), less the visited bits; it becomes the frontier, joins
+// the visited bitmap, and this rank's new vertices get depth level + 1.  cnt[0] += new
+// vertices, cnt[1] += their degrees (every rank computes the same sums from the same bits).
 extern "C" __global__ void __launch_bounds__(BLOCK) dbfs_merge(
-        const unsigned* __restrict__ gathered, int ranks, long long nw, unsigned* vis,
-        unsigned* fr, int* depth, long long lo, long long hi, int level,
-        const deg_t* __restrict__ deg, u64* cnt)
+        const unsigned* __restrict__ gathered, int ranks, long long width,
+        const long long* __restrict__ wlo, long long nw, unsigned* vis, unsigned* fr,
+        int* depth, long long lo, long long hi, int level, const deg_t* __restrict__ deg,
+        u64* cnt)
 {
     const long long gtid = (long long)blockIdx.x * BLOCK + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * BLOCK;
     u64 nf = 0ull, mf = 0ull;
     for (long long w = gtid; w < nw; w += nthreads) {
         unsigned x = 0u;
-        for (int r = 0; r < ranks; ++r) x |= __ldg(gathered + (long long)r * nw + w);
+        for (int r = 0; r < ranks; ++r) {
+            const long long off = w - __ldg(wlo + r);
+            if (off >= 0 && off < width) x |= __ldg(gathered + (long long)r * width + off);
+        }
         const unsigned old = vis[w];
         x &= ~old;
         fr[w] = x;
