@@ -157,11 +157,30 @@ def _top_vertex(part, coll):
     return (int(d[v]), part.lo + v), 1, 0
 
 
-def _share(info):
-    """The busiest rank's share of its loop time spent in collectives (last call)."""
+def _share(info, pick=max):
+    """The busiest (``pick=min``: the least busy) rank's share of the loop time spent in
+    collectives (last call)."""
     if not info.exchange_seconds or info.seconds <= 0:
         return 0.0
-    return max(info.exchange_seconds) / info.seconds
+    return pick(info.exchange_seconds) / info.seconds
+
+
+def _profile_lines(algo, info):
+    """The ranks' step profiles (JobInfo.profiles) as printable lines."""
+    profs = [p for p in info.profiles if p]
+    if not profs:
+        return []
+    if algo == "pagerank":
+        return [f"  rank {r} ms/iteration: " + ", ".join(f"{k} {v:.3f}" for k, v in p.items())
+                for r, p in enumerate(profs)]
+    out = []
+    for lvl in range(len(profs[0])):
+        rows = [p[lvl] for p in profs]
+        out.append(f"  level {lvl} {rows[0]['direction']:4} found {rows[0]['found']:>11,}: step ms "
+                   + "/".join(f"{q['step']:.3f}" for q in rows) + ", exchange "
+                   + "/".join(f"{q['exchange']:.3f}" for q in rows) + ", merge "
+                   + "/".join(f"{q['merge']:.3f}" for q in rows))
+    return out
 
 
 def main(argv=None):
@@ -260,8 +279,11 @@ def main(argv=None):
                              speedup=base_pr_iter / it_ms if base_pr_iter else None,
                              bytes_per_gpu=per_gpu + info.vector_bytes,
                              sent_bytes=max(info.bytes_sent), setup_ms=info.setup_seconds * 1e3,
-                             exchange_share=_share(info), start_s=start_s, partition_s=part_s,
+                             exchange_share=_share(info), exchange_share_min=_share(info, min),
+                             profiles=list(info.profiles), start_s=start_s, partition_s=part_s,
                              ok=ok, **check))
+            print("\n".join([f"pagerank, {k} worker(s):"] + _profile_lines("pagerank", info)),
+                  flush=True)
 
             wall, loop, (depth, info) = _median_job(
                 lambda: hpd.bfs(dg, src, return_info=True), args.repeat)
@@ -281,7 +303,10 @@ def main(argv=None):
                              speedup=base_bfs / (loop * 1e3) if base_bfs else None, **check,
                              bytes_per_gpu=per_gpu + info.vector_bytes,
                              sent_bytes=max(info.bytes_sent), setup_ms=info.setup_seconds * 1e3,
-                             exchange_share=_share(info), ok=ok))
+                             exchange_share=_share(info),
+                             exchange_share_min=_share(info, min), profiles=list(info.profiles),
+                             ok=ok))
+            print("\n".join([f"bfs, {k} worker(s):"] + _profile_lines("bfs", info)), flush=True)
             dg.release()
         print(f"{k} worker(s): cluster {start_s:.1f} s, partitioning {part_s:.1f} s", flush=True)
 

@@ -203,6 +203,7 @@ class NcclCollective:
         self.cp, self.nccl = cp, nccl
         self.rank, self.size = int(rank), int(size)
         self.bytes_sent = 0
+        self.profile = None   # what a job's kernel reports of its steps (JobInfo.profiles)
         self._events = []     # (start, end) CUDA events around the NCCL calls not yet summed
         self._summed = 0.0    # seconds of the calls whose events were folded in
         name = f"hpgraph-nccl-{session}"
@@ -252,25 +253,37 @@ class NcclCollective:
         return getattr(self.nccl, self._DTYPES[name])
 
     def allgather(self, local, counts):
-        """As :meth:`TcpCollective.allgather`, on device arrays.  Slices of different lengths
-        are padded to the longest (NCCL's allGather takes equal counts), then compacted."""
+        """As :meth:`TcpCollective.allgather`, on device arrays.  Slices of one length go
+        through NCCL's allGather; slices of different lengths through one broadcast per rank,
+        grouped, each into its place in the result (an allgatherv, as RAFT / cuGraph make
+        it), so no slice is padded or copied afterwards."""
         cp = self.cp
         local = cp.ascontiguousarray(cp.asarray(local))
         stream = cp.cuda.get_current_stream().ptr
-        width = int(max(counts))
-        send = local
-        if int(counts[self.rank]) != width:
-            send = cp.zeros(width, dtype=local.dtype)
-            send[: len(local)] = local
-        recv = cp.empty(self.size * width, dtype=local.dtype)
-        # moved as bytes: one code path for every dtype, bool included
-        nbytes = width * local.dtype.itemsize
-        self._timed(lambda: self.comm.allGather(send.data.ptr, recv.data.ptr, nbytes,
-                                                self.nccl.NCCL_UINT8, stream))
-        self.bytes_sent += nbytes
-        if all(int(c) == width for c in counts):
-            return recv
-        return cp.concatenate([recv[r * width: r * width + int(c)] for r, c in enumerate(counts)])
+        item = local.dtype.itemsize
+        u8 = self.nccl.NCCL_UINT8      # moved as bytes: one code path for every dtype
+        counts = [int(c) for c in counts]
+        width = max(counts)
+        if all(c == width for c in counts):
+            recv = cp.empty(self.size * width, dtype=local.dtype)
+            self._timed(lambda: self.comm.allGather(local.data.ptr, recv.data.ptr, width * item,
+                                                    u8, stream))
+        else:
+            recv = cp.empty(sum(counts), dtype=local.dtype)
+            starts = np.concatenate([[0], np.cumsum(counts)]) * item
+
+            def group():
+                self.nccl.groupStart()
+                try:
+                    for r, c in enumerate(counts):
+                        dst = recv.data.ptr + int(starts[r])
+                        src = local.data.ptr if r == self.rank else dst
+                        self.comm.broadcast(src, dst, c * item, u8, r, stream)
+                finally:
+                    self.nccl.groupEnd()
+            self._timed(group)
+        self.bytes_sent += counts[self.rank] * item
+        return recv
 
     def allreduce(self, value, op="sum"):
         cp = self.cp
@@ -291,7 +304,9 @@ class NcclCollective:
         return out[0].item() if scalar else out
 
     def start_job(self):
-        """Zero the statistics (bytes sent, exchange time) for the next job on this communicator."""
+        """Zero the statistics (bytes sent, exchange time, the job's profile) for the next job
+        on this communicator."""
+        self.profile = None
         self.bytes_sent = 0
         self._events = []
         self._summed = 0.0

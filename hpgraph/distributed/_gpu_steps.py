@@ -124,9 +124,9 @@ def _bitmap(cp, mask, nw):
 
 
 def _plan(part, coll):
-    plan = getattr(part, "_bfs_plan", None)
+    plan = part.cache.get("bfs")
     if plan is None:
-        plan = part._bfs_plan = _BfsPlan(part, coll)
+        plan = part.cache["bfs"] = _BfsPlan(part, coll)
     return plan
 
 
@@ -165,9 +165,13 @@ def bfs_levels(part, coll, sources, push_alpha):
     b = (BLOCK,)
     lo64, hi64 = np.int64(lo), np.int64(hi)
     level = 0
+    marks = []
     while nf:
+        ev = _events(cp, 4)
+        ev[0].record()
         plan.scratch.fill(0)
-        if not part.directed and mf * push_alpha < plan.total - seen:
+        push_level = not part.directed and mf * push_alpha < plan.total - seen
+        if push_level:
             queue(g, b, (ip, lo64, hi64, plan.fr, plan.q, plan.hq, plan.st))
             push(g, b, (ip, ix, lo64, hi64, plan.vis, plan.nxt, plan.q, plan.hq, plan.st))
             send, wlo = plan.nxt[:nw], plan.wlo_all        # discoveries anywhere
@@ -176,13 +180,30 @@ def bfs_levels(part, coll, sources, push_alpha):
             pull_long(g, b, (ip, ix, lo64, plan.fr, plan.nxt, plan.lq, plan.st))
             send, wlo = plan.nxt[plan.wlo:plan.wlo + plan.span], plan.wlo_spans   # own rows
         width = int(send.shape[0])
+        ev[1].record()
         gathered = coll.allgather(send, [width] * coll.size)
+        ev[2].record()
         merge(g, b, (gathered, np.int32(coll.size), np.int64(width), wlo, np.int64(nw),
                      plan.vis, plan.fr, depth, lo64, hi64, np.int32(level), plan.deg, plan.cnt))
+        ev[3].record()
         nf, mf = (int(v) for v in _read_pair(plan, plan.cnt))
+        marks.append((ev, "push" if push_level else "pull", nf))
         seen += mf
         level += 1
+    coll.profile = [dict(direction=d, found=f, **_spans(ev, ("step", "exchange", "merge")))
+                     for ev, d, f in marks]
     return depth, level, plan.nbytes() + depth.nbytes
+
+
+def _events(cp, k):
+    return [cp.cuda.Event() for _ in range(k)]
+
+
+def _spans(ev, names):
+    """Milliseconds between consecutive recorded events (all complete), by name."""
+    cp = _backend.cupy()
+    return {name: round(cp.cuda.get_elapsed_time(ev[i], ev[i + 1]), 4)
+            for i, name in enumerate(names)}
 
 
 def pagerank_loop(part, coll, S, dang_mass, damping, tol, max_iter, sr, dtype):
@@ -202,12 +223,24 @@ def pagerank_loop(part, coll, S, dang_mass, damping, tol, max_iter, sr, dtype):
     acc = cp.empty(2, dtype=np.float64)
     host = np.frombuffer(cp.cuda.alloc_pinned_memory(16), dtype=np.float64, count=2)
     stream = cp.cuda.get_current_stream()
+    names = ("allgather", "spmv", "update", "allreduce")
+    total = dict.fromkeys(names, 0.0)
     for k in range(max_iter):
-        y = spmv(part.matrix, coll.allgather(w, part.counts), sr, backend="gpu")
+        ev = _events(cp, 5)
+        ev[0].record()
+        whole = coll.allgather(w, part.counts)
+        ev[1].record()
+        y = spmv(part.matrix, whole, sr, backend="gpu")
+        ev[2].record()
         acc.fill(0)
         _kernels.pagerank_update(y, x, S, None, None, glob, acc, xn, wn, damping, 1.0 / n)
+        ev[3].record()
         glob = coll.allreduce(acc, "sum")
+        ev[4].record()
         glob.get(out=host, stream=stream, blocking=True)
+        for name, ms in _spans(ev, names).items():
+            total[name] += ms
+        coll.profile = {name: round(ms / (k + 1), 4) for name, ms in total.items()}
         x, xn, w, wn = xn, x, wn, w
         if float(host[0]) < tol:
             return x, k + 1

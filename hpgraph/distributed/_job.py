@@ -46,6 +46,11 @@ class JobInfo(NamedTuple):
     exchange_seconds : tuple of float
         Seconds each rank spent in collectives during the loop (NCCL: CUDA events around the
         calls; waiting for slower peers included).
+    profiles : tuple
+        What each rank's loop reported of its steps, or None (the GPU BFS: per level, the
+        direction, the vertices found and the milliseconds of its step, exchange and merge;
+        the GPU PageRank: mean milliseconds per iteration of its allgather, SpMV, update and
+        allreduce; CUDA events).
     """
 
     iterations: int
@@ -56,6 +61,7 @@ class JobInfo(NamedTuple):
     partition_bytes: tuple
     vector_bytes: int
     exchange_seconds: tuple = ()
+    profiles: tuple = ()
 
 
 def _collective(part, session, comm_timeout, epoch):
@@ -117,7 +123,8 @@ def _job_main(part, kernel, kwargs, session, comm_timeout, single=None, epoch=0)
         stats = {"seconds": t2 - t1, "setup": t1 - t0,
                  "bytes_sent": 0 if coll is None else int(coll.bytes_sent),
                  "exchange": 0.0 if coll is None else float(coll.exchange_seconds),
-                 "vector_bytes": int(vector_bytes)}
+                 "vector_bytes": int(vector_bytes),
+                 "profile": None if coll is None else getattr(coll, "profile", None)}
         return values, iterations, stats
     finally:
         if owned:
@@ -198,7 +205,8 @@ def run_job(dg, kernel, kwargs, *, timeout=None, name="job", single=None):
                    bytes_sent=tuple(s["bytes_sent"] for s in stats),
                    partition_bytes=tuple(int(b) for b in dg.partition_bytes),
                    vector_bytes=max(s["vector_bytes"] for s in stats),
-                   exchange_seconds=tuple(s["exchange"] for s in stats))
+                   exchange_seconds=tuple(s["exchange"] for s in stats),
+                   profiles=tuple(s.get("profile") for s in stats))
     return [r[0] for r in results], info
 
 

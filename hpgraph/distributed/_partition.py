@@ -46,6 +46,9 @@ class Partition:
     comm : tuple or None
         ``(epoch, NcclCollective)``: the GPU jobs' communicator, made by the first job and kept
         on the worker between jobs (a new one after a failed job; never pickled).
+    cache : dict
+        What jobs derive from the partition and reuse (PageRank's out-weights, BFS's degrees
+        and level buffers); kept on the worker, never pickled.
     """
 
     def __init__(self, rank, bounds, matrix, directed, weighted):
@@ -58,11 +61,12 @@ class Partition:
         self.directed = bool(directed)
         self.weighted = bool(weighted)
         self.comm = None
+        self.cache = {}
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["comm"] = None      # a communicator belongs to its worker process
-        state.pop("_bfs_plan", None)   # device buffers of the worker's BFS jobs
+        state["cache"] = {}       # what the worker's jobs derived (device buffers among them)
         return state
 
     @property

@@ -72,13 +72,17 @@ def _pagerank_kernel(part, coll, damping, tol, max_iter, weighted, dtype):
     dtype = np.dtype(dtype)
     A = part.matrix
     use_w = bool(weighted and part.weighted)
-    # out-weight of every vertex: its column sums over the in-edge rows of all partitions
-    if use_w:
-        local = xp.bincount(A.indices, weights=A.values.astype(np.float64), minlength=n)
-    else:
-        local = xp.bincount(A.indices, minlength=n).astype(np.float64)
-    W = coll.allreduce(local, "sum").astype(dtype)
-    S = xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)[lo:hi]
+    key = ("pagerank", use_w, dtype.name)
+    if key not in part.cache:
+        # out-weight of every vertex: its column sums over the in-edge rows of all partitions
+        # (a bincount and an allreduce of n numbers, kept for the partition's next jobs)
+        if use_w:
+            local = xp.bincount(A.indices, weights=A.values.astype(np.float64), minlength=n)
+        else:
+            local = xp.bincount(A.indices, minlength=n).astype(np.float64)
+        W = coll.allreduce(local, "sum").astype(dtype)
+        part.cache[key] = xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)[lo:hi].copy()
+    S = part.cache[key]
     dang = S == 0
     sr = f"{'plus_times' if use_w else 'plus_second'}[{dtype.name}]"
     pv = dtype.type(1.0 / n)

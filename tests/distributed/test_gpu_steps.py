@@ -80,11 +80,13 @@ def _job_bfs(dg, sources, alpha):
     return np.concatenate(values)
 
 
+#: Beamer's alpha: 0 pushes every level it can, inf pulls every level, 14 mixes them
+ALPHAS = (0.0, 14.0, np.inf)
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("alpha", [0.0, 14.0, np.inf])
-def test_level_kernels_on_the_shared_cases(gpu_cluster, alpha):
-    """Every rank's kernel path (no single-GPU shortcut); alpha 0 pushes every level it can,
-    inf pulls every level."""
+def test_level_kernels_on_the_shared_cases(gpu_cluster):
+    """Every rank's kernel path (no single-GPU shortcut)."""
     from hpgraph import distributed as hpd
 
     for case in CASES.graph_cases(min_n=len(gpu_cluster.workers)):   # a vertex per rank
@@ -92,22 +94,26 @@ def test_level_kernels_on_the_shared_cases(gpu_cluster, alpha):
         A = CASES.to_scipy(case)
         for sources in ([0], [case.n - 1, 0]):
             ref = csg.shortest_path(A, directed=True, unweighted=True, indices=sources).min(axis=0)
-            np.testing.assert_array_equal(_job_bfs(dg, sources, alpha),
-                                          np.where(np.isinf(ref), -1, ref), err_msg=case.name)
+            for alpha in ALPHAS:
+                np.testing.assert_array_equal(_job_bfs(dg, sources, alpha),
+                                              np.where(np.isinf(ref), -1, ref),
+                                              err_msg=f"{case.name} alpha={alpha}")
         dg.release()
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("alpha", [0.0, 14.0, np.inf])
-def test_level_kernels_on_special_graphs(gpu_cluster, alpha):
+def test_level_kernels_on_special_graphs(gpu_cluster):
     from hpgraph import distributed as hpd
 
     for name, src, dst, n, directed, sources in _special_graphs():
         G = hp.Graph.from_edges(src, dst, num_vertices=n, directed=directed)
         dg = hpd.DistributedGraph(gpu_cluster, G)
         ref = _scipy_depth(src, dst, n, directed, sources)
-        np.testing.assert_array_equal(_job_bfs(dg, sources, alpha), ref, err_msg=name)
-        np.testing.assert_array_equal(hpd.bfs(dg, sources, push_alpha=alpha), ref, err_msg=name)
+        for alpha in ALPHAS:
+            np.testing.assert_array_equal(_job_bfs(dg, sources, alpha), ref,
+                                          err_msg=f"{name} alpha={alpha}")
+            np.testing.assert_array_equal(hpd.bfs(dg, sources, push_alpha=alpha), ref,
+                                          err_msg=f"{name} alpha={alpha}")
         dg.release()
 
 
