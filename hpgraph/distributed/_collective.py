@@ -125,6 +125,11 @@ class TcpCollective:
         """Seconds spent in collectives so far (waiting for the peers included)."""
         return self._spent
 
+    def start_job(self):
+        """Zero the statistics (bytes sent, exchange time) for what follows."""
+        self.bytes_sent = 0
+        self._spent = 0.0
+
     def allgather(self, local, counts):
         """The concatenation of every rank's slice (rank order); ``counts[r]`` is rank r's length."""
         t = time.perf_counter()

@@ -15,6 +15,8 @@ import time
 import uuid
 from typing import NamedTuple
 
+import numpy as np
+
 from .._config import config
 from ..exceptions import ClusterError, HpgraphError, WorkerLost
 
@@ -32,9 +34,11 @@ class JobInfo(NamedTuple):
     iterations : int
         Supersteps (SpMVs per partition).
     seconds : float
-        The slowest rank's superstep loop, collective set-up excluded.
+        The slowest rank's superstep loop, timed from a barrier that starts every rank's
+        loop together.
     setup_seconds : float
-        The slowest rank's collective set-up (connections / NCCL communicator).
+        The slowest rank's collective set-up (connections / NCCL communicator) and its wait
+        at that barrier for the ranks that Dask started later.
     wall_seconds : float
         The whole job as the client saw it (submission, set-up, loop, gathering).
     bytes_sent : tuple of int
@@ -105,6 +109,11 @@ def _job_main(part, kernel, kwargs, session, comm_timeout, single=None, epoch=0)
     else:
         coll, owned = _collective(part, session, comm_timeout, epoch)
     try:
+        if coll is not None and coll.size > 1:
+            # the ranks start their loops together: Dask starts the tasks up to a few ms
+            # apart, and that wait belongs to the set-up, not to the loop timed below
+            coll.allreduce(np.int64(0), "sum")
+            coll.start_job()
         t1 = time.perf_counter()
         if coll is None:
             values, iterations, vector_bytes = single(G, **kwargs)
