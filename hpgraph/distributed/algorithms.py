@@ -4,7 +4,8 @@ Every rank holds the whole current vector (length n) and its partition's in-edge
 superstep is one :func:`hpgraph.mxv` over the partition (a semiring SpMV computing the rows
 of its vertex range from the global vector), a local update of those rows, and an allgather
 of the updated slices (a dense slice, or a bitmap for BFS frontiers) plus, where needed, an
-allreduce of a counter.  Every rank thus takes the same decisions (stop, next level) without
+allreduce of a counter.  On the GPUs, BFS levels and PageRank iterations run the device steps
+of :mod:`._gpu_steps` instead (frontier-only level kernels; PageRank's fused update).  Every rank thus takes the same decisions (stop, next level) without
 a coordinator.  Results are gathered to the client as NumPy (``to="cupy"``: CuPy).  On a
 graph of one partition, :func:`pagerank` and :func:`bfs` run the single-GPU functions on it
 instead (no collective; same results), so one worker costs what one GPU does.
