@@ -58,10 +58,10 @@ _HEAD = 8
 
 def bfs_level_source(idx_dtype=np.int32, ptr_dtype=np.int64) -> str:
     """CUDA source of the level kernels for column indices of ``idx_dtype`` and row offsets
-    (and degrees) of ``ptr_dtype``."""
+    of ``ptr_dtype`` (degrees are int64 on every rank: the ranks' index widths may differ)."""
     return cuda_source.render(
         cuda_source.load(str(_TEMPLATE)), IDX_T=_dt.c_type(idx_dtype),
-        PTR_T=_dt.c_type(ptr_dtype), DEG_T=_dt.c_type(ptr_dtype), BLOCK=BLOCK, LONG=LONG,
+        PTR_T=_dt.c_type(ptr_dtype), DEG_T=_dt.c_type(np.int64), BLOCK=BLOCK, LONG=LONG,
         HEAVY=HEAVY, HUGE=HUGE, BALANCED=BALANCED)
 
 
@@ -82,8 +82,9 @@ class _BfsPlan:
         A = part.matrix
         n, lo, hi = part.n, part.lo, part.hi
         self.nw = nw = (n + 31) // 32
-        local = cp.diff(A.indptr).astype(A.indptr.dtype)
-        self.deg = coll.allgather(local, part.counts).astype(A.indptr.dtype, copy=False)
+        # int64 on every rank: each partition picks its own index width, and the allgather
+        # moves bytes assuming one item size everywhere
+        self.deg = coll.allgather(cp.diff(A.indptr).astype(np.int64), part.counts)
         self.total = int(self.deg.sum())
         self.dead = _bitmap(cp, self.deg == 0, nw)
         self.vis = cp.empty(nw, dtype=np.uint32)
@@ -167,8 +168,8 @@ def bfs_levels(part, coll, sources, push_alpha):
     level = 0
     marks = []
     while nf:
-        ev = _events(cp, 4)
-        ev[0].record()
+        ev = _events(cp, 4) if level < PROFILE_LEVELS else None
+        _record(ev, 0)
         plan.scratch.fill(0)
         push_level = not part.directed and mf * push_alpha < plan.total - seen
         if push_level:
@@ -180,14 +181,15 @@ def bfs_levels(part, coll, sources, push_alpha):
             pull_long(g, b, (ip, ix, lo64, plan.fr, plan.nxt, plan.lq, plan.st))
             send, wlo = plan.nxt[plan.wlo:plan.wlo + plan.span], plan.wlo_spans   # own rows
         width = int(send.shape[0])
-        ev[1].record()
+        _record(ev, 1)
         gathered = coll.allgather(send, [width] * coll.size)
-        ev[2].record()
+        _record(ev, 2)
         merge(g, b, (gathered, np.int32(coll.size), np.int64(width), wlo, np.int64(nw),
                      plan.vis, plan.fr, depth, lo64, hi64, np.int32(level), plan.deg, plan.cnt))
-        ev[3].record()
+        _record(ev, 3)
         nf, mf = (int(v) for v in _read_pair(plan, plan.cnt))
-        marks.append((ev, "push" if push_level else "pull", nf))
+        if ev is not None:
+            marks.append((ev, "push" if push_level else "pull", nf))
         seen += mf
         level += 1
     coll.profile = [dict(direction=d, found=f, **_spans(ev, ("step", "exchange", "merge")))
@@ -195,8 +197,18 @@ def bfs_levels(part, coll, sources, push_alpha):
     return depth, level, plan.nbytes() + depth.nbytes
 
 
+#: Levels of a BFS whose step times the profile keeps (JobInfo.profiles), as the single-GPU
+#: kernel's timeline does: a road graph has thousands of levels.
+PROFILE_LEVELS = 64
+
+
 def _events(cp, k):
     return [cp.cuda.Event() for _ in range(k)]
+
+
+def _record(ev, i):
+    if ev is not None:
+        ev[i].record()
 
 
 def _spans(ev, names):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
+import zlib
 from typing import NamedTuple
 
 import numpy as np
@@ -51,8 +52,8 @@ class JobInfo(NamedTuple):
         Seconds each rank spent in collectives during the loop (NCCL: CUDA events around the
         calls; waiting for slower peers included).
     profiles : tuple
-        What each rank's loop reported of its steps, or None (the GPU BFS: per level, the
-        direction, the vertices found and the milliseconds of its step, exchange and merge;
+        What each rank's loop reported of its steps, or None (the GPU BFS: per level, the first
+        64, the direction, the vertices found and the milliseconds of its step, exchange and merge;
         the GPU PageRank: mean milliseconds per iteration of its allgather, SpMV, update and
         allreduce; CUDA events).
     """
@@ -84,6 +85,7 @@ def _collective(part, session, comm_timeout, epoch):
     if part.comm is not None:   # a job failed since: every rank makes a new communicator
         old, part.comm = part.comm[1], None
         old.close()
+        part.cache.clear()      # the failed job may have left this rank's cache half made
     coll = C.make_collective("gpu", part.rank, part.size, session, comm_timeout)
     part.comm = (epoch, coll)
     return coll, False
@@ -111,8 +113,15 @@ def _job_main(part, kernel, kwargs, session, comm_timeout, single=None, epoch=0)
     try:
         if coll is not None and coll.size > 1:
             # the ranks start their loops together: Dask starts the tasks up to a few ms
-            # apart, and that wait belongs to the set-up, not to the loop timed below
-            coll.allreduce(np.int64(0), "sum")
+            # apart, and that wait belongs to the set-up, not to the loop timed below.  The
+            # same exchange checks that every rank holds the same cached entries (a cache
+            # entry is made with collectives: a rank that lacks one would call a collective
+            # its peers skip); if not, every rank clears its cache and the job rebuilds it.
+            mine = _cache_digest(part.cache)
+            seen = coll.allreduce(np.array(mine + [-v for v in mine], dtype=np.int64), "max")
+            seen = [int(v) for v in (seen.get() if hasattr(seen, "get") else seen)]
+            if seen[:2] != [-v for v in seen[2:]]:
+                part.cache.clear()
             coll.start_job()
         t1 = time.perf_counter()
         if coll is None:
@@ -138,6 +147,12 @@ def _job_main(part, kernel, kwargs, session, comm_timeout, single=None, epoch=0)
     finally:
         if owned:
             coll.close()
+
+
+def _cache_digest(cache) -> list:
+    """``[entries, checksum of their keys]`` of a partition's cache, the same on every rank
+    that holds the same keys."""
+    return [len(cache), sum(zlib.crc32(repr(k).encode()) for k in cache) % (1 << 40)]
 
 
 def _is_killed_worker(exc) -> bool:

@@ -5,10 +5,11 @@ superstep is one :func:`hpgraph.mxv` over the partition (a semiring SpMV computi
 of its vertex range from the global vector), a local update of those rows, and an allgather
 of the updated slices (a dense slice, or a bitmap for BFS frontiers) plus, where needed, an
 allreduce of a counter.  On the GPUs, BFS levels and PageRank iterations run the device steps
-of :mod:`._gpu_steps` instead (frontier-only level kernels; PageRank's fused update).  Every rank thus takes the same decisions (stop, next level) without
-a coordinator.  Results are gathered to the client as NumPy (``to="cupy"``: CuPy).  On a
-graph of one partition, :func:`pagerank` and :func:`bfs` run the single-GPU functions on it
-instead (no collective; same results), so one worker costs what one GPU does.
+of :mod:`._gpu_steps` instead (frontier-only level kernels; PageRank's fused update).  Every
+rank thus takes the same decisions (stop, next level) without a coordinator.  Results are
+gathered to the client as NumPy (``to="cupy"``: CuPy).  On a graph of one partition,
+:func:`pagerank` and :func:`bfs` run the single-GPU functions on it instead (no collective;
+same results), so one worker costs what one GPU does.
 
 Each result equals the single-process function's: :func:`pagerank` runs
 :func:`hpgraph.pagerank`'s default variant ("power": networkx's iteration, stopping at an L1
@@ -97,8 +98,7 @@ def _pagerank_kernel(part, coll, damping, tol, max_iter, weighted, dtype):
         x, k = pagerank_loop(part, coll, S, dsum, damping, tol, max_iter, sr, dtype)
         if x is not None:
             return x, k, 3 * n * dtype.itemsize
-        max_iter = 0    # not converged: the error below
-    for k in range(max_iter):
+    for k in range(max_iter if part.side != "gpu" else 0):   # the GPU loop ran above
         y = _mxv(part, coll.allgather(x * S, part.counts), sr)
         xn = (damping * (y + dsum * pv) + (1 - damping) * pv).astype(dtype, copy=False)
         pair = xp.stack([xp.abs(xn.astype(np.float64) - x).sum(),

@@ -45,3 +45,30 @@ def test_lost_worker(own_cluster, victim):
     assert len(ws) == 2 and pid not in own_cluster.client.run(os.getpid).values()
     dg2 = hpd.DistributedGraph(own_cluster, G)
     np.testing.assert_array_equal(hpd.bfs(dg2, 0), hp.bfs(G, 0, backend="cpu").depth)
+
+
+def test_cache_on_one_rank_only_is_rebuilt_everywhere(cluster2):
+    """A partition cache entry is made with collectives; when one rank lost its entries (a
+    failed job, a spilled partition), the job's opening barrier sees the ranks disagree and
+    every rank rebuilds, instead of one rank calling a collective its peers skip."""
+    from hpgraph.distributed._job import _cache_digest
+
+    assert _cache_digest({}) == [0, 0]
+    assert _cache_digest({("pagerank", False, "float64"): 1}) == \
+        _cache_digest({("pagerank", False, "float64"): 2})
+    assert _cache_digest({"bfs": 1}) != _cache_digest({"pagerank": 1})
+    G = hp.generators.rmat(8, edge_factor=6, seed=3, directed=True)
+    want = hp.pagerank(G, backend="cpu")
+    dg = hpd.DistributedGraph(cluster2, G)
+    np.testing.assert_allclose(hpd.pagerank(dg), want, rtol=0, atol=1e-12)
+    client = cluster2.client
+
+    def clear(part):
+        n = len(part.cache)
+        part.cache.clear()
+        return n
+
+    fut, worker = dg.futures[1], dg.workers[1]
+    assert client.submit(clear, fut, workers=[worker], pure=False).result() == 1
+    np.testing.assert_allclose(hpd.pagerank(dg), want, rtol=0, atol=1e-12)
+    dg.release()
