@@ -114,16 +114,6 @@ __device__ __forceinline__ bool bit(const unsigned* bm, long long v)
     return (__ldcg(bm + (v >> 5)) >> (v & 31)) & 1u;
 }
 
-// Warp-collective: set bit v of bm for the lanes with `want`; lanes hitting the same word
-// combine their bits first (a bottom-up warp owns one word: one atomic instead of 32).
-__device__ __forceinline__ void set_bits(unsigned* bm, bool want, long long v)
-{
-    const long long w = want ? (v >> 5) : -1ll;
-    const unsigned grp = __match_any_sync(FULL, w);
-    const unsigned all = __reduce_or_sync(grp, want ? (1u << (v & 31)) : 0u);
-    if (want && (int)(threadIdx.x & 31) == __ffs(grp) - 1) atomicOr(bm + w, all);
-}
-
 struct Ctx {
     const ptr_t* ipo; const idx_t* ixo;      // out-edges (CSR of A)
     const ptr_t* ipi; const idx_t* ixi;      // in-edges (CSR of A^T; the same arrays if symmetric)

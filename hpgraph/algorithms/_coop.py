@@ -27,8 +27,9 @@ from ..engine.codegen import BALANCED
 __all__ = ["DEVICE_COMMON", "CoopKernel", "CooperativeLaunchRefused", "fill", "null_ptr",
            "adjacency", "source_args", "PlanCache"]
 
-#: Device code shared by the cooperative kernels.  Needs ``BLOCK`` defined and the state words
-#: ``st[0]`` (barrier arrivals) and ``st[1]`` (barrier generation), which the kernels never
+#: Device code shared by the cooperative kernels (and the distributed BFS level kernels, which
+#: use its warp helpers, never the barrier).  Needs ``BLOCK`` defined and, for the barrier,
+#: the state words ``st[0]`` (arrivals) and ``st[1]`` (generation), which the kernels never
 #: clear: the barrier resets itself.
 DEVICE_COMMON = r"""
 #define FULL 0xffffffffu
@@ -67,6 +68,16 @@ __device__ __forceinline__ u64 warp_sum(u64 x)
 {
     for (int off = 16; off > 0; off >>= 1) x += __shfl_xor_sync(FULL, x, off);
     return x;
+}
+
+// Warp-collective: set bit v of bm for the lanes with `want`; lanes hitting the same word
+// combine their bits first (a bottom-up warp owns one word: one atomic instead of 32).
+__device__ __forceinline__ void set_bits(unsigned* bm, bool want, long long v)
+{
+    const long long w = want ? (v >> 5) : -1ll;
+    const unsigned grp = __match_any_sync(FULL, w);
+    const unsigned all = __reduce_or_sync(grp, want ? (1u << (v & 31)) : 0u);
+    if (want && (int)(threadIdx.x & 31) == __ffs(grp) - 1) atomicOr(bm + w, all);
 }
 
 """ + BALANCED

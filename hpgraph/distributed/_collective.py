@@ -257,11 +257,13 @@ class NcclCollective:
             raise InvalidValue(f"NCCL collective: unsupported dtype {name}")
         return getattr(self.nccl, self._DTYPES[name])
 
-    def allgather(self, local, counts):
+    def allgather(self, local, counts, out=None):
         """As :meth:`TcpCollective.allgather`, on device arrays.  Slices of one length go
         through NCCL's allGather; slices of different lengths through one broadcast per rank,
         grouped, each into its place in the result (an allgatherv, as RAFT / cuGraph make
-        it), so no slice is padded or copied afterwards."""
+        it), so no slice is padded or copied afterwards.  ``out``: a contiguous device array
+        of ``sum(counts)`` elements of ``local``'s dtype to gather into (a superstep loop
+        passes the same one every time), else a new one."""
         cp = self.cp
         local = cp.ascontiguousarray(cp.asarray(local))
         stream = cp.cuda.get_current_stream().ptr
@@ -269,12 +271,15 @@ class NcclCollective:
         u8 = self.nccl.NCCL_UINT8      # moved as bytes: one code path for every dtype
         counts = [int(c) for c in counts]
         width = max(counts)
+        recv = cp.empty(sum(counts), dtype=local.dtype) if out is None else out
+        if recv.shape != (sum(counts),) or recv.dtype != local.dtype \
+                or not recv.flags.c_contiguous:
+            raise InvalidValue(f"allgather: out must be a contiguous {local.dtype} array of "
+                               f"{sum(counts)} elements, got {recv.dtype} {recv.shape}")
         if all(c == width for c in counts):
-            recv = cp.empty(self.size * width, dtype=local.dtype)
             self._timed(lambda: self.comm.allGather(local.data.ptr, recv.data.ptr, width * item,
                                                     u8, stream))
         else:
-            recv = cp.empty(sum(counts), dtype=local.dtype)
             starts = np.concatenate([[0], np.cumsum(counts)]) * item
 
             def group():

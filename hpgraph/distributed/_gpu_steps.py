@@ -1,14 +1,16 @@
 """The device supersteps of the distributed BFS and PageRank (one rank, one GPU, NCCL).
 
-A specialised kernel set beside the engine, kept because the generic form measured far slower
-on the same partitions: a BFS level built from :func:`hpgraph.mxv` (a masked pull over every
-row of the partition) took 4.1-4.4 ms per level on half of R-MAT 25 (one H200, any frontier),
-and the distributed BFS ran at 0.11x of one GPU on two H100s (36.4 ms against 4.09 ms,
-``benchmarks/README.md``, session 7); the level kernels here (``templates/bfs_level.cu``) work
-only on the level's frontier (top-down: a queue of this rank's frontier vertices; bottom-up:
-the unvisited vertices, stopping at the first in-edge from the frontier), as the single-GPU
-BFS kernel (:mod:`hpgraph.algorithms._bfs_gpu`) does.  Their measured times are in
-``benchmarks/README.md`` (session 9).
+A specialised kernel set beside the engine, kept because it measures far faster than the
+generic form on the same GPUs (``benchmarks/README.md``, session 9): a level built from
+:func:`hpgraph.mxv` (a masked pull over every row of the partition) took 4.1-4.4 ms per level
+on half of R-MAT 25 whatever the frontier (one H200), where these level kernels take 0.05-0.38
+ms per step on half of R-MAT 26, twice the entries (one of two H200s); whole BFS, R-MAT 26:
+3.53 ms on two H200s and 3.86 ms on four, against 7.02 ms for the single-GPU kernel (the
+generic form ran at 0.11x of one GPU on two H100s: 36.4 against 4.09 ms on R-MAT 25).  The
+kernels (``templates/bfs_level.cu``) work only on the level's frontier (top-down: a queue of
+this rank's frontier vertices; bottom-up: the unvisited vertices, stopping at the first
+in-edge from the frontier), as the single-GPU BFS kernel (:mod:`hpgraph.algorithms._bfs_gpu`)
+does, with its warp helpers (:data:`hpgraph.algorithms._coop.DEVICE_COMMON`).
 
 **BFS level.**  Every rank holds the visited and frontier bitmaps of all ``n`` vertices (the
 same on every rank).  A level writes the rank's discoveries into a bitmap of all ``n`` bits
@@ -39,7 +41,8 @@ import numpy as np
 from .. import backend as _backend
 from .. import cuda_source
 from .. import dtypes as _dt
-from ..engine.codegen import BALANCED
+from ..algorithms._coop import DEVICE_COMMON
+from ..formats.bitmask import Bitmask
 
 __all__ = ["bfs_level_source", "bfs_levels", "pagerank_loop"]
 
@@ -62,7 +65,7 @@ def bfs_level_source(idx_dtype=np.int32, ptr_dtype=np.int64) -> str:
     return cuda_source.render(
         cuda_source.load(str(_TEMPLATE)), IDX_T=_dt.c_type(idx_dtype),
         PTR_T=_dt.c_type(ptr_dtype), DEG_T=_dt.c_type(np.int64), BLOCK=BLOCK, LONG=LONG,
-        HEAVY=HEAVY, HUGE=HUGE, BALANCED=BALANCED)
+        HEAVY=HEAVY, HUGE=HUGE, COMMON=DEVICE_COMMON)
 
 
 @functools.lru_cache(maxsize=None)
@@ -86,7 +89,7 @@ class _BfsPlan:
         # moves bytes assuming one item size everywhere
         self.deg = coll.allgather(cp.diff(A.indptr).astype(np.int64), part.counts)
         self.total = int(self.deg.sum())
-        self.dead = _bitmap(cp, self.deg == 0, nw)
+        self.dead = Bitmask.from_bool(self.deg == 0).words
         self.vis = cp.empty(nw, dtype=np.uint32)
         self.fr = cp.empty(nw, dtype=np.uint32)
         # a bottom-up level sends only the words of the rank's own rows: `span` words from
@@ -107,21 +110,17 @@ class _BfsPlan:
         self.q = cp.empty(rows, dtype=A.indices.dtype)     # light from the front, heavy back
         self.hq = cp.empty(rows, dtype=A.indices.dtype)
         self.lq = cp.empty(rows, dtype=A.indices.dtype)
+        # what the ranks' allgathers land in (a whole bitmap from every rank at most)
+        self.gathered = cp.empty(coll.size * nw, dtype=np.uint32)
         self.kernels = _kernels(A.indices.dtype.str, A.indptr.dtype.str)
         self.grid = _backend.num_sms() * (2048 // BLOCK)
-        self.cnt_host = cp.cuda.alloc_pinned_memory(16)
+        self.cnt_host = np.frombuffer(cp.cuda.alloc_pinned_memory(16), dtype=np.uint64, count=2)
+        # the profile's events, made once: 4 per level for the first PROFILE_LEVELS levels
+        self.events = [_events(cp, 4) for _ in range(PROFILE_LEVELS)]
 
     def nbytes(self) -> int:
         return int(sum(a.nbytes for a in (self.deg, self.dead, self.vis, self.fr, self.scratch,
-                                          self.q, self.hq, self.lq)))
-
-
-def _bitmap(cp, mask, nw):
-    """uint32 words (bit ``v & 31`` of word ``v >> 5``) of a boolean array."""
-    packed = cp.packbits(mask, bitorder="little")
-    words = cp.zeros(nw * 4, dtype=np.uint8)
-    words[: packed.shape[0]] = packed
-    return words.view(np.uint32)
+                                          self.q, self.hq, self.lq, self.gathered)))
 
 
 def _plan(part, coll):
@@ -131,10 +130,9 @@ def _plan(part, coll):
     return plan
 
 
-def _read_pair(plan, arr):
-    """Two uint64 / float64 device words to the host (one synchronisation)."""
+def _read_pair(arr, host):
+    """Two device words into the pinned ``host`` pair (one synchronisation)."""
     cp = _backend.cupy()
-    host = np.frombuffer(plan.cnt_host, dtype=arr.dtype, count=2)
     arr.get(out=host, stream=cp.cuda.get_current_stream(), blocking=True)
     return host[0], host[1]
 
@@ -168,7 +166,7 @@ def bfs_levels(part, coll, sources, push_alpha):
     level = 0
     marks = []
     while nf:
-        ev = _events(cp, 4) if level < PROFILE_LEVELS else None
+        ev = plan.events[level] if level < PROFILE_LEVELS else None
         _record(ev, 0)
         plan.scratch.fill(0)
         push_level = not part.directed and mf * push_alpha < plan.total - seen
@@ -182,12 +180,13 @@ def bfs_levels(part, coll, sources, push_alpha):
             send, wlo = plan.nxt[plan.wlo:plan.wlo + plan.span], plan.wlo_spans   # own rows
         width = int(send.shape[0])
         _record(ev, 1)
-        gathered = coll.allgather(send, [width] * coll.size)
+        gathered = coll.allgather(send, [width] * coll.size,
+                                  out=plan.gathered[: coll.size * width])
         _record(ev, 2)
         merge(g, b, (gathered, np.int32(coll.size), np.int64(width), wlo, np.int64(nw),
                      plan.vis, plan.fr, depth, lo64, hi64, np.int32(level), plan.deg, plan.cnt))
         _record(ev, 3)
-        nf, mf = (int(v) for v in _read_pair(plan, plan.cnt))
+        nf, mf = (int(v) for v in _read_pair(plan.cnt, plan.cnt_host))
         if ev is not None:
             marks.append((ev, "push" if push_level else "pull", nf))
         seen += mf
@@ -233,14 +232,14 @@ def pagerank_loop(part, coll, S, dang_mass, damping, tol, max_iter, sr, dtype):
     xn, wn = cp.empty_like(x), cp.empty_like(x)
     glob = cp.asarray([0.0, dang_mass], dtype=np.float64)
     acc = cp.empty(2, dtype=np.float64)
+    whole = cp.empty(n, dtype=dtype)        # every rank's x * S, gathered each iteration
     host = np.frombuffer(cp.cuda.alloc_pinned_memory(16), dtype=np.float64, count=2)
-    stream = cp.cuda.get_current_stream()
     names = ("allgather", "spmv", "update", "allreduce")
     total = dict.fromkeys(names, 0.0)
+    ev = _events(cp, 5)                     # reused: each iteration ends synchronised
     for k in range(max_iter):
-        ev = _events(cp, 5)
         ev[0].record()
-        whole = coll.allgather(w, part.counts)
+        coll.allgather(w, part.counts, out=whole)
         ev[1].record()
         y = spmv(part.matrix, whole, sr, backend="gpu")
         ev[2].record()
@@ -249,7 +248,7 @@ def pagerank_loop(part, coll, S, dang_mass, damping, tol, max_iter, sr, dtype):
         ev[3].record()
         glob = coll.allreduce(acc, "sum")
         ev[4].record()
-        glob.get(out=host, stream=stream, blocking=True)
+        _read_pair(glob, host)
         for name, ms in _spans(ev, names).items():
             total[name] += ms
         coll.profile = {name: round(ms / (k + 1), 4) for name, ms in total.items()}

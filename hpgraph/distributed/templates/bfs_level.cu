@@ -10,9 +10,7 @@ typedef ${DEG_T} deg_t;
 #define LONG ${LONG}
 #define HEAVY ${HEAVY}
 #define HUGE ${HUGE}
-#define FULL 0xffffffffu
-typedef unsigned long long u64;
-${BALANCED}
+${COMMON}
 
 // state words, zeroed before each level: queue counts (light, heavy, huge), long rows
 enum { S_LIGHT = 0, S_HEAVY = 1, S_HUGE = 2, S_LONG = 3, S_WORDS = 4 };
@@ -20,16 +18,6 @@ enum { S_LIGHT = 0, S_HEAVY = 1, S_HUGE = 2, S_LONG = 3, S_WORDS = 4 };
 __device__ __forceinline__ bool bit(const unsigned* bm, long long v)
 {
     return (__ldg(bm + (v >> 5)) >> (v & 31)) & 1u;
-}
-
-// Warp-collective: set bit v of bm for the lanes with `want`; lanes on the same word combine
-// their bits first (one atomic per word).
-__device__ __forceinline__ void set_bits(unsigned* bm, bool want, long long v)
-{
-    const long long w = want ? (v >> 5) : -1ll;
-    const unsigned grp = __match_any_sync(FULL, w);
-    const unsigned all = __reduce_or_sync(grp, want ? (1u << (v & 31)) : 0u);
-    if (want && (int)(threadIdx.x & 31) == __ffs(grp) - 1) atomicOr(bm + w, all);
 }
 
 // Warp-collective append of the lanes with `want` to list + counter.
