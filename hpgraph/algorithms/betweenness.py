@@ -13,7 +13,12 @@ the GPU):
   ``C = (1 + delta) / sigma`` on level ``d`` (0 elsewhere), and ``delta = sigma * T`` on level
   ``d - 1``;
 
-then ``bc += delta`` off the source (networkx's ``_accumulate_basic``/``_accumulate_endpoints``)
+On the GPU, when ``n x 64`` float64 fit ``betweenness_gpu_batch_entries``, the sweeps of 64
+sources run instead in :mod:`._betweenness_gpu` (one bit of a word per source; only the
+shortest-path DAG's (edge, source) pairs move numbers), and the products remain for larger
+graphs and for searches of thousands of levels.
+
+Either way, ``bc += delta`` off the source (networkx's ``_accumulate_basic``/``_accumulate_endpoints``)
 and networkx's rescaling (``_rescale``, including the per-vertex scales of ``k`` sampling when
 endpoints are excluded).  With ``weight`` (Dijkstra-based Brandes) the sweeps run on the
 shortest-path DAG of each source instead (:mod:`._brandes`).
@@ -28,6 +33,7 @@ import numpy as np
 
 from .._config import config
 from ..exceptions import InvalidValue
+from ._betweenness_gpu import WIDTH, accumulate
 from ._common import finish, prepare
 
 __all__ = ["betweenness_centrality"]
@@ -87,11 +93,24 @@ def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=F
     if sources is None:
         sources = list(range(n))
     A, AT = _unique_pattern(G)
-    Ap, ATp = _pattern_operands(A, AT, xp)
+    ops = []                                  # the products' operands, made when first needed
+
+    def products(batch, bc):
+        if not ops:
+            ops.extend(_pattern_operands(A, AT, xp))
+        return _accumulate_batch(ops[0], ops[1], n, xp, batch, bc, endpoints)
+
     bc = xp.zeros(n, dtype=np.float64)
-    width = max(1, config[f"betweenness_{side}_batch_entries"] // max(n, 1))
-    for i in range(0, len(sources), width):
-        bc = _accumulate_batch(Ap, ATp, n, xp, sources[i:i + width], bc, endpoints)
+    entries = config[f"betweenness_{side}_batch_entries"]
+    if side == "gpu" and n * WIDTH <= entries:     # 64 sources a sweep, a bit per source
+        for i in range(0, len(sources), WIDTH):
+            batch = sources[i:i + WIDTH]
+            if accumulate(A, AT, batch, bc, endpoints) is None:   # thousands of levels
+                bc = products(batch, bc)
+    else:
+        width = max(1, entries // max(n, 1))
+        for i in range(0, len(sources), width):
+            bc = products(sources[i:i + width], bc)
     bc = _rescale(xp, bc, n, normalized=normalized, directed=G.directed, endpoints=endpoints,
                   sampled=None if k is None else sources)
     return finish(bc, on_dev, to)

@@ -1,13 +1,16 @@
 // Host emulation of the CUDA C subset that hpgraph's generated graphblas kernels use, so CI
 // (no GPU) runs those kernels: one std::thread per CUDA thread of a block, blocks one after
 // another, __syncthreads as a std::barrier, __shared__ as a static (one block runs at a time),
-// atomics as real atomics.  Warp shuffles are not emulated (the kernels tested here use none).
+// atomics as real atomics.  A source with warp intrinsics (__shfl_sync, __shfl_xor_sync,
+// __ballot_sync) also runs one thread per CUDA thread, each warp meeting at its own barrier;
+// every lane of a warp must call them (the kernels tested here exit warp by warp).
 #pragma once
 #include <atomic>
 #include <barrier>
 #include <cmath>
 #include <cstring>
 #include <math.h>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -64,6 +67,36 @@ template <typename T> inline T atomicCAS(T* p, T cmp, T v) {
     return cmp;
 }
 
+struct hp_emu_warp_t { std::barrier<>* bar; unsigned long long v[32]; };
+inline hp_emu_warp_t* hp_emu_warps = nullptr;
+inline unsigned hp_emu_lane() { return threadIdx.x & 31; }
+inline hp_emu_warp_t& hp_emu_warp() { return hp_emu_warps[threadIdx.x >> 5]; }
+template <typename T> inline T __shfl_sync(unsigned, T x, int src) {
+    static_assert(sizeof(T) <= 8);
+    hp_emu_warp_t& w = hp_emu_warp();
+    unsigned long long bits = 0, got;
+    std::memcpy(&bits, &x, sizeof(T));
+    w.v[hp_emu_lane()] = bits;
+    w.bar->arrive_and_wait();
+    got = w.v[src & 31];
+    w.bar->arrive_and_wait();
+    T out;
+    std::memcpy(&out, &got, sizeof(T));
+    return out;
+}
+template <typename T> inline T __shfl_xor_sync(unsigned m, T x, int mask) {
+    return __shfl_sync(m, x, (int)(hp_emu_lane() ^ (unsigned)mask));
+}
+inline unsigned __ballot_sync(unsigned, int p) {
+    hp_emu_warp_t& w = hp_emu_warp();
+    w.v[hp_emu_lane()] = p != 0;
+    w.bar->arrive_and_wait();
+    unsigned r = 0;
+    for (int l = 0; l < 32; ++l) r |= (unsigned)w.v[l] << l;
+    w.bar->arrive_and_wait();
+    return r;
+}
+
 // kernels without __syncthreads: the threads of a block one after another, on this thread
 template <typename F> void hp_emu_run_seq(unsigned grid, unsigned block, F f) {
     gridDim = {grid, 1, 1};
@@ -82,6 +115,14 @@ template <typename F> void hp_emu_run(unsigned grid, unsigned block, F f) {
     for (unsigned b = 0; b < grid; ++b) {
         std::barrier<> bar(block);
         hp_emu_bar = &bar;
+        unsigned nw = (block + 31) / 32;
+        std::vector<hp_emu_warp_t> warps(nw);
+        std::vector<std::unique_ptr<std::barrier<>>> wbars;
+        for (unsigned k = 0; k < nw; ++k) {
+            wbars.emplace_back(new std::barrier<>(std::min(32u, block - 32 * k)));
+            warps[k].bar = wbars.back().get();
+        }
+        hp_emu_warps = warps.data();
         std::vector<std::thread> ts;
         ts.reserve(block);
         for (unsigned t = 0; t < block; ++t)
@@ -89,6 +130,7 @@ template <typename F> void hp_emu_run(unsigned grid, unsigned block, F f) {
                 blockIdx = {b, 1, 1};
                 threadIdx = {t, 1, 1};
                 f();
+                warps[t >> 5].bar->arrive_and_drop();
                 bar.arrive_and_drop();
             });
         for (auto& th : ts) th.join();

@@ -49,7 +49,8 @@ def _library(src: str):
     if lib is not None:
         return lib
     wrappers = []
-    run = "hp_emu_run" if "__syncthreads" in src else "hp_emu_run_seq"
+    threads = "__syncthreads" in src or "_sync(" in src
+    run = "hp_emu_run" if threads else "hp_emu_run_seq"
     for name, params in _SIG.findall(src):
         types = _params(params)
         call = ", ".join(f"*({t}*)args[{k}]" for k, t in enumerate(types))
@@ -73,10 +74,11 @@ _SCALARS = {np.dtype(np.int64): ctypes.c_int64, np.dtype(np.uint64): ctypes.c_ui
 
 
 class _Kernel:
-    def __init__(self, lib, name):
+    def __init__(self, lib, name, max_blocks=MAX_BLOCKS):
         self.fn = getattr(lib, f"hp_emu_{name}")
         self.fn.argtypes = [ctypes.c_uint, ctypes.c_uint, ctypes.POINTER(ctypes.c_void_p)]
         self.name = name
+        self.max_blocks = max_blocks
 
     def __call__(self, grid, block, args, shared_mem=0):
         keep = []
@@ -90,13 +92,24 @@ class _Kernel:
                 cell = _SCALARS[a.dtype](a.item())
             keep.append(cell)
             ptrs[k] = ctypes.cast(ctypes.pointer(cell), ctypes.c_void_p)
-        g = min(int(grid[0]), MAX_BLOCKS)
+        g = int(grid[0]) if self.max_blocks is None else min(int(grid[0]), self.max_blocks)
         self.fn(g, int(block[0]), ptrs)
 
 
-def kernel(src: str, name: str):
-    """The emulated kernel ``name`` of ``src``."""
-    return _Kernel(_library(src), name)
+def kernel(src: str, name: str, max_blocks=MAX_BLOCKS):
+    """The emulated kernel ``name`` of ``src`` (grids capped at ``max_blocks``; None: the whole
+    grid, for kernels that are not grid-stride loops)."""
+    return _Kernel(_library(src), name, max_blocks)
+
+
+class Module:
+    """A stand-in for the ``cupy.RawModule`` of ``src``: its kernels emulated, whole grids."""
+
+    def __init__(self, src):
+        self.src = src
+
+    def get_function(self, name):
+        return kernel(self.src, name, max_blocks=None)
 
 
 def emulate(monkeypatch):
