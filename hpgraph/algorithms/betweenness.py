@@ -91,7 +91,7 @@ def betweenness_centrality(G, k=None, seed=None, *, normalized=True, endpoints=F
                       endpoints=endpoints, sampled=sources)
         return finish(bc, on_dev, to)
     if sources is None:
-        sources = list(range(n))
+        sources = range(n)
     A, AT = _unique_pattern(G)
     ops = []                                  # the products' operands, made when first needed
 
@@ -129,7 +129,9 @@ def sample_sources(n, k, seed):
             k = None
     if k is None:
         return None
-    return _py_random_state(seed).sample(list(range(n)), k)
+    # random.sample reads only len() and items of the population: a range draws exactly what
+    # networkx's list of nodes draws, without building an n-element list
+    return _py_random_state(seed).sample(range(n), k)
 
 
 def _py_random_state(seed):

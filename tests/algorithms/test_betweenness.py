@@ -56,6 +56,15 @@ def test_betweenness_sampled_same_seed_as_networkx(graph_case, endpoints, backen
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, equal_nan=True)
 
 
+@pytest.mark.parametrize("n,k", [(10, 3), (300, 64), (2_000_000, 64), (5_000, 5_000 - 1)])
+def test_sampled_sources_are_networkx_draws(n, k):
+    """networkx samples ``seed.sample(list(G), k)``; hpgraph draws from ``range(n)`` without the
+    list (both random.sample branches: small and large populations)."""
+    from hpgraph.algorithms.betweenness import sample_sources
+
+    assert sample_sources(n, k, 11) == random.Random(11).sample(list(range(n)), k)
+
+
 def test_betweenness_k_one_and_k_n(cases):
     case = [c for c in cases.graph_cases() if c.name == "er-0-n30-m45-u"][0]
     G = cases.to_graph(case)
