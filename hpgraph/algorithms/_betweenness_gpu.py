@@ -4,7 +4,9 @@ A specialised kernel beside the sparse-dense products of :mod:`.betweenness`, ke
 measures far faster: for ``k=64`` sources on R-MAT 21 (2.1M vertices, 63.5M entries; H200,
 same sources, same process, CUDA-event medians) the products through cuSPARSE took 1,008.6 ms
 (every level multiplies the whole ``n x 64`` float64 block, which cupyx also copies to column
-order), these sweeps 29.7 ms (``benchmarks/results/betweenness_ab_h200_s10.json``).  What they do differently: a level's work is only the (edge, source) pairs on the
+order), these sweeps 29.7 ms (``benchmarks/results/betweenness_ab_h200_s10.json``).
+
+What they do differently: a level's work is only the (edge, source) pairs on the
 shortest-path DAG.  Each vertex keeps one 64-bit word per BFS level (bit ``s``: at that distance
 from source ``s``) and a row of 64 doubles; a warp scans a chunk of a CSR row reading one word
 per neighbour and moves doubles only for the neighbours that share a source with it
