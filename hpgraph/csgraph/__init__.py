@@ -30,7 +30,10 @@ Differences from SciPy, all deliberate:
   its depth-first search completes them); ``weak`` labels are identical to SciPy's.
 * Out-of-range ``i_start`` raises ``IndexError`` (SciPy reads out of bounds).
 
-``floyd_warshall`` (``shortest_path(method="FW")``) and ``breadth_first_tree`` (SciPy's
+``breadth_first_order`` runs SciPy's own traversal for host input (the fastest honest
+choice there) and, for CuPy input or ``backend="gpu"``, a level-synchronous order on the device
+that reproduces SciPy's queue exactly.  ``floyd_warshall`` (``shortest_path(method="FW")``) and
+``breadth_first_tree`` (SciPy's
 ``reconstruct_path`` over the engine's ``breadth_first_order`` predecessors) also use the
 engine.  The other SciPy functions (``depth_first_order``, ``depth_first_tree``,
 ``minimum_spanning_tree``, ``laplacian``, ``yen``,

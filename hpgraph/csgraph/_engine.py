@@ -178,7 +178,8 @@ def breadth_first_order(csgraph, i_start, directed=True, return_predecessors=Tru
         False follows ``csgraph[i, j]`` and ``csgraph[j, i]``.
     return_predecessors : bool, default True
     backend : {None, "auto", "cpu", "gpu"}, keyword only
-        Where the BFS depths are computed.
+        None: SciPy's traversal for host input, the device's level order for CuPy input;
+        ``"gpu"`` the device for any input, ``"cpu"`` SciPy, ``"auto"`` the GPU when usable.
 
     Returns
     -------
@@ -194,39 +195,84 @@ def breadth_first_order(csgraph, i_start, directed=True, return_predecessors=Tru
     IndexError
         ``i_start`` out of range.
     """
-    from ..algorithms._bfs import bfs
-    from ..nx_backend._order import ordered_levels
-
     inp = _parse(csgraph, directed)
     n = inp.n
     start = _vertex(i_start, n, "i_start")
-    indptr, indices, _ = inp.host()
-    indptr = indptr.astype(np.int64)
-    indices = indices.astype(np.int64)
+    if (backend is None and not inp.on_device) or _side(inp, backend) == "cpu":
+        # host input: SciPy's own traversal is the fastest honest choice
+        import scipy.sparse as sp
+
+        from ._scipy import scipy_function
+
+        scipy_bfo = scipy_function("breadth_first_order")   # SciPy's own, never a substitute
+        indptr, indices, data = inp.host()
+        A = sp.csr_array((data, indices, indptr), shape=(n, n))
+        out = scipy_bfo(A, start, directed=directed, return_predecessors=return_predecessors)
+        if not return_predecessors:
+            return _out(out, inp)
+        return _out(out[0], inp), _out(out[1], inp)
+    cp = _backend.cupy()
+    indptr = cp.asarray(inp.indptr).astype(np.int64)
+    indices = cp.asarray(inp.indices).astype(np.int64)
     if not directed:
-        # scipy scans row i of csgraph, then row i of csgraph.T (sorted by scipy's transposition)
-        nnz = indices.shape[0]
-        rows = _rows(np, indptr, nnz)
-        t_order = np.lexsort((rows, indices))   # transpose: by column, then row
-        t_rows, t_cols = indices[t_order], rows[t_order]
-        all_rows = np.concatenate([rows, t_rows])
-        order = np.argsort(all_rows, kind="stable")
-        adj = np.concatenate([indices, t_cols])[order]
-        counts = np.bincount(all_rows, minlength=n) if all_rows.shape[0] else np.zeros(n, np.int64)
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        indices = adj
-    side = _side(inp, backend)
-    G = _graph(inp, directed, True, side)
-    depth = np.asarray(_backend.to_host(bfs(G, start, backend=side).depth))
-    levels = ordered_levels(indptr, indices, depth, np.array([start], dtype=np.int64))
-    order = np.concatenate([v for v, _ in levels]).astype(np.int32)
+        indptr, indices = _with_transpose(cp, indptr, indices, n)
+    order, pred = bfs_order(cp, indptr, indices, start, n)
     if not return_predecessors:
         return _out(order, inp)
-    pred = np.full(n, NULL_IDX, dtype=np.int32)
-    for verts, pars in levels[1:]:
-        pred[verts] = pars
     return _out(order, inp), _out(pred, inp)
+
+
+def _with_transpose(xp, indptr, indices, n):
+    """The adjacency SciPy's undirected BFS scans: row ``i`` of the matrix, then row ``i`` of
+    its transpose (columns in row order, as SciPy's transposition leaves them)."""
+    nnz = int(indices.shape[0])
+    rows = _rows(xp, indptr, nnz)
+    t_order = xp.lexsort(xp.stack([rows, indices]))     # transpose: by column, then row
+    all_rows = xp.concatenate([rows, indices[t_order]])
+    adj = xp.concatenate([indices, rows[t_order]])
+    order = xp.lexsort(xp.stack([xp.arange(2 * nnz, dtype=np.int64), all_rows]))  # stable
+    out_ptr = xp.zeros(n + 1, dtype=np.int64)
+    if nnz:
+        out_ptr[1:] = xp.cumsum(xp.bincount(all_rows, minlength=n))
+    return out_ptr, adj[order]
+
+
+def bfs_order(xp, indptr, indices, start, n):
+    """SciPy's breadth-first order and predecessors (int32, -9999 where SciPy puts it), level by
+    level with array operations (NumPy or CuPy): a level's vertices in the order SciPy's queue
+    meets them -- by the position of their first edge from the previous level, scanned in that
+    level's order and each row in stored order; that edge's row is the predecessor."""
+    visited = xp.zeros(n, dtype=bool)
+    visited[start] = True
+    pred = xp.full(n, NULL_IDX, dtype=np.int32)
+    level = xp.asarray([start], dtype=np.int64)
+    levels = [level]
+    while True:
+        first = indptr[level]
+        length = indptr[level + 1] - first
+        ends = xp.cumsum(length)
+        total = int(ends[-1])
+        if total == 0:
+            break
+        pos = xp.arange(total, dtype=np.int64)
+        owner = xp.searchsorted(ends, pos, side="right")
+        cand = indices[first[owner] + pos - (ends[owner] - length[owner])]
+        keep = ~visited[cand]
+        cand, pos, owner = cand[keep], pos[keep], owner[keep]
+        if cand.shape[0] == 0:
+            break
+        srt = xp.lexsort(xp.stack([pos, cand]))          # by vertex, then scan position
+        cand, pos, owner = cand[srt], pos[srt], owner[srt]
+        head = xp.ones(cand.shape[0], dtype=bool)
+        head[1:] = cand[1:] != cand[:-1]                  # each vertex's first edge
+        cand, pos, owner = cand[head], pos[head], owner[head]
+        by_pos = xp.argsort(pos)                          # the queue's order
+        nxt = cand[by_pos]
+        visited[nxt] = True
+        pred[nxt] = level[owner[by_pos]].astype(np.int32)
+        levels.append(nxt)
+        level = nxt
+    return xp.concatenate(levels).astype(np.int32), pred
 
 
 def _vertex(v, n, name):

@@ -106,6 +106,50 @@ def test_breadth_first_order_identical(fmt, directed):
         np.testing.assert_array_equal(hc.breadth_first_order(A, s, directed, False), o1)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [True, False])
+def test_breadth_first_order_gpu_rmat(directed):
+    """CuPy in, the level order on the device: SciPy's order and predecessors on R-MAT 12."""
+    import cupyx.scipy.sparse as csp
+
+    import hpgraph as hp
+
+    G = hp.generators.rmat(12, edge_factor=8, seed=3, directed=True, backend="cpu")
+    A = sp.csr_matrix(G.to_scipy())
+    for s in (0, 17, 4095):
+        o1, p1 = cg.breadth_first_order(A, s, directed=directed)
+        o2, p2 = hc.breadth_first_order(csp.csr_matrix(A), s, directed=directed)
+        np.testing.assert_array_equal(o2.get(), o1)
+        np.testing.assert_array_equal(p2.get(), p1)
+        o3 = hc.breadth_first_order(A, s, directed=directed, return_predecessors=False,
+                                    backend="gpu")
+        assert isinstance(o3, np.ndarray)
+        np.testing.assert_array_equal(o3, o1)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("directed", [True, False])
+def test_level_order_is_scipys(fmt, directed):
+    """The array-level BFS order the GPU path runs (here on NumPy arrays) against SciPy's queue:
+    random graphs with duplicates, self-loops, explicit zeros and unreachable parts."""
+    from hpgraph.csgraph._engine import _parse, _with_transpose, bfs_order
+
+    rng = np.random.default_rng(40 + 2 * FORMATS.index(fmt) + int(directed))
+    for _ in range(12):
+        A = random_graph(rng, fmt)
+        n = A.shape[0]
+        inp = _parse(A, directed)
+        indptr, indices, _ = inp.host()
+        indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+        if not directed:
+            indptr, indices = _with_transpose(np, indptr, indices, n)
+        for s in {0, int(rng.integers(0, n)), n - 1}:
+            o1, p1 = cg.breadth_first_order(A, s, directed=directed)
+            o2, p2 = bfs_order(np, indptr, indices, s, n)
+            np.testing.assert_array_equal(o2, o1)
+            np.testing.assert_array_equal(p2, p1)
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("directed", [True, False])
 def test_dijkstra_matches(fmt, directed):
