@@ -22,7 +22,7 @@ import numpy as np
 from ._common import prepare
 from ._vec import check_undirected, min_edges, pointer_jump, scatter_min
 
-__all__ = ["minimum_spanning_forest"]
+__all__ = ["minimum_spanning_forest", "boruvka"]
 
 
 def minimum_spanning_forest(G, *, backend=None):
@@ -67,13 +67,22 @@ def minimum_spanning_forest(G, *, backend=None):
     r, c, w = min_edges(G, loops=False)
     half = r < c
     u, v, w = r[half], c[half], w[half]
-    m = int(u.shape[0])
     # rank by (weight, u, v): distinct ranks make the forest unique
     order = xp.lexsort(xp.stack([v, u, w]))
     u, v, w = u[order], v[order], w[order]
+    chosen = boruvka(xp, n, u, v)
+    fu, fv, fw = u[chosen], v[chosen], w[chosen]
+    return Graph.from_edges(fu, fv, fw if G.weighted else None, num_vertices=n, directed=False,
+                            backend=side)
+
+
+def boruvka(xp, n, u, v):
+    """Boruvka's rounds over edges ``u[i] - v[i]`` ranked by their position ``i`` (no
+    self-loops): the mask of the edges in the minimum spanning forest of that order (unique,
+    so Kruskal over the same order picks the same edges)."""
+    m = int(u.shape[0])
     chosen = xp.zeros(m, dtype=bool)
     comp = xp.arange(n, dtype=np.int64)
-    rank = xp.arange(m, dtype=np.int64)
     live = xp.arange(m, dtype=np.int64)
     none = np.int64(m)
     while live.shape[0]:
@@ -83,8 +92,8 @@ def minimum_spanning_forest(G, *, backend=None):
         if live.shape[0] == 0:
             break
         best = xp.full(n, none, dtype=np.int64)
-        scatter_min(xp, best, cu, rank[live])
-        scatter_min(xp, best, cv, rank[live])
+        scatter_min(xp, best, cu, live)
+        scatter_min(xp, best, cv, live)
         has = best < none
         e = best[has]
         chosen[e] = True
@@ -95,6 +104,4 @@ def minimum_spanning_forest(G, *, backend=None):
         mutual = (parent[other] == roots) & (roots < other)
         parent[roots[mutual]] = roots[mutual]
         comp = pointer_jump(xp, parent)[comp]
-    fu, fv, fw = u[chosen], v[chosen], w[chosen]
-    return Graph.from_edges(fu, fv, fw if G.weighted else None, num_vertices=n, directed=False,
-                            backend=side)
+    return chosen

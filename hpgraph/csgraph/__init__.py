@@ -31,13 +31,15 @@ Differences from SciPy, all deliberate:
 * Out-of-range ``i_start`` raises ``IndexError`` (SciPy reads out of bounds).
 
 ``breadth_first_order`` runs SciPy's own traversal for host input (the fastest honest
-choice there) and, for CuPy input or ``backend="gpu"``, a level-synchronous order on the device
-that reproduces SciPy's queue exactly.  ``floyd_warshall`` (``shortest_path(method="FW")``) and
-``breadth_first_tree`` (SciPy's
-``reconstruct_path`` over the engine's ``breadth_first_order`` predecessors) also use the
-engine.  The other SciPy functions (``depth_first_order``, ``depth_first_tree``,
-``minimum_spanning_tree``, ``laplacian``, ``yen``,
-``reverse_cuthill_mckee``, ``structural_rank``, ``maximum_flow``,
+choice there) and, for CuPy input or ``backend="gpu"``, a level-synchronous order on the
+device that reproduces SciPy's queue exactly.  ``minimum_spanning_tree`` likewise runs SciPy
+for host input and, for CuPy input, ranks the entries as SciPy's Kruskal does and runs
+hpgraph's Boruvka rounds on the device (the same tree).  ``floyd_warshall``
+(``shortest_path(method="FW")``) and ``breadth_first_tree`` (SciPy's ``reconstruct_path`` over
+the engine's ``breadth_first_order`` predecessors) also use the engine.
+
+The other SciPy functions (``depth_first_order``, ``depth_first_tree``, ``laplacian``,
+``yen``, ``reverse_cuthill_mckee``, ``structural_rank``, ``maximum_flow``,
 ``maximum_bipartite_matching``, ``min_weight_full_bipartite_matching``,
 ``construct_dist_matrix``, ``reconstruct_path`` and the dense / masked conversions) run SciPy's
 CPU code (:mod:`hpgraph.csgraph._scipy`); CuPy input is copied to the host and the result back
@@ -48,14 +50,13 @@ from __future__ import annotations
 
 from ._engine import (NULL_IDX, bellman_ford, breadth_first_order, connected_components,
                       dijkstra, johnson, shortest_path)
-from ._more import breadth_first_tree, floyd_warshall
+from ._more import breadth_first_tree, floyd_warshall, minimum_spanning_tree
 from ._scipy import wrap as _wrap
 
 laplacian = _wrap("laplacian")
 yen = _wrap("yen")
 depth_first_order = _wrap("depth_first_order")
 depth_first_tree = _wrap("depth_first_tree")
-minimum_spanning_tree = _wrap("minimum_spanning_tree")
 reverse_cuthill_mckee = _wrap("reverse_cuthill_mckee")
 structural_rank = _wrap("structural_rank")
 maximum_flow = _wrap("maximum_flow")
@@ -71,7 +72,8 @@ csgraph_to_masked = _wrap("csgraph_to_masked")
 
 #: the functions on hpgraph's engine (the others run SciPy's CPU code)
 ENGINE = ("breadth_first_order", "breadth_first_tree", "shortest_path", "dijkstra",
-          "bellman_ford", "johnson", "floyd_warshall", "connected_components")
+          "bellman_ford", "johnson", "floyd_warshall", "connected_components",
+          "minimum_spanning_tree")
 
 __all__ = ["NegativeCycleError", "NULL_IDX", "bellman_ford", "breadth_first_order",
            "breadth_first_tree", "connected_components", "construct_dist_matrix",
