@@ -536,8 +536,15 @@ def _resolve_monoid(cls):
         raise InvalidProgram(f"{cls.__name__}.reduce is a bare function; give its identity too: "
                              f"reduce = (func, identity)")
     try:
-        return lookup_monoid(red)
+        mon = lookup_monoid(red)
     except HpgraphError as exc:
         raise InvalidProgram(f"{cls.__name__}.reduce: {exc}") from None
+    # a typed monoid (hp.monoid.min["float32"]) names its operator; the program's dtypes type it
+    if isinstance(mon, Monoid):
+        return mon
+    if getattr(mon, "parent", None) is None:
+        raise InvalidProgram(f"{cls.__name__}.reduce: {mon!r} has no untyped monoid; give the "
+                             "monoid itself (for example hp.monoid.min)")
+    return mon.parent
 
 

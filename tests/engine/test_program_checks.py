@@ -398,9 +398,7 @@ def test_witness_check_accepts_typed_builtin_monoid():
     assert _checked(Cls).monoid.name == "min"
 
 
-@pytest.mark.xfail(raises=TypeError, strict=True,
-                   reason="bug: a typed monoid passes _resolve_monoid but the compiler "
-                          "subscripts it again ('TypedMonoid' object is not subscriptable)")
 def test_typed_monoid_reduce_runs(G):
+    """A typed monoid stands for its operator (the program's dtypes type it)."""
     P = type("TypedSSSP", (SSSP,), {"reduce": hp.monoid.min["float32"]})
     np.testing.assert_array_equal(hp.run(P, G, backend="cpu").x, expected_dist())
