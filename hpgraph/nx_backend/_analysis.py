@@ -179,9 +179,7 @@ def _cc_gen(hg, comp):
     order = np.argsort(labels, kind="stable")
     bounds = np.zeros(k + 1, dtype=np.int64)
     np.cumsum(np.bincount(labels, minlength=k), out=bounds[1:])
-    members = hg.labels_of(order)
-    for c in range(k):  # labels are numbered by each component's first node
-        yield set(members[bounds[c]:bounds[c + 1]])
+    yield from hg.label_sets(order, bounds)   # labels number components by their first node
 
 
 @implements("number_connected_components", needs=("connected_components",))

@@ -51,9 +51,15 @@ def _groups(hg, labels):
         return []
     order = np.argsort(labels, kind="stable")
     cuts = np.flatnonzero(np.diff(labels[order])) + 1
-    parts = np.split(order, cuts)
-    parts.sort(key=lambda p: int(p[0]))
-    return [set(hg.labels_of(p)) for p in parts]
+    bounds = np.concatenate([[0], cuts, [order.shape[0]]])
+    sizes = np.diff(bounds)
+    # communities ordered by their smallest vertex id (the first of each run: a stable sort)
+    rank = np.empty(sizes.shape[0], dtype=np.int64)
+    rank[np.argsort(order[bounds[:-1]], kind="stable")] = np.arange(sizes.shape[0])
+    order = order[np.argsort(np.repeat(rank, sizes), kind="stable")]
+    new_bounds = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes[np.argsort(rank)], out=new_bounds[1:])
+    return list(hg.label_sets(order, new_bounds))
 
 
 @implements("louvain_communities", needs=("louvain",), check=_louvain_check)

