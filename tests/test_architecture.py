@@ -249,3 +249,10 @@ def test_relative_imports_resolve():
            for t in _targets("hpgraph.cli.run", False, node, modules)]
     assert got == ["hpgraph.cli._common", "hpgraph.backend", "hpgraph", "hpgraph.formats",
                    "hpgraph.formats.csr", "hpgraph.backend"]
+
+
+def test_no_module_over_600_lines():
+    """The house rule of docs/ARCHITECTURE.md: small modules along the pipeline."""
+    long = {str(p.relative_to(ROOT)): n for p in sorted(ROOT.rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > 600}
+    assert not long, f"modules over 600 lines: {long}"

@@ -11,12 +11,11 @@ import numpy as np
 
 from .. import backend as _backend
 from ..exceptions import IndexOutOfBound, InvalidGraph
+from ._bfs_order import NULL_IDX, bfs_order, with_transpose
 
 __all__ = ["breadth_first_order", "shortest_path", "dijkstra", "bellman_ford", "johnson",
            "connected_components", "NegativeCycleError", "NULL_IDX"]
 
-#: SciPy's marker for "no predecessor" / "not reached"
-NULL_IDX = -9999
 
 
 def _negative_cycle_error():
@@ -215,64 +214,11 @@ def breadth_first_order(csgraph, i_start, directed=True, return_predecessors=Tru
     indptr = cp.asarray(inp.indptr).astype(np.int64)
     indices = cp.asarray(inp.indices).astype(np.int64)
     if not directed:
-        indptr, indices = _with_transpose(cp, indptr, indices, n)
+        indptr, indices = with_transpose(cp, indptr, indices, n)
     order, pred = bfs_order(cp, indptr, indices, start, n)
     if not return_predecessors:
         return _out(order, inp)
     return _out(order, inp), _out(pred, inp)
-
-
-def _with_transpose(xp, indptr, indices, n):
-    """The adjacency SciPy's undirected BFS scans: row ``i`` of the matrix, then row ``i`` of
-    its transpose (columns in row order, as SciPy's transposition leaves them)."""
-    nnz = int(indices.shape[0])
-    rows = _rows(xp, indptr, nnz)
-    t_order = xp.lexsort(xp.stack([rows, indices]))     # transpose: by column, then row
-    all_rows = xp.concatenate([rows, indices[t_order]])
-    adj = xp.concatenate([indices, rows[t_order]])
-    order = xp.lexsort(xp.stack([xp.arange(2 * nnz, dtype=np.int64), all_rows]))  # stable
-    out_ptr = xp.zeros(n + 1, dtype=np.int64)
-    if nnz:
-        out_ptr[1:] = xp.cumsum(xp.bincount(all_rows, minlength=n))
-    return out_ptr, adj[order]
-
-
-def bfs_order(xp, indptr, indices, start, n):
-    """SciPy's breadth-first order and predecessors (int32, -9999 where SciPy puts it), level by
-    level with array operations (NumPy or CuPy): a level's vertices in the order SciPy's queue
-    meets them -- by the position of their first edge from the previous level, scanned in that
-    level's order and each row in stored order; that edge's row is the predecessor."""
-    visited = xp.zeros(n, dtype=bool)
-    visited[start] = True
-    pred = xp.full(n, NULL_IDX, dtype=np.int32)
-    level = xp.asarray([start], dtype=np.int64)
-    levels = [level]
-    while True:
-        first = indptr[level]
-        length = indptr[level + 1] - first
-        ends = xp.cumsum(length)
-        total = int(ends[-1])
-        if total == 0:
-            break
-        pos = xp.arange(total, dtype=np.int64)
-        owner = xp.searchsorted(ends, pos, side="right")
-        cand = indices[first[owner] + pos - (ends[owner] - length[owner])]
-        keep = ~visited[cand]
-        cand, pos, owner = cand[keep], pos[keep], owner[keep]
-        if cand.shape[0] == 0:
-            break
-        srt = xp.lexsort(xp.stack([pos, cand]))          # by vertex, then scan position
-        cand, pos, owner = cand[srt], pos[srt], owner[srt]
-        head = xp.ones(cand.shape[0], dtype=bool)
-        head[1:] = cand[1:] != cand[:-1]                  # each vertex's first edge
-        cand, pos, owner = cand[head], pos[head], owner[head]
-        by_pos = xp.argsort(pos)                          # the queue's order
-        nxt = cand[by_pos]
-        visited[nxt] = True
-        pred[nxt] = level[owner[by_pos]].astype(np.int32)
-        levels.append(nxt)
-        level = nxt
-    return xp.concatenate(levels).astype(np.int32), pred
 
 
 def _vertex(v, n, name):

@@ -132,7 +132,8 @@ def test_breadth_first_order_gpu_rmat(directed):
 def test_level_order_is_scipys(fmt, directed):
     """The array-level BFS order the GPU path runs (here on NumPy arrays) against SciPy's queue:
     random graphs with duplicates, self-loops, explicit zeros and unreachable parts."""
-    from hpgraph.csgraph._engine import _parse, _with_transpose, bfs_order
+    from hpgraph.csgraph._bfs_order import bfs_order, with_transpose
+    from hpgraph.csgraph._engine import _parse
 
     rng = np.random.default_rng(40 + 2 * FORMATS.index(fmt) + int(directed))
     for _ in range(12):
@@ -142,7 +143,7 @@ def test_level_order_is_scipys(fmt, directed):
         indptr, indices, _ = inp.host()
         indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
         if not directed:
-            indptr, indices = _with_transpose(np, indptr, indices, n)
+            indptr, indices = with_transpose(np, indptr, indices, n)
         for s in {0, int(rng.integers(0, n)), n - 1}:
             o1, p1 = cg.breadth_first_order(A, s, directed=directed)
             o2, p2 = bfs_order(np, indptr, indices, s, n)
