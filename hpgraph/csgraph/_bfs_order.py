@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..algorithms._vec import scatter_min
 from ..formats._base import expand_indptr
 
 __all__ = ["NULL_IDX", "bfs_order", "with_transpose"]
 
 #: SciPy's marker for "no predecessor" / "not reached"
 NULL_IDX = -9999
+_NONE = np.iinfo(np.int64).max
 
 
 def with_transpose(xp, indptr, indices, n):
@@ -36,6 +38,7 @@ def bfs_order(xp, indptr, indices, start, n):
     visited = xp.zeros(n, dtype=bool)
     visited[start] = True
     pred = xp.full(n, NULL_IDX, dtype=np.int32)
+    first_edge = xp.full(n, _NONE, dtype=np.int64)
     level = xp.asarray([start], dtype=np.int64)
     levels = [level]
     while True:
@@ -52,15 +55,12 @@ def bfs_order(xp, indptr, indices, start, n):
         cand, pos, owner = cand[keep], pos[keep], owner[keep]
         if cand.shape[0] == 0:
             break
-        srt = xp.lexsort(xp.stack([pos, cand]))          # by vertex, then scan position
-        cand, pos, owner = cand[srt], pos[srt], owner[srt]
-        head = xp.ones(cand.shape[0], dtype=bool)
-        head[1:] = cand[1:] != cand[:-1]                  # each vertex's first edge
-        cand, pos, owner = cand[head], pos[head], owner[head]
-        by_pos = xp.argsort(pos)                          # the queue's order
-        nxt = cand[by_pos]
+        scatter_min(xp, first_edge, cand, pos)            # each vertex's first edge
+        win = first_edge[cand] == pos
+        nxt, owner = cand[win], owner[win]                # in scan order: the queue's order
+        first_edge[nxt] = _NONE
         visited[nxt] = True
-        pred[nxt] = level[owner[by_pos]].astype(np.int32)
+        pred[nxt] = level[owner].astype(np.int32)
         levels.append(nxt)
         level = nxt
     return xp.concatenate(levels).astype(np.int32), pred
