@@ -12,7 +12,7 @@ __all__ = ["NULL_IDX", "bfs_order", "with_transpose"]
 
 #: SciPy's marker for "no predecessor" / "not reached"
 NULL_IDX = -9999
-_NONE = np.iinfo(np.int64).max
+_NONE = np.iinfo(np.uint64).max       # uint64: a dtype the device's scatter-min does atomically
 
 
 def with_transpose(xp, indptr, indices, n):
@@ -38,7 +38,7 @@ def bfs_order(xp, indptr, indices, start, n):
     visited = xp.zeros(n, dtype=bool)
     visited[start] = True
     pred = xp.full(n, NULL_IDX, dtype=np.int32)
-    first_edge = xp.full(n, _NONE, dtype=np.int64)
+    first_edge = xp.full(n, _NONE, dtype=np.uint64)
     level = xp.asarray([start], dtype=np.int64)
     levels = [level]
     while True:
@@ -55,6 +55,7 @@ def bfs_order(xp, indptr, indices, start, n):
         cand, pos, owner = cand[keep], pos[keep], owner[keep]
         if cand.shape[0] == 0:
             break
+        pos = pos.astype(np.uint64)
         scatter_min(xp, first_edge, cand, pos)            # each vertex's first edge
         win = first_edge[cand] == pos
         nxt, owner = cand[win], owner[win]                # in scan order: the queue's order
