@@ -387,6 +387,13 @@ def _hpgraph(G, side, damping, tol, max_iter, nstart, weighted, dtype):
         resid = float(xp.abs(res.pend).sum(dtype=np.float64))
         if res.converged:
             break
+        # The pending mass only shrinks (or circulates, damping = 1), so once all of it is below
+        # a quarter of the smallest rank's rounding step (eps * r / 4 <= ulp(r) / 2), no fold
+        # can change a rank again: x = rank + pend is final even where tol lies below what the
+        # dtype resolves (tol = 0 with damping 0.999 would otherwise take ~7e5 supersteps).
+        floor = float(xp.abs(res.rank).min()) * float(np.finfo(np.dtype(dtype)).eps) / 4
+        if resid < floor:
+            break
         if left <= 0:
             raise ConvergenceError(f"pagerank(variant='hpgraph') did not converge: vertices "
                                    f"still changed by more than tol={tol} after "

@@ -149,6 +149,19 @@ def test_pagerank_eq2_fixed_point(graph_case, backend_name, cases):
         np.testing.assert_allclose(x, ref, rtol=1e-7, atol=1e-8)
 
 
+def test_pagerank_eq2_tol_below_rounding_ends(backend_name):
+    """tol=0 with damping 0.999 and a self-loop: the pending mass decays by 0.999 a superstep
+    (about 7e5 supersteps to reach an exact 0); the run ends once no fold can change a rank,
+    with the exact solution of Eq. (2) (found by the long fuzz run, where it took > 30 s)."""
+    G = hp.Graph.from_edges([0, 1], [0, 0], num_vertices=3, duplicates="keep", backend="cpu")
+    x = cases_host(hp.pagerank(G, damping=0.999, tol=0.0, max_iter=2**63 - 1,
+                               variant="hpgraph", backend=backend_name))
+    M = np.zeros((3, 3))
+    M[0, 0] = M[0, 1] = 1.0                   # 0 and 1 (out-degree 1 each) feed vertex 0
+    ref = np.linalg.solve(np.eye(3) - 0.999 * M, np.full(3, 1 - 0.999))
+    np.testing.assert_allclose(x, ref, rtol=1e-12, atol=0)
+
+
 def test_pagerank_eq2_definition(backend_name):
     # a directed 3-cycle: every rank is 1 (d + (1 - d) * 1 with d = 1 - damping)
     G = hp.Graph.from_edges([0, 1, 2], [1, 2, 0], num_vertices=3, backend="cpu")
