@@ -433,7 +433,8 @@ def pagerank(G, damping=0.85, tol=1e-6, max_iter=100, personalization=None, nsta
         defaults).  ``variant="networkx"``: networkx's rule, L1 change below ``n * tol`` (a
         mean change per vertex: on a large graph it stops after a few iterations, far from
         the converged vector).  ``variant="hpgraph"``: a vertex is converged while its pending
-        change is at most ``tol``.
+        change is at most ``tol``; with a ``tol`` below the dtype's rounding level (``tol=0``)
+        the run also ends once the whole pending mass is too small to change any rank.
     max_iter : int, default 100
         Iterations (SpMVs) at most; :class:`~hpgraph.exceptions.ConvergenceError` after.
         With ``variant="power"`` and ``damping <= 0.85``, 100 iterations always reach

@@ -124,7 +124,8 @@ def test_pagerank_eq2_huge_max_iter_matches_the_dense_solve():
     x, info = hp.pagerank(G, tol=0, max_iter=2**63, variant="hpgraph", return_info=True,
                           backend="cpu")
     np.testing.assert_allclose(x, ref, rtol=1e-12)
-    assert info.residual == 0.0
+    # it ends when the pending mass cannot change a rank any more (below eps * min rank / 4)
+    assert info.residual < np.finfo(np.float64).eps * x.min() / 4
 
 
 def test_pagerank_eq2_periodic_at_damping_1_stalls_with_a_typed_error():
