@@ -49,17 +49,13 @@ def _groups(hg, labels):
     labels = np.asarray(_backend.to_host(labels)).astype(np.int64)
     if labels.shape[0] == 0:
         return []
-    order = np.argsort(labels, kind="stable")
-    cuts = np.flatnonzero(np.diff(labels[order])) + 1
-    bounds = np.concatenate([[0], cuts, [order.shape[0]]])
-    sizes = np.diff(bounds)
-    # communities ordered by their smallest vertex id (the first of each run: a stable sort)
-    rank = np.empty(sizes.shape[0], dtype=np.int64)
-    rank[np.argsort(order[bounds[:-1]], kind="stable")] = np.arange(sizes.shape[0])
-    order = order[np.argsort(np.repeat(rank, sizes), kind="stable")]
-    new_bounds = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
-    np.cumsum(sizes[np.argsort(rank)], out=new_bounds[1:])
-    return list(hg.label_sets(order, new_bounds))
+    # each community keyed by its smallest vertex (np.unique's first index), in that order
+    _, first, inv, counts = np.unique(labels, return_index=True, return_inverse=True,
+                                      return_counts=True)
+    order = np.argsort(first[inv.reshape(-1)], kind="stable")
+    bounds = np.zeros(first.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts[np.argsort(first)], out=bounds[1:])
+    return list(hg.label_sets(order, bounds))
 
 
 @implements("louvain_communities", needs=("louvain",), check=_louvain_check)
