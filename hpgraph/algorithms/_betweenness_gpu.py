@@ -88,10 +88,12 @@ def _grid(items):
     return (max(1, -(-items * 32 // _BLOCK)),), (_BLOCK,)
 
 
-def accumulate(A, AT, sources, bc, endpoints, *, chunk=CHUNK, level_bytes=None):
+def accumulate(A, AT, sources, bc, endpoints, *, edge=None, chunk=CHUNK, level_bytes=None):
     """Add the dependencies of ``sources`` (host int64, distinct, at most :data:`WIDTH`) to
     ``bc`` (device float64, in place) and return it; None (``bc`` untouched) when the levels
-    would take more than ``level_bytes`` (default :data:`LEVEL_BYTES`)."""
+    would take more than ``level_bytes`` (default :data:`LEVEL_BYTES`).  ``edge`` (float64,
+    one per stored entry of ``A``): each entry also gains the dependencies it carries (edge
+    betweenness; networkx's ``_accumulate_edges``)."""
     cp = _backend.cupy()
     level_bytes = LEVEL_BYTES if level_bytes is None else level_bytes
     plan = A.derived(f"hpg.brandes_plan.{chunk}.{id(AT)}", lambda: _Plan(A, AT, chunk))
@@ -125,12 +127,14 @@ def accumulate(A, AT, sources, bc, endpoints, *, chunk=CHUNK, level_bytes=None):
         g, blk = _grid(bwd.nchunks)
         gh, _ = _grid(bwd.nheavy)
         depth = len(levels) - 1
-        for lvl in range(depth, 0, -1):       # backward: dependencies, deepest level first
+        last = 0 if edge is None else -1      # the sources' own level: only their edges need it
+        for lvl in range(depth, last, -1):    # backward: dependencies, deepest level first
             has_next = lvl < depth
             nxt = levels[lvl + 1] if has_next else levels[lvl]
             plan.backward(g, blk, (bwd.indptr, bwd.indices, bwd.crow, bwd.cbeg, bwd.cheavy,
                                    np.int64(bwd.nchunks), levels[lvl], nxt, np.int32(has_next),
-                                   val, hacc, bc, extra))
+                                   val, hacc, bc, extra, bc if edge is None else edge,
+                                   np.int32(edge is not None)))
             if bwd.nheavy:
                 plan.finish(gh, blk, (bwd.hrow, np.int64(bwd.nheavy), levels[lvl], hacc, val, bc,
                                       extra))

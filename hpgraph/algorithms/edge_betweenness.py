@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._config import config
+from ._betweenness_gpu import WIDTH
 from ._common import finish, prepare
 from .betweenness import _rescale, sample_sources
 
@@ -76,7 +78,14 @@ def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=No
     src = (np.arange(n, dtype=np.int64) if sources is None
            else np.asarray(sources, dtype=np.int64))
     weighted = weight is not None and G.weighted
-    _, (r, c, _), eb = dag_brandes(G, src, weighted=weighted, side=side, edge_values=True)
+    found = None
+    if side == "gpu" and not weighted \
+            and n * WIDTH <= config["betweenness_gpu_batch_entries"]:
+        found = _edge_sweeps(G, src)
+    if found is None:
+        _, (r, c, _), eb = dag_brandes(G, src, weighted=weighted, side=side, edge_values=True)
+    else:
+        r, c, eb = found
     loops = _loops(G)
     if not G.directed:                 # both directions of {u, v} add up on (min, max)
         lo, hi = xp.minimum(r, c), xp.maximum(r, c)
@@ -93,6 +102,26 @@ def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=No
     s, t = uk // max(n, 1), uk % max(n, 1)
     return EdgeBetweennessResult(finish(s, on_dev, to), finish(t, on_dev, to),
                                  finish(vals, on_dev, to))
+
+
+def _edge_sweeps(G, src):
+    """``(r, c, eb)`` over the distinct non-loop pairs sorted by ``(r, c)``, from the 64-source
+    sweeps of :mod:`._betweenness_gpu` (unweighted, on the device); None when a search is too
+    deep for them (thousands of levels)."""
+    from ._betweenness_gpu import accumulate
+    from .betweenness import _unique_pattern
+
+    xp = G.xp
+    A, AT = _unique_pattern(G)
+    edge = xp.zeros(int(A.nnz), dtype=np.float64)
+    scratch = xp.zeros(int(G.num_vertices), dtype=np.float64)
+    for i in range(0, src.shape[0], WIDTH):
+        if accumulate(A, AT, src[i:i + WIDTH], scratch, False, edge=edge) is None:
+            return None
+    rows = A.row_ids().astype(np.int64)
+    cols = A.indices.astype(np.int64)
+    keep = rows != cols                      # columns sorted in rows: min_edges' order
+    return rows[keep], cols[keep], edge[keep]
 
 
 def _loops(G):

@@ -77,6 +77,35 @@ def test_sweeps_emulated_match_networkx(name, endpoints, cases, monkeypatch):
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["star-undirected", "er-1-n40-m120-d", "loops-dups-u"])
+def test_edge_sweeps_emulated_match_networkx(name, cases, monkeypatch):
+    """Each stored entry's carried dependencies (networkx's _accumulate_edges), every vertex a
+    source, rows split in chunks of 4; an undirected edge sums its two entries."""
+    _emulated(monkeypatch)
+    case = [c for c in cases.graph_cases() if c.name == name][0]
+    G = cases.to_graph(case, "cpu", duplicates="keep")
+    A, AT = _unique_pattern(G)
+    edge = np.zeros(A.nnz)
+    bc = np.zeros(case.n)
+    for i in range(0, case.n, bgpu.WIDTH):
+        bgpu.accumulate(A, AT, np.arange(i, min(case.n, i + bgpu.WIDTH)), bc, False, edge=edge,
+                        chunk=4)
+    rows, cols = A.row_ids(), A.indices
+    got = {}
+    for r, c, x in zip(rows.tolist(), cols.tolist(), edge.tolist()):
+        if r != c:
+            key = (r, c) if G.directed else (min(r, c), max(r, c))
+            got[key] = got.get(key, 0.0) + x
+    H = cases.to_networkx(case)
+    ref = nx.edge_betweenness_centrality(H, normalized=False)
+    factor = 1.0 if G.directed else 2.0
+    want = {((u, v) if G.directed else (min(u, v), max(u, v))): factor * x
+            for (u, v), x in ref.items() if u != v}
+    assert set(got) == set(want)
+    for key, x in want.items():
+        assert got[key] == pytest.approx(x, rel=1e-12, abs=1e-12), key
+
+
 def test_sweeps_emulated_sampled_sources_and_one_chunk_rows(cases, monkeypatch):
     _emulated(monkeypatch)
     case = [c for c in cases.graph_cases() if c.name == "rmat-5-s7-e4-d"][0]
@@ -129,6 +158,29 @@ def test_sweeps_gpu_split_rows_match_networkx(directed, endpoints):
         bgpu.accumulate(A, AT, np.array(sources[i:i + 64]), bc, endpoints, chunk=64)
     np.testing.assert_allclose(bc.get(), raw_sums(H, n, endpoints, sources), rtol=1e-9,
                                atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [False, True])
+def test_edge_betweenness_gpu_sweeps_match_networkx(directed):
+    """hp.edge_betweenness_centrality through the sweeps: hubs split over warps, two sweeps."""
+    rng = np.random.default_rng(11)
+    n = 900
+    u = np.concatenate([np.zeros(700, dtype=np.int64), rng.integers(0, n, 1500)])
+    v = np.concatenate([rng.choice(np.arange(1, n), 700, replace=False),
+                        rng.integers(0, n, 1500)])
+    G = hp.Graph.from_edges(u, v, num_vertices=n, directed=directed, backend="gpu")
+    H = nx.DiGraph() if directed else nx.Graph()
+    H.add_nodes_from(range(n))
+    H.add_edges_from(zip(u.tolist(), v.tolist()))
+    for k in (None, 70):
+        got = hp.edge_betweenness_centrality(G, k=k, seed=3, backend="gpu")
+        ref = nx.edge_betweenness_centrality(H, k=k, seed=3)
+        s, t, x = (a.get() for a in got)
+        mine = {(int(a), int(b)): float(c) for a, b, c in zip(s, t, x)}
+        for (a, b), val in ref.items():
+            key = (a, b) if directed or (a, b) in mine else (b, a)
+            assert mine[key] == pytest.approx(val, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.gpu

@@ -29,10 +29,14 @@ __device__ __forceinline__ double warp_sum(double x) {
 
 // Entries [b, e) of a row: for each neighbour u with (word[u] & want) != 0, add val[u][s] for
 // every source s of that intersection.  Returns the OR of the intersections (the same in all
-// lanes).
+// lanes).  With `edge` (the backward sweep of edge betweenness), entry p also gains
+// sum over those s of own[s] * val[u][s]: the dependency the edge carries (own: lane l's
+// sigma of the row's vertex for sources l and l + 32).
 __device__ __forceinline__ u64 gather(ptr_t b, ptr_t e, const idx_t* __restrict__ ind,
                                       const u64* __restrict__ word, u64 want,
-                                      const double* val, int lane, double& a0, double& a1) {
+                                      const double* val, int lane, double& a0, double& a1,
+                                      double* edge = nullptr, double own0 = 0.0,
+                                      double own1 = 0.0) {
     u64 any = 0;
     for (ptr_t base = b; base < e; base += 32) {
         ptr_t p = base + lane;
@@ -50,8 +54,15 @@ __device__ __forceinline__ u64 gather(ptr_t b, ptr_t e, const idx_t* __restrict_
             long long uj = __shfl_sync(FULL, u, j);
             u64 mj = __shfl_sync(FULL, m, j);
             const double* row = val + (size_t)uj * 64;
-            if ((mj >> lane) & 1ull) a0 += row[lane];
-            if ((mj >> (lane + 32)) & 1ull) a1 += row[lane + 32];
+            double r0 = 0.0, r1 = 0.0;
+            if ((mj >> lane) & 1ull) r0 = row[lane];
+            if ((mj >> (lane + 32)) & 1ull) r1 = row[lane + 32];
+            a0 += r0;
+            a1 += r1;
+            if (edge != nullptr) {
+                double t = warp_sum(own0 * r0 + own1 * r1);
+                if (lane == 0) edge[base + j] += t;
+            }
         }
     }
     return warp_or(any);
@@ -126,7 +137,8 @@ __device__ __forceinline__ void finish_row(long long v, u64 want, double a0, dou
 extern "C" __global__ void bc_backward(const ptr_t* indptr, const idx_t* ind, const long long* crow,
                                        const ptr_t* cbeg, const int* cheavy, long long nchunks,
                                        const u64* cur, const u64* nxt, int has_next, double* val,
-                                       double* hacc, double* bc, double extra) {
+                                       double* hacc, double* bc, double extra, double* edge,
+                                       int want_edges) {
     long long c = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
     if (c >= nchunks) return;
@@ -136,7 +148,16 @@ extern "C" __global__ void bc_backward(const ptr_t* indptr, const idx_t* ind, co
     u64 want = cur[v];
     if (!want) return;
     double a0 = 0.0, a1 = 0.0;
-    if (has_next) gather(b, e, ind, nxt, want, val, lane, a0, a1);
+    if (has_next) {
+        if (want_edges) {
+            const double* own = val + (size_t)v * 64;   // still sigma: finished after the scan
+            double o0 = ((want >> lane) & 1ull) ? own[lane] : 0.0;
+            double o1 = ((want >> (lane + 32)) & 1ull) ? own[lane + 32] : 0.0;
+            gather(b, e, ind, nxt, want, val, lane, a0, a1, edge, o0, o1);
+        } else {
+            gather(b, e, ind, nxt, want, val, lane, a0, a1);
+        }
+    }
     int h = cheavy[c];
     if (h < 0) {
         finish_row(v, want, a0, a1, val, bc, extra, lane);
