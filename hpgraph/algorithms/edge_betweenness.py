@@ -5,6 +5,12 @@ The dependencies come from :func:`._brandes.dag_brandes` (batched BFS or Dijkstr
 Kahn-ordered sweeps over the shortest-path DAG of every source); the value of an edge is the
 sum over sources of the dependency it carries, rescaled as networkx's ``_rescale`` with
 ``endpoints=True``.  On an undirected graph both directions of an edge add to one value.
+
+Unweighted on the device, the sources go through the 64-source sweeps of
+:mod:`._betweenness_gpu` instead, whose backward scan adds each carried dependency to its
+entry: ``k=64`` on R-MAT 21 (H200, CUDA-event medians after a warm-up) 61.7 ms against
+1,806 ms for the DAG sweeps of :mod:`._brandes` (``benchmarks/results/algorithms2_ebc_s11.json``
+and session 10's row in ``benchmarks/README.md``); searches too deep for them fall back to the DAG sweeps.
 """
 
 from __future__ import annotations
