@@ -18,6 +18,7 @@ from .formats._base import check_weight_values, first_bad, safe_asarray
 from .formats._build import build_csr
 from .formats._chunks import array_chunks, chunk_source, is_chunk_source
 from .formats.coo import DUPLICATE_POLICIES
+from ._arrayops import any_true
 
 
 def csr_from_edges(src, dst, weights, num_vertices, directed, duplicates, backend_arg, index_dtype,
@@ -44,7 +45,7 @@ def csr_from_edges(src, dst, weights, num_vertices, directed, duplicates, backen
     if lo < 0:
         for name, a in (("src", src), ("dst", dst)):
             neg = a < 0
-            if bool(neg.any()):
+            if any_true(xp, neg):
                 pos = first_bad(xp, neg)
                 raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is negative; vertex ids must "
                                       "lie in [0, num_vertices)")
@@ -58,7 +59,7 @@ def csr_from_edges(src, dst, weights, num_vertices, directed, duplicates, backen
         if top >= n:
             for name, a in (("src", src), ("dst", dst)):
                 over = a >= n
-                if bool(over.any()):
+                if any_true(xp, over):
                     pos = first_bad(xp, over)
                     raise IndexOutOfBound(f"{who}: {name}[{pos}] = {int(a[pos])} is out of range for "
                                           f"num_vertices={n} (ids must lie in [0, {n}))")

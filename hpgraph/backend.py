@@ -61,57 +61,6 @@ def cupy():
     return mod
 
 
-_warm_started: list = []
-_warm_threads: list = []
-
-
-def warm_cupy_reductions() -> None:
-    """Compile CuPy's reductions over bool arrays (``any``, ``all``, ``count_nonzero``, ``sum``)
-    in background threads, once per process, on the current device.
-
-    CuPy builds these with the CUB headers on first use: about 3 s of NVRTC each on an H200
-    (twelve seconds of a cold ``hpgraph demo``, one after another, inside the graph build and
-    the summary).  NVRTC releases the GIL, so started early they compile side by side while the
-    graph is generated; a kernel already in CuPy's on-disk cache only loads.  The command line
-    starts this before it builds a graph on the GPU; errors are ignored (the foreground call
-    then compiles as it would have).
-    """
-    import threading
-
-    if _warm_started or not has_gpu():
-        return
-    _warm_started.append(True)
-    cp = cupy()
-    dev = cp.cuda.runtime.getDevice()
-    b = cp.zeros(1 << 22, dtype=bool)        # large enough for CuPy's multi-block variants
-
-    def run(fn):
-        try:
-            with cp.cuda.Device(dev):
-                fn()
-        except Exception:  # noqa: BLE001 -- a warm-up only: the real call compiles if this failed
-            pass
-
-    import atexit
-
-    for fn in (b.any, b.all, lambda: cp.count_nonzero(b), b.sum):
-        t = threading.Thread(target=run, args=(fn,), name="hpgraph-warmup", daemon=True)
-        t.start()
-        _warm_threads.append(t)
-    # not left compiling inside CuPy while the interpreter shuts down
-    atexit.register(wait_warmup)
-
-
-def wait_warmup(timeout: float = 120.0) -> None:
-    """Wait (at most ``timeout`` seconds in all) for the threads of
-    :func:`warm_cupy_reductions`: before timing anything, and at exit."""
-    import time
-
-    end = time.monotonic() + timeout
-    for t in list(_warm_threads):
-        t.join(max(0.0, end - time.monotonic()))
-
-
 def is_device_array(a) -> bool:
     """True for CuPy arrays (and anything exposing ``__cuda_array_interface__``)."""
     return hasattr(a, "__cuda_array_interface__")

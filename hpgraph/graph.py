@@ -21,6 +21,7 @@ from .exceptions import DimensionMismatch, DomainMismatch, InvalidGraph, Invalid
 from .formats import CSR, HYB, from_any, from_scipy
 from .formats._base import freeze, side_of
 from .formats.convert import is_sparse_input
+from ._arrayops import any_true, bincount
 
 
 class Graph:
@@ -312,7 +313,7 @@ class Graph:
         if A.nnz == 0:
             return freeze(xp.zeros(A.nrows, dtype=A.index_dtype))
         # a bincount of the column ids avoids building A^T just for degrees
-        return freeze(xp.bincount(A.indices, minlength=A.nrows).astype(A.index_dtype))
+        return freeze(bincount(xp, A.indices, minlength=A.nrows).astype(A.index_dtype))
 
     @property
     def num_vertices(self) -> int:
@@ -490,6 +491,6 @@ def _sum_duplicates(csr: CSR) -> CSR:
     starts = starts[(starts > 0) & (starts < nnz)]
     if starts.shape[0]:
         same[starts - 1] = False  # equal columns in different rows are not duplicates
-    if not bool(same.any()):
+    if not any_true(csr.xp, same):
         return csr
     return CSR.from_coo(csr.to_coo().deduplicate("sum"))

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1] / "hpgraph"
 #: for hpgraph/__init__.py).
 LAYERS = [
     ("foundation", {"exceptions", "dtypes", "_config", "_config_keys", "_memory", "backend",
-                    "cuda_source", "kernel_cache"}),
+                    "cuda_source", "kernel_cache", "_arrayops"}),
     ("storage", {"formats", "graph", "_graph_edges", "labels", "io", "generators", "_gen_chunks"}),
     ("operators", {"ops", "compiler"}),
     ("execution", {"engine", "spmv", "program"}),

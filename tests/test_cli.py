@@ -256,3 +256,42 @@ def test_load_graph_helper(tmp_path):
     lg = cli.load_graph(p, backend="cpu", progress=False)
     assert lg.kind == "file" and lg.graph.weighted and set(lg.timings) == {"read", "csr"}
     assert lg.edges.num_edges == 1
+
+
+def test_cli_warm_up_is_a_no_op_on_the_cpu(monkeypatch):
+    import threading
+
+    from hpgraph.cli import _warm
+
+    monkeypatch.setattr(_warm, "_started", [])
+    monkeypatch.setattr(_warm, "_threads", [])
+    _warm.start(("bfs", "tc"), "cpu")
+    assert _warm._started == [] and _warm._threads == []
+    _warm.wait(0.1)
+    assert not any(t.name == "hpgraph-warmup" for t in threading.enumerate())
+
+
+@pytest.mark.gpu
+def test_cli_warm_up_runs_once_and_its_small_graph_is_right(monkeypatch):
+    import networkx as nx
+
+    import hpgraph as hp
+    from hpgraph.cli import _warm
+
+    cp = pytest.importorskip("cupy")
+    monkeypatch.setattr(_warm, "_started", [])
+    monkeypatch.setattr(_warm, "_threads", [])
+    _warm.start(("bfs", "sssp", "pagerank", "tc"), "gpu")
+    _warm.start(("bfs",), "gpu")                   # once per process
+    assert len(_warm._threads) == 1
+    _warm.wait()
+    assert not _warm._threads[0].is_alive()
+    G = _warm._small_graph(cp)
+    A = G.to_scipy()
+    ref = nx.Graph()
+    ref.add_nodes_from(range(64))
+    ref.add_edges_from((i, (i + 1) % 64) for i in range(64))
+    ref.add_edges_from((i, (i * 7 + 3) % 64) for i in range(0, 64, 4))
+    assert G.num_vertices == 64 and not G.directed
+    assert (A != nx.to_scipy_sparse_array(ref, nodelist=range(64), format="csr")).nnz == 0
+    assert int(hp.triangle_count(G, backend="gpu")) == sum(nx.triangles(ref).values()) // 3

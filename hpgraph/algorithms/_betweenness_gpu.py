@@ -27,6 +27,7 @@ import numpy as np
 from .. import backend as _backend
 from .. import cuda_source
 from .. import dtypes as _dt
+from .._arrayops import bincount
 
 __all__ = ["WIDTH", "brandes_source", "accumulate"]
 
@@ -140,7 +141,7 @@ def accumulate(A, AT, sources, bc, endpoints, *, edge=None, chunk=CHUNK, level_b
                                       extra))
         if endpoints:                         # each source: the vertices it reached
             counts = _bit_counts(cp, vis, b) - 1.0
-            bc += cp.bincount(src, weights=counts, minlength=n)
+            bc += bincount(cp, src, weights=counts, minlength=n)
     return bc
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from ..exceptions import InvalidValue
 from ._batched import BLOCK, bfs_block
 from ._vec import csr_from, csr_of_pairs, expand_rows, min_edges, stored_edges
+from .._arrayops import bincount
 
 __all__ = ["dag_brandes", "positive_edges"]
 
@@ -115,7 +116,7 @@ def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
     sigma[roots] = 1.0
     out_ptr, out_order = csr_of_pairs(xp, src, xp.arange(src.shape[0], dtype=np.int64), N)
     in_ptr, in_order = csr_of_pairs(xp, dst, xp.arange(dst.shape[0], dtype=np.int64), N)
-    indeg = xp.bincount(dst, minlength=N) if dst.shape[0] else xp.zeros(N, dtype=np.int64)
+    indeg = bincount(xp, dst, minlength=N) if dst.shape[0] else xp.zeros(N, dtype=np.int64)
     fronts = []
     front = roots
     while front.shape[0]:                    # forward, in Kahn's order
@@ -124,8 +125,8 @@ def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
         if e.shape[0] == 0:
             break
         t = dst[e]
-        sigma += xp.bincount(t, weights=sigma[src[e]], minlength=N)
-        indeg -= xp.bincount(t, minlength=N)
+        sigma += bincount(xp, t, weights=sigma[src[e]], minlength=N)
+        indeg -= bincount(xp, t, minlength=N)
         t = xp.unique(t)
         front = t[indeg[t] == 0]
     delta = xp.zeros(N, dtype=np.float64)
@@ -133,9 +134,9 @@ def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
         e = in_order[expand_rows(xp, in_ptr, front)]
         v, t = src[e], dst[e]
         cval = sigma[v] * ((1.0 + delta[t]) / sigma[t])
-        delta += xp.bincount(v, weights=cval, minlength=N)
+        delta += bincount(xp, v, weights=cval, minlength=N)
         if eb is not None:
-            eb = eb + xp.bincount(eid[e], weights=cval, minlength=eb.shape[0])
+            eb = eb + bincount(xp, eid[e], weights=cval, minlength=eb.shape[0])
     delta = delta.reshape(b, n)
     reached = xp.isfinite(D).T                  # b x n
     cols = xp.arange(b)
@@ -144,6 +145,6 @@ def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
     if endpoints:
         bc = bc + xp.where(reached, delta + 1.0, 0.0).sum(axis=0)
         counts = reached.sum(axis=1).astype(np.float64)
-        return bc + xp.bincount(src_v, weights=counts, minlength=n), eb
+        return bc + bincount(xp, src_v, weights=counts, minlength=n), eb
     delta[cols, src_v] = 0.0
     return bc + delta.sum(axis=0), eb

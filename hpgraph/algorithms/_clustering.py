@@ -20,6 +20,7 @@ import numpy as np
 
 from ._common import finish, prepare
 from ._vec import check_nonempty, check_undirected, simple_sparse
+from .._arrayops import bincount
 
 __all__ = ["clustering", "average_clustering", "transitivity", "square_counts",
            "square_clustering"]
@@ -140,7 +141,7 @@ def square_counts(G, *, backend=None, to=None):
     C = SS.tocoo()
     off = C.row != C.col                 # x = v is not a corner
     r, v = C.row[off].astype(np.int64), C.data[off]
-    sq2 = xp.bincount(r, weights=v * (v - 1), minlength=n) if r.shape[0] else xp.zeros(n)
+    sq2 = bincount(xp, r, weights=v * (v - 1), minlength=n) if r.shape[0] else xp.zeros(n)
     squares = xp.rint(sq2).astype(np.int64) // 2
     tri2 = xp.asarray(S.multiply(SS).sum(axis=1)).reshape(-1)
     uw = xp.asarray(S @ deg).reshape(-1) * (deg - 1)

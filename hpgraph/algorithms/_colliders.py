@@ -15,6 +15,7 @@ import numpy as np
 
 from ._common import finish, prepare
 from ._vec import check_directed
+from .._arrayops import bincount
 
 __all__ = ["Colliders", "colliders", "collider_triples"]
 
@@ -120,7 +121,7 @@ def colliders(G, *, unshielded=False, backend=None, to=None) -> Colliders:
             rows = key[first] // n
             preds = preds[first]
             indptr = xp.zeros(n + 1, dtype=np.int64)
-            indptr[1:] = xp.cumsum(xp.bincount(rows, minlength=n))
+            indptr[1:] = xp.cumsum(bincount(xp, rows, minlength=n))
     keys = None
     if unshielded:
         A = G.A

@@ -42,6 +42,7 @@ from ..exceptions import InvalidValue
 from ._common import finish, prepare, vertex_id_dtype
 from ._triangles import simple_matrix
 from ._vec import scatter_max, scatter_min
+from .._arrayops import bincount
 
 __all__ = ["label_propagation", "MODES", "priorities"]
 
@@ -112,7 +113,7 @@ def _colouring(G, side, seed, r, c):
     down = prio[r] > prio[c]
     hi, lo = r[down], c[down]
     indptr, succ = csr_of_pairs(xp, hi, lo, n)
-    waiting = xp.bincount(lo, minlength=n) if lo.shape[0] else xp.zeros(n, dtype=np.int64)
+    waiting = bincount(xp, lo, minlength=n) if lo.shape[0] else xp.zeros(n, dtype=np.int64)
     colour = xp.full(n, -1, dtype=np.int64)
     return colour, kahn_levels(xp, indptr, succ, waiting, colour)
 
@@ -191,7 +192,7 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
     r, c = r[order], c[order]
     offs = np.zeros(ncol + 1, dtype=np.int64)
     if r.shape[0]:
-        offs[1:] = np.cumsum(_backend.to_host(xp.bincount(colour[r], minlength=ncol)))
+        offs[1:] = np.cumsum(_backend.to_host(bincount(xp, colour[r], minlength=ncol)))
     classes = [(int(offs[k]), int(offs[k + 1])) for k in range(ncol) if offs[k + 1] > offs[k]]
     for _ in range(int(max_iter)):
         changed = xp.zeros((), dtype=bool)

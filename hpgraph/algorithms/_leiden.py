@@ -39,6 +39,7 @@ from ._common import finish
 from ._louvain import (LouvainResult, _canonical, _group_sum, _local_moving, _quality, _start,
                        louvain, modularity)
 from ._vec import csr_from
+from .._arrayops import bincount
 
 __all__ = ["leiden"]
 
@@ -53,16 +54,16 @@ def _refine(xp, r, c, w, k, n, comm, two_m, gamma):
     if rr.shape[0] == 0:
         return ref
     scale = gamma / two_m
-    K_C = xp.bincount(comm, weights=k, minlength=n)
-    e_v = xp.bincount(rr, weights=ww, minlength=n)
+    K_C = bincount(xp, comm, weights=k, minlength=n)
+    e_v = bincount(xp, rr, weights=ww, minlength=n)
     well_v = e_v >= scale * k * (K_C[comm] - k)
     single = xp.ones(n, dtype=bool)
     eps = 1e-12 * max(two_m, 1.0) / max(n, 1)
     for _ in range(n):
-        K_T = xp.bincount(ref, weights=k, minlength=n)
+        K_T = bincount(xp, ref, weights=k, minlength=n)
         rt, ct = ref[rr], ref[cc]
         out = rt != ct
-        E_T = xp.bincount(rt[out], weights=ww[out], minlength=n)
+        E_T = bincount(xp, rt[out], weights=ww[out], minlength=n)
         # label T is always the id of one of its members, so comm[T] is its community
         well_T = E_T >= scale * K_T * (K_C[comm] - K_T)
         cand = single[rr] & well_v[rr] & out & well_T[ct]
@@ -151,7 +152,7 @@ def leiden(G, resolution=1.0, threshold=1e-7, max_levels=None, weighted=True, se
     rng = np.random.default_rng(seed)
     if n == 0 or two_m == 0:
         return LouvainResult(finish(xp.arange(n, dtype=np.int32), on_dev, to), 0.0, 0)
-    k0 = xp.bincount(r0, weights=w0, minlength=n)
+    k0 = bincount(xp, r0, weights=w0, minlength=n)
 
     def connected(comm):
         comm = _canonical(xp, _split_disconnected(xp, r0, c0, comm, n, side)).astype(np.int64)
@@ -211,7 +212,7 @@ def _one_pass(xp, graph, two_m, gamma, threshold, max_levels, rng, start):
         stack.append(((r, c, w, k, size), sub))
         key, w = _group_sum(xp, sub[r] * new + sub[c], w)
         r, c = key // new, key % new
-        k = xp.bincount(sub, weights=k, minlength=new)
+        k = bincount(xp, sub, weights=k, minlength=new)
         size = new
     # from the last level down, project the communities onto the level below and let its
     # vertices (connected subcommunities) move again: a subcommunity the coarse level could

@@ -32,6 +32,7 @@ from .. import backend as _backend
 from ..exceptions import InvalidValue
 from ._common import finish, prepare
 from ._vec import check_number, check_undirected, stored_edges
+from .._arrayops import bincount
 
 __all__ = ["louvain", "modularity", "LouvainResult"]
 
@@ -88,12 +89,12 @@ def _group_sum(xp, key, w):
     if key.shape[0] == 0:
         return key, w
     uk, inv = xp.unique(key, return_inverse=True)
-    return uk, xp.bincount(inv.reshape(-1), weights=w, minlength=uk.shape[0])
+    return uk, bincount(xp, inv.reshape(-1), weights=w, minlength=uk.shape[0])
 
 
 def _quality(xp, r, c, w, comm, k, two_m, gamma, nc):
     inside = float(w[comm[r] == comm[c]].sum())
-    K = xp.bincount(comm, weights=k, minlength=nc)
+    K = bincount(xp, comm, weights=k, minlength=nc)
     return (inside - gamma * float((K * K).sum()) / two_m) / two_m
 
 
@@ -133,7 +134,7 @@ def _local_moving(xp, r, c, w, n, k, two_m, gamma, threshold, rng, comm=None):
     quiet = 0
     direction = 1
     for _ in range(10_000):
-        K = xp.bincount(comm, weights=k, minlength=n)
+        K = bincount(xp, comm, weights=k, minlength=n)
         iv, D = _sweep_moves(xp, r, c, w, comm, k, K, two_m, gamma, n, direction)
         direction = -direction
         gained = 0.0
@@ -197,7 +198,7 @@ def louvain(G, resolution=1.0, threshold=1e-7, max_levels=None, weighted=True, s
     levels = 0
     if n == 0 or two_m == 0:
         return LouvainResult(finish(labels.astype(np.int32), on_dev, to), 0.0, 0)
-    k = xp.bincount(r, weights=w, minlength=n)
+    k = bincount(xp, r, weights=w, minlength=n)
     size = n
     stack = []                      # (graph of the level, its vertices' communities)
     while max_levels is None or levels < max_levels:
@@ -211,7 +212,7 @@ def louvain(G, resolution=1.0, threshold=1e-7, max_levels=None, weighted=True, s
         new = int(ids.shape[0])
         key, w = _group_sum(xp, comm[r] * new + comm[c], w)
         r, c = key // new, key % new
-        k = xp.bincount(comm, weights=k, minlength=new)
+        k = bincount(xp, comm, weights=k, minlength=new)
         if new == size:
             break
         size = new
@@ -286,12 +287,12 @@ def modularity(G, labels, resolution=1.0, weighted=True, *, backend=None) -> flo
         if m == 0:
             return 0.0
         inside = float(w[comm[r] == comm[c]].sum())
-        k_out = xp.bincount(comm[r], weights=w, minlength=nc)
-        k_in = xp.bincount(comm[c], weights=w, minlength=nc)
+        k_out = bincount(xp, comm[r], weights=w, minlength=nc)
+        k_in = bincount(xp, comm[c], weights=w, minlength=nc)
         return inside / m - float(resolution) * float((k_out * k_in).sum()) / (m * m)
     w = xp.where(r == c, 2.0 * w, w)   # a self-loop adds 2 to its vertex's degree
     two_m = float(w.sum())
     if two_m == 0:
         return 0.0
-    k = xp.bincount(r, weights=w, minlength=n)
+    k = bincount(xp, r, weights=w, minlength=n)
     return float(_quality(xp, r, c, w, comm, k, two_m, float(resolution), nc))

@@ -48,6 +48,7 @@ from .. import backend as _backend
 from ..exceptions import ConvergenceError, IndexOutOfBound, InvalidValue
 from . import _iterate
 from ._common import finish, prepare
+from .._arrayops import any_true
 
 __all__ = ["pagerank", "PageRankInfo"]
 
@@ -139,7 +140,7 @@ def _out_weights(G, weighted, dtype):
     n = G.num_vertices
     if weighted and G.weighted:
         vals = G.A.values
-        if G.A.nnz and bool(xp.any(vals < 0)):
+        if G.A.nnz and any_true(xp, vals < 0):
             raise InvalidValue("pagerank(weighted=True) needs non-negative edge weights; this graph "
                                "has negative ones (use weighted=False to ignore weights)")
         from .. import spmv as _spmv

@@ -12,6 +12,7 @@ import numpy as np
 from ..exceptions import InvalidValue
 from ._common import finish, prepare
 from ._vec import check_directed
+from .._arrayops import bincount
 
 __all__ = ["reciprocity", "vertex_reciprocity"]
 
@@ -104,8 +105,8 @@ def vertex_reciprocity(G, *, backend=None, to=None):
     xp = G.xp
     n = G.num_vertices
     r, c, both = _entries(G)
-    overlap = xp.bincount(r[both], minlength=n)[:n] if r.shape[0] else xp.zeros(n, np.int64)
-    total = (xp.bincount(r, minlength=n)[:n] + xp.bincount(c, minlength=n)[:n]
+    overlap = bincount(xp, r[both], minlength=n)[:n] if r.shape[0] else xp.zeros(n, np.int64)
+    total = (bincount(xp, r, minlength=n)[:n] + bincount(xp, c, minlength=n)[:n]
              if r.shape[0] else xp.zeros(n, np.int64))
     out = xp.where(total > 0, 2.0 * overlap / xp.where(total > 0, total, 1), xp.nan)
     return finish(out.astype(np.float64), on_dev, to)

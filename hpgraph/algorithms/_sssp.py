@@ -56,6 +56,7 @@ from .._config import config
 from ..program import VertexProgram
 from . import _scipy_cpu
 from ._common import check_sources, finish, prepare, vertex_id_dtype
+from .._arrayops import any_true, bincount
 
 __all__ = ["sssp", "SSSPResult", "distance_dtype", "METHODS", "choose_method"]
 
@@ -251,7 +252,7 @@ def check_weights(G, who):
         return
     xp = G.xp
     # one pass and one host read per graph, not per call (the graph's weights do not change)
-    if G.derived("hpg.weights_have_nan", lambda: bool(xp.isnan(vals).any())):
+    if G.derived("hpg.weights_have_nan", lambda: any_true(xp, xp.isnan(vals))):
         pos = int(xp.argmax(xp.isnan(vals)))
         rows = A.row_ids() if hasattr(A, "row_ids") else None
         where = f" (edge {int(rows[pos])} -> {int(A.indices[pos])})" if rows is not None else ""
@@ -330,7 +331,7 @@ def tight_predecessors(G, dist, sources, side, dt, idt):
     pred[src] = -1
     reach = xp.isfinite(dist)
     reach[src] = False
-    if bool((reach & (pred < 0)).any()):
+    if any_true(xp, reach & (pred < 0)):
         pred = tight_bfs_parents(G, sources, side, _tight_edge(xp), dist, dt)
     return pred
 
@@ -361,7 +362,7 @@ def tight_bfs_parents(G, sources, side, tight, value, dt):
     with np.errstate(invalid="ignore", over="ignore"):
         keep = tight(value[rows], w, value[cols])
     kept_rows = rows[keep]
-    counts = xp.bincount(kept_rows, minlength=n) if kept_rows.shape[0] else xp.zeros(n, dtype=np.int64)
+    counts = bincount(xp, kept_rows, minlength=n) if kept_rows.shape[0] else xp.zeros(n, dtype=np.int64)
     indptr = xp.zeros(n + 1, dtype=A.indptr.dtype)
     indptr[1:] = xp.cumsum(counts)
     At = CSR._new(indptr, xp.ascontiguousarray(cols[keep]), None, (n, n))

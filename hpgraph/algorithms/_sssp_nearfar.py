@@ -63,6 +63,7 @@ from ..exceptions import InvalidValue
 from .. import dtypes as _dt
 from ..cuda_source import load, render
 from ._coop import PlanCache
+from .._arrayops import any_true
 
 __all__ = ["nearfar_source", "pred_source", "default_delta", "weight_stats", "near_far_cpu",
            "near_far_gpu", "tight_parents", "group_size", "heavy_threshold",
@@ -197,7 +198,7 @@ def weight_stats(G):
     else:
         xp = G.xp
         k = np.dtype(vals.dtype).kind
-        neg = bool((vals < 0).any()) if k in "if" else False
+        neg = any_true(xp, vals < 0) if k in "if" else False
         out = (neg, float(xp.mean(vals, dtype=np.float64)))
     try:
         _stats_cache[A] = out

@@ -48,6 +48,7 @@ from .. import backend as _backend
 from .._config import config
 from .. import dtypes as _dt
 from ..cuda_source import render
+from .._arrayops import bincount
 
 __all__ = [
     "TCH_BLOCK",
@@ -335,7 +336,7 @@ def structure(indptr, indices, erow, n: int) -> Structure:
     idt, pdt = indices.dtype, indptr.dtype
     r = erow.astype(np.int64, copy=False)
     c = indices.astype(np.int64, copy=False)
-    deg = xp.bincount(r, minlength=n) + xp.bincount(c, minlength=n)   # simple-graph degree
+    deg = bincount(xp, r, minlength=n) + bincount(xp, c, minlength=n)   # simple-graph degree
     rank = xp.empty(n, dtype=np.int64)
     rank[xp.argsort(deg.astype(np.int64) * n + xp.arange(n, dtype=np.int64))] = xp.arange(
         n, dtype=np.int64)
@@ -345,7 +346,7 @@ def structure(indptr, indices, erow, n: int) -> Structure:
     cs = ind.astype(np.int64, copy=False)
     tedge = xp.argsort(cs).astype(np.int64, copy=False)
     tptr = xp.zeros(n + 1, dtype=np.int64)
-    tptr[1:] = xp.cumsum(xp.bincount(cs, minlength=n))
+    tptr[1:] = xp.cumsum(bincount(xp, cs, minlength=n))
     # look-ups per in-edge e = (u -> v): the rest of N+(u) after v; summed along tedge
     seg = indptr[1:][r].astype(np.int64) - xp.arange(1, m + 1, dtype=np.int64)
     csum = xp.zeros(m + 1, dtype=np.int64)

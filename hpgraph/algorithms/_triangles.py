@@ -32,6 +32,7 @@ import numpy as np
 
 from ..exceptions import InvalidValue
 from ._common import finish, prepare, vertex_id_dtype
+from .._arrayops import bincount
 
 __all__ = ["triangle_count", "triangles"]
 
@@ -95,7 +96,7 @@ def simple_matrix(G):
         n = G.num_vertices
         r, c, cnt = simple_pairs(G, symmetrize=G.directed)
         idt = vertex_id_dtype(max(n, r.shape[0]))
-        counts = xp.bincount(r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
+        counts = bincount(xp, r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
         indptr = xp.zeros(n + 1, dtype=idt)
         if n:
             indptr[1:] = xp.cumsum(counts)
@@ -110,12 +111,12 @@ def _oriented(G):
         xp = G.xp
         n = G.num_vertices
         r, c, _ = simple_pairs(G, symmetrize=False)
-        deg = xp.bincount(r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
+        deg = bincount(xp, r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
         dr, dc = deg[r], deg[c]
         keep = (dr < dc) | ((dr == dc) & (r < c))
         r, c = r[keep], c[keep]
         idt = vertex_id_dtype(n)
-        counts = xp.bincount(r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
+        counts = bincount(xp, r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
         indptr = xp.zeros(n + 1, dtype=np.int64)
         if n:
             indptr[1:] = xp.cumsum(counts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import InvalidValue
+from .._arrayops import bincount
 
 
 _ATOMIC = ("int32", "uint32", "uint64", "float32")   # dtypes cupyx's scatter ops document
@@ -64,7 +65,7 @@ def segment_sum(xp, index, values, n):
     out = xp.zeros(n, dtype=np.float64)
     if index.shape[0] == 0:
         return out
-    return out + xp.bincount(index, weights=values.astype(np.float64), minlength=n)[:n]
+    return out + bincount(xp, index, weights=values.astype(np.float64), minlength=n)[:n]
 
 
 def stored_edges(G, *, loops=True):
@@ -198,7 +199,7 @@ def kahn_levels(xp, indptr, succ, waiting, out) -> int:
 def csr_of_pairs(xp, r, c, n):
     """``(indptr int64, cols)`` of the pairs ``r -> c`` grouped by ``r`` (stable)."""
     order = xp.argsort(r, kind="stable") if xp is np else xp.argsort(r)
-    counts = xp.bincount(r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
+    counts = bincount(xp, r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
     indptr = xp.zeros(n + 1, dtype=np.int64)
     if n:
         indptr[1:] = xp.cumsum(counts)

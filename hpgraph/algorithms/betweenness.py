@@ -35,6 +35,7 @@ from .._config import config
 from ..exceptions import InvalidValue
 from ._betweenness_gpu import WIDTH, accumulate
 from ._common import finish, prepare
+from .._arrayops import bincount
 
 __all__ = ["betweenness_centrality"]
 
@@ -172,7 +173,7 @@ def _unique_pattern(G):
             keep = xp.concatenate([xp.ones(1, dtype=bool), ~same])
             rows = A.row_ids()[keep]
             n = A.nrows
-            counts = xp.bincount(rows, minlength=n)
+            counts = bincount(xp, rows, minlength=n)
             indptr = xp.zeros(n + 1, dtype=ptr.dtype)
             indptr[1:] = xp.cumsum(counts)
             U = CSR._new(indptr, xp.ascontiguousarray(ind[keep]), None, A.shape)
@@ -231,7 +232,7 @@ def _accumulate_batch(Ap, ATp, n, xp, sources, bc, endpoints):
         bc = bc + xp.where(reached, delta + 1.0, 0.0).sum(axis=1)
         counts = reached.sum(axis=0).astype(np.float64)       # reached, source excluded
         add = xp.zeros(n, dtype=np.float64)
-        add += xp.bincount(src, weights=counts, minlength=n)
+        add += bincount(xp, src, weights=counts, minlength=n)
         return bc + add
     delta[src, cols] = 0.0
     return bc + delta.sum(axis=1)

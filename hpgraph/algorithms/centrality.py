@@ -22,6 +22,7 @@ from ..exceptions import ConvergenceError, InvalidValue
 from . import _iterate
 from ._common import finish, prepare
 from ._vec import check_nonempty, check_number
+from .._arrayops import bincount
 
 __all__ = ["degree_centrality", "eigenvector_centrality", "katz_centrality"]
 
@@ -72,11 +73,11 @@ def degree_centrality(G, mode="all", *, backend=None, to=None):
     if A.nnz:
         rows = A.row_ids().astype(np.int64, copy=False)
         loops[rows[rows == A.indices.astype(np.int64, copy=False)]] = 1
-    out = xp.bincount(r, minlength=n) + loops
+    out = bincount(xp, r, minlength=n) + loops
     if not G.directed:
         deg = out + loops
     else:
-        inn = xp.bincount(c, minlength=n) + loops
+        inn = bincount(xp, c, minlength=n) + loops
         deg = {"all": out + inn, "in": inn, "out": out}[mode]
     # networkx multiplies by 1 / (n - 1): the same operation gives the same rounding
     return finish(deg.astype(np.float64) * (1.0 / (n - 1)), on_dev, to)

@@ -15,6 +15,7 @@ import numpy as np
 from ..exceptions import InvalidValue
 from ._common import finish, prepare
 from ._vec import check_directed, kahn_levels
+from .._arrayops import bincount
 
 __all__ = ["topological_generations", "topological_sort"]
 
@@ -30,7 +31,7 @@ def _generations(G):
     indptr = A.indptr.astype(np.int64, copy=False)
     indices = A.indices.astype(np.int64, copy=False)
     # repeated edges each count in the in-degree, as each is one decrement in kahn_levels
-    indeg = xp.bincount(indices, minlength=n) if A.nnz else xp.zeros(n, dtype=np.int64)
+    indeg = bincount(xp, indices, minlength=n) if A.nnz else xp.zeros(n, dtype=np.int64)
     return kahn_levels(xp, indptr, indices, indeg, gen), gen
 
 

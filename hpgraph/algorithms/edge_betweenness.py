@@ -23,6 +23,7 @@ from .._config import config
 from ._betweenness_gpu import WIDTH
 from ._common import finish, prepare
 from .betweenness import _rescale, sample_sources
+from .._arrayops import bincount
 
 __all__ = ["edge_betweenness_centrality", "EdgeBetweennessResult"]
 
@@ -101,7 +102,7 @@ def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=No
     eb = xp.concatenate([eb, xp.zeros(loops.shape[0], dtype=np.float64)])
     key = r * max(n, 1) + c
     uk, inv = xp.unique(key, return_inverse=True)
-    vals = xp.bincount(inv.reshape(-1), weights=eb, minlength=uk.shape[0]) if key.shape[0] \
+    vals = bincount(xp, inv.reshape(-1), weights=eb, minlength=uk.shape[0]) if key.shape[0] \
         else xp.zeros(0, dtype=np.float64)
     vals = _rescale(xp, vals, n, normalized=normalized, directed=G.directed, endpoints=True,
                     sampled=sources)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ._common import prepare
 from ._vec import check_number, check_undirected, expand_rows
+from .._arrayops import bincount
 
 #: Wedges (oriented 2-paths) examined per chunk when counting edge supports.
 WEDGE_CHUNK = 1 << 24
@@ -76,7 +77,7 @@ def k_truss(G, k, *, backend=None):
         sel = kept[pos] == akey
     else:
         sel = xp.zeros(akey.shape[0], dtype=bool)
-    counts = xp.bincount(ar[sel], minlength=n) if n else xp.zeros(0, dtype=np.int64)
+    counts = bincount(xp, ar[sel], minlength=n) if n else xp.zeros(0, dtype=np.int64)
     indptr = xp.zeros(n + 1, dtype=A.indptr.dtype)
     if n:
         indptr[1:] = xp.cumsum(counts)
@@ -98,7 +99,7 @@ def _supports(xp, u, v, n):
     if m == 0:
         return sup
     key = u * n + v
-    counts = xp.bincount(u, minlength=n)
+    counts = bincount(xp, u, minlength=n)
     indptr = xp.zeros(n + 1, dtype=np.int64)
     indptr[1:] = xp.cumsum(counts)
     wedges = counts[u]                                  # per edge a -> b: out-degree of a
@@ -117,7 +118,7 @@ def _supports(xp, u, v, n):
         at = xp.minimum(xp.searchsorted(key, probe), m - 1)
         hit = (key[at] == probe) & (b != cc)
         for idx in (ab[hit], pos[hit], at[hit]):         # edges a->b, a->c, b->c
-            sup += xp.bincount(idx, minlength=m)
+            sup += bincount(xp, idx, minlength=m)
         lo = hi
     return sup
 
@@ -129,7 +130,7 @@ def _to_host(xp, a):
 def _peel(xp, r, c, n, need):
     """The pairs ``r -> c`` (both directions) of the edges left when every edge in fewer than
     ``need`` triangles is removed, round after round, until none is."""
-    deg = xp.bincount(r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
+    deg = bincount(xp, r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
     # orient each undirected edge once, from the lower to the higher (degree, id)
     dr, dc = deg[r], deg[c]
     fwd = (dr < dc) | ((dr == dc) & (r < c))

@@ -9,7 +9,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from . import _warm
 from ._common import CLIError, pyplot, save_figure, sync
+from .._arrayops import count_true
 
 if TYPE_CHECKING:
     from ..graph import Graph
@@ -29,12 +31,13 @@ class LoadedGraph:
 
 
 def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weighted=None,
-               relabel=False, seed=42, progress=None, duplicates="min") -> LoadedGraph:
+               relabel=False, seed=42, progress=None, duplicates="min", warm=()) -> LoadedGraph:
     """Load a graph from a file or a generator spec, timing the steps.
 
     Timings: ``generate`` or ``read`` (edges), ``csr`` (``Graph.from_edges``). A missing
     file that is not a spec raises ``GraphFileNotFound``; an unknown spec-like name raises
-    ``InvalidValue``.
+    ``InvalidValue``.  On the GPU the algorithms named in ``warm`` compile in the background
+    meanwhile (:mod:`._warm`).
     """
     from .. import backend as _backend
     from ..exceptions import GraphFileNotFound
@@ -42,8 +45,8 @@ def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weight
     from ..io import read_edges
 
     be = _backend.resolve(backend)
-    if be == "gpu":
-        _backend.warm_cupy_reductions()      # CuPy's slow first compiles, side by side
+    if be == "gpu" and warm:
+        _warm.start(warm, be)
     text = str(spec_or_path)
     if is_spec(text) and not os.path.exists(text):
         t0 = time.perf_counter()
@@ -73,12 +76,12 @@ def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weight
     return LoadedGraph(G, text, "file", {"read": t1 - t0, "csr": t2 - t1}, el, duplicates)
 
 
-def load_graph_from_args(args) -> LoadedGraph:
+def load_graph_from_args(args, warm=()) -> LoadedGraph:
     """:func:`load_graph` with the options of :func:`add_graph_arguments`."""
     return load_graph(args.graph, backend=args.backend, directed=args.directed, format=args.format,
                       weighted=False if args.unweighted else None, relabel=args.relabel,
                       seed=args.seed, progress=args.progress,
-                      duplicates=getattr(args, "duplicates", "min"))
+                      duplicates=getattr(args, "duplicates", "min"), warm=warm)
 
 
 def device_description(be: str) -> str:
@@ -128,7 +131,7 @@ def graph_summary(G, *, timings=None, source=None, hyb=True, listed_edges=None, 
     else:
         isolated = int(np.count_nonzero(out_deg == 0))
     coo = A.to_coo()  # row ids expanded on the graph's own side (numpy or cupy)
-    loops = int(A.xp.count_nonzero(coo.row == coo.col)) if A.nnz else 0
+    loops = count_true(A.xp, coo.row == coo.col) if A.nnz else 0
     info = {
         "source": source,
         "backend": be,

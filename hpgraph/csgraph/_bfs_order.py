@@ -7,6 +7,7 @@ import numpy as np
 
 from ..algorithms._vec import scatter_min
 from ..formats._base import expand_indptr
+from .._arrayops import bincount
 
 __all__ = ["NULL_IDX", "bfs_order", "with_transpose"]
 
@@ -26,7 +27,7 @@ def with_transpose(xp, indptr, indices, n):
     order = xp.lexsort(xp.stack([xp.arange(2 * nnz, dtype=np.int64), all_rows]))  # stable
     out_ptr = xp.zeros(n + 1, dtype=np.int64)
     if nnz:
-        out_ptr[1:] = xp.cumsum(xp.bincount(all_rows, minlength=n))
+        out_ptr[1:] = xp.cumsum(bincount(xp, all_rows, minlength=n))
     return out_ptr, adj[order]
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from .. import backend as _backend
 from ..exceptions import IndexOutOfBound, InvalidGraph
 from ._bfs_order import NULL_IDX, bfs_order, with_transpose
+from .._arrayops import bincount
 
 __all__ = ["breadth_first_order", "shortest_path", "dijkstra", "bellman_ford", "johnson",
            "connected_components", "NegativeCycleError", "NULL_IDX"]
@@ -82,7 +83,7 @@ def _parse(csgraph, directed) -> _Input:
         n = int(a.shape[0])
         indptr = cp.zeros(n + 1, dtype=cp.int32)
         if r.shape[0]:
-            indptr[1:] = cp.cumsum(cp.bincount(r, minlength=n))
+            indptr[1:] = cp.cumsum(bincount(cp, r, minlength=n))
         vals = a[r, c]
         return _Input(indptr, c.astype(cp.int32), vals, n, cp, True, vals)
     from scipy.sparse.csgraph._tools import csgraph_from_dense, csgraph_from_masked

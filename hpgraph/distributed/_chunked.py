@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import InvalidValue
+from .._arrayops import bincount
 
 __all__ = ["build_partition", "partition_meta"]
 
@@ -94,7 +95,7 @@ def build_partition(rank, size, make_chunks, directed, duplicates, self_loops, s
                 raise InvalidValue(f"DistributedGraph.from_chunks: a {name} id is outside [0, {n})")
         r, _, _ = _entries(xp, u, v, None, directed, drop)
         if r.shape[0]:
-            counts += xp.bincount(r, minlength=n)
+            counts += bincount(xp, r, minlength=n)
     indptr = np.concatenate([[0], np.cumsum(np.asarray(_host(counts)))])
     del counts
     bounds = split_rows(indptr, size)

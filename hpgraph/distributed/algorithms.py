@@ -29,6 +29,7 @@ from ..exceptions import ConvergenceError, IndexOutOfBound, InvalidValue, Negati
 from ..backend import to_host as backend_host
 from ._collective import allgather_bitmap
 from ._job import run_job
+from .._arrayops import bincount
 
 __all__ = ["pagerank", "bfs", "sssp", "connected_components"]
 
@@ -79,9 +80,9 @@ def _pagerank_kernel(part, coll, damping, tol, max_iter, weighted, dtype):
         # out-weight of every vertex: its column sums over the in-edge rows of all partitions
         # (a bincount and an allreduce of n numbers, kept for the partition's next jobs)
         if use_w:
-            local = xp.bincount(A.indices, weights=A.values.astype(np.float64), minlength=n)
+            local = bincount(xp, A.indices, weights=A.values.astype(np.float64), minlength=n)
         else:
-            local = xp.bincount(A.indices, minlength=n).astype(np.float64)
+            local = bincount(xp, A.indices, minlength=n).astype(np.float64)
         W = coll.allreduce(local, "sum").astype(dtype)
         part.cache[key] = xp.where(W != 0, 1.0 / xp.where(W != 0, W, 1), 0).astype(dtype)[lo:hi].copy()
     S = part.cache[key]

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import backend, dtypes
 from ..exceptions import DomainMismatch, InvalidGraph, InvalidValue
+from .._arrayops import all_true, any_true, bincount
 
 #: format name -> class, filled by ``SparseMatrix.__init_subclass__``.
 _REGISTRY: dict = {}
@@ -188,7 +189,7 @@ def is_sorted_pairs(xp, major, minor) -> bool:
         return True
     a0, a1 = major[:-1], major[1:]
     ok = (a1 > a0) | ((a1 == a0) & (minor[1:] >= minor[:-1]))
-    return bool(ok.all())
+    return all_true(xp, ok)
 
 
 def counts_to_indptr(xp, counts, idt):
@@ -201,7 +202,7 @@ def counts_to_indptr(xp, counts, idt):
 
 def indptr_from_sorted(xp, major, nmajor: int, idt):
     """indptr of entries whose major ids are sorted (bincount + cumsum, no search)."""
-    counts = xp.bincount(major, minlength=nmajor) if major.shape[0] else xp.zeros(nmajor, dtype=idt)
+    counts = bincount(xp, major, minlength=nmajor) if major.shape[0] else xp.zeros(nmajor, dtype=idt)
     return counts_to_indptr(xp, counts, idt)
 
 
@@ -214,7 +215,7 @@ def expand_indptr(xp, indptr, nnz: int, idt):
     if nnz == 0:
         return xp.zeros(0, dtype=idt)
     starts = indptr[1:-1]
-    marks = xp.bincount(starts, minlength=nnz + 1)[:nnz] if starts.shape[0] else xp.zeros(nnz, dtype=idt)
+    marks = bincount(xp, starts, minlength=nnz + 1)[:nnz] if starts.shape[0] else xp.zeros(nnz, dtype=idt)
     return xp.cumsum(marks, dtype=idt)
 
 
@@ -228,7 +229,7 @@ def rows_sorted(xp, indptr, indices) -> bool:
     starts = starts[(starts > 0) & (starts < nnz)]
     if starts.shape[0]:
         ok[starts - 1] = True  # a new slice may start lower
-    return bool(ok.all())
+    return all_true(xp, ok)
 
 
 def first_bad(xp, bad) -> int:
@@ -251,7 +252,7 @@ def check_weight_values(xp, w, label: str):
         raise DomainMismatch(f"{label}: {exc}") from None
     if w.dtype.kind == "f" and w.shape[0]:
         bad = ~xp.isfinite(w)
-        if bool(bad.any()):
+        if any_true(xp, bad):
             pos = first_bad(xp, bad)
             raise InvalidGraph(f"{label}[{pos}] = {float(w[pos])} is not finite; edge weights must "
                                "be finite numbers")
@@ -529,7 +530,7 @@ class SparseMatrix(DerivedCache):
             return
         xp = self._xp
         bad = (a < lo) | (a >= hi)
-        if bool(bad.any()):
+        if any_true(xp, bad):
             flat = a.ravel()
             pos = first_bad(xp, bad.ravel())
             raise InvalidGraph(f"{type(self).__name__}: {name}[{pos}] = {int(flat[pos])} is out of range: "

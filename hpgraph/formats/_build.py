@@ -42,6 +42,7 @@ from ._base import check_index_dtype_arg, counts_to_indptr, expand_indptr, stabl
 from ._chunks import Spec, _side, check_chunk
 from .coo import DUPLICATE_POLICIES, _combine
 from .csr import CSR
+from .._arrayops import all_true, any_true, bincount
 
 #: What to do with an edge ``u -> u``.
 SELF_LOOP_POLICIES = ("keep", "drop")
@@ -100,7 +101,7 @@ def _entries(xp, u, v, w, directed: bool, drop_loops: bool):
         u, v = u.astype(_I64), v.astype(_I64)
     if drop_loops:
         keep = u != v
-        if not bool(keep.all()):
+        if not all_true(xp, keep):
             u, v = u[keep], v[keep]
             w = None if w is None else w[keep]
     if directed:
@@ -110,7 +111,7 @@ def _entries(xp, u, v, w, directed: bool, drop_loops: bool):
     c = xp.stack([v, u], axis=1).ravel()
     ww = None if w is None else xp.stack([w, w], axis=1).ravel()
     loop = u == v
-    if bool(loop.any()):  # a self-loop is stored once: drop its mirrored entry
+    if any_true(xp, loop):  # a self-loop is stored once: drop its mirrored entry
         keep = xp.stack([xp.ones_like(loop), ~loop], axis=1).ravel()
         r, c = r[keep], c[keep]
         ww = None if ww is None else ww[keep]
@@ -121,7 +122,7 @@ def _count(xp, counts, rows):
     """``counts`` plus a bincount of ``rows`` (grown when ``rows`` reach past its end)."""
     if rows.shape[0] == 0:
         return counts
-    c = xp.bincount(rows, minlength=counts.shape[0])
+    c = bincount(xp, rows, minlength=counts.shape[0])
     if c.shape[0] > counts.shape[0]:
         c[:counts.shape[0]] += counts
         return c
@@ -397,7 +398,7 @@ def _scatter(xp, cursor, r, c, w, cols, vals):
     k = int(r.shape[0])
     if k == 0:
         return
-    if bool((r[1:] >= r[:-1]).all()):
+    if all_true(xp, r[1:] >= r[:-1]):
         rs, cs, ws = r, c, w
     else:
         perm = stable_argsort(xp, r)
@@ -454,7 +455,7 @@ def _finish_rows(xp, n, ncols, indptr, out, duplicates, index_dtype, batch_size,
         key = local * width + cols[s:e].astype(_I64)
         del local
         bv = None if vals is None else vals[s:e]
-        if not bool((key[1:] >= key[:-1]).all()):
+        if not all_true(xp, key[1:] >= key[:-1]):
             if bv is None:
                 key = xp.sort(key)
             else:
@@ -467,7 +468,7 @@ def _finish_rows(xp, n, ncols, indptr, out, duplicates, index_dtype, batch_size,
         cols[write:write + k] = (key % width).astype(cols.dtype)
         if vals is not None:
             vals[write:write + k] = bv
-        lengths[r0:r1] = xp.bincount(key // width, minlength=r1 - r0)
+        lengths[r0:r1] = bincount(xp, key // width, minlength=r1 - r0)
         write += k
         del key, bv
     nnz = write
@@ -513,7 +514,7 @@ def _rows_final(xp, lptr, seg, duplicates) -> bool:
     starts = starts[(starts > 0) & (starts < k)]
     if starts.shape[0]:
         ok[starts - 1] = True  # a new row may start lower
-    return bool(ok.all())
+    return all_true(xp, ok)
 
 
 def _row_batches(xp, indptr, n, entries, batch_size):

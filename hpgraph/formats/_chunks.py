@@ -9,6 +9,7 @@ import numpy as np
 from .. import backend
 from ..exceptions import DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidGraph, InvalidValue
 from ._base import check_weight_values, first_bad
+from .._arrayops import any_true
 
 
 def _side(xp, a):
@@ -64,13 +65,13 @@ def check_chunk(xp, src, dst, w, k: int, spec: Spec, num_vertices, owner: str):
     for name, a in (("src", src), ("dst", dst)):
         if m and a.dtype.kind == "i":
             neg = a < 0
-            if bool(neg.any()):
+            if any_true(xp, neg):
                 pos = first_bad(xp, neg)
                 raise IndexOutOfBound(f"{where}.{name}[{pos}] = {int(a[pos])} is negative; vertex ids must "
                                       "lie in [0, num_vertices)")
         if m and num_vertices is not None:
             over = a >= num_vertices
-            if bool(over.any()):
+            if any_true(xp, over):
                 pos = first_bad(xp, over)
                 raise IndexOutOfBound(f"{where}.{name}[{pos}] = {int(a[pos])} is out of range for "
                                       f"num_vertices={num_vertices} (ids must lie in [0, {num_vertices}))")

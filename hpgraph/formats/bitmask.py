@@ -13,6 +13,7 @@ import numpy as np
 from .. import backend, dtypes
 from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidValue
 from ._base import freeze
+from .._arrayops import all_true, any_true
 
 _U32 = np.dtype(np.uint32)
 _ALL = np.uint32(0xFFFFFFFF)
@@ -188,7 +189,7 @@ class Bitmask:
         return int(table[self._words.view(xp.uint8).astype(np.int32)].sum(dtype=np.int64))
 
     def any(self) -> bool:
-        return bool(self._words.any()) if self._n else False
+        return any_true(self._xp, self._words) if self._n else False
 
     def test(self, i):
         """Whether vertex ``i`` is set: a bool for a scalar, a bool array for an array."""
@@ -268,7 +269,7 @@ class Bitmask:
             return NotImplemented
         if other._n != self._n or other.on_device != self.on_device:
             return False
-        return bool((self._words == other._words).all()) if self._n else True
+        return all_true(self._xp, self._words == other._words) if self._n else True
 
     # -- sides ---------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from ..exceptions import InvalidGraph, InvalidValue
 from ._base import _REGISTRY, SparseMatrix, check_index_dtype_arg, native_dtype
 from .coo import COO
 from .csr import CSC, CSR, sort_compressed
+from .._arrayops import any_true
 
 
 def _is_cupyx_sparse(A) -> bool:
@@ -132,7 +133,7 @@ def _check_compressed(xp, fmt, shape, indptr, indices, values):
     if int(indptr[0]) != 0 or int(indptr[-1]) > nnz:
         raise InvalidGraph(f"{owner}: indptr must start at 0 and end at most at len(indices) = {nnz}, got "
                            f"{int(indptr[0])} and {int(indptr[-1])}")
-    if nmajor and bool((indptr[1:] < indptr[:-1]).any()):
+    if nmajor and any_true(xp, indptr[1:] < indptr[:-1]):
         raise InvalidGraph(f"{owner}: indptr must be non-decreasing")
     if nnz and (int(indices.min()) < 0 or int(indices.max()) >= nminor):
         raise InvalidGraph(f"{owner}: indices must lie in [0, {nminor}), got values in "

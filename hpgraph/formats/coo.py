@@ -17,6 +17,7 @@ from ._base import (
     sort_perm,
     stable_argsort,
 )
+from .._arrayops import bincount
 
 #: How :meth:`COO.deduplicate` combines entries with the same (row, col).
 DUPLICATE_POLICIES = ("min", "max", "sum", "first", "last", "keep")
@@ -244,8 +245,8 @@ def _combine_generic(xp, how, val, new, starts, ends, ngroups):
     if kind == "b":
         # logical or / and: count the True (or False) entries of each group.
         if how in ("sum", "max"):
-            return xp.bincount(group, weights=val.astype(np.float64), minlength=ngroups) > 0
-        return xp.bincount(group, weights=(~val).astype(np.float64), minlength=ngroups) == 0
+            return bincount(xp, group, weights=val.astype(np.float64), minlength=ngroups) > 0
+        return bincount(xp, group, weights=(~val).astype(np.float64), minlength=ngroups) == 0
     if how == "sum":
         if kind in "iu":
             # Exact in modular arithmetic: the difference of running sums in the value's
@@ -256,7 +257,7 @@ def _combine_generic(xp, how, val, new, starts, ends, ngroups):
             prev[1:] = cs[ends[:-1]]
             return (total - prev).astype(val.dtype)
         # Floats: bincount accumulates in float64, then cast back.
-        return xp.bincount(group, weights=val, minlength=ngroups).astype(val.dtype)
+        return bincount(xp, group, weights=val, minlength=ngroups).astype(val.dtype)
     # min / max: order each group by value (two stable sorts), then take its first / last.
     order = stable_argsort(xp, val)
     order = order[stable_argsort(xp, group[order])]

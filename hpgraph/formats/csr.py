@@ -28,6 +28,7 @@ from ._base import (
     stable_argsort,
 )
 from .coo import COO
+from .._arrayops import any_true
 
 
 class _Compressed(SparseMatrix):
@@ -140,7 +141,7 @@ class _Compressed(SparseMatrix):
         nmajor, nminor = self._major_minor(self._shape)
         d = xp.diff(self._indptr)
         bad = d < 0
-        if bool(bad.any()):
+        if any_true(xp, bad):
             pos = first_bad(xp, bad)
             raise InvalidGraph(f"{owner}: indptr must be non-decreasing, but indptr[{pos + 1}] = "
                                f"{int(self._indptr[pos + 1])} < indptr[{pos}] = {int(self._indptr[pos])}")

@@ -21,6 +21,7 @@ from ._base import (
     parse_shape,
 )
 from .coo import COO
+from .._arrayops import any_true, count_true
 
 #: Column id that marks an ELL padding slot.
 PAD = -1
@@ -109,7 +110,7 @@ class ELL(SparseMatrix):
     @property
     def nnz(self) -> int:
         if self._nnz is None:
-            self._nnz = int(self._xp.count_nonzero(self._indices != PAD))
+            self._nnz = count_true(self._xp, self._indices != PAD)
         return self._nnz
 
     def row_lengths(self):
@@ -144,7 +145,7 @@ class ELL(SparseMatrix):
         self._expect_range(self._indices, "indices", PAD, self.ncols, "column ids (or -1 for padding)")
         if self._values is not None and self._values.size:
             bad = (self._indices == PAD) & (self._values != 0)
-            if bool(bad.any()):
+            if any_true(self._xp, bad):
                 k, r = (int(x[0]) for x in self._xp.nonzero(bad))
                 raise InvalidGraph(f"ELL: values[{k}, {r}] is padding (indices = -1) and must be 0")
 
@@ -227,7 +228,7 @@ def split_csr(csr, K: int):
         ell_val = xp.zeros(K * nrows, dtype=csr.values.dtype)
         ell_val[flat] = csr.values[in_ell]
         ell_val = ell_val.reshape(K, nrows)
-    n_ell = int(xp.count_nonzero(in_ell)) if nnz else 0
+    n_ell = count_true(xp, in_ell) if nnz else 0
     ell = ELL._new(ell_idx.reshape(K, nrows), ell_val, csr.shape, n_ell, True)
     rest = ~in_ell
     coo_vals = None if csr.values is None else csr.values[rest]

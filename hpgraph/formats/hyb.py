@@ -15,6 +15,7 @@ from ..exceptions import DimensionMismatch, DomainMismatch, InvalidGraph, Invali
 from ._base import SparseMatrix, counts_to_indptr, first_bad, rows_sorted
 from .coo import COO
 from .ell import PAD, ELL, _check_width, split_csr
+from .._arrayops import any_true, bincount
 
 
 def hyb_width(row_lengths) -> int:
@@ -138,7 +139,7 @@ class HYB(SparseMatrix):
         xp = self._xp
         lengths = self._ell.row_lengths()
         if self._coo.nnz:
-            lengths = lengths + xp.bincount(self._coo.row, minlength=self.nrows).astype(self._index_dtype)
+            lengths = lengths + bincount(xp, self._coo.row, minlength=self.nrows).astype(self._index_dtype)
         return lengths
 
     def _index_sizes(self) -> tuple:
@@ -189,7 +190,7 @@ class HYB(SparseMatrix):
             # A row may spill into the COO only once its K ELL slots are all used.
             full = (self._ell.row_lengths() == self.K)
             bad = ~full[coo.row]
-            if bool(bad.any()):
+            if any_true(xp, bad):
                 pos = first_bad(xp, bad)
                 r = int(coo.row[pos])
                 raise InvalidGraph(f"HYB: coo holds an entry of row {r} (coo.row[{pos}]) although that "
@@ -235,7 +236,7 @@ class HYB(SparseMatrix):
         valid = ell.indices != PAD                                  # (K, nrows)
         ell_len = valid.sum(axis=0, dtype=idt)                      # (nrows,)
         if coo.nnz:
-            coo_len = xp.bincount(coo.row, minlength=nrows).astype(idt)
+            coo_len = bincount(xp, coo.row, minlength=nrows).astype(idt)
         else:
             coo_len = xp.zeros(nrows, dtype=idt)
         indptr = counts_to_indptr(xp, ell_len + coo_len, idt)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..formats._base import stable_argsort
+from .._arrayops import bincount
 
 __all__ = ["member", "lookup", "union", "repeat_index", "segment_starts", "sort_by"]
 
@@ -66,7 +67,7 @@ def repeat_index(xp, counts, total=None):
         return np.repeat(np.arange(n, dtype=np.int64), counts)
     # owner of position p = number of segment ends <= p: a bincount of the ends and a cumsum
     ends = xp.cumsum(counts)[:-1]
-    marks = xp.bincount(ends, minlength=total + 1)[:total] if n > 1 else xp.zeros(total, np.int64)
+    marks = bincount(xp, ends, minlength=total + 1)[:total] if n > 1 else xp.zeros(total, np.int64)
     return xp.cumsum(marks).astype(np.int64, copy=False)
 
 

@@ -10,6 +10,7 @@ from ..exceptions import CompileError
 from ..formats._base import DerivedCache
 from . import codegen
 from ._shared import BLOCK, _as_csr, _cached, _derived, _grid, _lock
+from .._arrayops import bincount
 
 _GATHER: dict = {}            # (itemsize, index dtype) -> RawKernel of x2 = x[perm]
 
@@ -95,7 +96,7 @@ def _build_relabel(csr) -> ColumnRelabel:
     n = int(csr.shape[1])
     nnz = int(csr.nnz)
     if nnz:
-        counts = cp.bincount(csr.indices, minlength=n).astype(cp.int64)
+        counts = bincount(cp, csr.indices, minlength=n).astype(cp.int64)
         top = int(counts.max())
     else:
         counts = cp.zeros(n, cp.int64)

@@ -1,0 +1,102 @@
+"""Array operations on NumPy or CuPy that keep CuPy's slow first compiles out of common paths.
+
+CuPy reduces ``bool`` arrays (``any``, ``all``, ``count_nonzero``, and the ``(x < 0).any()``
+check inside ``cupy.bincount``) with kernels it builds from the CUB headers on first use:
+about 1.4-2.9 s of NVRTC each on an H200, nine seconds of a cold ``hpgraph demo``.  Its
+device-wide reductions over integer arrays (``min``, ``max``, ``sum`` of int64) come
+precompiled.  The helpers here give the same results through those: a ``bool`` array is read
+as ``uint8``, and :func:`bincount` checks its ids with ``min`` instead of a bool reduction.
+On NumPy they are NumPy's own functions.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+__all__ = ["any_true", "all_true", "count_true", "bincount"]
+
+
+def _as_bytes(xp, b):
+    """``b`` (bool) as a contiguous 1-D ``uint8`` view, which CuPy reduces with precompiled CUB."""
+    b = xp.ascontiguousarray(b).reshape(-1)
+    return b.view(np.uint8)
+
+
+def any_true(xp, b) -> bool:
+    """``bool(b.any())`` for a boolean array ``b``."""
+    if xp is np:
+        return bool(np.any(b))
+    return b.size > 0 and bool(int(_as_bytes(xp, b).max()))
+
+
+def all_true(xp, b) -> bool:
+    """``bool(b.all())`` for a boolean array ``b`` (True when empty)."""
+    if xp is np:
+        return bool(np.all(b))
+    return b.size == 0 or bool(int(_as_bytes(xp, b).min()))
+
+
+def count_true(xp, b) -> int:
+    """``int(count_nonzero(b))`` for a boolean array ``b``."""
+    if xp is np:
+        return int(np.count_nonzero(b))
+    if b.size == 0:
+        return 0
+    return int(_as_bytes(xp, b).astype(np.int64).sum())
+
+
+@functools.lru_cache(maxsize=None)
+def _count_kernels():
+    from . import backend
+
+    cp = backend.cupy()
+    plain = cp.ElementwiseKernel("S x", "raw U bin", "atomicAdd(&bin[x], U(1))",
+                                 "hpgraph_bincount")
+    weighted = cp.ElementwiseKernel("S x, T w", "raw U bin", "atomicAdd(&bin[x], U(w))",
+                                    "hpgraph_bincount_weighted")
+    return plain, weighted
+
+
+def bincount(xp, x, weights=None, minlength=0):
+    """``xp.bincount(x, weights, minlength)``: counts (int64) or sums of ``weights`` (float64)
+    per value of the non-negative integer array ``x``.
+
+    Raises
+    ------
+    ValueError
+        ``x`` is not 1-D, holds a negative value, or ``weights`` has another shape (NumPy's
+        and CuPy's own errors).
+    TypeError
+        ``x`` is not an integer array.
+    """
+    if xp is np:
+        return np.bincount(x, weights=weights, minlength=minlength)
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if x.dtype.kind == "b":
+        x = _as_bytes(xp, x)
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"bincount needs an integer array, got dtype {x.dtype}")
+    if minlength is None:
+        minlength = 0
+    if minlength < 0:
+        raise ValueError("minlength must be non-negative")
+    if weights is not None and weights.shape != x.shape:
+        raise ValueError("The weights and list don't have the same length.")
+    size = int(minlength)
+    if x.size:
+        if x.dtype.kind == "i" and int(x.min()) < 0:
+            raise ValueError("The first argument of bincount must be non-negative")
+        size = max(size, int(x.max()) + 1)
+    plain, weighted = _count_kernels()
+    if weights is None:
+        out = xp.zeros(size, dtype=np.int64)
+        if x.size:
+            plain(x, out)
+    else:
+        out = xp.zeros(size, dtype=np.float64)
+        if x.size:
+            weighted(x, weights, out)
+    return out
