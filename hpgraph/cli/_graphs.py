@@ -9,7 +9,6 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import _warm
 from ._common import CLIError, pyplot, save_figure, sync
 from .._arrayops import count_true
 
@@ -31,13 +30,12 @@ class LoadedGraph:
 
 
 def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weighted=None,
-               relabel=False, seed=42, progress=None, duplicates="min", warm=()) -> LoadedGraph:
+               relabel=False, seed=42, progress=None, duplicates="min") -> LoadedGraph:
     """Load a graph from a file or a generator spec, timing the steps.
 
     Timings: ``generate`` or ``read`` (edges), ``csr`` (``Graph.from_edges``). A missing
     file that is not a spec raises ``GraphFileNotFound``; an unknown spec-like name raises
-    ``InvalidValue``.  On the GPU the algorithms named in ``warm`` compile in the background
-    meanwhile (:mod:`._warm`).
+    ``InvalidValue``.
     """
     from .. import backend as _backend
     from ..exceptions import GraphFileNotFound
@@ -45,8 +43,6 @@ def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weight
     from ..io import read_edges
 
     be = _backend.resolve(backend)
-    if be == "gpu" and warm:
-        _warm.start(warm, be)
     text = str(spec_or_path)
     if is_spec(text) and not os.path.exists(text):
         t0 = time.perf_counter()
@@ -76,12 +72,12 @@ def load_graph(spec_or_path, *, backend=None, directed=None, format=None, weight
     return LoadedGraph(G, text, "file", {"read": t1 - t0, "csr": t2 - t1}, el, duplicates)
 
 
-def load_graph_from_args(args, warm=()) -> LoadedGraph:
+def load_graph_from_args(args) -> LoadedGraph:
     """:func:`load_graph` with the options of :func:`add_graph_arguments`."""
     return load_graph(args.graph, backend=args.backend, directed=args.directed, format=args.format,
                       weighted=False if args.unweighted else None, relabel=args.relabel,
                       seed=args.seed, progress=args.progress,
-                      duplicates=getattr(args, "duplicates", "min"), warm=warm)
+                      duplicates=getattr(args, "duplicates", "min"))
 
 
 def device_description(be: str) -> str:

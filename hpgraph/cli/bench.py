@@ -7,7 +7,7 @@ import json
 import time
 from typing import Any
 
-from . import _algorithms, _graphs, _warm
+from . import _algorithms, _graphs
 from ._algorithms import ALGORITHMS, BENCH_DEFAULT
 from ._common import (EXIT_OK, CLIError, add_backend_argument, check_output_path, format_ms,
                       positive, pyplot, register_subcommand, save_figure)
@@ -54,9 +54,7 @@ def _bench(args) -> int:
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     for spec in specs:
-        loaded = _graphs.load_graph(spec, backend=be, seed=args.seed, progress=False,
-                                    warm=[a.name for a in algs])
-        _warm.wait()                    # no compile of the warm-up thread inside a timed run
+        loaded = _graphs.load_graph(spec, backend=be, seed=args.seed, progress=False)
         G = loaded.graph
         for alg in algs:
             if _algorithms.algorithm_function(alg.name) is None:

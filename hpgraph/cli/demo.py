@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from .. import __version__
-from . import _algorithms, _graphs, _warm
+from . import _algorithms, _graphs
 from ._algorithms import ALGORITHMS
 from ._common import EXIT_OK, add_backend_argument, format_ms, register_subcommand
 
@@ -32,7 +32,6 @@ def demo_algorithms(G, be) -> dict:
     (or ``{"skipped": reason}`` for an algorithm this build lacks).  On the GPU each algorithm
     runs once untimed first (kernel compilation)."""
     out: dict[str, dict[str, Any]] = {}
-    _warm.wait()                       # its compiles finish before anything is timed
     for name in DEMO_ALGORITHMS:
         alg = ALGORITHMS[name]
         if _algorithms.algorithm_function(name) is None:
@@ -67,8 +66,7 @@ def _demo(args) -> int:
     from .. import backend as _backend
 
     be = _backend.resolve(args.backend)
-    loaded = _graphs.load_graph(f"rmat:{args.scale}:{args.edge_factor}", backend=be, seed=args.seed,
-                                warm=() if args.no_algorithms else DEMO_ALGORITHMS)
+    loaded = _graphs.load_graph(f"rmat:{args.scale}:{args.edge_factor}", backend=be, seed=args.seed)
     info = _graphs.graph_summary(loaded.graph, timings=loaded.timings,
                                  source=f"R-MAT scale {args.scale}, edge factor {args.edge_factor} "
                                         f"(Graph500 a=0.57 b=0.19 c=0.19), undirected, "

@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from . import _algorithms, _graphs, _validate, _warm
+from . import _algorithms, _graphs, _validate
 from ._algorithms import ALGORITHMS, SAMPLED
 from ._common import (EXIT_FAILURE, EXIT_OK, PROG, CLIError, add_backend_argument,
                       add_graph_arguments, check_output_path, format_ms, positive,
@@ -119,7 +119,7 @@ def _run(args) -> int:
         raise CLIError(f"algorithm '{alg.name}' ({alg.function}) is not available in this build "
                        "of hpgraph")
     be = _backend.resolve(args.backend)
-    loaded = _graphs.load_graph_from_args(args, warm=(alg.name,))
+    loaded = _graphs.load_graph_from_args(args)
     G = loaded.graph
     source = None
     if alg.source:
@@ -136,7 +136,6 @@ def _run(args) -> int:
             raise CLIError(f"--samples applies to {', '.join(SAMPLED)} only")
         samples = min(samples, G.num_vertices) or None
     times, out, edges = [], None, 0
-    _warm.wait()                       # its compiles finish before anything is timed
     for _ in range(args.trials):
         t0 = time.perf_counter()
         out, edges = _algorithms.run_algorithm(alg.name, G, source, be, samples=samples,
