@@ -194,17 +194,24 @@ def rmat_edges(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, seed=None, directe
     n = 1 << scale
     m = edge_factor * n
     idt = _ids(xp, n, m, "rmat")
-    us, vs = [xp.zeros(0, idt)], [xp.zeros(0, idt)]
+    us, vs = [], []
     for start in range(0, m, _CHUNK):
         k = min(_CHUNK, m - start)
         u, v = _rmat_bits(rng, k, scale, a, b, c, idt)
         us.append(u)
         vs.append(v)
-    u = xp.concatenate(us) if len(us) != 1 else us[0]
-    v = xp.concatenate(vs) if len(vs) != 1 else vs[0]
-    perm = rng.permutation(n).astype(idt)  # scramble ids so degree does not follow id order
-    u, v = perm[u], perm[v]
-    u, v = _dedupe(xp, u, v, n, directed, drop_loops=remove_self_loops, dedupe=remove_duplicates)
+    u = (xp.concatenate(us) if len(us) > 1 else us[0]) if us else xp.zeros(0, idt)
+    v = (xp.concatenate(vs) if len(vs) > 1 else vs[0]) if vs else xp.zeros(0, idt)
+    perm = rng.permutation(n)  # scramble ids so degree does not follow id order
+    if rng.gpu and remove_self_loops and remove_duplicates:
+        from ._gen_gpu import distinct_pairs
+
+        u, v = distinct_pairs(u, v, perm, n, directed)       # the same pairs, fewer kernels
+    else:
+        perm = perm.astype(idt)
+        u, v = perm[u], perm[v]
+        u, v = _dedupe(xp, u, v, n, directed, drop_loops=remove_self_loops,
+                       dedupe=remove_duplicates)
     w = _weights(rng, int(u.shape[0]), weights)
     return EdgeList(u, v, w, n, bool(directed), source=f"rmat:{scale}:{edge_factor}")
 
@@ -220,13 +227,10 @@ def _rmat_bits(rng: _Rng, k: int, scale: int, a: float, b: float, c: float, idt)
     u = xp.zeros(k, dtype=idt)
     v = xp.zeros(k, dtype=idt)
     if rng.gpu:
-        fa, fab, fabc = np.float32(a), np.float32(a + b), np.float32(a + b + c)
+        from ._gen_gpu import add_level
+
         for level in range(scale):
-            r = rng.random(k, dtype=np.float32)
-            row = r >= fab
-            col = (r >= fa) ^ (r >= fabc) ^ row
-            u |= row.astype(idt) << level
-            v |= col.astype(idt) << level
+            add_level(rng.random(k, dtype=np.float32), a, b, c, level, u, v)
         return u, v
     # CPU: 32-bit integer thresholds and in-place boolean work (about 2x faster than floats)
     ta, tab, tabc = (int(round(x * 2.0**32)) for x in (a, a + b, a + b + c))

@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1] / "hpgraph"
 LAYERS = [
     ("foundation", {"exceptions", "dtypes", "_config", "_config_keys", "_memory", "backend",
                     "cuda_source", "kernel_cache", "_arrayops"}),
-    ("storage", {"formats", "graph", "_graph_edges", "labels", "io", "generators", "_gen_chunks"}),
+    ("storage", {"formats", "graph", "_graph_edges", "labels", "io", "generators", "_gen_chunks",
+                 "_gen_gpu"}),
     ("operators", {"ops", "compiler"}),
     ("execution", {"engine", "spmv", "program"}),
     ("algorithms", {"algorithms"}),
