@@ -90,32 +90,6 @@ __device__ __forceinline__ unsigned lp_hash(lab_t x)
     return h;
 }
 
-// Count entries [b, e) of a row into the table K / C (cap slots), warp-collective: every lane
-// of the warp calls it with the same b, e (its lanes take entries lane, lane + 32, ...).  Lanes
-// holding the same label add their weights first, so a label shared by many neighbours (the
-// common case after the first iteration) costs one atomic per warp step, not one per entry.
-__device__ __forceinline__ void
-lp_count(long long b, long long e, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-         const lab_t* lab_in, lab_t* K, int* C, unsigned cap, int lane)
-{
-    for (long long base = b; base < e; base += 32) {
-        const long long x = base + lane;
-        const bool valid = x < e;
-        const lab_t l = valid ? lab_in[indices[x]] : (lab_t)-2;
-        const int w = valid ? (LP_WEIGHTED ? (int)vals[x] : 1) : 0;
-        const unsigned peers = __match_any_sync(LP_FULL, l);
-        const int tot = (int)__reduce_add_sync(peers, (unsigned)w);
-        if (valid && lane == __ffs(peers) - 1) {
-            unsigned h = lp_hash(l) & (cap - 1u);
-            while (true) {
-                const lab_t k = atomicCAS(K + h, (lab_t)-1, l);
-                if (k == (lab_t)-1 || k == l) { atomicAdd(C + h, tot); break; }
-                h = (h + 1u) & (cap - 1u);
-            }
-        }
-    }
-}
-
 __device__ __forceinline__ void
 lp_heavy_body(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
               const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
@@ -140,11 +114,15 @@ lp_heavy_body(const idx_t* __restrict__ verts, long long count, const idx_t* __r
         for (unsigned j = threadIdx.x; j < cap; j += blockDim.x) { K[j] = (lab_t)-1; C[j] = 0; }
         if (threadIdx.x == 0) s_own = 0;
         __syncthreads();
-        {   // the warps of the block take 32-entry slices of the row in turn
-            const long long nwb = blockDim.x >> 5;
-            const long long per = (e - s + nwb - 1) / nwb;
-            const long long b0 = s + warp * per;
-            lp_count(b0, min(b0 + per, e), indices, vals, lab_in, K, C, cap, lane);
+        for (long long x = s + threadIdx.x; x < e; x += blockDim.x) {
+            const lab_t l = lab_in[indices[x]];
+            const int w = LP_WEIGHTED ? (int)vals[x] : 1;
+            unsigned h = lp_hash(l) & (cap - 1u);
+            while (true) {
+                const lab_t k = atomicCAS(K + h, (lab_t)-1, l);
+                if (k == (lab_t)-1 || k == l) { atomicAdd(C + h, w); break; }
+                h = (h + 1u) & (cap - 1u);
+            }
         }
         __syncthreads();
         // largest (count, -label): count in the high word, 0x7fffffff - label in the low one
@@ -208,10 +186,16 @@ lp_hub_insert_body(const long long* __restrict__ work, long long nwork, const id
         lab_t* K = keys + toff[h];
         int* C = cnts + toff[h];
         const long long e = min(rs + off + LP_CHUNK, re);
-        const long long nwb = blockDim.x >> 5;
-        const long long per = (e - (rs + off) + nwb - 1) / nwb;
-        const long long b0 = rs + off + (threadIdx.x >> 5) * per;
-        lp_count(b0, min(b0 + per, e), indices, vals, lab_in, K, C, cap, threadIdx.x & 31);
+        for (long long x = rs + off + threadIdx.x; x < e; x += blockDim.x) {
+            const lab_t l = lab_in[indices[x]];
+            const int w = LP_WEIGHTED ? (int)vals[x] : 1;
+            unsigned hh = lp_hash(l) & (cap - 1u);
+            while (true) {
+                const lab_t k = atomicCAS(K + hh, (lab_t)-1, l);
+                if (k == (lab_t)-1 || k == l) { atomicAdd(C + hh, w); break; }
+                hh = (hh + 1u) & (cap - 1u);
+            }
+        }
     }
 }
 
