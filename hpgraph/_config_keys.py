@@ -309,14 +309,6 @@ _ALGORITHMS = (
          "Blocks per SM of k_core's device rounds (the selection pass over every remaining "
          "vertex and the push): the last push block closes each round, so fewer blocks make "
          "the many small rounds of a deep core cheaper.", int),
-    _Key("labelprop_loop", "device", _choice("labelprop_loop", ("device", "graph")),
-         "How label propagation's semi-synchronous iterations run on the GPU: 'device', every "
-         "iteration in one cooperative launch (grid barriers between the steps of a colour "
-         "class; falls back to 'graph' where the device refuses the launch), or 'graph', up "
-         "to five launches per class replayed as one CUDA graph per iteration.", str),
-    _Key("labelprop_blocks_per_sm", 2, _int_range("labelprop_blocks_per_sm", 1, 8),
-         "Blocks per SM of label propagation's cooperative launch (capped by the occupancy): "
-         "more blocks spread a class's work wider, fewer make each grid barrier cheaper.", int),
     _Key("labelprop_hub_split_per_sm", 2, _int("labelprop_hub_split_per_sm", 0),
          "GPU label_propagation: a colour class with more hubs (vertices of more than 1,024 "
          "neighbours) than this many per SM gives each hub one block; a class with fewer "

@@ -1,9 +1,6 @@
-"""Label propagation on the GPU (``templates/labelprop.cu``).  The semi-synchronous schedule's
-iterations run in one cooperative launch (``lp_semi``): the classes one after another, grid
-barriers between the steps of a class.  Where the device refuses a cooperative launch, or with
-``hp.config["labelprop_loop"] = "graph"``, each class is up to five kernel launches and an
-iteration -- every class in order -- is captured once as a CUDA graph (one graph launch and
-one host read per iteration); the synchronous mode always runs that way (one class).
+"""Label propagation on the GPU: each class of the schedule is one or two kernel launches
+(``templates/labelprop.cu``), and a whole iteration -- every class in order -- is captured
+once as a CUDA graph, so an iteration costs one graph launch and one host read.
 
 A specialised kernel beside the engine, kept because it measures far faster: the mode of the
 neighbours' labels is not a monoid, so no SpMV or vertex program computes it; the vectorised
@@ -24,9 +21,7 @@ import numpy as np
 from .. import backend as _backend
 from .. import cuda_source
 from .. import dtypes as _dt
-from .._arrayops import all_true
 from .._config import config
-from ._coop import DEVICE_COMMON, CoopKernel, CooperativeLaunchRefused
 
 #: Vertices with at most this many neighbours take the warp kernel, the others a block each.
 LIGHT = 32
@@ -39,17 +34,13 @@ _BLOCK = 256
 _TEMPLATE = Path(__file__).with_name("templates") / "labelprop.cu"
 
 
-def labelprop_source(idx_dtype, w_dtype, coop: bool = False) -> str:
+def labelprop_source(idx_dtype, w_dtype) -> str:
     """CUDA source of the update kernels for index dtype ``idx_dtype`` and multiplicities of
-    ``w_dtype`` (None: every neighbour counts once); ``coop``: with the cooperative ``lp_semi``
-    (and the grid barrier it needs)."""
-    body = cuda_source.render(
+    ``w_dtype`` (None: every neighbour counts once)."""
+    return cuda_source.render(
         cuda_source.load(str(_TEMPLATE)),
         IDX_T=_dt.c_type(idx_dtype), W_T=_dt.c_type(w_dtype if w_dtype is not None else np.int32),
         WEIGHTED=int(w_dtype is not None), SMEM_CAP=SMEM_CAP, CHUNK=CHUNK)
-    if not coop:
-        return body
-    return f"#define BLOCK {_BLOCK}\n#define LP_COOP 1\n" + DEVICE_COMMON + body
 
 
 def _pow2_at_least(x):
@@ -115,24 +106,6 @@ class _Schedule:
         self.block_tables = None
         self.best = cp.zeros(self.max_hubs, np.uint64)
         self.own = cp.zeros(self.max_hubs, np.int32)
-        self.coop_items: dict = {}
-
-    def device_items(self, cp, split_max):
-        """``lp_semi``'s 10 words per class for ``split_max`` (device int64, cached): classes
-        with more hubs than that give every hub a block (with the mid vertices), the others
-        spread their hubs over the grid."""
-        items = self.coop_items.get(split_max)
-        if items is None:
-            rows = []
-            for (l0, lc, h0, mc, hc, i0, ic, s0, sc) in self.items:
-                if hc > split_max:
-                    rows.append((l0, lc, h0, hc + mc, h0, 0, i0, 0, s0, 0))
-                else:
-                    rows.append((l0, lc, h0 + hc, mc, h0, hc, i0, ic if hc else 0, s0,
-                                 sc if hc else 0))
-            host = np.asarray(rows, dtype=np.int64).reshape(-1) if rows else np.zeros(10, np.int64)
-            items = self.coop_items[split_max] = cp.asarray(host)
-        return items
 
 
 def _ranges(counts):
@@ -169,9 +142,6 @@ class LabelPropPlan:
         self.graphs: dict = {}
         self.lock = threading.Lock()
         self.blocks = _backend.num_sms() * 8
-        self.coop = None                      # the cooperative lp_semi, made on first use
-        self.coop_state = None
-        self.last_loop = None                 # "device" or "graph": how the last run went
 
     def schedule(self, key, classes):
         """The :class:`_Schedule` of ``key`` (made from ``classes()`` on first use)."""
@@ -243,48 +213,14 @@ class LabelPropPlan:
             lab = self.labels[:n]
             lab[...] = cp.arange(n, dtype=np.int32)
             if not synchronous:
-                if not self._semi_device(sch, max_iter):
-                    for _ in range(int(max_iter)):
-                        if not self.iteration(key, sch, self.labels, self.labels, 1):
-                            break
-                    self.last_loop = "graph"
+                for _ in range(int(max_iter)):
+                    if not self.iteration(key, sch, self.labels, self.labels, 1):
+                        break
                 out = lab.copy()
             else:
                 out = self._synchronous(key, sch, max_iter)
             caller.wait_event(self.stream.record())
         return out
-
-    def _semi_device(self, sch, max_iter) -> bool:
-        """The semi-synchronous iterations as one cooperative launch (on the plan's stream);
-        False when ``hp.config["labelprop_loop"]`` is ``"graph"`` or the device refuses the
-        launch (the caller then runs the CUDA-graph iterations)."""
-        if config["labelprop_loop"] != "device" or not sch.items:
-            return False
-        cp = self.cp
-        S = self.S
-        try:
-            if self.coop is None:
-                src = labelprop_source(S.indices.dtype, None if S.values is None else S.values.dtype,
-                                       coop=True)
-                self.coop = CoopKernel(src, "lp_semi", (_BLOCK, config["labelprop_blocks_per_sm"]))
-                self.coop_state = (cp.zeros(2, np.uint32), cp.zeros(3, np.uint64))
-            split_max = config["labelprop_hub_split_per_sm"] * _backend.num_sms()
-            items = sch.device_items(cp, split_max)
-            if sch.block_tables is None and any(it[4] > split_max for it in sch.items):
-                sch.block_tables = (cp.empty(sch.scratch, np.int32), cp.empty(sch.scratch, np.int32))
-            bk, bc = sch.block_tables if sch.block_tables is not None else (sch.keys, sch.cnts)
-            changed, st = self.coop_state
-            changed.fill(0)
-            st.fill(0)                        # the grid barrier's words, before every launch
-            w = self.null_w if S.values is None else S.values
-            self.coop.launch((items, np.int64(len(sch.items)), np.int64(min(int(max_iter), 1 << 62)), sch.light,
-                              sch.heavy, sch.toff, sch.ins, sch.scan, S.indptr, S.indices, w,
-                              self.labels, sch.keys, sch.cnts, bk, bc, sch.best, sch.own,
-                              changed, st))
-        except CooperativeLaunchRefused:
-            return False
-        self.last_loop = "device"
-        return True
 
     def _synchronous(self, key, sch, max_iter):
         """LDBC CDLP: every vertex from the previous labels (ties to the smallest), with the
@@ -296,7 +232,7 @@ class LabelPropPlan:
             nxt[:n] = cur[:n]
             if not self.iteration(key, sch, cur, nxt, 0):
                 break
-            if prev is not None and all_true(self.cp, nxt[:n] == prev):
+            if prev is not None and bool((nxt[:n] == prev).all()):
                 # from here the labels alternate between two states (see the CPU path)
                 if (int(max_iter) - it - 1) % 2 == 0:
                     cur = nxt

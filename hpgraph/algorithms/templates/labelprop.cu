@@ -16,11 +16,6 @@
 //             tables (other arrays than lp_heavy's) are clear at rest: the scan clears what it
 //             reads.  (Clearing as it read made lp_heavy's hubs 1.5x slower on the synchronous
 //             mode, so lp_heavy clears first instead, in tables of its own.)
-//   lp_semi:  the semi-synchronous schedule's iterations in one cooperative launch (compiled
-//             with LP_COOP): for each class in order, the bodies of the kernels above over
-//             the whole grid, a grid barrier where the next step reads what the last wrote
-//             (after the class's light, mid and hub-insert work; after the hub scan; after
-//             the hub finish), instead of up to five launches per class.
 // The new label: with `prec` (Prec-Min) the own label when its count is the largest, else the
 // smallest label of largest count.  lab_in == lab_out in the semi-synchronous schedule (a
 // class's vertices are not adjacent, so none reads a label another writes); a vertex whose
@@ -34,17 +29,14 @@ typedef unsigned long long u64;
 #define LP_FULL 0xffffffffu
 #define LP_SMEM_CAP $SMEM_CAP   // hash tables up to this many slots live in shared memory
 
-// Each body below runs as block `bid` of `nb` blocks (a kernel's own grid, or the
-// cooperative kernel's whole grid).
-__device__ __forceinline__ void
-lp_light_body(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
-              const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-              const lab_t* lab_in, lab_t* lab_out, int prec, unsigned* changed, long long bid,
-              long long nb)
+extern "C" __global__ void __launch_bounds__(256)
+lp_light(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
+         const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
+         const lab_t* lab_in, lab_t* lab_out, int prec, unsigned* changed)
 {
     const int lane = threadIdx.x & 31;
-    const long long nw = (nb * blockDim.x) >> 5;
-    for (long long i = (bid * blockDim.x + threadIdx.x) >> 5; i < count; i += nw) {
+    const long long nw = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < count; i += nw) {
         const idx_t v = verts[i];
         const long long s = (long long)indptr[v];
         const int d = (int)((long long)indptr[v + 1] - s);
@@ -68,15 +60,6 @@ lp_light_body(const idx_t* __restrict__ verts, long long count, const idx_t* __r
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-lp_light(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
-         const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-         const lab_t* lab_in, lab_t* lab_out, int prec, unsigned* changed)
-{
-    lp_light_body(verts, count, indptr, indices, vals, lab_in, lab_out, prec, changed, blockIdx.x,
-                  gridDim.x);
-}
-
 // Hash-table slots of a vertex of degree d: the smallest power of two >= 2 d (never fills).
 __device__ __forceinline__ unsigned lp_cap(long long d)
 {
@@ -90,18 +73,18 @@ __device__ __forceinline__ unsigned lp_hash(lab_t x)
     return h;
 }
 
-__device__ __forceinline__ void
-lp_heavy_body(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
-              const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-              const lab_t* lab_in, lab_t* lab_out, const long long* __restrict__ toff, lab_t* keys,
-              int* cnts, int prec, unsigned* changed, long long bid, long long nb)
+extern "C" __global__ void __launch_bounds__(256)
+lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
+         const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
+         const lab_t* lab_in, lab_t* lab_out, const long long* __restrict__ toff, lab_t* keys,
+         int* cnts, int prec, unsigned* changed)
 {
     __shared__ u64 s_best[8];
     __shared__ int s_own;
     __shared__ lab_t s_keys[LP_SMEM_CAP];
     __shared__ int s_cnts[LP_SMEM_CAP];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (long long i = bid; i < count; i += nb) {
+    for (long long i = blockIdx.x; i < count; i += gridDim.x) {
         const idx_t v = verts[i];
         const long long s = (long long)indptr[v], e = (long long)indptr[v + 1];
         // the table: in shared memory when it fits, else the vertex's region of `keys` / `cnts`
@@ -155,16 +138,6 @@ lp_heavy_body(const idx_t* __restrict__ verts, long long count, const idx_t* __r
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restrict__ indptr,
-         const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-         const lab_t* lab_in, lab_t* lab_out, const long long* __restrict__ toff, lab_t* keys,
-         int* cnts, int prec, unsigned* changed)
-{
-    lp_heavy_body(verts, count, indptr, indices, vals, lab_in, lab_out, toff, keys, cnts, prec,
-                  changed, blockIdx.x, gridDim.x);
-}
-
 // ---------------------------------------------------------------------------------------
 // Hubs.  `work` lists (hub, offset) pairs: lp_hub_insert's offsets are row offsets (a block
 // counts LP_CHUNK entries of the hub's row into its table), lp_hub_scan's are table offsets
@@ -172,13 +145,13 @@ lp_heavy(const idx_t* __restrict__ verts, long long count, const idx_t* __restri
 // own label's count in own[hub]); lp_hub_finish decides each hub's label and resets best/own.
 #define LP_CHUNK $CHUNK
 
-__device__ __forceinline__ void
-lp_hub_insert_body(const long long* __restrict__ work, long long nwork, const idx_t* __restrict__ hubs,
-                   const long long* __restrict__ toff, const idx_t* __restrict__ indptr,
-                   const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-                   const lab_t* lab_in, lab_t* keys, int* cnts, long long bid, long long nb)
+extern "C" __global__ void __launch_bounds__(256)
+lp_hub_insert(const long long* __restrict__ work, long long nwork, const idx_t* __restrict__ hubs,
+              const long long* __restrict__ toff, const idx_t* __restrict__ indptr,
+              const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
+              const lab_t* lab_in, lab_t* keys, int* cnts)
 {
-    for (long long i = bid; i < nwork; i += nb) {
+    for (long long i = blockIdx.x; i < nwork; i += gridDim.x) {
         const long long h = work[2 * i], off = work[2 * i + 1];
         const idx_t v = hubs[h];
         const long long rs = (long long)indptr[v], re = (long long)indptr[v + 1];
@@ -200,23 +173,12 @@ lp_hub_insert_body(const long long* __restrict__ work, long long nwork, const id
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-lp_hub_insert(const long long* __restrict__ work, long long nwork, const idx_t* __restrict__ hubs,
-              const long long* __restrict__ toff, const idx_t* __restrict__ indptr,
-              const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
-              const lab_t* lab_in, lab_t* keys, int* cnts)
-{
-    lp_hub_insert_body(work, nwork, hubs, toff, indptr, indices, vals, lab_in, keys, cnts,
-                       blockIdx.x, gridDim.x);
-}
-
-__device__ __forceinline__ void
-lp_hub_scan_body(const long long* __restrict__ work, long long nwork, const idx_t* __restrict__ hubs,
-                 const long long* __restrict__ toff, const idx_t* __restrict__ indptr,
-                 const lab_t* lab_in, lab_t* keys, int* cnts, u64* best, int* own, long long bid,
-                 long long nb)
+lp_hub_scan(const long long* __restrict__ work, long long nwork, const idx_t* __restrict__ hubs,
+            const long long* __restrict__ toff, const idx_t* __restrict__ indptr,
+            const lab_t* lab_in, lab_t* keys, int* cnts, u64* best, int* own)
 {
     const int lane = threadIdx.x & 31;
-    for (long long i = bid; i < nwork; i += nb) {
+    for (long long i = blockIdx.x; i < nwork; i += gridDim.x) {
         const long long h = work[2 * i], off = work[2 * i + 1];
         const idx_t v = hubs[h];
         const unsigned cap = lp_cap((long long)indptr[v + 1] - (long long)indptr[v]);
@@ -244,19 +206,11 @@ lp_hub_scan_body(const long long* __restrict__ work, long long nwork, const idx_
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-lp_hub_scan(const long long* __restrict__ work, long long nwork, const idx_t* __restrict__ hubs,
-            const long long* __restrict__ toff, const idx_t* __restrict__ indptr,
-            const lab_t* lab_in, lab_t* keys, int* cnts, u64* best, int* own)
+lp_hub_finish(const idx_t* __restrict__ hubs, long long nh, const lab_t* lab_in, lab_t* lab_out,
+              u64* best, int* own, int prec, unsigned* changed)
 {
-    lp_hub_scan_body(work, nwork, hubs, toff, indptr, lab_in, keys, cnts, best, own, blockIdx.x,
-                     gridDim.x);
-}
-
-__device__ __forceinline__ void
-lp_hub_finish_body(const idx_t* __restrict__ hubs, long long nh, const lab_t* lab_in, lab_t* lab_out,
-                   u64* best, int* own, int prec, unsigned* changed, long long bid, long long nb)
-{
-    for (long long h = bid * blockDim.x + threadIdx.x; h < nh; h += nb * blockDim.x) {
+    for (long long h = (long long)blockIdx.x * blockDim.x + threadIdx.x; h < nh;
+         h += (long long)gridDim.x * blockDim.x) {
         const idx_t v = hubs[h];
         const u64 b = best[h];
         const int oc = own[h];
@@ -272,60 +226,3 @@ lp_hub_finish_body(const idx_t* __restrict__ hubs, long long nh, const lab_t* la
         }
     }
 }
-
-extern "C" __global__ void __launch_bounds__(256)
-lp_hub_finish(const idx_t* __restrict__ hubs, long long nh, const lab_t* lab_in, lab_t* lab_out,
-              u64* best, int* own, int prec, unsigned* changed)
-{
-    lp_hub_finish_body(hubs, nh, lab_in, lab_out, best, own, prec, changed, blockIdx.x, gridDim.x);
-}
-
-#if LP_COOP
-// ---------------------------------------------------------------------------------------
-// The semi-synchronous iterations in one cooperative launch.  items: 10 words per class --
-// light (offset, count), block-per-vertex list (offset, count; the mid vertices, and the hubs
-// too when the class has many), spread hubs (offset, count), insert work (pair offset,
-// count), scan work (pair offset, count); offsets index light / heavy (and toff) / ins / scan.
-// changed[it & 1] is iteration it's flag; st: the grid barrier's words (zeroed before the
-// launch), st[2]: iterations run.
-extern "C" __global__ void __launch_bounds__(256)
-lp_semi(const long long* __restrict__ items, long long nclasses, long long max_iter,
-        const idx_t* __restrict__ light, const idx_t* __restrict__ heavy,
-        const long long* __restrict__ toff, const long long* __restrict__ ins,
-        const long long* __restrict__ scan, const idx_t* __restrict__ indptr,
-        const idx_t* __restrict__ indices, const w_t* __restrict__ vals, lab_t* lab,
-        lab_t* keys, int* cnts, lab_t* bkeys, int* bcnts, u64* best, int* own,
-        unsigned* changed, u64* st)
-{
-    const long long bid = blockIdx.x, nb = gridDim.x;
-    for (long long it = 0; it < max_iter; ++it) {
-        unsigned* ch = changed + (it & 1);
-        for (long long c = 0; c < nclasses; ++c) {
-            const long long* t = items + 10 * c;
-            const long long l0 = t[0], lc = t[1], f0 = t[2], fc = t[3], h0 = t[4], hc = t[5];
-            const long long i0 = t[6], ic = t[7], s0 = t[8], sc = t[9];
-            if (lc) lp_light_body(light + l0, lc, indptr, indices, vals, lab, lab, 1, ch, bid, nb);
-            if (fc) lp_heavy_body(heavy + f0, fc, indptr, indices, vals, lab, lab, toff + f0,
-                                  bkeys, bcnts, 1, ch, bid, nb);
-            if (hc) lp_hub_insert_body(ins + 2 * i0, ic, heavy + h0, toff + h0, indptr, indices,
-                                       vals, lab, keys, cnts, bid, nb);
-            grid_sync(st);
-            if (hc) {
-                lp_hub_scan_body(scan + 2 * s0, sc, heavy + h0, toff + h0, indptr, lab, keys, cnts,
-                                 best, own, bid, nb);
-                grid_sync(st);
-                lp_hub_finish_body(heavy + h0, hc, lab, lab, best, own, 1, ch, bid, nb);
-                grid_sync(st);
-            }
-        }
-        // every class of this iteration is done (the barrier above); its flag is final
-        const bool more = *((volatile unsigned*)ch) != 0u;
-        if (bid == 0 && threadIdx.x == 0) {
-            changed[(it + 1) & 1] = 0u;             // the next iteration's flag, read by none now
-            st[2] = (u64)(it + 1);
-        }
-        grid_sync(st);
-        if (!more) break;
-    }
-}
-#endif
