@@ -21,6 +21,7 @@ import numpy as np
 from .. import backend as _backend
 from .. import cuda_source
 from .. import dtypes as _dt
+from .._arrayops import all_true
 from .._config import config
 
 #: Vertices with at most this many neighbours take the warp kernel, the others a block each.
@@ -232,7 +233,7 @@ class LabelPropPlan:
             nxt[:n] = cur[:n]
             if not self.iteration(key, sch, cur, nxt, 0):
                 break
-            if prev is not None and bool((nxt[:n] == prev).all()):
+            if prev is not None and all_true(self.cp, nxt[:n] == prev):
                 # from here the labels alternate between two states (see the CPU path)
                 if (int(max_iter) - it - 1) % 2 == 0:
                     cur = nxt
