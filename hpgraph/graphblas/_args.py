@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
+from .._arrayops import any_true
 from ..exceptions import DimensionMismatch, HpgraphError, InvalidValue
 from . import _kern
 from ._keys import member, union
@@ -190,7 +191,7 @@ def write(xp, tkeys, tvals, tdtype, shape, *, out=None, mask=None, accum=None, r
         onlyc, onlyt = (pc >= 0) & ~both, (pt >= 0) & ~both
         z[onlyc] = _kern.cast(cvals[pc[onlyc]], zdt, xp)
         z[onlyt] = _kern.cast(tvals[pt[onlyt]], zdt, xp)
-        if bool(both.any()):
+        if any_true(xp, both):
             z[both] = _kern.binary(acc, cvals[pc[both]], tvals[pt[both]], xp)
         zkeys, zvals = keys, _kern.cast(z, cdtype, xp)
     else:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .._arrayops import any_true
 from ..exceptions import DimensionMismatch, DomainMismatch, InvalidValue
-from . import _kern
+from . import _kern, _rowwise
 from ._args import as_mask, binary_op, check_out, same_side, write
 from ._keys import lookup, union
 from ._objects import Matrix, Vector
@@ -81,7 +82,7 @@ def ewise_add(A, B, op="plus", *, mask=None, accum=None, replace=False, out=None
     oa, ob = (pa >= 0) & ~both, (pb >= 0) & ~both
     z[oa] = _kern.cast(A._values()[pa[oa]], t.out_dtype, xp)
     z[ob] = _kern.cast(B._values()[pb[ob]], t.out_dtype, xp)
-    if bool(both.any()):
+    if any_true(xp, both):
         z[both] = _apply_op(xp, t, A._values()[pa[both]], B._values()[pb[both]], keys[both], A)
     return _finish(xp, keys, z, t.out_dtype, A, kind, mask, accum, replace, out)
 
@@ -114,6 +115,8 @@ def ewise_mult(A, B, op="times", *, mask=None, accum=None, replace=False, out=No
     kind, mask, out = _prep(A, B, "ewise_mult", mask, out)
     t = binary_op(op, _dt.result_type(A.dtype, B.dtype))
     xp, (A, B) = same_side(A, B)
+    if kind == "matrix" and _rowwise.plain(mask, accum, out):
+        return _rowwise.mult_rows(A, B, t)
     ka, kb = A._keys(), B._keys()
     found, pos = lookup(xp, ka, kb)
     keys = ka[found]
@@ -291,10 +294,11 @@ def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
     kind, mask, out = _prep(A, None, "select", mask, out)
     xp, (A,) = same_side(A)
     keys, vals = A._keys(), A._values()
+    rowwise = kind == "matrix" and _rowwise.plain(mask, accum, out)
     if isinstance(op, str) and op in SELECT:
         if thunk is None and op not in _INDEX_DEFAULT:
             raise InvalidValue(f"select {op!r} needs thunk= (the row / column index)")
-        i, j = _rc(xp, keys, A)
+        i, j = A._coords()[1:] if kind == "matrix" else _rc(xp, keys, A)
         keep = SELECT[op](vals, i, j, int(thunk or 0))
     elif isinstance(op, str) and op in _VALUE_SELECT:
         if thunk is None:
@@ -302,7 +306,7 @@ def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
         t = binary_op(_VALUE_SELECT[op], A.dtype)
         keep = _kern.binary(t, vals, _scalar(thunk, A.dtype, "thunk"), xp)
     elif callable(op) and not isinstance(op, str):
-        i, j = _rc(xp, keys, A)
+        i, j = A._coords()[1:] if kind == "matrix" else _rc(xp, keys, A)
         keep = xp.asarray(op(vals, i, j, thunk))
         if keep.dtype != np.bool_ or keep.shape != keys.shape:
             raise InvalidValue(f"select: the predicate must return a bool array of shape "
@@ -311,5 +315,7 @@ def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
         names = list(SELECT) + list(_VALUE_SELECT)
         raise InvalidValue(f"select: op must be one of {', '.join(names)} or a predicate "
                            f"f(x, i, j, thunk); got {op!r}")
+    if rowwise:
+        return _rowwise.select_rows(A, keep)
     return _finish(xp, keys[keep], vals[keep], A.dtype, A, kind, mask, accum, replace, out)
 

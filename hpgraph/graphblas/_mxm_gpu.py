@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .._arrayops import any_true
 from .._config import config
 from ..exceptions import InvalidValue
 from . import _kern
@@ -118,7 +119,7 @@ def cusparse_product(xp, A, B, sr, flops):
             C.sort_indices()
     except Exception:  # cuSPARSE gives up (e.g. CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
         return None
-    if bool(((flops > 0) & (xp.diff(C.indptr) == 0)).any()):
+    if any_true(xp, (flops > 0) & (xp.diff(C.indptr) == 0)):
         return None  # cuSPARSE returned an incomplete product
     return C.indptr, C.indices, _kern.cast(C.data, sr.out_dtype, xp)
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import dtypes as _dt
+from .._arrayops import any_true
 from ..exceptions import DimensionMismatch, InvalidValue
 from ..formats import CSR
 from ..formats._base import expand_indptr, indptr_from_sorted
@@ -352,7 +353,7 @@ class Matrix(_Base, MatrixMethods):
         nr, nc = csr.shape
         _check_key_space(nr, nc)
         keys = rows.astype(_I64) * nc + csr.indices.astype(_I64)
-        dup = csr.nnz > 1 and bool((keys[1:] <= keys[:-1]).any())
+        dup = csr.nnz > 1 and any_true(xp, keys[1:] <= keys[:-1])
         if dup:
             vals = csr.values if csr.values is not None else xp.ones(csr.nnz, dtype=dt)
             keys, vals = _combine_duplicates(xp, keys, _kern.cast(vals, dt, xp), dup_op, dt,

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .._arrayops import any_true
 from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidValue
-from . import _kern
+from . import _kern, _rowwise
 from ._args import as_mask, binary_op, check_obj, check_out, monoid_op, same_side, write
 from ._keys import repeat_index, segment_starts, sort_by, union
 from ._objects import Matrix, Vector
@@ -46,6 +47,8 @@ def reduce_rowwise(A, monoid="plus", *, mask=None, accum=None, replace=False, ou
     mask = as_mask(mask, (A.nrows,))
     out = check_out(out, (A.nrows,), "vector")
     xp, (A,) = same_side(A)
+    if _rowwise.plain(mask, accum, out):
+        return _rowwise.reduce_rows(A, m)
     _, rows, _ = A._coords()
     starts = segment_starts(xp, rows)
     vals = _kern.reduce_segments(m, _kern.cast(A._values(), m.dtype, xp), starts, xp)
@@ -324,7 +327,7 @@ def assign(C, value, rows=None, cols=None, *, mask=None, accum=None, replace=Fal
         oc, ot = (pc >= 0) & ~both, (pt >= 0) & ~both
         z[oc] = civ[pc[oc]]
         z[ot] = _kern.cast(tv2[pt[ot]], zdt, xp)
-        if bool(both.any()):
+        if any_true(xp, both):
             z[both] = _kern.cast(_kern.binary(acc, civ[pc[both]], tv2[pt[both]], xp), zdt, xp)
         region_k, region_v = rk, z
     else:

@@ -1,0 +1,127 @@
+"""Row-wise forms of ``select``, ``reduce_rowwise`` and ``ewise_mult`` on a Matrix's CSR.
+
+The general forms of :mod:`._ewise` / :mod:`._ops2` move int64 keys ``row * ncols + col``:
+they divide keys back into rows and columns, compact keys, search one key array in the other
+and build the result's CSR from keys.  When the output is a plain new object (no mask, no
+accumulator, no ``out``), the result's entries are a row-ordered subset of ``A``'s, so these
+forms keep ``A``'s rows: the kept entries' row pointers are one prefix sum read at ``A``'s
+row pointers, and the result is built from its CSR directly.  ``ewise_mult`` looks each
+entry of ``A`` up in ``B``'s row only (a binary search over that row on the device).  Same
+results as the general forms, on NumPy and CuPy.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..formats import CSR
+from . import _kern
+from ._objects import Matrix, Vector
+
+__all__ = ["plain", "select_rows", "reduce_rows", "mult_rows", "find_source"]
+
+_I64 = np.dtype(np.int64)
+
+
+def plain(mask, accum, out) -> bool:
+    """True when the result is just the operation's value (the row-wise forms apply)."""
+    return mask is None and accum is None and out is None
+
+
+def _subset(A, keep, vals, dtype):
+    """The Matrix of ``A``'s entries where ``keep`` (bool per entry, CSR order) with ``vals``
+    (one per kept entry, or None for a pattern)."""
+    xp, csr = A.xp, A.csr
+    before = xp.zeros(csr.nnz + 1, dtype=_I64)
+    if csr.nnz:
+        xp.cumsum(keep, dtype=_I64, out=before[1:])
+    indptr = before[csr.indptr].astype(csr.index_dtype, copy=False)
+    cols = xp.ascontiguousarray(csr.indices[keep])
+    if vals is not None:
+        vals = xp.ascontiguousarray(vals)
+    return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), dtype)
+
+
+def select_rows(A, keep):
+    """``A``'s entries where ``keep`` (bool per stored entry), values and pattern kept."""
+    vals = A._vals_or_none()
+    return _subset(A, keep, None if vals is None else vals[keep], A.dtype)
+
+
+def reduce_rows(A, monoid):
+    """``reduce_rowwise(A, monoid)``: one value per non-empty row (``monoid`` typed)."""
+    xp, csr = A.xp, A.csr
+    ptr = csr.indptr.astype(_I64, copy=False)
+    rows = xp.flatnonzero(ptr[1:] != ptr[:-1]).astype(_I64, copy=False)
+    vals = _kern.reduce_segments(monoid, _kern.cast(A._values(), monoid.dtype, xp), ptr[rows], xp)
+    return Vector._new(xp, rows, vals, A.nrows, monoid.dtype)
+
+
+def find_source(idx_dtype, ptr_dtype) -> tuple[str, str]:
+    """(source, kernel name): for each entry ``k`` of ``A`` (row ``r[k]``, column ``c[k]``),
+    the position of ``c[k]`` in row ``r[k]`` of ``B`` (sorted columns), or -1."""
+    ti, tp = _dt.c_type(idx_dtype), _dt.c_type(ptr_dtype)
+    name = "hp_gb_row_find"
+    src = f"""
+extern "C" __global__ void {name}(const long long* __restrict__ r, const {ti}* __restrict__ c,
+                                  const {tp}* __restrict__ bptr, const {ti}* __restrict__ bind,
+                                  long long* __restrict__ pos, long long n) {{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {{
+        const long long row = r[k];
+        const {ti} want = c[k];
+        long long lo = (long long)bptr[row], hi = (long long)bptr[row + 1];
+        while (lo < hi) {{                    // the first column >= want
+            const long long mid = lo + ((hi - lo) >> 1);
+            if (bind[mid] < want) lo = mid + 1; else hi = mid;
+        }}
+        pos[k] = (lo < (long long)bptr[row + 1] && bind[lo] == want) ? lo : -1;
+    }}
+}}
+"""
+    return src, name
+
+
+@functools.lru_cache(maxsize=None)
+def _find_kernel(idx_dtype, ptr_dtype):
+    return _kern._kernel(*find_source(idx_dtype, ptr_dtype))
+
+
+def _positions(A, B):
+    """For every entry of ``A``: its position in ``B``'s CSR, or -1 (int64)."""
+    xp = A.xp
+    _, rows, cols = A._coords()
+    a, b = A.csr, B.csr
+    if xp is np:
+        # B's keys looked up by binary search over the whole (sorted) key array
+        kb = B._keys()
+        ka = rows * max(B.ncols, 1) + cols
+        pos = np.searchsorted(kb, ka)
+        pos = np.minimum(pos, max(kb.shape[0] - 1, 0))
+        hit = (kb[pos] == ka) if kb.shape[0] else np.zeros(ka.shape[0], dtype=bool)
+        return np.where(hit, pos, -1)
+    n = int(a.nnz)
+    pos = xp.empty(n, dtype=_I64)
+    if n:
+        bind = b.indices.astype(a.indices.dtype, copy=False)
+        kern = _find_kernel(np.dtype(a.indices.dtype), np.dtype(b.indptr.dtype))
+        _kern._launch(kern, n, (rows, a.indices, b.indptr, bind, pos, np.int64(n)))
+    return pos
+
+
+def mult_rows(A, B, op):
+    """``ewise_mult(A, B, op)`` (``op`` typed) of two matrices."""
+    xp = A.xp
+    pos = _positions(A, B)
+    keep = pos >= 0
+    pb = pos[keep]
+    av, bv = A._values()[keep], B._values()[pb]
+    if op.is_index_op:
+        _, rows, cols = A._coords()
+        z = _kern.binary(op, av, bv, xp, i=rows[keep], j=cols[keep])
+    else:
+        z = _kern.binary(op, av, bv, xp)
+    return _subset(A, keep, z, op.out_dtype)

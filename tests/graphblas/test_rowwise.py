@@ -1,0 +1,79 @@
+"""The row-wise forms of select / reduce_rowwise / ewise_mult (plain outputs) against SciPy on
+awkward matrices (empty rows, a pattern matrix, mixed index dtypes), and the device search
+kernel compiled by NVRTC."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from hpgraph import graphblas as hgb
+from tests.graphblas._helpers import dev
+
+
+def _scipy(M):
+    r, c, v = M.to_host().to_coo()
+    return sp.csr_array((v, (r, c)), shape=M.shape)
+
+
+def _mat(rng, nrows, ncols, density, empty_rows=()):
+    S = sp.random(nrows, ncols, density=density, random_state=rng, format="csr",
+                  data_rvs=lambda k: rng.integers(-5, 6, k).astype(np.float64))
+    S = S.tolil()
+    for r in empty_rows:
+        S[r, :] = 0
+    S = S.tocsr()
+    S.eliminate_zeros()
+    S = S.tocoo()
+    return hgb.Matrix.from_coo(S.row, S.col, S.data, nrows=nrows, ncols=ncols)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (1, 5), (7, 7), (40, 25), (25, 40)])
+def test_select_reduce_mult_match_scipy(shape, backend_name):
+    rng = np.random.default_rng(sum(shape))
+    A = _mat(rng, *shape, 0.3, empty_rows=range(0, shape[0], 3))
+    B = _mat(rng, *shape, 0.4)
+    SA, SB = _scipy(A), _scipy(B)
+    dA, dB = dev(A, backend_name), dev(B, backend_name)
+    for k in (-2, 0, 3):
+        got = _scipy(hgb.select(dA, "tril", k))
+        assert (got != sp.tril(SA, k)).nnz == 0 and got.nnz == sp.tril(SA, k).nnz
+    got = _scipy(hgb.select(dA, ">", 1.0))
+    ref = SA.multiply(SA > 1.0)
+    assert (got != ref).nnz == 0 and got.nnz == ref.nnz
+    w = hgb.reduce_rowwise(dA, "plus").to_host()
+    idx, vals = w.to_coo()
+    nonempty = np.flatnonzero(np.diff(SA.indptr))
+    np.testing.assert_array_equal(idx, nonempty)
+    np.testing.assert_array_equal(vals, np.asarray(SA.sum(axis=1)).ravel()[nonempty])
+    C = hgb.ewise_mult(dA, dB, "times")
+    ref = SA.multiply(SB)
+    both = _scipy(hgb.ewise_mult(dA, dB, "pair"))
+    assert C.nvals == both.nnz           # explicit zeros of A * B stay entries
+    got = _scipy(C)
+    assert (got != ref).nnz == 0
+    assert C.dtype == np.float64
+
+
+def test_pattern_matrix_select_keeps_the_pattern(backend_name):
+    A = dev(hgb.Matrix.from_coo(np.array([0, 1, 2, 2]), np.array([1, 0, 0, 2]), True,
+                                nrows=3, ncols=3), backend_name)
+    L = hgb.select(A, "tril")
+    r, c, v = L.to_host().to_coo()
+    assert r.tolist() == [1, 2, 2] and c.tolist() == [0, 0, 2] and v.tolist() == [True] * 3
+    assert L.dtype == np.bool_
+
+
+@pytest.mark.parametrize("idx,ptr", [(np.int32, np.int32), (np.int32, np.int64), (np.int64, np.int64)])
+def test_row_find_kernel_compiles(idx, ptr):
+    from hpgraph import backend
+    from hpgraph.exceptions import DeviceUnavailable
+    from hpgraph.graphblas._rowwise import find_source
+
+    src, name = find_source(np.dtype(idx), np.dtype(ptr))
+    try:
+        ptx = backend.compile_ptx(src, "row_find.cu")
+    except DeviceUnavailable as exc:
+        pytest.skip(str(exc))
+    assert f".entry {name}" in ptx
