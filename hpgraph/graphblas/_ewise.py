@@ -76,6 +76,8 @@ def ewise_add(A, B, op="plus", *, mask=None, accum=None, replace=False, out=None
     kind, mask, out = _prep(A, B, "ewise_add", mask, out)
     t = binary_op(op, _dt.result_type(A.dtype, B.dtype))
     xp, (A, B) = same_side(A, B)
+    if kind == "matrix" and _rowwise.plain(mask, accum, out):
+        return _rowwise.add_rows(A, B, t)
     keys, pa, pb = union(xp, A._keys(), B._keys())
     both = (pa >= 0) & (pb >= 0)
     z = xp.empty(keys.shape[0], dtype=t.out_dtype)

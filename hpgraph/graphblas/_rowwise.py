@@ -1,4 +1,5 @@
-"""Row-wise forms of ``select``, ``reduce_rowwise`` and ``ewise_mult`` on a Matrix's CSR.
+"""Row-wise forms of ``select``, ``reduce_rowwise``, ``ewise_mult`` and ``ewise_add`` on a
+Matrix's CSR.
 
 The general forms of :mod:`._ewise` / :mod:`._ops2` move int64 keys ``row * ncols + col``:
 they divide keys back into rows and columns, compact keys, search one key array in the other
@@ -6,8 +7,12 @@ and build the result's CSR from keys.  When the output is a plain new object (no
 accumulator, no ``out``), the result's entries are a row-ordered subset of ``A``'s, so these
 forms keep ``A``'s rows: the kept entries' row pointers are one prefix sum read at ``A``'s
 row pointers, and the result is built from its CSR directly.  ``ewise_mult`` looks each
-entry of ``A`` up in ``B``'s row only (a binary search over that row on the device).  Same
-results as the general forms, on NumPy and CuPy.
+entry of ``A`` up in ``B``'s row only (a binary search over that row on the device).
+``ewise_add`` looks up both ways and places every entry of the union at once: an entry of
+``A`` at row-local index ``i`` lands after ``i`` entries of ``A`` and after the entries only
+``B`` has in its row left of it (``B``'s entries left of it minus the shared ones), and
+symmetrically -- prefix sums and scatters instead of a sort of both key arrays.  Same results
+as the general forms, on NumPy and CuPy.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from ..formats import CSR
 from . import _kern
 from ._objects import Matrix, Vector
 
-__all__ = ["plain", "select_rows", "reduce_rows", "mult_rows", "find_source"]
+__all__ = ["plain", "select_rows", "reduce_rows", "mult_rows", "add_rows", "find_source"]
 
 _I64 = np.dtype(np.int64)
 
@@ -62,13 +67,16 @@ def reduce_rows(A, monoid):
 
 def find_source(idx_dtype, ptr_dtype) -> tuple[str, str]:
     """(source, kernel name): for each entry ``k`` of ``A`` (row ``r[k]``, column ``c[k]``),
-    the position of ``c[k]`` in row ``r[k]`` of ``B`` (sorted columns), or -1."""
+    ``low[k]``: the position of the first column >= ``c[k]`` in row ``r[k]`` of ``B`` (sorted
+    columns; the row's end when none), and ``pos[k]``: that position when it holds ``c[k]``,
+    else -1."""
     ti, tp = _dt.c_type(idx_dtype), _dt.c_type(ptr_dtype)
     name = "hp_gb_row_find"
     src = f"""
 extern "C" __global__ void {name}(const long long* __restrict__ r, const {ti}* __restrict__ c,
                                   const {tp}* __restrict__ bptr, const {ti}* __restrict__ bind,
-                                  long long* __restrict__ pos, long long n) {{
+                                  long long* __restrict__ pos, long long* __restrict__ low,
+                                  long long n) {{
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {{
         const long long row = r[k];
@@ -78,6 +86,7 @@ extern "C" __global__ void {name}(const long long* __restrict__ r, const {ti}* _
             const long long mid = lo + ((hi - lo) >> 1);
             if (bind[mid] < want) lo = mid + 1; else hi = mid;
         }}
+        low[k] = lo;
         pos[k] = (lo < (long long)bptr[row + 1] && bind[lo] == want) ? lo : -1;
     }}
 }}
@@ -91,31 +100,41 @@ def _find_kernel(idx_dtype, ptr_dtype):
 
 
 def _positions(A, B):
-    """For every entry of ``A``: its position in ``B``'s CSR, or -1 (int64)."""
+    """``(pos, low)`` for every entry of ``A`` (int64): its position in ``B``'s CSR or -1, and
+    the position of the first entry of ``B``'s row at or right of its column."""
     xp = A.xp
     _, rows, cols = A._coords()
     a, b = A.csr, B.csr
     if xp is np:
-        # B's keys looked up by binary search over the whole (sorted) key array
+        # keys sort row-major, so the global lower bound is the row-local one
         kb = B._keys()
         ka = rows * max(B.ncols, 1) + cols
-        pos = np.searchsorted(kb, ka)
-        pos = np.minimum(pos, max(kb.shape[0] - 1, 0))
-        hit = (kb[pos] == ka) if kb.shape[0] else np.zeros(ka.shape[0], dtype=bool)
-        return np.where(hit, pos, -1)
+        low = np.searchsorted(kb, ka)
+        at = np.minimum(low, max(kb.shape[0] - 1, 0))
+        hit = (kb[at] == ka) if kb.shape[0] else np.zeros(ka.shape[0], dtype=bool)
+        return np.where(hit, low, -1), low
     n = int(a.nnz)
     pos = xp.empty(n, dtype=_I64)
+    low = xp.empty(n, dtype=_I64)
     if n:
         bind = b.indices.astype(a.indices.dtype, copy=False)
         kern = _find_kernel(np.dtype(a.indices.dtype), np.dtype(b.indptr.dtype))
-        _kern._launch(kern, n, (rows, a.indices, b.indptr, bind, pos, np.int64(n)))
-    return pos
+        _kern._launch(kern, n, (rows, a.indices, b.indptr, bind, pos, low, np.int64(n)))
+    return pos, low
+
+
+def _exclusive(xp, flags):
+    """``[0, f0, f0 + f1, ...]`` (int64, one longer than ``flags``)."""
+    out = xp.zeros(flags.shape[0] + 1, dtype=_I64)
+    if flags.shape[0]:
+        xp.cumsum(flags, dtype=_I64, out=out[1:])
+    return out
 
 
 def mult_rows(A, B, op):
     """``ewise_mult(A, B, op)`` (``op`` typed) of two matrices."""
     xp = A.xp
-    pos = _positions(A, B)
+    pos, _ = _positions(A, B)
     keep = pos >= 0
     pb = pos[keep]
     av, bv = A._values()[keep], B._values()[pb]
@@ -125,3 +144,43 @@ def mult_rows(A, B, op):
     else:
         z = _kern.binary(op, av, bv, xp)
     return _subset(A, keep, z, op.out_dtype)
+
+
+def add_rows(A, B, op):
+    """``ewise_add(A, B, op)`` (``op`` typed) of two matrices: ``op(a, b)`` where both have
+    an entry, the one value (cast) where one has."""
+    xp = A.xp
+    a, b = A.csr, B.csr
+    out_dt = op.out_dtype
+    pos_b, low_b = _positions(A, B)            # per entry of A
+    pos_a, low_a = _positions(B, A)            # per entry of B
+    _, ra, ca = A._coords()
+    _, rb, _ = B._coords()
+    aptr, bptr = a.indptr.astype(_I64), b.indptr.astype(_I64)
+    shared = pos_b >= 0
+    only_b = xp.flatnonzero(pos_a < 0)
+    c_shared = _exclusive(xp, shared)
+    c_only = _exclusive(xp, pos_a < 0)
+    outptr = aptr + c_only[bptr]
+    ia = xp.arange(int(a.nnz), dtype=_I64)
+    # A's entry i of row r: after i - aptr[r] entries of A and the B-only entries left of it
+    at_a = outptr[ra] + (ia - aptr[ra]) + (low_b - bptr[ra]) - (c_shared[ia] - c_shared[aptr[ra]])
+    rbo = rb[only_b]
+    at_b = outptr[rbo] + (low_a[only_b] - aptr[rbo]) + (c_only[only_b] - c_only[bptr[rbo]])
+    m = int(a.nnz) + int(only_b.shape[0])
+    idt = _dt.index_dtype(A.nrows, A.ncols, m)
+    cols = xp.empty(m, dtype=idt)
+    cols[at_a] = a.indices
+    cols[at_b] = b.indices[only_b]
+    z = _kern.cast(A._values(), out_dt, xp).copy()      # A's own values stay as they are
+    if int(c_shared[-1]):
+        pb = pos_b[shared]
+        av, bv = A._values()[shared], B._values()[pb]
+        if op.is_index_op:
+            z[shared] = _kern.binary(op, av, bv, xp, i=ra[shared], j=ca[shared])
+        else:
+            z[shared] = _kern.binary(op, av, bv, xp)
+    vals = xp.empty(m, dtype=out_dt)
+    vals[at_a] = z
+    vals[at_b] = _kern.cast(B._values()[only_b], out_dt, xp)
+    return Matrix._new(CSR._new(outptr.astype(idt), cols, vals, tuple(A.shape)), out_dt)

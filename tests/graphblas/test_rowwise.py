@@ -54,6 +54,19 @@ def test_select_reduce_mult_match_scipy(shape, backend_name):
     got = _scipy(C)
     assert (got != ref).nnz == 0
     assert C.dtype == np.float64
+    before = A.to_host().to_coo()[2].copy()
+    for X, Y, SX, SY in ((dA, dB, SA, SB), (dB, dA, SB, SA), (dA, dA, SA, SA)):
+        U = hgb.ewise_add(X, Y, "minus")
+        r, c, v = U.to_host().to_coo()
+        assert np.all(np.diff(r * max(shape[1], 1) + c) > 0)          # sorted, distinct
+        pattern = ((SX != 0).astype(int) + (SY != 0).astype(int)).tocoo()
+        assert sorted(zip(r.tolist(), c.tolist())) == sorted(zip(pattern.row.tolist(), pattern.col.tolist()))
+        dense = np.zeros(shape)
+        dense[r, c] = v
+        x, y = SX.toarray(), SY.toarray()                  # no explicit zeros in A or B
+        want = np.where((x != 0) & (y != 0), x - y, np.where(x != 0, x, y))  # one side: its value
+        np.testing.assert_array_equal(dense, want)
+    np.testing.assert_array_equal(A.to_host().to_coo()[2], before)     # operands untouched
 
 
 def test_pattern_matrix_select_keeps_the_pattern(backend_name):
