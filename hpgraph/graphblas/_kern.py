@@ -25,7 +25,11 @@ from .. import dtypes as _dt
 from ..compiler import _numerics as _n
 
 __all__ = ["binary", "reduce_segments", "cast", "binary_source", "segment_source",
-           "block_segment_source"]
+           "block_segment_source", "LONG_SEGMENT"]
+
+#: Segments longer than this are reduced by a block each on the device (not walked by one
+#: thread); their operands are then combined in a tree rather than left to right.
+LONG_SEGMENT = 1024
 
 
 def _is_host(xp) -> bool:
@@ -78,7 +82,8 @@ extern "C" __global__ void {name}(const {tin}* __restrict__ X, const {tin}* __re
 def segment_source(monoid) -> tuple[str, str]:
     """(source, kernel name) reducing ``vals[starts[s] : starts[s + 1]]`` into ``out[s]``.
 
-    One thread per segment, operands combined left to right (the order of the host path).
+    One thread per segment, operands combined left to right (the order of the host path);
+    segments longer than ``skip`` are left alone (a block each reduces them).
     """
     t = _dt.c_type(monoid.dtype)
     name = "hp_gb_segment_reduce"
@@ -89,11 +94,12 @@ def segment_source(monoid) -> tuple[str, str]:
         brk = f"if ({term}) break;" if term is not None else ""
     src = f"""{monoid.c_preamble}
 extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __restrict__ S,
-                                  {t}* __restrict__ out, long long nseg) {{
+                                  {t}* __restrict__ out, long long nseg, long long skip) {{
     long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long stride = (long long)gridDim.x * blockDim.x;
     for (; s < nseg; s += stride) {{
         long long b = S[s], e = S[s + 1];
+        if (e - b > skip) continue;
         {t} acc = V[b];
         for (long long k = b + 1; k < e; ++k) {{
             {brk}
@@ -108,17 +114,19 @@ extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __
 
 
 def block_segment_source(monoid) -> tuple[str, str]:
-    """(source, kernel name) reducing segment ``s`` with one block of 256 threads (long
-    segments: a scalar reduction, rows of a skewed matrix): strided partial reductions from
-    the monoid's identity, then a shared-memory tree.  Not for ``any`` (its identity is not
-    neutral under "keep the second operand")."""
+    """(source, kernel name) reducing segment ``ids[s]`` (``ids`` null: ``s``) with one block
+    of 256 threads (long segments: a scalar reduction, hub rows of a skewed matrix): strided
+    partial reductions from the monoid's identity, then a shared-memory tree.  Not for ``any``
+    (its identity is not neutral under "keep the second operand")."""
     t = _dt.c_type(monoid.dtype)
     name = "hp_gb_block_reduce"
     src = f"""{monoid.c_preamble}
 extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __restrict__ S,
-                                  {t}* __restrict__ out, long long nseg) {{
+                                  {t}* __restrict__ out, long long nseg,
+                                  const long long* __restrict__ ids) {{
     __shared__ {t} sh[256];
-    for (long long s = blockIdx.x; s < nseg; s += gridDim.x) {{
+    for (long long i = blockIdx.x; i < nseg; i += gridDim.x) {{
+        const long long s = ids ? ids[i] : i;
         long long b = S[s], e = S[s + 1];
         {t} acc = {monoid.c_identity};
         for (long long k = b + threadIdx.x; k < e; k += blockDim.x) {{
@@ -202,11 +210,21 @@ def reduce_segments(monoid, vals, starts, xp):
     bounds = xp.empty(nseg + 1, dtype=np.int64)
     bounds[:-1] = starts
     bounds[-1] = vals.shape[0]
+    none = np.uint64(0)
     if not monoid.terminal_any and vals.shape[0] >= 64 * nseg:
         # long segments: one block each (a thread per segment would walk them serially)
         src, name = block_segment_source(monoid)
-        _kernel(src, name)((min(nseg, 65535),), (256,), (vals, bounds, out, np.int64(nseg)))
+        _kernel(src, name)((min(nseg, 65535),), (256,), (vals, bounds, out, np.int64(nseg), none))
         return out
+    skip = np.int64(-1 if monoid.terminal_any else LONG_SEGMENT)
     src, name = segment_source(monoid)
-    _launch(_kernel(src, name), nseg, (vals, bounds, out, np.int64(nseg)))
+    _launch(_kernel(src, name), nseg, (vals, bounds, out, np.int64(nseg),
+                                       np.int64(np.iinfo(np.int64).max) if skip < 0 else skip))
+    if skip >= 0:
+        # the few long segments (hub rows), which the thread per segment skipped: a block each
+        long_ids = xp.flatnonzero((bounds[1:] - bounds[:-1]) > skip)
+        if long_ids.shape[0]:
+            src, name = block_segment_source(monoid)
+            _kernel(src, name)((min(int(long_ids.shape[0]), 65535),), (256,),
+                               (vals, bounds, out, np.int64(long_ids.shape[0]), long_ids))
     return out

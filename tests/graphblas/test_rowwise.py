@@ -90,3 +90,29 @@ def test_row_find_kernel_compiles(idx, ptr):
     except DeviceUnavailable as exc:
         pytest.skip(str(exc))
     assert f".entry {name}" in ptx
+
+
+@pytest.mark.parametrize("monoid", ["plus", "min", "max", "times", "any"])
+def test_reduce_rows_with_hub_rows(monoid, backend_name):
+    """Rows longer than the device's one-thread limit (a block each there) beside short and
+    empty rows: NumPy's reduction of each row."""
+    from hpgraph.graphblas._kern import LONG_SEGMENT
+
+    rng = np.random.default_rng(7)
+    lens = np.array([0, 3, LONG_SEGMENT + 1, 1, 0, 5 * LONG_SEGMENT, 2, LONG_SEGMENT, 7])
+    ncols = 6 * LONG_SEGMENT
+    rows = np.repeat(np.arange(lens.size), lens)
+    cols = np.concatenate([np.sort(rng.choice(ncols, k, replace=False)) for k in lens])
+    vals = (rng.integers(-8, 16, rows.size) / 4.0) if monoid != "times" else \
+        rng.choice([-1.0, 1.0, 0.5, 2.0], rows.size)
+    A = dev(hgb.Matrix.from_coo(rows, cols, vals, nrows=lens.size, ncols=ncols), backend_name)
+    idx, got = hgb.reduce_rowwise(A, monoid).to_host().to_coo()
+    nonempty = np.flatnonzero(lens)
+    np.testing.assert_array_equal(idx, nonempty)
+    starts = np.concatenate([[0], np.cumsum(lens)])[nonempty]
+    if monoid == "any":                       # some value of the row
+        for r, g in zip(nonempty, got):
+            assert g in vals[rows == r]
+        return
+    ufunc = {"plus": np.add, "min": np.minimum, "max": np.maximum, "times": np.multiply}[monoid]
+    np.testing.assert_array_equal(got, ufunc.reduceat(vals, starts))
