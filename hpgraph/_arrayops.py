@@ -22,33 +22,40 @@ def _on_host(a) -> bool:
     return not hasattr(a, "__cuda_array_interface__")
 
 
+#: Elements a device count widens to int64 at a time (bounds its temporary to 128 MiB).
+_COUNT_CHUNK = 1 << 24
+
+
 def _as_bytes(xp, b):
-    """``b`` (bool) as a contiguous 1-D ``uint8`` view, which CuPy reduces with precompiled CUB."""
+    """``b != 0`` as a contiguous 1-D ``uint8`` view (1 where nonzero), which CuPy reduces with
+    precompiled CUB; a bool array is only viewed."""
+    if b.dtype != np.bool_:
+        b = b != 0
     b = xp.ascontiguousarray(b).reshape(-1)
     return b.view(np.uint8)
 
 
 def any_true(xp, b) -> bool:
-    """``bool(b.any())`` for a boolean array ``b``."""
+    """``bool(b.any())``: whether an element of ``b`` is nonzero (True)."""
     if _on_host(b):
         return bool(xp.any(b))
     return b.size > 0 and bool(int(_as_bytes(xp, b).max()))
 
 
 def all_true(xp, b) -> bool:
-    """``bool(b.all())`` for a boolean array ``b`` (True when empty)."""
+    """``bool(b.all())``: whether every element of ``b`` is nonzero (True when empty)."""
     if _on_host(b):
         return bool(xp.all(b))
     return b.size == 0 or bool(int(_as_bytes(xp, b).min()))
 
 
 def count_true(xp, b) -> int:
-    """``int(count_nonzero(b))`` for a boolean array ``b``."""
+    """``int(count_nonzero(b))``: how many elements of ``b`` are nonzero."""
     if _on_host(b):
         return int(xp.count_nonzero(b))
-    if b.size == 0:
-        return 0
-    return int(_as_bytes(xp, b).astype(np.int64).sum())
+    u = _as_bytes(xp, b)
+    return sum(int(u[i:i + _COUNT_CHUNK].astype(np.int64).sum())
+               for i in range(0, int(u.shape[0]), _COUNT_CHUNK))
 
 
 @functools.lru_cache(maxsize=None)

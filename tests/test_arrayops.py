@@ -41,11 +41,23 @@ def test_bool_reductions_match_numpy_on_the_device(b):
 
 
 @pytest.mark.gpu
-def test_integer_words_count_as_set_when_any_bit_is():
+@pytest.mark.parametrize("a", [np.array([0, 0, 1 << 63, 0], dtype=np.uint64),
+                               np.array([256, 0, 512], dtype=np.int32), np.array([-0.0, 0.0, 2.5]),
+                               np.array([1, 2, 3], dtype=np.int8), np.zeros(4, np.float32)],
+                         ids=range(5))
+def test_non_bool_arrays_count_their_nonzero_elements(a):
     cp = pytest.importorskip("cupy")
-    w = np.array([0, 0, 1 << 63, 0], dtype=np.uint64)
-    assert _xp.any_true(cp, cp.asarray(w)) and not _xp.any_true(cp, cp.zeros(3, np.uint64))
-    assert _xp.all_true(cp, cp.asarray(w) == cp.asarray(w))
+    d = cp.asarray(a)
+    assert _xp.any_true(cp, d) is bool(a.any()) and _xp.all_true(cp, d) is bool(a.all())
+    assert _xp.count_true(cp, d) == int(np.count_nonzero(a))
+
+
+@pytest.mark.gpu
+def test_count_in_chunks(monkeypatch):
+    cp = pytest.importorskip("cupy")
+    monkeypatch.setattr(_xp, "_COUNT_CHUNK", 7)
+    b = np.arange(100) % 3 == 0
+    assert _xp.count_true(cp, cp.asarray(b)) == int(b.sum())
 
 
 CASES = [

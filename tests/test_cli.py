@@ -256,4 +256,3 @@ def test_load_graph_helper(tmp_path):
     lg = cli.load_graph(p, backend="cpu", progress=False)
     assert lg.kind == "file" and lg.graph.weighted and set(lg.timings) == {"read", "csr"}
     assert lg.edges.num_edges == 1
-

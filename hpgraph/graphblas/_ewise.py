@@ -3,7 +3,9 @@
 
 All work on the sorted keys of the operands (union / intersection by binary search) and
 apply the operator once over the entries that meet, with the operator's NumPy form on the
-host and its compiled CUDA expression on the device (:mod:`hpgraph.graphblas._kern`).
+host and its compiled CUDA expression on the device (:mod:`hpgraph.graphblas._kern`);
+``ewise_add``, ``ewise_mult`` and ``select`` of matrices with a plain output (no mask,
+accumulator or ``out``) work on the rows of ``A``'s CSR instead (:mod:`._rowwise`).
 Every one takes ``mask``, ``accum``, ``replace`` and ``out`` as :func:`hpgraph.graphblas.mxm`.
 """
 
@@ -308,7 +310,8 @@ def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
         t = binary_op(_VALUE_SELECT[op], A.dtype)
         keep = _kern.binary(t, vals, _scalar(thunk, A.dtype, "thunk"), xp)
     elif callable(op) and not isinstance(op, str):
-        i, j = A._coords()[1:] if kind == "matrix" else _rc(xp, keys, A)
+        # copies: the user's predicate may write to its arguments
+        i, j = (a.copy() for a in A._coords()[1:]) if kind == "matrix" else _rc(xp, keys, A)
         keep = xp.asarray(op(vals, i, j, thunk))
         if keep.dtype != np.bool_ or keep.shape != keys.shape:
             raise InvalidValue(f"select: the predicate must return a bool array of shape "

@@ -3,6 +3,7 @@
 An object's entries are handled as one sorted, duplicate-free int64 *key* per entry (a
 vector's index; ``row * ncols + col`` for a matrix) and a value array.  Set algebra on keys
 (membership, union, intersection) is a sort or a binary search, which both backends do fast.
+(Matrix operations with a plain output use :mod:`._rowwise`'s row-wise forms instead.)
 """
 
 from __future__ import annotations

@@ -38,22 +38,22 @@ def plain(mask, accum, out) -> bool:
 
 def _subset(A, keep, vals, dtype):
     """The Matrix of ``A``'s entries where ``keep`` (bool per entry, CSR order) with ``vals``
-    (one per kept entry, or None for a pattern)."""
+    (one per kept entry)."""
     xp, csr = A.xp, A.csr
     before = xp.zeros(csr.nnz + 1, dtype=_I64)
     if csr.nnz:
         xp.cumsum(keep, dtype=_I64, out=before[1:])
-    indptr = before[csr.indptr].astype(csr.index_dtype, copy=False)
-    cols = xp.ascontiguousarray(csr.indices[keep])
-    if vals is not None:
-        vals = xp.ascontiguousarray(vals)
-    return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), dtype)
+    # the index dtype the general form picks for the result (int32 where it fits)
+    idt = _dt.index_dtype(A.nrows, A.ncols, int(before[-1]))
+    indptr = before[csr.indptr].astype(idt, copy=False)
+    cols = xp.ascontiguousarray(csr.indices[keep].astype(idt, copy=False))
+    return Matrix._new(CSR._new(indptr, cols, xp.ascontiguousarray(vals), tuple(A.shape)), dtype)
 
 
 def select_rows(A, keep):
-    """``A``'s entries where ``keep`` (bool per stored entry), values and pattern kept."""
-    vals = A._vals_or_none()
-    return _subset(A, keep, None if vals is None else vals[keep], A.dtype)
+    """``A``'s entries where ``keep`` (bool per stored entry), with their values (explicit
+    ones for a pattern matrix, as the general form stores)."""
+    return _subset(A, keep, A._values()[keep], A.dtype)
 
 
 def reduce_rows(A, monoid):

@@ -116,3 +116,79 @@ def test_reduce_rows_with_hub_rows(monoid, backend_name):
         return
     ufunc = {"plus": np.add, "min": np.minimum, "max": np.maximum, "times": np.multiply}[monoid]
     np.testing.assert_array_equal(got, ufunc.reduceat(vals, starts))
+
+
+def _int64_indexed(M):
+    """The same matrix with int64 row pointers and column ids (as a shared int64 CSR gives)."""
+    from hpgraph.formats import CSR
+
+    c = M.csr
+    return hgb.Matrix._new(CSR._new(c.indptr.astype(np.int64), c.indices.astype(np.int64),
+                                    c.values, tuple(M.shape)), M.dtype)
+
+
+def _pattern(M):
+    from hpgraph.formats import CSR
+
+    c = M.csr
+    return hgb.Matrix._new(CSR._new(c.indptr, c.indices, None, tuple(M.shape)), np.dtype(np.bool_))
+
+
+CALLS = {
+    "add_plus": lambda A, B: hgb.ewise_add(A, B, "plus"),
+    "add_firsti": lambda A, B: hgb.ewise_add(A, B, "firsti"),
+    "add_secondi": lambda A, B: hgb.ewise_add(A, B, "secondi"),
+    "mult_times": lambda A, B: hgb.ewise_mult(A, B, "times"),
+    "mult_lt": lambda A, B: hgb.ewise_mult(A, B, "lt"),
+    "mult_secondi": lambda A, B: hgb.ewise_mult(A, B, "secondi"),
+    "select_triu": lambda A, B: hgb.select(A, "triu", 1),
+    "select_pred": lambda A, B: hgb.select(A, lambda x, i, j, t: (i + j) % 3 == 0),
+    "reduce_max": lambda A, B: hgb.reduce_rowwise(A, "max"),
+}
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+@pytest.mark.parametrize("shape", [(0, 5), (5, 0), (1, 1), (9, 4), (12, 12)])
+@pytest.mark.parametrize("variant", ["int32", "int64 A", "int64 B", "pattern"])
+def test_rowwise_forms_equal_the_general_forms(call, shape, variant, backend_name, monkeypatch):
+    """Every row-wise form against the key-based form it replaces (forced by patching
+    ``plain``): pattern, values, value dtype, index dtype and stored-values presence."""
+    from hpgraph.graphblas import _rowwise
+
+    rng = np.random.default_rng(hash((call, shape, variant)) % 2**32)
+    A = _mat(rng, *shape, 0.4, empty_rows=range(0, shape[0], 4)) if all(shape) else \
+        hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0), nrows=shape[0], ncols=shape[1])
+    B = _mat(rng, *shape, 0.5) if all(shape) else A
+    if variant == "int64 A":
+        A = _int64_indexed(A)
+    elif variant == "int64 B":
+        B = _int64_indexed(B)
+    elif variant == "pattern":
+        A, B = _pattern(A), _pattern(B)
+    dA, dB = dev(A, backend_name), dev(B, backend_name)
+    before = [a.copy() for a in A.to_coo()]
+    got = CALLS[call](dA, dB).to_host()
+    monkeypatch.setattr(_rowwise, "plain", lambda *a: False)
+    want = CALLS[call](dev(A, backend_name), dev(B, backend_name)).to_host()
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got._keys(), want._keys())
+    np.testing.assert_array_equal(got._values(), want._values())
+    if isinstance(got, hgb.Matrix):
+        assert got.csr.index_dtype == want.csr.index_dtype
+        assert (got.csr.values is None) == (want.csr.values is None)
+    for a, b in zip(before, A.to_coo()):
+        np.testing.assert_array_equal(a, b)                       # operands untouched
+
+
+def test_user_predicate_cannot_change_the_matrix(backend_name):
+    A = dev(hgb.Matrix.from_coo(np.array([0, 1, 2]), np.array([2, 0, 1]), np.array([1.0, 2.0, 3.0]),
+                                nrows=3, ncols=3), backend_name)
+
+    def pred(x, i, j, t):
+        i += 1
+        j *= 0
+        return j <= i
+
+    assert hgb.select(A, pred).nvals == 3
+    r, c, _ = A.to_host().to_coo()
+    assert r.tolist() == [0, 1, 2] and c.tolist() == [2, 0, 1]
