@@ -1,8 +1,8 @@
 """Run hpgraph's generated graphblas CUDA kernels on the host (no GPU): the kernel source is
 compiled with g++ against ``_cuda_emu.h`` (CUDA keywords, ``threadIdx`` / ``blockIdx``,
-``__syncthreads``, atomics; a source without ``__syncthreads`` runs its threads one after
-another) and launched through a generated C wrapper that takes the
-arguments as ``cuLaunchKernel`` does (an array of pointers to each argument).
+``__syncthreads``, atomics, warp intrinsics; a source without ``__syncthreads`` or warp
+intrinsics runs its threads one after another) and launched through a generated C wrapper
+that takes the arguments as ``cuLaunchKernel`` does (an array of pointers to each argument).
 
 :func:`emulate` replaces :func:`hpgraph.graphblas._kern._kernel` (the one place where the
 graphblas device code gets a compiled kernel), so the device path's host code runs with
@@ -27,7 +27,8 @@ MAX_BLOCKS = 3
 _CACHE: dict = {}
 _DIR = Path(tempfile.mkdtemp(prefix="hp_cuda_emu_"))
 
-_SIG = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\((.*?)\)\s*\{', re.S)
+_SIG = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
+                  r'(\w+)\s*\((.*?)\)\s*\{', re.S)
 
 
 def available() -> bool:
