@@ -2,7 +2,7 @@
 ``templates/labelprop.cu`` driven by ``_label_propagation_gpu``) run on the host: the kernels
 through the CUDA emulator of the graphblas tests (g++, one thread per CUDA thread, warp
 intrinsics emulated), CuPy replaced by NumPy arrays with the few device-array methods the
-driver calls.  CI has no GPU, so this is where the device path's host code is checked.
+driver calls (``FakeCupy`` of the emulator).  CI has no GPU, so this is where the device path's host code is checked.
 
 The results are checked against plain-Python references of the documented rules (written
 here from the edge lists, not from hpgraph): Jones-Plassmann colouring of the splitmix64
@@ -94,74 +94,6 @@ def py_sync(nb, n, max_iter):
     return np.array(labels)
 
 
-# ------------------------------------------------------------------------------------------
-# the device stand-in
-
-
-class _Ptr:
-    def __init__(self, a):
-        self.ptr = a.__array_interface__["data"][0]
-
-
-class DevArray(np.ndarray):
-    """A NumPy array with the CuPy methods the driver uses (``.get``, ``.data.ptr``)."""
-
-    @property
-    def data(self):
-        return _Ptr(self)
-
-    def get(self, stream=None):
-        return np.array(self)
-
-
-class _Stream:
-    def __init__(self, non_blocking=False):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def record(self):
-        return None
-
-    def wait_event(self, event):
-        pass
-
-
-class FakeCupy:
-    """NumPy in CuPy's place: arrays are :class:`DevArray`, streams do nothing (the emulated
-    kernels run when launched)."""
-
-    class cuda:
-        Stream = _Stream
-
-        @staticmethod
-        def get_current_stream():
-            return _Stream()
-
-    @staticmethod
-    def _dev(a):
-        return np.ascontiguousarray(a).view(DevArray)
-
-    def asarray(self, a, dtype=None):
-        return self._dev(np.array(a, dtype=dtype))
-
-    def empty(self, n, dtype):
-        return self._dev(np.full(n, 0x5A, dtype=dtype))      # garbage, not zeros
-
-    def zeros(self, n, dtype):
-        return self._dev(np.zeros(n, dtype=dtype))
-
-    def full(self, n, value, dtype):
-        return self._dev(np.full(n, value, dtype=dtype))
-
-    def arange(self, n, dtype=None):
-        return self._dev(np.arange(n, dtype=dtype))
-
-
 @pytest.fixture
 def device(monkeypatch):
     """``hp.label_propagation`` takes its GPU path (``prepare`` reports the device side) with
@@ -170,11 +102,7 @@ def device(monkeypatch):
     emu = pytest.importorskip("tests.graphblas._cuda_emu")
     if not emu.available():
         pytest.skip("g++ is needed to emulate the kernels")
-    fake = FakeCupy()
-    monkeypatch.setattr(lpg._backend, "cupy", lambda: fake)
-    monkeypatch.setattr(lpg._backend, "raw_module", lambda src, options=(): emu.Module(src))
-    monkeypatch.setattr(lpg._backend, "num_sms", lambda: 1)
-    monkeypatch.setattr(lpg._backend, "capture_graph", lambda stream, body: None)
+    emu.emulate_device_driver(monkeypatch)
     monkeypatch.setattr(lpg, "LIGHT", 4)
     monkeypatch.setattr(lpg, "SMEM_CAP", 16)     # degree 5..8: lp_heavy's shared table
     monkeypatch.setattr(lpg, "CHUNK", 8)         # degree > 8: hubs, rows of several chunks

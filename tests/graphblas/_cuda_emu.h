@@ -3,7 +3,7 @@
 // calling thread, blocks one after another; __syncthreads is a barrier of the block's fibers
 // (a fiber that waits yields to the next one), __shared__ a static (one block runs at a time),
 // atomics real atomics.  A source with warp intrinsics (__shfl_sync, __shfl_xor_sync,
-// __shfl_down_sync, __ballot_sync, __match_any_sync, __reduce_min/max_sync, __any_sync) also
+// __shfl_up/down_sync, __ballot_sync, __match_any_sync, __reduce_min/max_sync, __any_sync) also
 // runs one fiber per CUDA thread, each warp meeting at its own barrier; every lane of a warp
 // must call them (the kernels tested here exit warp by warp).  Fibers instead of threads: a
 // barrier costs a few context switches in user space, not a round of the OS scheduler.
@@ -78,6 +78,8 @@ template <typename T> inline T atomicAdd(T* p, T v) {
         return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
     }
 }
+template <typename T> inline T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 template <typename T> inline T atomicMin(T* p, T v) { return hp_emu_cas_apply(p, v, 1); }
 template <typename T> inline T atomicMax(T* p, T v) { return hp_emu_cas_apply(p, v, 2); }
 template <typename T> inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
@@ -110,6 +112,10 @@ template <typename T> inline T __shfl_xor_sync(unsigned m, T x, int mask) {
 template <typename T> inline T __shfl_down_sync(unsigned m, T x, unsigned d) {
     const unsigned src = hp_emu_lane() + d;             // past the warp: the lane's own value
     return __shfl_sync(m, x, (int)(src < 32 ? src : hp_emu_lane()));
+}
+template <typename T> inline T __shfl_up_sync(unsigned m, T x, unsigned d) {
+    const unsigned l = hp_emu_lane();                   // below lane 0: the lane's own value
+    return __shfl_sync(m, x, (int)(l >= d ? l - d : l));
 }
 // every lane's 64-bit word, after all 32 have written theirs
 inline void hp_emu_exchange(unsigned long long bits, unsigned long long out[32]) {
