@@ -1,8 +1,8 @@
 """Run hpgraph's generated graphblas CUDA kernels on the host (no GPU): the kernel source is
 compiled with g++ against ``_cuda_emu.h`` (CUDA keywords, ``threadIdx`` / ``blockIdx``,
-``__syncthreads``, atomics; a source without ``__syncthreads`` runs its threads one after
-another) and launched through a generated C wrapper that takes the
-arguments as ``cuLaunchKernel`` does (an array of pointers to each argument).
+``__syncthreads``, atomics, warp intrinsics; a source without ``__syncthreads`` or warp
+intrinsics runs its threads one after another) and launched through a generated C wrapper
+that takes the arguments as ``cuLaunchKernel`` does (an array of pointers to each argument).
 
 :func:`emulate` replaces :func:`hpgraph.graphblas._kern._kernel` (the one place where the
 graphblas device code gets a compiled kernel), so the device path's host code runs with
@@ -27,7 +27,8 @@ MAX_BLOCKS = 3
 _CACHE: dict = {}
 _DIR = Path(tempfile.mkdtemp(prefix="hp_cuda_emu_"))
 
-_SIG = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\((.*?)\)\s*\{', re.S)
+_SIG = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
+                  r'(\w+)\s*\((.*?)\)\s*\{', re.S)
 
 
 def available() -> bool:
@@ -117,3 +118,92 @@ def emulate(monkeypatch):
     from hpgraph.graphblas import _kern
 
     monkeypatch.setattr(_kern, "_kernel", kernel)
+
+
+# ------------------------------------------------------------------------------------------
+# CuPy stand-in for the device drivers of hpgraph.algorithms (label propagation, k-core):
+# NumPy arrays with the few CuPy methods they call, streams that do nothing (an emulated kernel
+# has finished when its launch returns).
+
+
+class _Ptr:
+    def __init__(self, a):
+        self.ptr = a.__array_interface__["data"][0]
+
+
+class DevArray(np.ndarray):
+    """A NumPy array with ``.get``, ``.set`` and ``.data.ptr``; an element is a 0-d array."""
+
+    @property
+    def data(self):
+        return _Ptr(self)
+
+    def get(self, stream=None):
+        return np.array(self)
+
+    def set(self, a, stream=None):
+        self[...] = a
+
+    def __getitem__(self, key):
+        r = super().__getitem__(key)
+        return r if isinstance(r, np.ndarray) else np.asarray(r).view(DevArray)
+
+
+class _Stream:
+    def __init__(self, non_blocking=False):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def record(self):
+        return None
+
+    def wait_event(self, event):
+        pass
+
+
+class FakeCupy:
+    """NumPy in CuPy's place: arrays are :class:`DevArray`; ``empty`` is filled with garbage."""
+
+    class cuda:
+        Stream = _Stream
+
+        @staticmethod
+        def get_current_stream():
+            return _Stream()
+
+    @staticmethod
+    def _dev(a):
+        return np.ascontiguousarray(a).view(DevArray)
+
+    def asarray(self, a, dtype=None):
+        return self._dev(np.array(a, dtype=dtype))
+
+    def empty(self, n, dtype):
+        return self._dev(np.full(n, 0x5A, dtype=dtype))
+
+    def zeros(self, n, dtype):
+        return self._dev(np.zeros(n, dtype=dtype))
+
+    def full(self, n, value, dtype):
+        return self._dev(np.full(n, value, dtype=dtype))
+
+    def arange(self, n, dtype=None):
+        return self._dev(np.arange(n, dtype=dtype))
+
+
+def emulate_device_driver(monkeypatch, num_sms=1):
+    """Route a device driver's ``backend.cupy`` / ``raw_module`` through the stand-in and the
+    emulator (whole grids), with ``num_sms`` SMs and no CUDA-graph capture."""
+    from hpgraph import backend
+
+    fake = FakeCupy()
+    monkeypatch.setattr(backend, "cupy", lambda: fake)
+    monkeypatch.setattr(backend, "raw_module", lambda src, options=(): Module(src))
+    monkeypatch.setattr(backend, "num_sms", lambda: num_sms)
+    monkeypatch.setattr(backend, "capture_graph", lambda stream, body: None)
+    return fake

@@ -1,0 +1,149 @@
+"""The GPU path of ``hp.label_propagation`` (``_gpu_labels`` and the kernels of
+``templates/labelprop.cu`` driven by ``_label_propagation_gpu``) run on the host: the kernels
+through the CUDA emulator of the graphblas tests (g++, one thread per CUDA thread, warp
+intrinsics emulated), CuPy replaced by NumPy arrays with the few device-array methods the
+driver calls (``FakeCupy`` of the emulator).  CI has no GPU, so this is where the device path's host code is checked.
+
+The results are checked against plain-Python references of the documented rules (written
+here from the edge lists, not from hpgraph): Jones-Plassmann colouring of the splitmix64
+priorities, semi-synchronous Prec-Min updates, synchronous smallest-label updates.
+"""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import hpgraph as hp
+from hpgraph.algorithms import _label_propagation as lp
+from hpgraph.algorithms import _label_propagation_gpu as lpg
+
+MASK = (1 << 64) - 1
+
+
+# ------------------------------------------------------------------------------------------
+# references
+
+
+def py_priority(v, seed):
+    z = (v + 0x9E3779B97F4A7C15 * ((0 if seed is None else seed) + 1)) & MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    z ^= z >> 31
+    return z - (1 << 64) if z >= 1 << 63 else z
+
+
+def neighbour_lists(src, dst, n, directed):
+    """Undirected: distinct non-loop neighbours.  Directed: predecessors and successors of the
+    distinct non-loop arcs, a mutual pair counting twice."""
+    arcs = set()
+    for u, v in zip(src, dst):
+        if u != v:
+            arcs.add((u, v) if directed else (min(u, v), max(u, v)))
+    nb = [[] for _ in range(n)]
+    for u, v in sorted(arcs):
+        nb[u].append(v)
+        nb[v].append(u)
+    return nb
+
+
+def py_colouring(nb, n, seed):
+    prio = [py_priority(v, seed) for v in range(n)]
+    colour = [-1] * n
+    r = 0
+    while -1 in colour:
+        sel = [v for v in range(n) if colour[v] < 0
+               and all(prio[v] > prio[u] for u in nb[v] if colour[u] < 0)]
+        for v in sel:
+            colour[v] = r
+        r += 1
+    return colour, r
+
+
+def most_frequent(labels, nbs):
+    cnt = Counter(labels[u] for u in nbs)
+    mx = max(cnt.values())
+    return [lab for lab, k in cnt.items() if k == mx]
+
+
+def py_semi_sync(nb, n, max_iter, seed):
+    colour, ncol = py_colouring(nb, n, seed)
+    labels = list(range(n))
+    for _ in range(max_iter):
+        changed = False
+        for c in range(ncol):
+            for v in range(n):
+                if colour[v] != c or not nb[v]:
+                    continue
+                best = most_frequent(labels, nb[v])
+                new = labels[v] if labels[v] in best else min(best)
+                changed |= new != labels[v]
+                labels[v] = new
+        if not changed:
+            break
+    return np.array(labels)
+
+
+def py_sync(nb, n, max_iter):
+    labels = list(range(n))
+    for _ in range(max_iter):
+        new = [min(most_frequent(labels, nb[v])) if nb[v] else labels[v] for v in range(n)]
+        if new == labels:
+            break
+        labels = new
+    return np.array(labels)
+
+
+@pytest.fixture
+def device(monkeypatch):
+    """``hp.label_propagation`` takes its GPU path (``prepare`` reports the device side) with
+    the kernels emulated; small table and chunk sizes so that a small graph has light, mid
+    and hub vertices and hub rows of several chunks."""
+    emu = pytest.importorskip("tests.graphblas._cuda_emu")
+    if not emu.available():
+        pytest.skip("g++ is needed to emulate the kernels")
+    emu.emulate_device_driver(monkeypatch)
+    monkeypatch.setattr(lpg, "LIGHT", 4)
+    monkeypatch.setattr(lpg, "SMEM_CAP", 16)     # degree 5..8: lp_heavy's shared table
+    monkeypatch.setattr(lpg, "CHUNK", 8)         # degree > 8: hubs, rows of several chunks
+    real_prepare = lp.prepare
+    sides = []
+
+    def prepare(G, backend=None):
+        G, side, on_dev = real_prepare(G, "cpu")
+        sides.append(side)
+        return G, "gpu", on_dev
+
+    monkeypatch.setattr(lp, "prepare", prepare)
+    return sides
+
+
+def _graph(directed, seed=4):
+    """64 vertices: a hub (12 neighbours: rows of two chunks), a mid vertex (6), light ones, a
+    self-loop, a repeated edge, a mutual pair, isolated vertices 30..63 (64 > 2 * 31 - 1)."""
+    rng = np.random.default_rng(seed)
+    s = [0] * 12 + [1] * 6 + rng.integers(2, 30, 22).tolist() + [5, 5, 0]
+    d = list(range(2, 14)) + [9, 10, 11, 12, 20, 21] + rng.integers(2, 30, 22).tolist() + [5, 6, 2]
+    s, d = s + [3], d + [0]                  # with 0 -> 3: a mutual pair
+    n = 64
+    G = hp.Graph.from_edges(np.array(s), np.array(d), num_vertices=n, directed=directed,
+                            backend="cpu")
+    return G, neighbour_lists(s, d, n, directed), n
+
+
+@pytest.mark.parametrize("directed, split", [(False, 2), (True, 0)])
+def test_gpu_path_matches_reference(device, directed, split):
+    """Both schedules; hubs spread over blocks (split 2: at most two hubs a class) or a block
+    each (split 0); two seeds on one graph (one plan, a schedule per seed); runs stopped early;
+    the synchronous two-state cycle of a long run."""
+    G, nb, n = _graph(directed)
+    assert len(nb[0]) > 8 and 4 < len(nb[1]) <= 8
+    with hp.config.set(labelprop_hub_split_per_sm=split):
+        for seed, max_iter in ((5, 100), (None, 100), (None, 1)):
+            got = hp.label_propagation(G, seed=seed, max_iter=max_iter)
+            assert isinstance(got, np.ndarray) and got.dtype == np.int32 and got.shape == (n,)
+            np.testing.assert_array_equal(got, py_semi_sync(nb, n, max_iter, seed))
+        for max_iter in (1, 2, 1001):
+            got = hp.label_propagation(G, max_iter=max_iter, mode="synchronous")
+            np.testing.assert_array_equal(got, py_sync(nb, n, max_iter))
+    assert device == ["cpu"] * 6
