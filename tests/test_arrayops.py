@@ -103,17 +103,12 @@ def test_bincount_refuses_what_numpy_refuses(side):
     assert bool((x == before).all())
 
 
-def test_host_arrays_go_to_the_given_module():
-    """A NumPy stand-in for CuPy (as the host-side tests of device code use) gets its own
-    functions called, never a CuPy kernel."""
+def test_host_arrays_need_nothing_of_the_module():
+    """Host arrays under a stand-in for CuPy (as the host-side tests of device code pass) are
+    reduced by NumPy: the stand-in needs none of these functions."""
     import types
 
-    calls = []
-    fake = types.SimpleNamespace(
-        bincount=lambda x, weights=None, minlength=0: calls.append("bincount") or np.bincount(x, weights, minlength),
-        any=lambda b: calls.append("any") or np.any(b), all=lambda b: calls.append("all") or np.all(b),
-        count_nonzero=lambda b: calls.append("count") or np.count_nonzero(b))
+    fake = types.SimpleNamespace()
     b = np.array([True, False, True])
     assert _xp.any_true(fake, b) and not _xp.all_true(fake, b) and _xp.count_true(fake, b) == 2
     np.testing.assert_array_equal(_xp.bincount(fake, np.array([2, 0, 2]), None, 4), [1, 0, 2, 0])
-    assert calls == ["any", "all", "count", "bincount"]
