@@ -9,8 +9,6 @@ here from the edge lists, not from hpgraph): Jones-Plassmann colouring of the sp
 priorities, semi-synchronous Prec-Min updates, synchronous smallest-label updates.
 """
 
-from collections import Counter
-
 import numpy as np
 import pytest
 
@@ -18,19 +16,12 @@ import hpgraph as hp
 from hpgraph.algorithms import _label_propagation as lp
 from hpgraph.algorithms import _label_propagation_gpu as lpg
 
-MASK = (1 << 64) - 1
+# the plain-Python references (colouring, semi-synchronous and synchronous updates)
+from .test_label_propagation import py_semi_sync, py_sync
 
 
 # ------------------------------------------------------------------------------------------
 # references
-
-
-def py_priority(v, seed):
-    z = (v + 0x9E3779B97F4A7C15 * ((0 if seed is None else seed) + 1)) & MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-    z ^= z >> 31
-    return z - (1 << 64) if z >= 1 << 63 else z
 
 
 def neighbour_lists(src, dst, n, directed):
@@ -45,53 +36,6 @@ def neighbour_lists(src, dst, n, directed):
         nb[u].append(v)
         nb[v].append(u)
     return nb
-
-
-def py_colouring(nb, n, seed):
-    prio = [py_priority(v, seed) for v in range(n)]
-    colour = [-1] * n
-    r = 0
-    while -1 in colour:
-        sel = [v for v in range(n) if colour[v] < 0
-               and all(prio[v] > prio[u] for u in nb[v] if colour[u] < 0)]
-        for v in sel:
-            colour[v] = r
-        r += 1
-    return colour, r
-
-
-def most_frequent(labels, nbs):
-    cnt = Counter(labels[u] for u in nbs)
-    mx = max(cnt.values())
-    return [lab for lab, k in cnt.items() if k == mx]
-
-
-def py_semi_sync(nb, n, max_iter, seed):
-    colour, ncol = py_colouring(nb, n, seed)
-    labels = list(range(n))
-    for _ in range(max_iter):
-        changed = False
-        for c in range(ncol):
-            for v in range(n):
-                if colour[v] != c or not nb[v]:
-                    continue
-                best = most_frequent(labels, nb[v])
-                new = labels[v] if labels[v] in best else min(best)
-                changed |= new != labels[v]
-                labels[v] = new
-        if not changed:
-            break
-    return np.array(labels)
-
-
-def py_sync(nb, n, max_iter):
-    labels = list(range(n))
-    for _ in range(max_iter):
-        new = [min(most_frequent(labels, nb[v])) if nb[v] else labels[v] for v in range(n)]
-        if new == labels:
-            break
-        labels = new
-    return np.array(labels)
 
 
 @pytest.fixture
