@@ -94,7 +94,7 @@ def _update(xp, n, rows, cols, labels, prec):
     return verts, best[verts]
 
 
-def _colouring(G, side, seed, r, c):
+def _colouring(G, seed, r, c):
     """Colour of every vertex (int64) and the number of colours: Jones-Plassmann's.
 
     ``r -> c`` lists every neighbour pair in both directions.  In Jones-Plassmann's rounds a
@@ -113,7 +113,7 @@ def _colouring(G, side, seed, r, c):
     down = prio[r] > prio[c]
     hi, lo = r[down], c[down]
     indptr, succ = csr_of_pairs(xp, hi, lo, n)
-    waiting = bincount(xp, lo, minlength=n) if lo.shape[0] else xp.zeros(n, dtype=np.int64)
+    waiting = bincount(xp, lo, minlength=n)
     colour = xp.full(n, -1, dtype=np.int64)
     return colour, kahn_levels(xp, indptr, succ, waiting, colour)
 
@@ -172,7 +172,7 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
         prev = None
         for it in range(int(max_iter)):
             verts, new = _update(xp, n, r, c, labels, prec=False)
-            changed = bool((labels[verts] != new).any()) if verts.shape[0] else False
+            changed = bool((labels[verts] != new).any())
             if not changed:
                 break
             nxt = labels.copy()
@@ -186,7 +186,7 @@ def label_propagation(G, max_iter=100, seed=None, *, mode="semi-synchronous", ba
             prev, labels = labels, nxt
         return finish(labels, on_dev, to)
 
-    colour, ncol = _colouring(G, side, seed, r, c)
+    colour, ncol = _colouring(G, seed, r, c)
     # edges grouped by the colour of their row, once
     order = xp.argsort(colour[r])
     r, c = r[order], c[order]
@@ -232,7 +232,7 @@ def _gpu_labels(G, max_iter, seed, mode):
 
     def classes():
         r, c = _pairs_with_multiplicity(G)
-        colour, ncol = _colouring(G, "gpu", seed, r, c)
+        colour, ncol = _colouring(G, seed, r, c)
         col = _backend.to_host(colour)
         order = np.argsort(col, kind="stable")
         bounds = np.searchsorted(col[order], np.arange(ncol + 1))

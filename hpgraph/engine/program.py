@@ -262,7 +262,7 @@ def _class_of(program):
 
 
 def _prop_specs(cls) -> tuple:
-    props = cls.__dict__.get("properties", getattr(cls, "properties", {}))
+    props = cls.__dict__.get("properties", cls.properties)
     if not isinstance(props, dict):
         raise InvalidProgram(f"{cls.__name__}.properties must be a dict {{name: dtype}}, "
                              f"got {type(props).__name__}")
@@ -337,20 +337,20 @@ def _check_callback(cls, name, complete):
 
 def _check_attributes(cls, complete: bool):
     name = cls.__name__
-    edges = getattr(cls, "edges", "in")
+    edges = cls.edges
     if edges not in EDGES:
         raise InvalidProgram(f"{name}.edges must be one of {EDGES}, got {edges!r}")
-    if getattr(cls, "apply_to", "all") not in APPLY_TO:
+    if cls.apply_to not in APPLY_TO:
         raise InvalidProgram(f"{name}.apply_to must be one of {APPLY_TO}, got {cls.apply_to!r}")
-    if getattr(cls, "gather_from", "active") not in GATHER_FROM:
+    if cls.gather_from not in GATHER_FROM:
         raise InvalidProgram(f"{name}.gather_from must be one of {GATHER_FROM}, "
                              f"got {cls.gather_from!r}")
-    mi = getattr(cls, "max_iterations", None)
+    mi = cls.max_iterations
     if mi is not None and (not isinstance(mi, (int, np.integer)) or isinstance(mi, bool) or mi < 0):
         raise InvalidProgram(f"{name}.max_iterations must be a non-negative int or None, got {mi!r}")
     props = _prop_specs(cls)
     pnames = {p.name for p in props}
-    tol = getattr(cls, "tolerance", None)
+    tol = cls.tolerance
     if tol is not None:
         if isinstance(tol, dict):
             for k, v in tol.items():
@@ -361,7 +361,7 @@ def _check_attributes(cls, complete: bool):
         else:
             _check_tol(name, tol)
     for attr in ("y_dtype", "edge_dtype"):
-        v = getattr(cls, attr, None)
+        v = getattr(cls, attr)
         if v is not None:
             try:
                 _dt.lookup_dtype(v)
@@ -372,7 +372,7 @@ def _check_attributes(cls, complete: bool):
         if not props:
             raise InvalidProgram(f"{name}.properties is empty: declare at least one property, "
                                  "e.g. properties = {'dist': 'float32'}")
-        if getattr(cls, "reduce", None) is None:
+        if cls.reduce is None:
             raise InvalidProgram(f"{name} has no reduce: set reduce to a monoid name ('min', "
                                  "'plus', ...), an hp.Monoid, or a (function, identity) pair")
     for cb in ("gather", "update"):
@@ -457,7 +457,7 @@ SELECTING = ("min", "max", "any")
 def _check_ordering(cls, name, props):
     """``priority`` / ``priority_order`` / ``priority_delta`` / ``witness`` (what needs no graph)."""
     by_name = {p.name: p for p in props}
-    prio = getattr(cls, "priority", None)
+    prio = cls.priority
     if prio is not None:
         if not isinstance(prio, str) or prio not in by_name:
             raise InvalidProgram(f"{name}.priority must name one of its properties "
@@ -466,15 +466,15 @@ def _check_ordering(cls, name, props):
             raise InvalidProgram(f"{name}.priority: property {prio!r} has dtype "
                                  f"{by_name[prio].dtype.name}, which cannot be ordered by "
                                  "buckets; expected an integer or floating-point property")
-        if getattr(cls, "gather_from", "active") == "all":
+        if cls.gather_from == "all":
             raise InvalidProgram(f"{name}.priority needs gather_from='active' (with "
                                  "gather_from='all' every vertex sends every superstep, so "
                                  "there is nothing to order)")
-    order = getattr(cls, "priority_order", "min")
+    order = cls.priority_order
     if order not in PRIORITY_ORDERS:
         raise InvalidProgram(f"{name}.priority_order must be one of {PRIORITY_ORDERS}, "
                              f"got {order!r}")
-    delta = getattr(cls, "priority_delta", None)
+    delta = cls.priority_delta
     if delta is not None:
         if isinstance(delta, bool) or not isinstance(delta, (int, float, np.integer, np.floating)) \
                 or not (delta > 0) or math.isinf(float(delta)):
@@ -483,7 +483,7 @@ def _check_ordering(cls, name, props):
         if prio is not None and by_name[prio].dtype.kind in "iu" and float(delta) != int(delta):
             raise InvalidProgram(f"{name}.priority_delta must be a whole number for the integer "
                                  f"property {prio!r}, got {delta!r}")
-    wit = getattr(cls, "witness", None)
+    wit = cls.witness
     if wit is not None:
         if not isinstance(wit, str) or wit not in by_name:
             raise InvalidProgram(f"{name}.witness must name one of its properties "
@@ -495,16 +495,15 @@ def _check_ordering(cls, name, props):
 
 
 def _check_witness_monoid(cls, monoid):
-    """A witness needs a selecting monoid: one whose result is one of its operands."""
-    wit = getattr(cls, "witness", None)
+    """A witness needs a selecting monoid: one whose result is one of its operands.
+    ``monoid``: the untyped :class:`~hpgraph.ops.Monoid` that :func:`_resolve_monoid` gave."""
+    wit = cls.witness
     if wit is None:
         return
-    parent = getattr(monoid, "parent", monoid)
-    builtin = getattr(parent, "is_builtin", False)
-    if not builtin or getattr(monoid, "name", None) not in SELECTING:
+    if not monoid.is_builtin or monoid.name not in SELECTING:
         raise InvalidProgram(f"{cls.__name__}.witness = {wit!r} needs a selecting reduce "
                              f"(one of {SELECTING}: the winner is the sender whose value the "
-                             f"reduction kept); reduce is {getattr(monoid, 'name', monoid)!r}")
+                             f"reduction kept); reduce is {monoid.name!r}")
 
 
 def _check_tol(name, v):
@@ -542,7 +541,7 @@ def _resolve_monoid(cls):
     # a typed monoid (hp.monoid.min["float32"]) names its operator; the program's dtypes type it
     if isinstance(mon, Monoid):
         return mon
-    if getattr(mon, "parent", None) is None:
+    if mon.parent is None:
         raise InvalidProgram(f"{cls.__name__}.reduce: {mon!r} has no untyped monoid; give the "
                              "monoid itself (for example hp.monoid.min)")
     return mon.parent

@@ -77,3 +77,60 @@ def test_to_is_checked(n, fastsv, monkeypatch):
 def test_backend_is_checked():
     with pytest.raises(InvalidValue, match="backend must be one of .*got 'bogus'"):
         hp.connected_components(small_graph(), backend="bogus")
+
+
+def test_gpu_side_runs_fastsv(monkeypatch):
+    """On the device side SciPy's path is never taken (even where it would be usable): FastSV
+    runs, on that side.  (CI has no GPU: ``prepare`` reports the device side, and FastSV
+    itself runs on the host.)"""
+    real_prepare, real_fastsv = comp_mod.prepare, comp_mod.fastsv_parents
+    sides = []
+
+    def prepare(G, backend=None):
+        G, _, on_dev = real_prepare(G, "cpu")
+        return G, "gpu", on_dev
+
+    def fastsv_parents(G, side):
+        sides.append(side)
+        return real_fastsv(G, "cpu")
+
+    def scipy_path(G):
+        raise AssertionError("SciPy's path must not run on the device side")
+
+    monkeypatch.setattr(comp_mod, "prepare", prepare)
+    monkeypatch.setattr(comp_mod, "fastsv_parents", fastsv_parents)
+    monkeypatch.setattr(_scipy_cpu, "components_scipy", scipy_path)
+    assert _scipy_cpu.usable(small_graph())
+    k, labels = hp.connected_components(small_graph())
+    assert k == 4 and sides == ["gpu"]
+    np.testing.assert_array_equal(labels, [0, 1, 2, 0, 2, 2, 3])
+
+
+def test_scatter_min_host():
+    """``target[index[k]] = min(target[index[k]], values[k])`` into a new array, a repeated
+    index taking the smallest of its values (hand-computed)."""
+    target = np.array([5, 5, 5, 5, 5], dtype=np.int32)
+    got = comp_mod._scatter_min(np, target, np.array([0, 0, 2, 3, 0]),
+                                np.array([3, 1, 9, 4, 2], dtype=np.int32))
+    assert got.dtype == np.int32 and got.tolist() == [1, 5, 5, 4, 5]
+    assert target.tolist() == [5] * 5
+
+
+def test_scatter_min_device_branch(monkeypatch):
+    """Off the host it is ``cupyx.scatter_min`` on a copy (CI has no CuPy: a stand-in module
+    doing the same on NumPy arrays, ``xp`` anything but NumPy)."""
+    import types
+
+    calls = []
+
+    def scatter_min(a, index, values):
+        calls.append(a)
+        np.minimum.at(a, index, values)
+
+    monkeypatch.setitem(__import__("sys").modules, "cupyx",
+                        types.SimpleNamespace(scatter_min=scatter_min))
+    target = np.array([5, 5, 5, 5, 5], dtype=np.int32)
+    got = comp_mod._scatter_min(object(), target, np.array([0, 0, 2, 3, 0]),
+                                np.array([3, 1, 9, 4, 2], dtype=np.int32))
+    assert got.tolist() == [1, 5, 5, 4, 5] and calls[0] is got
+    assert target.tolist() == [5] * 5

@@ -53,3 +53,44 @@ def test_k_core_gpu_path_matches_networkx(device, seed):
     assert isinstance(got, np.ndarray) and got.dtype == np.int32 and got.shape == (n,)
     np.testing.assert_array_equal(got, nx_core(s, d, n))
     assert got[:6].tolist() == [5] * 6 and got[44] == 0
+
+
+class OnDevice:
+    """What the recording ``backend.to_device`` returns: the array it was given."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+
+
+def test_k_core_gpu_path_result_side(device, monkeypatch):
+    """The device side runs the device peeling (``core_numbers``, not the host loop), and its
+    result goes to the input's side: an input on the device gets it on the device (``to=None``,
+    ``backend.to_device`` replaced by a recorder), ``to="numpy"`` on the host."""
+    calls = []
+    real_core_numbers = kgpu.core_numbers
+
+    def core_numbers(S, deg):
+        calls.append(S.shape)
+        return real_core_numbers(S, deg)
+
+    monkeypatch.setattr(kgpu, "core_numbers", core_numbers)
+    monkeypatch.setattr(hp.backend, "to_device", lambda a, dtype=None: OnDevice(a))
+    emulated_prepare = kcore_mod.prepare
+
+    def prepare(G, backend=None):
+        G, side, _ = emulated_prepare(G, backend)
+        return G, side, True                     # the caller's graph lived on the device
+
+    monkeypatch.setattr(kcore_mod, "prepare", prepare)
+    s, d, n = [0, 0, 0, 1, 1, 2, 3, 5], [1, 2, 3, 2, 3, 3, 4, 6], 8    # K4, a pendant, an edge
+    G = hp.Graph.from_edges(np.array(s), np.array(d), num_vertices=n, directed=False,
+                            backend="cpu")
+    want = nx_core(s, d, n)
+    assert want.tolist() == [3, 3, 3, 3, 1, 1, 1, 0]
+    got = hp.k_core(G)
+    assert isinstance(got, OnDevice) and got.a.dtype == np.int32
+    np.testing.assert_array_equal(got.a, want)
+    got = hp.k_core(G, to="numpy")
+    assert isinstance(got, np.ndarray) and got.dtype == np.int32
+    np.testing.assert_array_equal(got, want)
+    assert calls == [(n, n), (n, n)]

@@ -91,3 +91,42 @@ def test_gpu_path_matches_reference(device, directed, split):
             got = hp.label_propagation(G, max_iter=max_iter, mode="synchronous")
             np.testing.assert_array_equal(got, py_sync(nb, n, max_iter))
     assert device == ["cpu"] * 6
+
+
+class OnDevice:
+    """What the recording ``backend.to_device`` returns: the array it was given."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+
+
+def test_gpu_path_result_side(device, monkeypatch):
+    """The device side runs the device driver (``_label_propagation_gpu.run``, not the
+    vectorised path) on 64 vertices too (below 2**31 - 1 vertices), and its result goes to the
+    input's side: an input on the device gets it on the device (``to=None``,
+    ``backend.to_device`` replaced by a recorder), ``to="numpy"`` on the host."""
+    runs = []
+    real_run = lpg.run
+
+    def run(S, key, *args):
+        runs.append(key[0])
+        return real_run(S, key, *args)
+
+    monkeypatch.setattr(lpg, "run", run)
+    monkeypatch.setattr(hp.backend, "to_device", lambda a, dtype=None: OnDevice(a))
+    emulated_prepare = lp.prepare
+
+    def prepare(G, backend=None):
+        G, side, _ = emulated_prepare(G, backend)
+        return G, side, True                     # the caller's graph lived on the device
+
+    monkeypatch.setattr(lp, "prepare", prepare)
+    G, nb, n = _graph(False)
+    want = py_semi_sync(nb, n, 100, 5)
+    got = hp.label_propagation(G, seed=5)
+    assert isinstance(got, OnDevice) and got.a.dtype == np.int32
+    np.testing.assert_array_equal(got.a, want)
+    got = hp.label_propagation(G, seed=5, to="numpy")
+    assert isinstance(got, np.ndarray) and got.dtype == np.int32
+    np.testing.assert_array_equal(got, want)
+    assert runs == ["semi", "semi"]

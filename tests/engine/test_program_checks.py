@@ -402,3 +402,25 @@ def test_typed_monoid_reduce_runs(G):
     """A typed monoid stands for its operator (the program's dtypes type it)."""
     P = type("TypedSSSP", (SSSP,), {"reduce": hp.monoid.min["float32"]})
     np.testing.assert_array_equal(hp.run(P, G, backend="cpu").x, expected_dist())
+
+
+def test_unhashable_attribute_values_are_checked_on_every_call():
+    """What cannot be snapshotted (a 0-d array as a property default: unhashable) is not
+    cached: the checks run again, and see an in-place change."""
+    d = np.array(INF, dtype=np.float32)
+    Cls = complete(properties={"x": ("float32", d)})
+    first = _checked(Cls)
+    assert first.specs[0].default == INF
+    assert _checked(Cls) is not first
+    d[()] = 2.5
+    assert _checked(Cls).specs[0].default == np.float32(2.5)
+
+
+def test_typed_monoid_without_untyped_parent():
+    """A typed monoid stands for its untyped parent; one without a parent is rejected."""
+    import dataclasses
+
+    orphan = dataclasses.replace(hp.monoid.min["float32"], parent=None)
+    Cls = complete(reduce=orphan)
+    raises(InvalidProgram, lambda: _checked(Cls), "Prog.reduce: ",
+           " has no untyped monoid; give the monoid itself (for example hp.monoid.min)")
