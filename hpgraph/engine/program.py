@@ -515,7 +515,7 @@ def _check_tol(name, v):
 
 def _resolve_monoid(cls):
     """The untyped monoid of ``cls.reduce`` (clear errors for everything else)."""
-    from ..ops import Monoid, lookup_monoid
+    from ..ops import BinaryOp, Monoid, TypedBinaryOp, TypedMonoid, lookup_monoid
 
     red = cls.reduce
     if isinstance(red, tuple):
@@ -530,8 +530,8 @@ def _resolve_monoid(cls):
             raise
         except HpgraphError as exc:
             raise InvalidProgram(f"{cls.__name__}.reduce: {exc}") from None
-    if callable(red) and not isinstance(red, (str, Monoid)) and not hasattr(red, "c_add") \
-            and not hasattr(red, "binaryop"):
+    # hpgraph's operators (a typed binary op is callable too) go to lookup_monoid
+    if callable(red) and not isinstance(red, (str, Monoid, TypedMonoid, BinaryOp, TypedBinaryOp)):
         raise InvalidProgram(f"{cls.__name__}.reduce is a bare function; give its identity too: "
                              f"reduce = (func, identity)")
     try:

@@ -424,3 +424,13 @@ def test_typed_monoid_without_untyped_parent():
     Cls = complete(reduce=orphan)
     raises(InvalidProgram, lambda: _checked(Cls), "Prog.reduce: ",
            " has no untyped monoid; give the monoid itself (for example hp.monoid.min)")
+
+
+def test_binary_op_reduce_typed_or_not(G):
+    """A binary op with a known monoid stands for it, typed (callable) or not; a plain
+    function still needs its identity."""
+    for red in (hp.binary.min, hp.binary.min["float32"]):
+        P = type("BinOpSSSP", (SSSP,), {"reduce": red})
+        assert _checked(P).monoid.name == "min"
+        np.testing.assert_array_equal(hp.run(P, G, backend="cpu").x, expected_dist())
+    raises(InvalidProgram, lambda: _checked(complete(reduce=min)), "Prog.reduce is a bare function")
