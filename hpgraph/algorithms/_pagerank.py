@@ -392,7 +392,12 @@ def _hpgraph(G, side, damping, tol, max_iter, nstart, weighted, dtype):
         # a quarter of the smallest rank's rounding step (eps * r / 4 <= ulp(r) / 2), no fold
         # can change a rank again: x = rank + pend is final even where tol lies below what the
         # dtype resolves (tol = 0 with damping 0.999 would otherwise take ~7e5 supersteps).
-        floor = float(xp.abs(res.rank).min()) * float(np.finfo(np.dtype(dtype)).eps) / 4
+        # Ranks of 0 (an isolated vertex at damping = 1) have no rounding step and receive
+        # nothing: the smallest non-zero rank sets the floor (else the mass would be followed
+        # down through the subnormals, ~3e5 supersteps).
+        ar = xp.abs(res.rank)
+        smallest = float(xp.where(ar > 0, ar, xp.inf).min()) if n else 0.0
+        floor = smallest * float(np.finfo(np.dtype(dtype)).eps) / 4 if np.isfinite(smallest) else 0.0
         if resid < floor:
             break
         if left <= 0:

@@ -321,3 +321,25 @@ def test_gpu_loop_stall_and_tolerance(monkeypatch):
                                         np.dtype(np.float64), "tol")
     assert (k, err) == (info.iterations, info.residual)
     np.testing.assert_array_equal(np.asarray(x), cpu)
+
+
+def test_pagerank_eq2_damping_1_with_an_isolated_vertex_ends():
+    """At damping = 1 an isolated vertex's rank is 0 (no rounding step): the stopping floor
+    comes from the smallest non-zero rank, so the run ends at the rounding level instead of
+    following the pending mass down through the subnormals (a fuzz-found hang).  The result
+    is the stationary vector of the random walk on each component: here the ranks of the
+    connected part are proportional to the degrees (repeated edges merged), with the total
+    mass of its start."""
+    src = [5, 2, 5, 4, 6, 3, 5, 5, 0, 3, 3]
+    dst = [2, 3, 2, 3, 5, 5, 4, 4, 6, 4, 2]
+    G = hp.Graph.from_edges(src, dst, num_vertices=7, directed=False, backend="cpu")
+    t0 = time.perf_counter()
+    x, info = hp.pagerank(G, damping=1.0, tol=0, max_iter=2**63, variant="hpgraph",
+                          return_info=True, backend="cpu")
+    assert time.perf_counter() - t0 < 10
+    g = nx.Graph()
+    g.add_nodes_from(range(7))
+    g.add_edges_from(zip(src, dst))
+    deg = np.array([g.degree(v) for v in range(7)], dtype=float)
+    assert x[1] == 0.0 and deg[1] == 0
+    np.testing.assert_allclose(x, deg / deg.sum() * 6, rtol=1e-12)
