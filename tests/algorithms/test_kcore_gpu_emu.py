@@ -12,6 +12,8 @@ import hpgraph as hp
 from hpgraph.algorithms import _kcore_gpu as kgpu
 from hpgraph.algorithms import kcore as kcore_mod
 
+from ._device_input import OnDevice, declare_device_input
+
 
 @pytest.fixture
 def device(monkeypatch):
@@ -55,13 +57,6 @@ def test_k_core_gpu_path_matches_networkx(device, seed):
     assert got[:6].tolist() == [5] * 6 and got[44] == 0
 
 
-class OnDevice:
-    """What the recording ``backend.to_device`` returns: the array it was given."""
-
-    def __init__(self, a):
-        self.a = np.asarray(a)
-
-
 def test_k_core_gpu_path_result_side(device, monkeypatch):
     """The device side runs the device peeling (``core_numbers``, not the host loop), and its
     result goes to the input's side: an input on the device gets it on the device (``to=None``,
@@ -74,14 +69,7 @@ def test_k_core_gpu_path_result_side(device, monkeypatch):
         return real_core_numbers(S, deg)
 
     monkeypatch.setattr(kgpu, "core_numbers", core_numbers)
-    monkeypatch.setattr(hp.backend, "to_device", lambda a, dtype=None: OnDevice(a))
-    emulated_prepare = kcore_mod.prepare
-
-    def prepare(G, backend=None):
-        G, side, _ = emulated_prepare(G, backend)
-        return G, side, True                     # the caller's graph lived on the device
-
-    monkeypatch.setattr(kcore_mod, "prepare", prepare)
+    declare_device_input(monkeypatch, kcore_mod)         # over the emulated device side
     s, d, n = [0, 0, 0, 1, 1, 2, 3, 5], [1, 2, 3, 2, 3, 3, 4, 6], 8    # K4, a pendant, an edge
     G = hp.Graph.from_edges(np.array(s), np.array(d), num_vertices=n, directed=False,
                             backend="cpu")

@@ -16,6 +16,7 @@ import hpgraph as hp
 from hpgraph.algorithms import _label_propagation as lp
 from hpgraph.algorithms import _label_propagation_gpu as lpg
 
+from ._device_input import OnDevice, declare_device_input
 # the plain-Python references (colouring, semi-synchronous and synchronous updates)
 from .test_label_propagation import py_semi_sync, py_sync
 
@@ -93,13 +94,6 @@ def test_gpu_path_matches_reference(device, directed, split):
     assert device == ["cpu"] * 6
 
 
-class OnDevice:
-    """What the recording ``backend.to_device`` returns: the array it was given."""
-
-    def __init__(self, a):
-        self.a = np.asarray(a)
-
-
 def test_gpu_path_result_side(device, monkeypatch):
     """The device side runs the device driver (``_label_propagation_gpu.run``, not the
     vectorised path) on 64 vertices too (below 2**31 - 1 vertices), and its result goes to the
@@ -113,14 +107,7 @@ def test_gpu_path_result_side(device, monkeypatch):
         return real_run(S, key, *args)
 
     monkeypatch.setattr(lpg, "run", run)
-    monkeypatch.setattr(hp.backend, "to_device", lambda a, dtype=None: OnDevice(a))
-    emulated_prepare = lp.prepare
-
-    def prepare(G, backend=None):
-        G, side, _ = emulated_prepare(G, backend)
-        return G, side, True                     # the caller's graph lived on the device
-
-    monkeypatch.setattr(lp, "prepare", prepare)
+    declare_device_input(monkeypatch, lp)                # over the emulated device side
     G, nb, n = _graph(False)
     want = py_semi_sync(nb, n, 100, 5)
     got = hp.label_propagation(G, seed=5)

@@ -16,27 +16,14 @@ from hpgraph.algorithms import _scipy_cpu
 from hpgraph.algorithms import components as comp_mod
 from hpgraph.algorithms import kcore as kcore_mod
 
+from ._device_input import OnDevice, declare_device_input
+
 SRC, DST, N = [0, 1, 2, 2, 5, 6], [1, 2, 0, 3, 6, 7], 9        # triangle + pendant, a path, 4, 8
-
-
-class OnDevice:
-    """What the recording ``to_device`` returns: the host array it was given."""
-
-    def __init__(self, a):
-        self.a = np.asarray(a)
 
 
 @pytest.fixture
 def device_input(monkeypatch):
-    monkeypatch.setattr(hp.backend, "to_device", lambda a, dtype=None: OnDevice(a))
-    for mod in (kcore_mod, comp_mod, lp_mod):
-        real = mod.prepare
-
-        def prepare(G, backend=None, real=real):
-            G, side, _ = real(G, backend)
-            return G, side, True
-
-        monkeypatch.setattr(mod, "prepare", prepare)
+    declare_device_input(monkeypatch, kcore_mod, comp_mod, lp_mod)
 
 
 def graph(n=N, directed=False):
