@@ -62,7 +62,7 @@ def distinct_pairs(u, v, perm, n: int, directed: bool):
     from . import backend
 
     cp = backend.cupy()
-    level, keys, first, split = _kernels()
+    _, keys, first, split = _kernels()
     if u.shape[0] == 0:
         return u, v
     s = cp.sort(keys(u, v, perm.astype(np.int64, copy=False), np.int64(n), bool(directed)))

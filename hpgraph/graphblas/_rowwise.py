@@ -8,11 +8,10 @@ accumulator, no ``out``), the result's entries are a row-ordered subset of ``A``
 forms keep ``A``'s rows: the kept entries' row pointers are one prefix sum read at ``A``'s
 row pointers, and the result is built from its CSR directly.  ``ewise_mult`` looks each
 entry of ``A`` up in ``B``'s row only (a binary search over that row on the device).
-``ewise_add`` looks up both ways and places every entry of the union at once: an entry of
-``A`` at row-local index ``i`` lands after ``i`` entries of ``A`` and after the entries only
-``B`` has in its row left of it (``B``'s entries left of it minus the shared ones), and
-symmetrically -- prefix sums and scatters instead of a sort of both key arrays.  Same results
-as the general forms, on NumPy and CuPy.
+``ewise_add`` looks up both ways and places every entry of the union at once: an entry lands
+after the entries of ``A`` and the entries only ``B`` has that come before it in row-major
+order, both counts read from a lower bound in the other operand's CSR and one prefix sum --
+instead of a sort of both key arrays.  Same results as the general forms, on NumPy and CuPy.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import functools
 import numpy as np
 
 from .. import dtypes as _dt
+from .._arrayops import any_true
 from ..formats import CSR
 from . import _kern
 from ._objects import Matrix, Vector
@@ -40,9 +40,7 @@ def _subset(A, keep, vals, dtype):
     """The Matrix of ``A``'s entries where ``keep`` (bool per entry, CSR order) with ``vals``
     (one per kept entry)."""
     xp, csr = A.xp, A.csr
-    before = xp.zeros(csr.nnz + 1, dtype=_I64)
-    if csr.nnz:
-        xp.cumsum(keep, dtype=_I64, out=before[1:])
+    before = _exclusive(xp, keep)
     # the index dtype the general form picks for the result (int32 where it fits)
     idt = _dt.index_dtype(A.nrows, A.ncols, int(before[-1]))
     indptr = before[csr.indptr].astype(idt, copy=False)
@@ -154,29 +152,27 @@ def add_rows(A, B, op):
     out_dt = op.out_dtype
     pos_b, low_b = _positions(A, B)            # per entry of A
     pos_a, low_a = _positions(B, A)            # per entry of B
-    _, ra, ca = A._coords()
-    _, rb, _ = B._coords()
-    aptr, bptr = a.indptr.astype(_I64), b.indptr.astype(_I64)
     shared = pos_b >= 0
-    only_b = xp.flatnonzero(pos_a < 0)
-    c_shared = _exclusive(xp, shared)
-    c_only = _exclusive(xp, pos_a < 0)
-    outptr = aptr + c_only[bptr]
-    ia = xp.arange(int(a.nnz), dtype=_I64)
-    # A's entry i of row r: after i - aptr[r] entries of A and the B-only entries left of it
-    at_a = outptr[ra] + (ia - aptr[ra]) + (low_b - bptr[ra]) - (c_shared[ia] - c_shared[aptr[ra]])
-    rbo = rb[only_b]
-    at_b = outptr[rbo] + (low_a[only_b] - aptr[rbo]) + (c_only[only_b] - c_only[bptr[rbo]])
+    b_only = pos_a < 0
+    only_b = xp.flatnonzero(b_only)
+    c_only = _exclusive(xp, b_only)            # B-only entries before each entry of B
+    outptr = a.indptr.astype(_I64) + c_only[b.indptr.astype(_I64)]
+    # Row-major order: an entry of A (index i) comes after the i entries of A before it and the
+    # B-only entries of B before its lower bound in B; the k-th B-only entry comes after the k
+    # before it and the entries of A before its lower bound in A.
+    at_a = xp.arange(int(a.nnz), dtype=_I64) + c_only[low_b]
+    at_b = low_a[only_b] + xp.arange(int(only_b.shape[0]), dtype=_I64)
     m = int(a.nnz) + int(only_b.shape[0])
     idt = _dt.index_dtype(A.nrows, A.ncols, m)
     cols = xp.empty(m, dtype=idt)
     cols[at_a] = a.indices
     cols[at_b] = b.indices[only_b]
     z = _kern.cast(A._values(), out_dt, xp).copy()      # A's own values stay as they are
-    if int(c_shared[-1]):
+    if any_true(xp, shared):
         pb = pos_b[shared]
         av, bv = A._values()[shared], B._values()[pb]
         if op.is_index_op:
+            _, ra, ca = A._coords()
             z[shared] = _kern.binary(op, av, bv, xp, i=ra[shared], j=ca[shared])
         else:
             z[shared] = _kern.binary(op, av, bv, xp)
