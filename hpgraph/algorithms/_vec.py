@@ -157,35 +157,42 @@ def check_number(name, value, *, lo=None, hi=None, lo_open=False, integer=False)
     return value
 
 
-def expand_rows(xp, indptr, rows):
+def expand_rows(xp, indptr, rows, owners=False):
     """Positions ``indptr[v] .. indptr[v+1]-1`` of every ``v`` in ``rows``, concatenated (the
     edges of a frontier in a CSR; int64).  A cumulative sum and a sorted search, no Python loop
-    and no ``repeat`` by a device array."""
+    and no ``repeat`` by a device array.  With ``owners=True`` returns ``(positions, owner)``,
+    ``owner[e]`` the index in ``rows`` of the row that position ``e`` belongs to."""
+    empty = xp.zeros(0, dtype=np.int64)
     if rows.shape[0] == 0:
-        return xp.zeros(0, dtype=np.int64)
+        return (empty, empty) if owners else empty
     start = indptr[rows].astype(np.int64)
     length = indptr[rows + 1].astype(np.int64) - start
     ends = xp.cumsum(length)
     total = int(ends[-1])
     if total == 0:
-        return xp.zeros(0, dtype=np.int64)
+        return (empty, empty) if owners else empty
     pos = xp.arange(total, dtype=np.int64)
     owner = xp.searchsorted(ends, pos, side="right")
-    return start[owner] + pos - (ends[owner] - length[owner])
+    pos = start[owner] + pos - (ends[owner] - length[owner])
+    return (pos, owner) if owners else pos
 
 
-def kahn_levels(xp, indptr, succ, waiting, out) -> int:
+def kahn_levels(xp, indptr, succ, waiting, out, visit=None) -> int:
     """Kahn's levels of a DAG given by CSR successor lists ``(indptr, succ)``: ``out[v] = k``
     for the vertices of level ``k`` (level 0: ``waiting[v] == 0``; a vertex joins level
     ``k + 1`` when its last predecessor is on level ``k``); a vertex on or behind a cycle keeps
     its value in ``out``.  ``waiting`` holds each vertex's predecessor count (repeated edges
     counted) and is used up.  Each level gathers its vertices' rows (:func:`expand_rows`) and
     counts their successors with one ``unique``, so every edge is read once, on NumPy or CuPy.
-    Returns the number of levels."""
+    ``visit(front)``, when given, is called with each level's vertices (after every vertex of
+    the earlier levels was visited) instead of writing ``out``.  Returns the number of levels."""
     front = xp.flatnonzero(waiting == 0)
     level = 0
     while front.shape[0]:
-        out[front] = level
+        if visit is None:
+            out[front] = level
+        else:
+            visit(front)
         level += 1
         t = succ[expand_rows(xp, indptr, front)]
         if t.shape[0] == 0:

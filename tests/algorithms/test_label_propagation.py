@@ -43,16 +43,14 @@ def neighbour_lists(cases, case):
 
 
 def py_colouring(nb, n, seed):
+    """Welsh-Powell: vertices by decreasing degree (neighbour-list length), ties by decreasing
+    signed priority, each the smallest colour its coloured neighbours lack."""
     prio = [signed(py_priority(v, seed)) for v in range(n)]
     colour = [-1] * n
-    r = 0
-    while any(c < 0 for c in colour):
-        sel = [v for v in range(n) if colour[v] < 0
-               and all(prio[v] > prio[u] for u in nb[v] if colour[u] < 0)]
-        for v in sel:
-            colour[v] = r
-        r += 1
-    return colour, r
+    for v in sorted(range(n), key=lambda v: (len(nb[v]), prio[v]), reverse=True):
+        used = {colour[u] for u in nb[v]}
+        colour[v] = next(k for k in range(n + 1) if k not in used)
+    return colour, max(colour, default=-1) + 1
 
 
 def most_frequent(labels, nbs):

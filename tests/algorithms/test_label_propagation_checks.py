@@ -1,7 +1,7 @@
 """Checks of ``label_propagation``'s arguments (exact messages, accepted boundaries), of ``to``
 and ``backend`` on every return path, and a directed graph on which every vertex changes its
 label in the first iteration without being done: a plain-Python reference of the documented
-rules (splitmix64 priorities, Jones-Plassmann classes, Prec-Min) is the oracle."""
+rules (greedy largest-first colouring, splitmix64 tie priorities, Prec-Min) is the oracle."""
 
 import re
 from collections import Counter
@@ -32,15 +32,14 @@ def most_frequent(labels, nbs):
 
 
 def py_semi_sync(nb, n, max_iter, seed):
-    """Jones-Plassmann colour classes, updated one vertex at a time (Prec-Min ties)."""
+    """Greedy colour classes (decreasing degree, ties by decreasing priority; each vertex the
+    smallest colour its coloured neighbours lack), updated one vertex at a time (Prec-Min)."""
     prio = [py_priority(v, seed) for v in range(n)]
-    colour, ncol = [-1] * n, 0
-    while -1 in colour:
-        sel = [v for v in range(n) if colour[v] < 0
-               and all(prio[v] > prio[u] for u in nb[v] if colour[u] < 0)]
-        for v in sel:
-            colour[v] = ncol
-        ncol += 1
+    colour = [-1] * n
+    for v in sorted(range(n), key=lambda v: (len(nb[v]), prio[v]), reverse=True):
+        used = {colour[u] for u in nb[v]}
+        colour[v] = next(k for k in range(n + 1) if k not in used)
+    ncol = max(colour, default=-1) + 1
     labels = list(range(n))
     for _ in range(max_iter):
         changed = False
@@ -133,15 +132,16 @@ def test_backend_is_checked(mode):
 def test_every_vertex_changes_in_the_first_iteration():
     """Seed 2: in iteration 1 every vertex takes a new label, yet vertex 0 changes again in
     iteration 2, so the run must go on until an iteration changes nothing."""
-    src = [0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 5]
-    dst = [2, 3, 5, 0, 3, 4, 5, 0, 4, 5, 2, 4, 5, 0, 4]
-    G = hp.Graph.from_edges(src, dst, num_vertices=6, directed=True, backend="cpu")
-    nb = neighbours(src, dst, 6)
-    assert py_semi_sync(nb, 6, 1, 2) != py_semi_sync(nb, 6, 2, 2)
+    src = [2, 1, 5, 3, 4, 4, 0, 1, 6, 1, 1, 5, 3, 5, 2, 3, 4, 2]
+    dst = [0, 3, 1, 3, 1, 0, 2, 0, 2, 6, 2, 5, 2, 0, 2, 3, 5, 0]
+    G = hp.Graph.from_edges(src, dst, num_vertices=7, directed=True, backend="cpu")
+    nb = neighbours(src, dst, 7)
+    first = py_semi_sync(nb, 7, 1, 2)
+    assert all(first[v] != v for v in range(7)) and first != py_semi_sync(nb, 7, 2, 2)
     for max_iter in (1, 2, 3, 100):
         np.testing.assert_array_equal(hp.label_propagation(G, max_iter=max_iter, seed=2, backend="cpu"),
-                                      py_semi_sync(nb, 6, max_iter, 2))
-    np.testing.assert_array_equal(hp.label_propagation(G, seed=2, backend="cpu"), [0] * 6)
+                                      py_semi_sync(nb, 7, max_iter, 2))
+    np.testing.assert_array_equal(hp.label_propagation(G, seed=2, backend="cpu"), [0] * 7)
 
 
 def test_default_max_iter_is_100():

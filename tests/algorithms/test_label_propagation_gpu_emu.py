@@ -5,8 +5,8 @@ intrinsics emulated), CuPy replaced by NumPy arrays with the few device-array me
 driver calls (``FakeCupy`` of the emulator).  CI has no GPU, so this is where the device path's host code is checked.
 
 The results are checked against plain-Python references of the documented rules (written
-here from the edge lists, not from hpgraph): Jones-Plassmann colouring of the splitmix64
-priorities, semi-synchronous Prec-Min updates, synchronous smallest-label updates.
+here from the edge lists, not from hpgraph): greedy largest-first colouring, ties by the
+splitmix64 priorities, semi-synchronous Prec-Min updates, synchronous smallest-label updates.
 """
 
 import numpy as np
