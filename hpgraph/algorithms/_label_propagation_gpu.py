@@ -1,6 +1,6 @@
-"""Label propagation on the GPU: each class of the schedule is one or two kernel launches
-(``templates/labelprop.cu``), and a whole iteration -- every class in order -- is captured
-once as a CUDA graph, so an iteration costs one graph launch and one host read.
+"""Label propagation on the GPU: each class of the schedule is one kernel launch, two when it
+has hubs to spread (``templates/labelprop.cu``), and a whole iteration -- every class in order
+-- is captured once as a CUDA graph, so an iteration costs one graph launch and one host read.
 
 A specialised kernel beside the engine, kept because it measures far faster: the mode of the
 neighbours' labels is not a monoid, so no SpMV or vertex program computes it; the vectorised
@@ -129,15 +129,14 @@ class LabelPropPlan:
         self.n = int(S.shape[0])
         src = labelprop_source(S.indices.dtype, None if S.values is None else S.values.dtype)
         mod = _backend.raw_module(src, ("-std=c++17",))
-        self.k_light, self.k_heavy, self.k_ins, self.k_scan, self.k_fin = (
-            mod.get_function(k) for k in ("lp_light", "lp_heavy", "lp_hub_insert", "lp_hub_scan",
-                                          "lp_hub_finish"))
+        self.k_class, self.k_scan = (mod.get_function(k) for k in ("lp_class", "lp_hub_scan"))
         self.deg = _backend.to_host(S.indptr[1:] - S.indptr[:-1]).astype(np.int64)
         self.stream = cp.cuda.Stream(non_blocking=True)
         with _backend.out_of_memory_guard("preparing label propagation buffers"), self.stream:
             self.labels = cp.empty(max(self.n, 1), np.int32)
             self.other = cp.empty(max(self.n, 1), np.int32)
             self.changed = cp.zeros(1, np.uint32)
+            self.done = cp.zeros(1, np.uint32)     # lp_hub_scan's block counter, 0 at rest
             self.null_w = cp.zeros(1, np.int32)
         self.schedules: dict = {}
         self.graphs: dict = {}
@@ -154,8 +153,9 @@ class LabelPropPlan:
         return sch
 
     def _launch(self, sch, lab_in, lab_out, prec, split_max):
-        """One iteration's launches; classes with more than ``split_max`` hubs give each hub a
-        block (lp_heavy), the others spread every hub over many blocks (lp_hub_*)."""
+        """One iteration's launches, one or two per class; classes with more than
+        ``split_max`` hubs give each hub a block (lp_heavy), the others spread every hub over
+        many blocks (lp_hub_insert, then lp_hub_scan)."""
         S = self.S
         w = self.null_w if S.values is None else S.values
         b, p = (_BLOCK,), np.int32(prec)
@@ -164,26 +164,25 @@ class LabelPropPlan:
                                 self.cp.empty(sch.scratch, np.int32))
         bk, bc = sch.block_tables if sch.block_tables is not None else (sch.keys, sch.cnts)
         for (l0, lc, h0, mc, hc, i0, ic, s0, sc) in sch.items:
-            if lc:
-                grid = (max(1, min(self.blocks, -(-lc // (_BLOCK // 32)))),)
-                self.k_light(grid, b, (sch.light[l0:], np.int64(lc), S.indptr, S.indices, w,
-                                       lab_in, lab_out, p, self.changed))
+            g_light = min(self.blocks, -(-lc // (_BLOCK // 32)))
             # the mid vertices, and the hubs (first) too when there are enough to fill the device
             first, nb = (h0, hc + mc) if hc > split_max else (h0 + hc, mc)
-            if nb:
-                self.k_heavy((max(1, min(self.blocks, nb)),), b,
-                             (sch.heavy[first:], np.int64(nb), S.indptr, S.indices, w, lab_in,
-                              lab_out, sch.toff[first:], bk, bc, p, self.changed))
-            if hc and hc <= split_max:
-                hubs, toff = sch.heavy[h0:], sch.toff[h0:]
-                self.k_ins((max(1, min(self.blocks, ic)),), b,
-                           (sch.ins[2 * i0:], np.int64(ic), hubs, toff, S.indptr, S.indices, w,
-                            lab_in, sch.keys, sch.cnts))
+            g_heavy = min(self.blocks, nb)
+            split = 0 < hc <= split_max
+            g_ins = min(self.blocks, ic) if split else 0
+            hubs, toff = sch.heavy[h0:], sch.toff[h0:]
+            if g_light + g_heavy + g_ins:
+                self.k_class((g_light + g_heavy + g_ins,), b,
+                             (sch.light[l0:], np.int64(lc), np.int32(g_light),
+                              sch.heavy[first:], np.int64(nb), np.int32(g_heavy),
+                              sch.toff[first:], bk, bc, sch.ins[2 * i0:],
+                              np.int64(ic if split else 0), hubs, toff, sch.keys, sch.cnts,
+                              S.indptr, S.indices, w, lab_in, lab_out, p, self.changed))
+            if split:
                 self.k_scan((max(1, min(self.blocks, sc)),), b,
-                            (sch.scan[2 * s0:], np.int64(sc), hubs, toff, S.indptr, lab_in,
-                             sch.keys, sch.cnts, sch.best, sch.own))
-                self.k_fin((max(1, -(-hc // _BLOCK)),), b,
-                           (hubs, np.int64(hc), lab_in, lab_out, sch.best, sch.own, p, self.changed))
+                            (sch.scan[2 * s0:], np.int64(sc), hubs, np.int64(hc), toff,
+                             S.indptr, lab_in, lab_out, sch.keys, sch.cnts, sch.best, sch.own,
+                             p, self.changed, self.done))
 
     def iteration(self, key, sch, lab_in, lab_out, prec):
         """One iteration on the plan's stream (captured as a CUDA graph on first use); True

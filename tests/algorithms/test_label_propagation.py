@@ -214,7 +214,7 @@ def test_label_propagation_device_kernels_compile(w):
                                      "labelprop.cu", options=("-std=c++17",))
     except DeviceUnavailable as exc:
         pytest.skip(str(exc))
-    assert ".entry lp_light" in ptx and ".entry lp_heavy" in ptx
+    assert ".entry lp_class" in ptx and ".entry lp_hub_scan" in ptx
 
 
 @pytest.mark.gpu
