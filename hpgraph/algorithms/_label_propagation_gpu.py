@@ -1,6 +1,6 @@
-"""Label propagation on the GPU: each class of the schedule is one kernel launch, two when it
-has hubs to spread (``templates/labelprop.cu``), and a whole iteration -- every class in order
--- is captured once as a CUDA graph, so an iteration costs one graph launch and one host read.
+"""Label propagation on the GPU: each class of the schedule is one kernel launch
+(``templates/labelprop.cu``), and a whole iteration -- every class in order -- is captured
+once as a CUDA graph, so an iteration costs one graph launch and one host read.
 
 A specialised kernel beside the engine, kept because it measures far faster: the mode of the
 neighbours' labels is not a monoid, so no SpMV or vertex program computes it; the vectorised
@@ -29,8 +29,10 @@ LIGHT = 32
 #: Hash-table slots a block keeps in shared memory (vertices of up to half as many neighbours);
 #: vertices with more neighbours (hubs) count in global-memory tables, over several blocks.
 SMEM_CAP = 2048
-#: Row entries (insert) or table slots (scan) one block handles of a hub (``LP_CHUNK``).
-CHUNK = 4096
+#: Row entries (insert) or table slots (clear) one block handles of a hub (``LP_CHUNK``):
+#: a thread's inserts are a chain of dependent global loads and atomics, so short chunks over
+#: many blocks (R-MAT 21, H100: 4,096 / 1,024 / 512 / 256 gave 45.3 / 36.7 / 35.7 / 39.5 ms).
+CHUNK = 512
 _BLOCK = 256
 _TEMPLATE = Path(__file__).with_name("templates") / "labelprop.cu"
 
@@ -63,7 +65,7 @@ class _Schedule:
 
     def __init__(self, cp, deg, classes, idx_dtype):
         half = SMEM_CAP // 2
-        light, heavy, toff, ins, scan = [], [], [], [], []
+        light, heavy, toff, ins, clear = [], [], [], [], []
         self.items = []
         nl = nh = ni = ns = 0
         self.max_hubs, scratch = 1, 1
@@ -88,7 +90,7 @@ class _Schedule:
             heavy.append(np.concatenate([hv, mv]))
             toff.append(off[:-1])
             ins.append(w_in)
-            scan.append(w_sc)
+            clear.append(w_sc)
             nl, nh = nl + lv.shape[0], nh + mv.shape[0] + hv.shape[0]
             ni, ns = ni + w_in.shape[0] // 2, ns + w_sc.shape[0] // 2     # pairs
             self.max_hubs = max(self.max_hubs, hv.shape[0])
@@ -98,11 +100,11 @@ class _Schedule:
             return cp.asarray(np.concatenate(parts).astype(dt) if parts else np.zeros(1, dt))
 
         self.light, self.heavy = dev(light, idx_dtype), dev(heavy, idx_dtype)
-        self.toff, self.ins, self.scan = (dev(x, np.int64) for x in (toff, ins, scan))
-        # the hub kernels' tables are clear at rest (their scan clears the slots it reads);
-        # lp_heavy clears its own tables (made on first use) before it counts
-        self.keys = cp.full(scratch, -1, np.int32)
-        self.cnts = cp.zeros(scratch, np.int32)
+        self.toff, self.ins, self.clear = (dev(x, np.int64) for x in (toff, ins, clear))
+        # the spread hubs' tables, two buffers used by alternate classes, are clear at rest (a
+        # class's launch clears the tables of the class before); lp_heavy clears its own tables
+        # before it counts.  Both are made on first use (:meth:`LabelPropPlan._launch`).
+        self.tables = None
         self.scratch = scratch
         self.block_tables = None
         self.best = cp.zeros(self.max_hubs, np.uint64)
@@ -129,14 +131,14 @@ class LabelPropPlan:
         self.n = int(S.shape[0])
         src = labelprop_source(S.indices.dtype, None if S.values is None else S.values.dtype)
         mod = _backend.raw_module(src, ("-std=c++17",))
-        self.k_class, self.k_scan = (mod.get_function(k) for k in ("lp_class", "lp_hub_scan"))
+        self.k_class = mod.get_function("lp_class")
         self.deg = _backend.to_host(S.indptr[1:] - S.indptr[:-1]).astype(np.int64)
         self.stream = cp.cuda.Stream(non_blocking=True)
         with _backend.out_of_memory_guard("preparing label propagation buffers"), self.stream:
             self.labels = cp.empty(max(self.n, 1), np.int32)
             self.other = cp.empty(max(self.n, 1), np.int32)
             self.changed = cp.zeros(1, np.uint32)
-            self.done = cp.zeros(1, np.uint32)     # lp_hub_scan's block counter, 0 at rest
+            self.done = cp.zeros(1, np.uint32)     # lp_hub_decide's block counter, 0 at rest
             self.null_w = cp.zeros(1, np.int32)
         self.schedules: dict = {}
         self.graphs: dict = {}
@@ -153,36 +155,42 @@ class LabelPropPlan:
         return sch
 
     def _launch(self, sch, lab_in, lab_out, prec, split_max):
-        """One iteration's launches, one or two per class; classes with more than
-        ``split_max`` hubs give each hub a block (lp_heavy), the others spread every hub over
-        many blocks (lp_hub_insert, then lp_hub_scan)."""
+        """One iteration's launches, one per class and one more that clears the last class's
+        hub tables; classes with more than ``split_max`` hubs give each hub a block
+        (lp_heavy), the others spread every hub over many blocks (lp_hub_insert)."""
         S = self.S
         w = self.null_w if S.values is None else S.values
         b, p = (_BLOCK,), np.int32(prec)
+        cp = self.cp
         if sch.block_tables is None and any(it[4] > split_max for it in sch.items):
-            sch.block_tables = (self.cp.empty(sch.scratch, np.int32),
-                                self.cp.empty(sch.scratch, np.int32))
-        bk, bc = sch.block_tables if sch.block_tables is not None else (sch.keys, sch.cnts)
-        for (l0, lc, h0, mc, hc, i0, ic, s0, sc) in sch.items:
+            sch.block_tables = (cp.empty(sch.scratch, np.int32), cp.empty(sch.scratch, np.int32))
+        size = sch.scratch if any(0 < it[4] <= split_max for it in sch.items) else 1
+        if sch.tables is None or sch.tables[0][0].shape[0] < size:
+            sch.tables = [(cp.full(size, -1, np.int32), cp.zeros(size, np.int32)) for _ in range(2)]
+        bk, bc = sch.block_tables if sch.block_tables is not None else sch.tables[0]
+        # (table chunks, count, hubs, offsets, keys, counts) of the class before, to clear
+        idle = (sch.clear, np.int64(0), sch.heavy, sch.toff) + sch.tables[0]
+        clr = idle
+        # one launch more after the last class: it clears the last class's tables only
+        for k, (l0, lc, h0, mc, hc, i0, ic, s0, sc) in enumerate(sch.items + [(0,) * 9]):
             g_light = min(self.blocks, -(-lc // (_BLOCK // 32)))
             # the mid vertices, and the hubs (first) too when there are enough to fill the device
             first, nb = (h0, hc + mc) if hc > split_max else (h0 + hc, mc)
             g_heavy = min(self.blocks, nb)
             split = 0 < hc <= split_max
             g_ins = min(self.blocks, ic) if split else 0
+            g_clr = min(self.blocks, int(clr[1]))
             hubs, toff = sch.heavy[h0:], sch.toff[h0:]
-            if g_light + g_heavy + g_ins:
-                self.k_class((g_light + g_heavy + g_ins,), b,
+            keys, cnts = sch.tables[k % 2]
+            if g_light + g_heavy + g_ins + g_clr:
+                self.k_class((g_light + g_heavy + g_ins + g_clr,), b,
                              (sch.light[l0:], np.int64(lc), np.int32(g_light),
                               sch.heavy[first:], np.int64(nb), np.int32(g_heavy),
-                              sch.toff[first:], bk, bc, sch.ins[2 * i0:],
-                              np.int64(ic if split else 0), hubs, toff, sch.keys, sch.cnts,
-                              S.indptr, S.indices, w, lab_in, lab_out, p, self.changed))
-            if split:
-                self.k_scan((max(1, min(self.blocks, sc)),), b,
-                            (sch.scan[2 * s0:], np.int64(sc), hubs, np.int64(hc), toff,
-                             S.indptr, lab_in, lab_out, sch.keys, sch.cnts, sch.best, sch.own,
-                             p, self.changed, self.done))
+                              sch.toff[first:], bk, bc,
+                              sch.ins[2 * i0:], np.int64(ic if split else 0), np.int32(g_ins),
+                              hubs, np.int64(hc), toff, keys, cnts, sch.best, sch.own, self.done)
+                             + clr + (S.indptr, S.indices, w, lab_in, lab_out, p, self.changed))
+            clr = (sch.clear[2 * s0:], np.int64(sc), hubs, toff, keys, cnts) if split else idle
 
     def iteration(self, key, sch, lab_in, lab_out, prec):
         """One iteration on the plan's stream (captured as a CUDA graph on first use); True

@@ -92,6 +92,34 @@ def test_gpu_path_matches_reference(device, directed, split):
             got = hp.label_propagation(G, max_iter=max_iter, mode="synchronous")
             np.testing.assert_array_equal(got, py_sync(nb, n, max_iter))
     assert device == ["cpu"] * 6
+    # the spread hubs' tables, their best / own words and the block counter are clear at rest
+    from hpgraph.algorithms._triangles import simple_matrix
+
+    plan = simple_matrix(G).derived("hpg.labelprop_plan", None)
+    assert int(np.asarray(plan.done)[0]) == 0
+    for sch in plan.schedules.values():
+        assert sch.tables is not None
+        assert all((np.asarray(k) == -1).all() and not np.asarray(c).any() for k, c in sch.tables)
+        assert not np.asarray(sch.best).any() and not np.asarray(sch.own).any()
+
+
+@pytest.mark.parametrize("split", [2, 0])
+def test_hub_keeps_its_label_on_a_tie(device, split):
+    """Two hubs (12 and 11 neighbours: rows of two chunks) on 40 vertices, found by a search
+    with the reference: in some iteration a hub's own label ties for the most frequent with a
+    smaller one and Prec-Min keeps it (a hub decision that ignored its own label's count
+    would take the smaller label and end elsewhere)."""
+    s = [0] * 12 + [1] * 11 + [5, 33, 28, 13, 31, 38, 32, 28, 14, 25, 32, 29, 10, 17, 15, 28,
+                               17, 17, 22, 24, 6, 37, 17, 8, 2, 18, 30, 13, 34, 9, 7, 16, 28,
+                               13, 33, 2, 39, 3, 34, 2]
+    d = [18, 13, 39, 26, 39, 17, 21, 21, 30, 21, 36, 9, 20, 11, 34, 7, 28, 36, 13, 12, 31, 24,
+         23, 35, 5, 12, 16, 36, 4, 19, 20, 2, 18, 26, 18, 13, 24, 39, 6, 12, 37, 13, 27, 15, 33,
+         24, 36, 26, 24, 20, 3, 6, 29, 26, 23, 6, 33, 32, 22, 11, 32, 21, 39]
+    nb = neighbour_lists(s, d, 40, False)
+    G = hp.Graph.from_edges(np.array(s), np.array(d), num_vertices=40, directed=False,
+                            backend="cpu")
+    with hp.config.set(labelprop_hub_split_per_sm=split):
+        np.testing.assert_array_equal(hp.label_propagation(G), py_semi_sync(nb, 40, 100, None))
 
 
 def test_gpu_path_result_side(device, monkeypatch):
