@@ -167,17 +167,26 @@ lp_hub_insert(long long bid, long long nblocks, const long long* __restrict__ wo
         const lab_t ol = lab_in[v];
         lab_t* K = keys + toff[h];
         int* C = cnts + toff[h];
-        const long long e = min(rs + off + LP_CHUNK, re);
+        const long long x0 = rs + off, e = min(x0 + LP_CHUNK, re);
         u64 b = 0ull;
         int oc = 0;
-        for (long long x = rs + off + threadIdx.x; x < e; x += blockDim.x) {
-            const lab_t l = lab_in[indices[x]];
-            const int w = LP_WEIGHTED ? (int)vals[x] : 1;
+        // every lane runs the block's trip count, so that a warp's lanes with one label add
+        // their count by one leader (a hub's neighbours converge to few labels: one table
+        // slot would otherwise take every insert's atomics)
+        for (long long t = 0; t < e - x0; t += blockDim.x) {
+            const long long x = x0 + t + threadIdx.x;
+            const bool valid = x < e;
+            const lab_t l = valid ? lab_in[indices[x]] : (lab_t)-1;
+            const int w = valid ? (LP_WEIGHTED ? (int)vals[x] : 1) : 0;
+            const unsigned peers = __match_any_sync(LP_FULL, l);
+            int add = __popc(peers);
+            if (LP_WEIGHTED) add += __popc(peers & __ballot_sync(LP_FULL, w == 2));
+            if (!valid || lane != __ffs(peers) - 1) continue;
             unsigned hh = lp_hash(l) & (cap - 1u);
             int c;
             while (true) {
                 const lab_t k = atomicCAS(K + hh, (lab_t)-1, l);
-                if (k == (lab_t)-1 || k == l) { c = atomicAdd(C + hh, w) + w; break; }
+                if (k == (lab_t)-1 || k == l) { c = atomicAdd(C + hh, add) + add; break; }
                 hh = (hh + 1u) & (cap - 1u);
             }
             const u64 key = ((u64)(unsigned)c << 32) | (u64)(unsigned)(0x7fffffff - l);
