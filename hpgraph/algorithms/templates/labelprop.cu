@@ -100,13 +100,19 @@ lp_heavy(long long bid, long long nblocks, const idx_t* __restrict__ verts, long
         for (unsigned j = threadIdx.x; j < cap; j += blockDim.x) { K[j] = (lab_t)-1; C[j] = 0; }
         if (threadIdx.x == 0) s_own = 0;
         __syncthreads();
-        for (long long x = s + threadIdx.x; x < e; x += blockDim.x) {
-            const lab_t l = lab_in[indices[x]];
-            const int w = LP_WEIGHTED ? (int)vals[x] : 1;
+        for (long long t = 0; t < e - s; t += blockDim.x) {   // one leader per label and warp
+            const long long x = s + t + threadIdx.x;
+            const bool valid = x < e;
+            const lab_t l = valid ? lab_in[indices[x]] : (lab_t)-1;
+            const int w = valid ? (LP_WEIGHTED ? (int)vals[x] : 1) : 0;
+            const unsigned peers = __match_any_sync(LP_FULL, l);
+            int add = __popc(peers);
+            if (LP_WEIGHTED) add += __popc(peers & __ballot_sync(LP_FULL, w == 2));
+            if (!valid || lane != __ffs(peers) - 1) continue;
             unsigned h = lp_hash(l) & (cap - 1u);
             while (true) {
                 const lab_t k = atomicCAS(K + h, (lab_t)-1, l);
-                if (k == (lab_t)-1 || k == l) { atomicAdd(C + h, w); break; }
+                if (k == (lab_t)-1 || k == l) { atomicAdd(C + h, add); break; }
                 h = (h + 1u) & (cap - 1u);
             }
         }
