@@ -6,8 +6,8 @@ A specialised kernel beside the engine, kept because it measures far faster: the
 neighbours' labels is not a monoid, so no SpMV or vertex program computes it; the vectorised
 form (a sort of every class's ``(vertex, label)`` keys, :func:`._label_propagation._update`)
 took 11,796 ms on R-MAT 21 (H200, 2,163 colour classes at about 1.2 ms of host work each);
-these kernels take 298-300 ms on the same graph and GPU (4 iterations; the synchronous mode
-28.4 ms; ``benchmarks/README.md``, sessions 8 and 9).  Results equal the CPU path's exactly (same
+these kernels take 17.2 ms on R-MAT 21 (H100, 229 classes, 5 iterations; the synchronous mode
+22.9 ms; ``benchmarks/README.md``, session 12).  Results equal the CPU path's exactly (same
 colouring, same tie rules).
 """
 
