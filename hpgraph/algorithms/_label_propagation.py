@@ -45,7 +45,7 @@ from ._triangles import simple_matrix
 from ._vec import scatter_max, scatter_min
 from .._arrayops import bincount
 
-__all__ = ["label_propagation", "MODES", "priorities"]
+__all__ = ["label_propagation", "MODES", "priorities", "colouring_rank"]
 
 MODES = ("semi-synchronous", "synchronous")
 
@@ -95,6 +95,17 @@ def _update(xp, n, rows, cols, labels, prec):
     return verts, best[verts]
 
 
+def colouring_rank(xp, deg, seed):
+    """Every vertex's position in the colouring's order (int64, a permutation of ``0..n-1``;
+    higher first): by degree ``deg`` (its number of neighbour pairs), ties by
+    :func:`priorities`."""
+    n = deg.shape[0]
+    rank = xp.empty(n, dtype=np.int64)
+    rank[xp.lexsort(xp.stack([priorities(n, seed, xp), deg.astype(np.int64)]))] = \
+        xp.arange(n, dtype=np.int64)
+    return rank
+
+
 def _colouring(G, seed, r, c):
     """Colour of every vertex (int64) and the number of colours: greedy, largest first.
 
@@ -113,9 +124,7 @@ def _colouring(G, seed, r, c):
     xp = G.xp
     n = G.num_vertices
     deg = bincount(xp, r, minlength=n) if r.shape[0] else xp.zeros(n, dtype=np.int64)
-    rank = xp.empty(n, dtype=np.int64)
-    rank[xp.lexsort(xp.stack([priorities(n, seed, xp), deg.astype(np.int64)]))] = \
-        xp.arange(n, dtype=np.int64)
+    rank = colouring_rank(xp, deg, seed)
     down = rank[r] > rank[c]
     hi, lo = r[down], c[down]
     indptr, succ = csr_of_pairs(xp, hi, lo, n)
@@ -254,12 +263,16 @@ def _gpu_labels(G, max_iter, seed, mode):
     S = simple_matrix(G)
     n = G.num_vertices
     if mode == "synchronous":
-        return _lpg.run(S, ("sync",), lambda: [np.arange(n, dtype=np.int64)], max_iter, True)
+        return _lpg.run(S, ("sync",), lambda plan: [np.arange(n, dtype=np.int64)], max_iter, True)
 
-    def classes():
-        r, c = _pairs_with_multiplicity(G)
-        colour, ncol = _colouring(G, seed, r, c)
-        col = _backend.to_host(colour)
+    def classes(plan):
+        # the colouring of _colouring, computed by the device rounds of lp_colour_round
+        r = S.row_ids()
+        deg = S.indptr[1:] - S.indptr[:-1]
+        if S.values is not None and r.shape[0]:
+            deg = deg + bincount(G.xp, r[S.values == 2], minlength=n)
+        col = _backend.to_host(plan.colouring(colouring_rank(G.xp, deg, seed)))
+        ncol = int(col.max()) + 1 if n else 0
         order = np.argsort(col, kind="stable")
         bounds = np.searchsorted(col[order], np.arange(ncol + 1))
         return [order[bounds[k]:bounds[k + 1]] for k in range(ncol)]

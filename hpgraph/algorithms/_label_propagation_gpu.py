@@ -21,7 +21,7 @@ import numpy as np
 from .. import backend as _backend
 from .. import cuda_source
 from .. import dtypes as _dt
-from .._arrayops import all_true
+from .._arrayops import all_true, bincount
 from .._config import config
 
 #: Vertices with at most this many neighbours take the warp kernel, the others a block each.
@@ -132,6 +132,7 @@ class LabelPropPlan:
         src = labelprop_source(S.indices.dtype, None if S.values is None else S.values.dtype)
         mod = _backend.raw_module(src, ("-std=c++17",))
         self.k_class = mod.get_function("lp_class")
+        self.k_colour = mod.get_function("lp_colour_round")
         self.deg = _backend.to_host(S.indptr[1:] - S.indptr[:-1]).astype(np.int64)
         self.stream = cp.cuda.Stream(non_blocking=True)
         with _backend.out_of_memory_guard("preparing label propagation buffers"), self.stream:
@@ -146,13 +147,41 @@ class LabelPropPlan:
         self.blocks = _backend.num_sms() * 8
 
     def schedule(self, key, classes):
-        """The :class:`_Schedule` of ``key`` (made from ``classes()`` on first use)."""
+        """The :class:`_Schedule` of ``key`` (made from ``classes(self)`` on first use)."""
         sch = self.schedules.get(key)
         if sch is None:
             with _backend.out_of_memory_guard("preparing label propagation buffers"):
-                sch = self.schedules[key] = _Schedule(self.cp, self.deg, classes(),
+                sch = self.schedules[key] = _Schedule(self.cp, self.deg, classes(self),
                                                       self.S.indices.dtype)
         return sch
+
+    def colouring(self, rank):
+        """Greedy colours (device int32) in the order of ``rank`` (device, a permutation;
+        higher first): each vertex the smallest colour none of its higher-ranked neighbours
+        has, one ``lp_colour_round`` launch per round of vertices whose higher neighbours are
+        all coloured (Kahn's rounds of the rank DAG), one host read per round."""
+        cp, S, n = self.cp, self.S, self.n
+        idt = S.indices.dtype
+        with _backend.out_of_memory_guard("colouring for label propagation"):
+            rank = rank.astype(np.int32)
+            r = S.row_ids()
+            higher = rank[S.indices] > rank[r]
+            waiting = bincount(cp, r[higher], minlength=n).astype(np.int32)
+            del r, higher
+            colour = cp.full(max(n, 1), -1, np.int32)
+            front = cp.flatnonzero(waiting == 0).astype(idt)
+            nxt = cp.empty(max(n, 1), idt)
+            count = cp.zeros(1, np.uint64)
+        nf = int(front.shape[0])
+        warps = _BLOCK // 32
+        while nf:
+            count.fill(0)
+            self.k_colour((max(1, min(self.blocks, -(-nf // warps))),), (_BLOCK,),
+                          (front, np.int64(nf), S.indptr, S.indices, rank, colour, waiting, nxt,
+                           count))
+            front, nxt = nxt, front if front.shape[0] == max(n, 1) else cp.empty(max(n, 1), idt)
+            nf = int(count.get()[0])
+        return colour[:n]
 
     def _launch(self, sch, lab_in, lab_out, prec, split_max):
         """One iteration's launches, one per class and one more that clears the last class's

@@ -253,6 +253,25 @@ def test_label_propagation_gpu_heavy_vertices(directed):
                 np.testing.assert_array_equal(lab, py_sync(nb, n, it))
 
 
+@pytest.mark.gpu
+def test_label_propagation_gpu_more_than_1024_colours():
+    """A clique of 1,030 vertices needs 1,030 colours: the device colouring's second window of
+    1,024 colours, one class per vertex; plus a path hanging off it.  The plain-Python
+    reference."""
+    k, n = 1030, 1040
+    iu = np.triu_indices(k, 1)
+    s = np.concatenate([iu[0], np.arange(k - 1, n - 1)])
+    d = np.concatenate([iu[1], np.arange(k, n)])
+    G = hp.Graph.from_edges(s, d, num_vertices=n, directed=False, backend="gpu")
+    nb = [[] for _ in range(n)]
+    for u, v in zip(s.tolist(), d.tolist()):
+        nb[u].append(v)
+        nb[v].append(u)
+    assert py_colouring(nb, n, None)[1] == k
+    lab = host(hp.label_propagation(G, max_iter=2, backend="gpu"))
+    np.testing.assert_array_equal(lab, py_semi_sync(nb, n, 2, None))
+
+
 def test_label_propagation_gpu_schedule_host_side():
     """The GPU schedule's host arrays (built here with NumPy in CuPy's place): every vertex with
     neighbours in exactly one list of its class, each hub's row and table covered by the work

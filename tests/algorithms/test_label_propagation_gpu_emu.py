@@ -122,6 +122,30 @@ def test_hub_keeps_its_label_on_a_tie(device, split):
         np.testing.assert_array_equal(hp.label_propagation(G), py_semi_sync(nb, 40, 100, None))
 
 
+@pytest.mark.parametrize("directed, seed", [(False, None), (True, 3)])
+def test_device_colouring_is_the_greedy_order(device, directed, seed):
+    """``LabelPropPlan.colouring`` (the rounds of ``lp_colour_round``) against the sequential
+    greedy colouring of the reference, on a random graph with repeats, self-loops, mutual
+    pairs and isolated vertices."""
+    from hpgraph.algorithms._triangles import simple_matrix
+
+    from .test_label_propagation import py_colouring
+
+    rng = np.random.default_rng(11)
+    s, d = rng.integers(0, 50, 160).tolist(), rng.integers(0, 50, 160).tolist()
+    s, d = s + [7, 7, 9], d + [7, 8, 8]
+    n = 60
+    G = hp.Graph.from_edges(np.array(s), np.array(d), num_vertices=n, directed=directed,
+                            backend="cpu")
+    nb = neighbour_lists(s, d, n, directed)
+    S = simple_matrix(G)
+    plan = lpg.LabelPropPlan(S)
+    deg = np.array([len(x) for x in nb])
+    got = plan.colouring(lp.colouring_rank(np, deg, seed))
+    want, _ = py_colouring(nb, n, seed)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
 def test_gpu_path_result_side(device, monkeypatch):
     """The device side runs the device driver (``_label_propagation_gpu.run``, not the
     vectorised path) on 64 vertices too (below 2**31 - 1 vertices), and its result goes to the

@@ -3,7 +3,8 @@
 // calling thread, blocks one after another; __syncthreads is a barrier of the block's fibers
 // (a fiber that waits yields to the next one), __shared__ a static (one block runs at a time),
 // atomics real atomics.  A source with warp intrinsics (__shfl_sync, __shfl_xor_sync,
-// __shfl_up/down_sync, __ballot_sync, __match_any_sync, __reduce_min/max_sync, __any_sync) also
+// __shfl_up/down_sync, __ballot_sync, __match_any_sync, __reduce_min/max_sync, __any_sync,
+// __syncwarp) also
 // runs one fiber per CUDA thread, each warp meeting at its own barrier; every lane of a warp
 // must call them (the kernels tested here exit warp by warp).  Fibers instead of threads: a
 // barrier costs a few context switches in user space, not a round of the OS scheduler.
@@ -163,6 +164,7 @@ inline unsigned __ballot_sync(unsigned, int p) {
     w.bar->arrive_and_wait();
     return r;
 }
+inline void __syncwarp(unsigned = 0xffffffffu) { hp_emu_warp().bar->arrive_and_wait(); }
 
 // kernels without __syncthreads: the threads of a block one after another, on this thread
 template <typename F> void hp_emu_run_seq(unsigned grid, unsigned block, F f) {

@@ -50,7 +50,7 @@ def _library(src: str):
     if lib is not None:
         return lib
     wrappers = []
-    threads = "__syncthreads" in src or "_sync(" in src
+    threads = "__syncthreads" in src or "_sync(" in src or "__syncwarp" in src
     run = "hp_emu_run" if threads else "hp_emu_run_seq"
     for name, params in _SIG.findall(src):
         types = _params(params)
@@ -194,6 +194,9 @@ class FakeCupy:
 
     def arange(self, n, dtype=None):
         return self._dev(np.arange(n, dtype=dtype))
+
+    def flatnonzero(self, a):
+        return self._dev(np.flatnonzero(a))
 
 
 def emulate_device_driver(monkeypatch, num_sms=1):

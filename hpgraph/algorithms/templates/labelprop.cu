@@ -306,3 +306,62 @@ lp_class(const idx_t* __restrict__ light, long long n_light, int g_light,
     lp_hub_clear(b, (long long)gridDim.x - g_light - g_heavy - g_ins, clr, n_clr, clr_hubs,
                  clr_toff, indptr, clr_keys, clr_cnts);
 }
+
+// ---------------------------------------------------------------------------------------
+// The semi-synchronous schedule's colouring (greedy in `rank` order, highest first), one
+// round per launch: a warp per vertex of `front` (vertices whose higher-ranked neighbours
+// are all coloured) takes the smallest colour none of them has -- a window of 1,024 colours
+// at a time marked in shared memory -- then lowers the waiting counts of its lower-ranked
+// neighbours; the one that brings a count to 0 appends that neighbour to `next`.
+extern "C" __global__ void __launch_bounds__(256)
+lp_colour_round(const idx_t* __restrict__ front, long long nfront,
+                const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices,
+                const int* __restrict__ rank, int* colour, int* waiting, idx_t* next,
+                u64* next_count)
+{
+    __shared__ unsigned s_used[8][32];
+    const int lane = threadIdx.x & 31;
+    unsigned* used = s_used[threadIdx.x >> 5];
+    const long long nw = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < nfront; i += nw) {
+        const idx_t v = front[i];
+        const long long s = (long long)indptr[v], e = (long long)indptr[v + 1];
+        const int rv = rank[v];
+        int mex = -1;
+        for (int base = 0; mex < 0; base += 1024) {
+            used[lane] = 0u;
+            __syncwarp();
+            for (long long x = s + lane; x < e; x += 32) {
+                const idx_t u = indices[x];
+                const int c = rank[u] > rv ? colour[u] - base : -1;
+                if (c >= 0 && c < 1024) atomicOr(used + (c >> 5), 1u << (c & 31));
+            }
+            __syncwarp();
+            const unsigned avail = ~used[lane];
+            const unsigned words = __ballot_sync(LP_FULL, avail != 0u);
+            if (words) {
+                const int wi = __ffs(words) - 1;
+                mex = base + 32 * wi + __ffs(__shfl_sync(LP_FULL, avail, wi)) - 1;
+            }
+            __syncwarp();
+        }
+        if (lane == 0) colour[v] = mex;
+        for (long long t = 0; t < e - s; t += 32) {
+            const long long x = s + t + lane;
+            idx_t u = 0;
+            bool ready = false;
+            if (x < e) {
+                u = indices[x];
+                ready = rank[u] < rv && atomicSub(waiting + u, 1) == 1;
+            }
+            const unsigned m = __ballot_sync(LP_FULL, ready);
+            if (m) {
+                const int leader = __ffs(m) - 1;
+                u64 pos = 0ull;
+                if (lane == leader) pos = atomicAdd(next_count, (u64)__popc(m));
+                pos = __shfl_sync(LP_FULL, pos, leader);
+                if (ready) next[pos + __popc(m & ((1u << lane) - 1u))] = u;
+            }
+        }
+    }
+}
