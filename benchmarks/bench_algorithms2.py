@@ -206,8 +206,24 @@ def bench_graph(name, G, Gd, args, side, rows, budget=None, sink=None):
         return ok(np.allclose(sc[idx], want_, rtol=1e-12), "jaccard")
 
     row("jaccard", lambda: hp.jaccard(G, P, backend=side), check_jaccard)
+    def check_topk(out):
+        """300 sampled vertices: Jaccard with every other vertex sharing a neighbour (Python
+        sets), the 8 best by decreasing score, then smaller id."""
+        first, second, score = (host(a) for a in out)
+        ind, ptr = A.indices, A.indptr
+        nbrs = lambda u: set(ind[ptr[u]:ptr[u + 1]].tolist()) - {u}  # noqa: E731
+        for v in rng.integers(0, n, 300).tolist():
+            a = nbrs(v)
+            cand = {w for u in a for w in nbrs(u)} - {v}
+            best = sorted(((-len(a & nbrs(w)) / len(a | nbrs(w)), w) for w in cand))[:8]
+            mine = first == v
+            if second[mine].tolist() != [w for _, w in best] or not np.array_equal(
+                    score[mine], [-x for x, _ in best]):
+                return f"MISMATCH top-8 of vertex {v}"
+        return "ok"
+
     if name != "rmat":   # S @ S of a power-law graph is nearly dense (R-MAT 21: ~10^12)
-        row("topk", lambda: hp.similarity_topk(G, 8, backend=side), None)
+        row("topk", lambda: hp.similarity_topk(G, 8, backend=side), check_topk)
     if small:
         import networkx as nx
 
@@ -223,8 +239,26 @@ def bench_graph(name, G, Gd, args, side, rows, budget=None, sink=None):
         row("eigenvector", lambda: hp.eigenvector_centrality(G, max_iter=1000, backend=side),
             lambda out: ok(np.allclose(host(out), vec(nx.eigenvector_centrality(
                 networkx_of(G, loops=True), max_iter=1000)), rtol=1e-6, atol=1e-9), "values"))
-        row("katz", lambda: hp.katz_centrality(G, alpha=0.5 / max(1, int(A.sum(1).max())),
-                                               backend=side), None)
+        katz_alpha = 0.5 / max(1, int(A.sum(1).max()))
+
+        def check_katz(out):
+            """x = alpha A^T x + 1 by SciPy products to a change below 1e-15 (the factor
+            alpha * lambda_max <= 0.5 makes that about 50 products), then unit L2 norm as
+            networkx's normalisation; hpgraph stops at networkx's tol 1e-6 rule."""
+            B = A.copy().astype(np.float64)
+            B.data[:] = 1.0
+            BT = B.T.tocsr()
+            x = np.ones(n)
+            for _ in range(200):
+                nxt = katz_alpha * (BT @ x) + 1.0
+                done = np.abs(nxt - x).max() < 1e-15
+                x = nxt
+                if done:
+                    break
+            x /= np.linalg.norm(x)
+            return ok(np.allclose(host(out), x, rtol=1e-5, atol=1e-12), "values")
+
+        row("katz", lambda: hp.katz_centrality(G, alpha=katz_alpha, backend=side), check_katz)
         row("kcore", lambda: hp.k_core(G, backend=side),
             lambda out: ok(np.array_equal(host(out), vec(nx.core_number(H))), "core"))
     else:
