@@ -138,8 +138,11 @@ class DevArray(np.ndarray):
     def data(self):
         return _Ptr(self)
 
-    def get(self, stream=None):
-        return np.array(self)
+    def get(self, stream=None, out=None, blocking=True):
+        if out is None:
+            return np.array(self)
+        out[...] = self
+        return out
 
     def set(self, a, stream=None):
         self[...] = a
@@ -147,6 +150,11 @@ class DevArray(np.ndarray):
     def __getitem__(self, key):
         r = super().__getitem__(key)
         return r if isinstance(r, np.ndarray) else np.asarray(r).view(DevArray)
+
+
+class _Event:
+    def synchronize(self):
+        pass
 
 
 class _Stream:
@@ -160,7 +168,7 @@ class _Stream:
         return False
 
     def record(self):
-        return None
+        return _Event()
 
     def wait_event(self, event):
         pass
@@ -209,4 +217,5 @@ def emulate_device_driver(monkeypatch, num_sms=1):
     monkeypatch.setattr(backend, "raw_module", lambda src, options=(): Module(src))
     monkeypatch.setattr(backend, "num_sms", lambda: num_sms)
     monkeypatch.setattr(backend, "capture_graph", lambda stream, body: None)
+    monkeypatch.setattr(backend, "pinned_empty", lambda shape, dtype: np.empty(shape, dtype))
     return fake
