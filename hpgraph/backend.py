@@ -244,14 +244,6 @@ def raw_modules(source: str, option_sets) -> list:
     return modules(cupy(), source, option_sets)
 
 
-def pinned_empty(shape, dtype):
-    """A NumPy array in page-locked host memory (the target of asynchronous device copies)."""
-    import cupyx
-
-    cupy()
-    return cupyx.empty_pinned(shape, dtype=dtype)
-
-
 def device_free_bytes() -> int:
     """Bytes a new device allocation can use: free device memory plus the CuPy memory pool's
     cached (unused) blocks, which the pool hands out before asking the driver."""

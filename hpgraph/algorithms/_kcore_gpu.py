@@ -71,7 +71,6 @@ class KCorePlan:
             self.qh = cp.empty(max(1, 2 * (int(S.nnz) // HEAVY) + 2), S.indices.dtype)
             self.st = cp.zeros(S_WORDS, np.int64)
             self.null_w = cp.zeros(1, np.int32)
-        self.flags = [_backend.pinned_empty((1,), np.int64) for _ in range(2)]
         self.graph = None
         self.capture_ok = True
         self.lock = threading.Lock()
@@ -106,21 +105,10 @@ class KCorePlan:
             st[3] = np.iinfo(np.int64).max            # S_MIN
             st[7] = self.n                            # S_N[0]: every vertex remains
             self.st.set(st, stream=self.stream)
-            # the next batch is queued before the done word of the one before is read (an
-            # asynchronous copy into pinned memory), so the device never waits for the host;
-            # a batch launched after the last round is all no-op rounds
-            flags = [self.flags[0], self.flags[1]]
-            events = [None, None]
-            i = 0
             while True:
                 self._batch()
-                self.st[4:5].get(stream=self.stream, out=flags[i % 2], blocking=False)  # S_DONE
-                events[i % 2] = self.stream.record()
-                if i:
-                    events[(i - 1) % 2].synchronize()
-                    if int(flags[(i - 1) % 2][0]):
-                        break
-                i += 1
+                if int(self.st[4].get(stream=self.stream)):   # S_DONE
+                    break
             out = self.core[:self.n].copy()
             caller.wait_event(self.stream.record())
         return out

@@ -138,11 +138,8 @@ class DevArray(np.ndarray):
     def data(self):
         return _Ptr(self)
 
-    def get(self, stream=None, out=None, blocking=True):
-        if out is None:
-            return np.array(self)
-        out[...] = self
-        return out
+    def get(self, stream=None):
+        return np.array(self)
 
     def set(self, a, stream=None):
         self[...] = a
@@ -150,11 +147,6 @@ class DevArray(np.ndarray):
     def __getitem__(self, key):
         r = super().__getitem__(key)
         return r if isinstance(r, np.ndarray) else np.asarray(r).view(DevArray)
-
-
-class _Event:
-    def synchronize(self):
-        pass
 
 
 class _Stream:
@@ -168,7 +160,7 @@ class _Stream:
         return False
 
     def record(self):
-        return _Event()
+        return None
 
     def wait_event(self, event):
         pass
@@ -217,5 +209,4 @@ def emulate_device_driver(monkeypatch, num_sms=1):
     monkeypatch.setattr(backend, "raw_module", lambda src, options=(): Module(src))
     monkeypatch.setattr(backend, "num_sms", lambda: num_sms)
     monkeypatch.setattr(backend, "capture_graph", lambda stream, body: None)
-    monkeypatch.setattr(backend, "pinned_empty", lambda shape, dtype: np.empty(shape, dtype))
     return fake
