@@ -6,7 +6,8 @@ needs the current level ``k``, a global value that changes when a round removes 
 no vertex program can express; the generic form (one :func:`hpgraph.spmv.gpu.push` SpMV per
 round, driven from the host) took 312.6 ms on R-MAT 21 (H200, 720 rounds at about 0.43 ms of
 host work each); these device rounds take 15.4 ms on the same graph and GPU (721 rounds of
-about 21 us; ``benchmarks/README.md``, session 8).  The CUDA comes from ``templates/kcore.cu``
+about 21 us; ``benchmarks/README.md``, session 8), 13.6 ms on an H100 since their counters take
+one atomic per block (session 12).  The CUDA comes from ``templates/kcore.cu``
 through :mod:`hpgraph.cuda_source`, with the warp-balanced row expansion of the engine
 (``engine/templates/balanced.cuh``).
 """

@@ -31,6 +31,21 @@ typedef unsigned long long u64;
 
 $BALANCED
 
+// The block's smallest `lmin` into st[S_MIN]: one atomic per block (every block of a round
+// updates the same word).
+__device__ __forceinline__ void kc_block_min(int lmin, long long* st)
+{
+    __shared__ int s_min[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int off = 16; off > 0; off >>= 1) lmin = min(lmin, __shfl_down_sync(KC_FULL, lmin, off));
+    if (lane == 0) s_min[warp] = lmin;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)(blockDim.x >> 5); ++w) lmin = min(lmin, s_min[w]);
+        if (lmin != 0x7fffffff) atomicMin(st + S_MIN, (long long)lmin);
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(256)
 kc_select(const idx_t* __restrict__ indptr, int* deg, int* core, idx_t* q, idx_t* qh,
           idx_t* rem0, idx_t* rem1, long long* st)
@@ -42,7 +57,9 @@ kc_select(const idx_t* __restrict__ indptr, int* deg, int* core, idx_t* q, idx_t
     const idx_t* rin = par ? rem1 : rem0;
     idx_t* rout = par ? rem0 : rem1;
     const long long cnt = st[S_N + par];
-    const int lane = threadIdx.x & 31;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    __shared__ int s_cnt[2][32];
+    __shared__ long long s_base[2];
     int lmin = 0x7fffffff;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x; base < cnt; base += stride) {
@@ -69,27 +86,26 @@ kc_select(const idx_t* __restrict__ indptr, int* deg, int* core, idx_t* q, idx_t
                 lmin = min(lmin, d);
             }
         }
-        // appends, one atomic per warp each: the removed light vertices to the queue, the
-        // vertices that stay to the other remaining list
+        // appends, one atomic per block each (every warp of a round updates the same two
+        // counters, so per-warp atomics would queue on them): the removed light vertices to
+        // the queue, the vertices that stay to the other remaining list
         const unsigned m = __ballot_sync(KC_FULL, light);
-        if (m) {
-            const int leader = __ffs(m) - 1;
-            long long pos = 0;
-            if (lane == leader) pos = (long long)atomicAdd((u64*)(st + S_Q), (u64)__popc(m));
-            pos = __shfl_sync(KC_FULL, pos, leader);
-            if (light) q[pos + __popc(m & ((1u << lane) - 1u))] = v;
-        }
         const unsigned r = __ballot_sync(KC_FULL, stay);
-        if (r) {
-            const int leader = __ffs(r) - 1;
-            long long pos = 0;
-            if (lane == leader) pos = (long long)atomicAdd((u64*)(st + S_N + 1 - par), (u64)__popc(r));
-            pos = __shfl_sync(KC_FULL, pos, leader);
-            if (stay) rout[pos + __popc(r & ((1u << lane) - 1u))] = v;
+        if (lane == 0) { s_cnt[0][warp] = __popc(m); s_cnt[1][warp] = __popc(r); }
+        __syncthreads();
+        if (threadIdx.x < 2) {
+            const int which = threadIdx.x;
+            int total = 0;
+            for (int w = 0; w < nwarps; ++w) { const int c = s_cnt[which][w]; s_cnt[which][w] = total; total += c; }
+            s_base[which] = total ? (long long)atomicAdd((u64*)(st + (which ? S_N + 1 - par : S_Q)),
+                                                         (u64)total) : 0;
         }
+        __syncthreads();
+        if (light) q[s_base[0] + s_cnt[0][warp] + __popc(m & ((1u << lane) - 1u))] = v;
+        if (stay) rout[s_base[1] + s_cnt[1][warp] + __popc(r & ((1u << lane) - 1u))] = v;
+        __syncthreads();
     }
-    for (int off = 16; off > 0; off >>= 1) lmin = min(lmin, __shfl_down_sync(KC_FULL, lmin, off));
-    if (lane == 0 && lmin != 0x7fffffff) atomicMin(st + S_MIN, (long long)lmin);
+    kc_block_min(lmin, st);
 }
 
 // The end of a round (kc_push's last block): S_MIN is now the smallest degree of the vertices
@@ -155,8 +171,7 @@ kc_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         for (long long e = s + threadIdx.x; e < end; e += blockDim.x) kc_lower(indices, vals, deg, e, lmin);
     }
     // with kc_select's S_MIN (the vertices it left, before this push): the smallest degree left
-    for (int off = 16; off > 0; off >>= 1) lmin = min(lmin, __shfl_down_sync(KC_FULL, lmin, off));
-    if (lane == 0 && lmin != 0x7fffffff) atomicMin(st + S_MIN, (long long)lmin);
+    kc_block_min(lmin, st);
     // the last block to finish closes the round
     __shared__ int s_last;
     __threadfence();
