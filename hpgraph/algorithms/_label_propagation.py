@@ -116,8 +116,8 @@ def _colouring(G, seed, r, c):
     the DAG that orients every pair from the higher to the lower rank (:func:`._vec.kahn_levels`):
     a vertex is coloured in the round after its last higher neighbour, so a round colours
     non-adjacent vertices from colours fixed earlier, exactly as the sequential order would.
-    On R-MAT 21 that is 226 colours where Jones-Plassmann's (the round number as the colour)
-    gives 2,152, and a semi-synchronous iteration costs per colour class.
+    On R-MAT 21 that is 229 colours where Jones-Plassmann's (the round number as the colour)
+    gives 2,163, and a semi-synchronous iteration costs per colour class.
     """
     from ._vec import csr_of_pairs, expand_rows, kahn_levels
 
