@@ -152,3 +152,14 @@ def test_default_max_iter_is_100():
                                   [0, 1, 1, 1, 1])
     np.testing.assert_array_equal(hp.label_propagation(S, 101, mode="synchronous", backend="cpu"),
                                   [1, 0, 0, 0, 0])
+
+
+def test_last_vertices_isolated():
+    """Isolated vertices at the end of the id range (every degree array must still have n
+    entries): the reference on both schedules."""
+    src, dst = [0, 0, 1, 2, 3], [1, 2, 2, 3, 4]
+    G = hp.Graph.from_edges(src, dst, num_vertices=8, directed=False, backend="cpu")
+    nb = [[1, 2], [0, 2], [0, 1, 3], [2, 4], [3], [], [], []]
+    for seed in (None, 4):
+        np.testing.assert_array_equal(hp.label_propagation(G, seed=seed, backend="cpu"),
+                                      py_semi_sync(nb, 8, 100, seed))

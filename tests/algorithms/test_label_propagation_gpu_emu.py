@@ -146,6 +146,25 @@ def test_device_colouring_is_the_greedy_order(device, directed, seed):
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
+def test_device_path_degrees_and_seeds(device):
+    """A directed graph with many mutual pairs (a mutual pair counts twice in a vertex's degree,
+    which orders the colouring) under four seeds, one of which must change the result: the
+    device path's colouring order against the reference's."""
+    rng = np.random.default_rng(21)
+    s, d = rng.integers(0, 40, 110), rng.integers(0, 40, 110)
+    s, d = np.r_[s, d[:45]].tolist(), np.r_[d, s[:45]].tolist()     # 45 arcs made mutual
+    n = 44                                                           # 40..43 isolated
+    G = hp.Graph.from_edges(np.array(s), np.array(d), num_vertices=n, directed=True,
+                            backend="cpu")
+    nb = neighbour_lists(s, d, n, True)
+    wants = []
+    for seed in (None, 1, 2, 3):
+        want = py_semi_sync(nb, n, 100, seed)
+        wants.append(want.tolist())
+        np.testing.assert_array_equal(hp.label_propagation(G, seed=seed), want)
+    assert len({tuple(w) for w in wants}) > 1
+
+
 def test_gpu_path_result_side(device, monkeypatch):
     """The device side runs the device driver (``_label_propagation_gpu.run``, not the
     vectorised path) on 64 vertices too (below 2**31 - 1 vertices), and its result goes to the
