@@ -312,7 +312,7 @@ _ALGORITHMS = (
     _Key("labelprop_hub_split_per_sm", 2, _int("labelprop_hub_split_per_sm", 0),
          "GPU label_propagation: a colour class with more hubs (vertices of more than 1,024 "
          "neighbours) than this many per SM gives each hub one block; a class with fewer "
-         "spreads each hub's counting over many blocks (three launches), so that one hub is "
+         "spreads each hub's counting over many blocks (512-entry chunks), so that one hub is "
          "not its class's critical path.", int),
     _Key("iterate_stall_contracting", 100, _int("iterate_stall_contracting", 1),
          "Iterations without a new smallest L1 change after which a contracting iteration "
