@@ -5,10 +5,11 @@ once as a CUDA graph, so an iteration costs one graph launch and one host read.
 A specialised kernel beside the engine, kept because it measures far faster: the mode of the
 neighbours' labels is not a monoid, so no SpMV or vertex program computes it; the vectorised
 form (a sort of every class's ``(vertex, label)`` keys, :func:`._label_propagation._update`)
-took 11,796 ms on R-MAT 21 (H200, 2,163 colour classes at about 1.2 ms of host work each);
-these kernels take 17.2 ms on R-MAT 21 (H100, 229 classes, 5 iterations; the synchronous mode
-22.9 ms; ``benchmarks/README.md``, session 12).  Results equal the CPU path's exactly (same
-colouring, same tie rules).
+took 11,796 ms on R-MAT 21 (H200, 2,163 colour classes at about 1.2 ms of host work each;
+with today's 229 classes that is still about 1.4 s for 5 iterations -- an estimate, not
+measured); these kernels take 17.2 ms on R-MAT 21 (H100, 229 classes, 5 iterations; the
+synchronous mode 22.9 ms; ``benchmarks/README.md``, session 12).  Results equal the CPU path's
+exactly (same colouring, same tie rules).
 """
 
 from __future__ import annotations
@@ -159,7 +160,12 @@ class LabelPropPlan:
         """Greedy colours (device int32) in the order of ``rank`` (device, a permutation;
         higher first): each vertex the smallest colour none of its higher-ranked neighbours
         has, one ``lp_colour_round`` launch per round of vertices whose higher neighbours are
-        all coloured (Kahn's rounds of the rank DAG), one host read per round."""
+        all coloured (Kahn's rounds of the rank DAG), one host read per round.
+
+        The CPU path's vectorised rounds (:func:`._label_propagation._colouring`, about a dozen
+        CuPy calls and a sort per round) gave the same colours on the device; this kernel
+        took the first call of ``label_propagation`` on R-MAT 21 from 6.5 s to 2.4 s (H100,
+        2,051 rounds; ``benchmarks/README.md``, session 12)."""
         cp, S, n = self.cp, self.S, self.n
         idt = S.indices.dtype
         with _backend.out_of_memory_guard("colouring for label propagation"):
