@@ -175,17 +175,18 @@ class LabelPropPlan:
             waiting = bincount(cp, r[higher], minlength=n).astype(np.int32)
             del r, higher
             colour = cp.full(max(n, 1), -1, np.int32)
-            front = cp.flatnonzero(waiting == 0).astype(idt)
-            nxt = cp.empty(max(n, 1), idt)
+            ready = cp.flatnonzero(waiting == 0)
+            front, nxt = cp.empty(max(n, 1), idt), cp.empty(max(n, 1), idt)
+            front[:ready.shape[0]] = ready
             count = cp.zeros(1, np.uint64)
-        nf = int(front.shape[0])
+        nf = int(ready.shape[0])
         warps = _BLOCK // 32
         while nf:
             count.fill(0)
             self.k_colour((max(1, min(self.blocks, -(-nf // warps))),), (_BLOCK,),
                           (front, np.int64(nf), S.indptr, S.indices, rank, colour, waiting, nxt,
                            count))
-            front, nxt = nxt, front if front.shape[0] == max(n, 1) else cp.empty(max(n, 1), idt)
+            front, nxt = nxt, front
             nf = int(count.get()[0])
         return colour[:n]
 

@@ -76,6 +76,36 @@ __device__ __forceinline__ unsigned lp_hash(lab_t x)
     return h;
 }
 
+// One step of a block's pass over row entries: entry x (< e) of this lane counts its label in
+// the open-addressing table (K, C) of `cap` slots.  The lanes of a warp holding one label add
+// together, by one leader (a hub's neighbours converge to few labels, and one table slot
+// would otherwise take every entry's atomics), so every lane of the warp must call it.
+// With COUNT, returns the label's count after the leader's add (-1 on the other lanes; without,
+// the add's result is not read); `l` is set to the lane's label.
+template <bool COUNT>
+__device__ __forceinline__ int
+lp_count_step(long long x, long long e, const idx_t* __restrict__ indices,
+              const w_t* __restrict__ vals, const lab_t* lab_in, lab_t* K, int* C,
+              unsigned cap, lab_t& l)
+{
+    const bool valid = x < e;
+    l = valid ? lab_in[indices[x]] : (lab_t)-1;
+    const int w = valid ? (LP_WEIGHTED ? (int)vals[x] : 1) : 0;
+    const unsigned peers = __match_any_sync(LP_FULL, l);
+    int add = __popc(peers);
+    if (LP_WEIGHTED) add += __popc(peers & __ballot_sync(LP_FULL, w == 2));
+    if (!valid || (int)(threadIdx.x & 31) != __ffs(peers) - 1) return -1;
+    unsigned h = lp_hash(l) & (cap - 1u);
+    while (true) {
+        const lab_t k = atomicCAS(K + h, (lab_t)-1, l);
+        if (k == (lab_t)-1 || k == l) {
+            if (!COUNT) { atomicAdd(C + h, add); return 0; }
+            return atomicAdd(C + h, add) + add;
+        }
+        h = (h + 1u) & (cap - 1u);
+    }
+}
+
 __device__ __forceinline__ void
 lp_heavy(long long bid, long long nblocks, const idx_t* __restrict__ verts, long long count,
          const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices,
@@ -100,21 +130,9 @@ lp_heavy(long long bid, long long nblocks, const idx_t* __restrict__ verts, long
         for (unsigned j = threadIdx.x; j < cap; j += blockDim.x) { K[j] = (lab_t)-1; C[j] = 0; }
         if (threadIdx.x == 0) s_own = 0;
         __syncthreads();
-        for (long long t = 0; t < e - s; t += blockDim.x) {   // one leader per label and warp
-            const long long x = s + t + threadIdx.x;
-            const bool valid = x < e;
-            const lab_t l = valid ? lab_in[indices[x]] : (lab_t)-1;
-            const int w = valid ? (LP_WEIGHTED ? (int)vals[x] : 1) : 0;
-            const unsigned peers = __match_any_sync(LP_FULL, l);
-            int add = __popc(peers);
-            if (LP_WEIGHTED) add += __popc(peers & __ballot_sync(LP_FULL, w == 2));
-            if (!valid || lane != __ffs(peers) - 1) continue;
-            unsigned h = lp_hash(l) & (cap - 1u);
-            while (true) {
-                const lab_t k = atomicCAS(K + h, (lab_t)-1, l);
-                if (k == (lab_t)-1 || k == l) { atomicAdd(C + h, add); break; }
-                h = (h + 1u) & (cap - 1u);
-            }
+        for (long long t = 0; t < e - s; t += blockDim.x) {   // every lane: the block's trips
+            lab_t l;
+            lp_count_step<false>(s + t + threadIdx.x, e, indices, vals, lab_in, K, C, cap, l);
         }
         __syncthreads();
         // largest (count, -label): count in the high word, 0x7fffffff - label in the low one
@@ -176,25 +194,10 @@ lp_hub_insert(long long bid, long long nblocks, const long long* __restrict__ wo
         const long long x0 = rs + off, e = min(x0 + LP_CHUNK, re);
         u64 b = 0ull;
         int oc = 0;
-        // every lane runs the block's trip count, so that a warp's lanes with one label add
-        // their count by one leader (a hub's neighbours converge to few labels: one table
-        // slot would otherwise take every insert's atomics)
-        for (long long t = 0; t < e - x0; t += blockDim.x) {
-            const long long x = x0 + t + threadIdx.x;
-            const bool valid = x < e;
-            const lab_t l = valid ? lab_in[indices[x]] : (lab_t)-1;
-            const int w = valid ? (LP_WEIGHTED ? (int)vals[x] : 1) : 0;
-            const unsigned peers = __match_any_sync(LP_FULL, l);
-            int add = __popc(peers);
-            if (LP_WEIGHTED) add += __popc(peers & __ballot_sync(LP_FULL, w == 2));
-            if (!valid || lane != __ffs(peers) - 1) continue;
-            unsigned hh = lp_hash(l) & (cap - 1u);
-            int c;
-            while (true) {
-                const lab_t k = atomicCAS(K + hh, (lab_t)-1, l);
-                if (k == (lab_t)-1 || k == l) { c = atomicAdd(C + hh, add) + add; break; }
-                hh = (hh + 1u) & (cap - 1u);
-            }
+        for (long long t = 0; t < e - x0; t += blockDim.x) {  // every lane: the block's trips
+            lab_t l;
+            const int c = lp_count_step<true>(x0 + t + threadIdx.x, e, indices, vals, lab_in, K, C, cap, l);
+            if (c < 0) continue;
             const u64 key = ((u64)(unsigned)c << 32) | (u64)(unsigned)(0x7fffffff - l);
             b = key > b ? key : b;
             if (l == ol) oc = c > oc ? c : oc;
