@@ -302,11 +302,15 @@ def bench_graph(name, G, Gd, args, side, rows, budget=None, sink=None):
 
     bfs_cache = []
 
+    # the oracle checks every source on small graphs, 32 sampled ones on R-MAT (SciPy's
+    # unit-weight Dijkstra: about 1 s a source at scale 21)
+    pick = np.arange(src.size) if small else np.sort(rng.choice(src.size, 32, replace=False))
+
     def bfs_ref():
-        """SciPy BFS distances from the 256 sources (to src), computed once per graph."""
+        """SciPy BFS distances from the picked sources (n x picks), computed once per graph."""
         if not bfs_cache:
             bfs_cache.append(csg.shortest_path(A, directed=True, unweighted=True,
-                                               indices=src).T)
+                                               indices=src[pick]).T)
         return bfs_cache[0]
 
     def check_closeness(out):
@@ -315,13 +319,13 @@ def bench_graph(name, G, Gd, args, side, rows, budget=None, sink=None):
         r = fin.sum(0)
         tot = np.where(fin, D, 0).sum(0)
         c = np.where(tot > 0, (r - 1) / np.where(tot > 0, tot, 1), 0) * (r - 1) / (n - 1)
-        return ok(np.allclose(host(out), c, rtol=1e-12), "closeness")
+        return ok(np.allclose(host(out)[pick], c, rtol=1e-12), f"closeness ({pick.size} sources)")
 
     row("closeness", lambda: hp.closeness_centrality(G, src, backend=side), check_closeness)
     row("harmonic", lambda: hp.harmonic_centrality(G, src, backend=side),
-        lambda out: ok(np.allclose(host(out), np.divide(
+        lambda out: ok(np.allclose(host(out)[pick], np.divide(
             1.0, bfs_ref(), out=np.zeros_like(bfs_ref()), where=bfs_ref() > 0).sum(0),
-            rtol=1e-12), "harmonic"))
+            rtol=1e-12), f"harmonic ({pick.size} sources)"))
 
     def check_mst(out):
         T = csg.minimum_spanning_tree(A)
