@@ -8,18 +8,19 @@ Modularity, with ``A_ii`` twice the weight of a self-loop (networkx's degree con
 
 Local moving, all vertices at once (one *sweep*): for every vertex ``i`` and every community
 ``D`` next to it, ``k_iD`` (the weight from ``i`` into ``D``) comes from one segmented sum over
-the edges keyed by ``(i, community of the neighbour)``; the gain of moving ``i`` from ``C`` to
-``D`` is ``(k_iD - k_i,C\\i) - gamma * k_i * (K_D - K_C + k_i) / (2m)`` (over ``m``), and each
-vertex takes its best community (ties: the smallest id) when the gain is positive.  Moving
-every vertex at once can undo itself (two vertices swapping communities), so, as in cuGraph,
-sweeps alternate between allowing only moves to a larger community id and only to a smaller
-one; a sweep whose moves together lower ``Q`` is retried with a random half of them.  A level
-ends when two sweeps in a row gain less than ``threshold``; the communities then become the
-vertices of the next level (one keyed segmented sum of the edges), until a level merges
-nothing.  Every step is a sort, gather or segmented sum on NumPy or CuPy arrays: no Python loop
-over vertices.  With integer weights (or none) every sum is exact, so both sides compute the same
-gains up to the rounding of one elementwise expression, take the same decisions and return the
-same communities.
+the edges keyed by ``(i, community of the neighbour)`` (on the host, with positive weights, from
+SciPy's product of the edges with the membership matrix: linear instead of a sort); the gain of
+moving ``i`` from ``C`` to ``D`` is ``(k_iD - k_i,C\\i) - gamma * k_i * (K_D - K_C + k_i) /
+(2m)`` (over ``m``), and each vertex takes its best community (ties: the smallest id) when the
+gain is positive.  Moving every vertex at once can undo itself (two vertices swapping
+communities), so, as in cuGraph, sweeps alternate between allowing only moves to a larger
+community id and only to a smaller one; a sweep whose moves together lower ``Q`` (the change
+counted on the moved vertices' edges) is retried with a random half of them.  A level ends when
+two sweeps in a row gain less than ``threshold``; the communities then become the vertices of
+the next level (one keyed segmented sum of the edges), until a level merges nothing.  Every step
+is a sort, gather or segmented sum on NumPy or CuPy arrays: no Python loop over vertices.  With
+integer weights (or none) every sum is exact, so both sides compute the same gains up to the
+rounding of one elementwise expression, take the same decisions and return the same communities.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ import numpy as np
 from .. import backend as _backend
 from ..exceptions import InvalidValue
 from ._common import finish, prepare
-from ._vec import check_number, check_undirected, stored_edges
+from ._vec import (check_number, check_undirected, expand_rows, scatter_max, scatter_min,
+                   stored_edges)
 from .._arrayops import bincount
 
 __all__ = ["louvain", "modularity", "LouvainResult"]
@@ -98,14 +100,30 @@ def _quality(xp, r, c, w, comm, k, two_m, gamma, nc):
     return (inside - gamma * float((K * K).sum()) / two_m) / two_m
 
 
-def _sweep_moves(xp, r, c, w, comm, k, K, two_m, gamma, n, direction):
-    """Best move of every vertex in one direction: ``(vertices, targets)`` with positive gain."""
-    off = r != c
-    rr, cc, ww = r[off], c[off], w[off]
-    key = rr * n + comm[cc]
-    uk, kid = _group_sum(xp, key, ww)
-    iv = uk // n
-    D = uk % n
+def _neighbour_weights(xp, rr, cc, ww, comm, n):
+    """``(i, D, k_iD)``: every vertex ``i`` with an edge in ``(rr, cc, ww)`` (CSR order) and each
+    community ``D`` next to it with the weight from ``i`` into ``D``, grouped by ``i``.  On the
+    host with positive weights the product of the edges with the membership matrix (SciPy's
+    accumulator per row: linear, where the keyed sum sorts every edge); else one keyed sum."""
+    if xp is np and ww.shape[0] and float(ww.min()) > 0:
+        import scipy.sparse as sp
+
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rr, minlength=n), out=ptr[1:])
+        S = sp.csr_matrix((ww, cc, ptr), shape=(n, n))
+        P = sp.csr_matrix((np.ones(n), comm, np.arange(n + 1)), shape=(n, n))
+        M = S @ P                      # positive sums: no entry dropped
+        return (np.repeat(np.arange(n, dtype=np.int64), np.diff(M.indptr)),
+                M.indices.astype(np.int64), M.data)
+    uk, kid = _group_sum(xp, rr * n + comm[cc], ww)
+    return uk // n, uk % n, kid
+
+
+def _sweep_moves(xp, rr, cc, ww, comm, k, K, two_m, gamma, n, direction):
+    """Best move in one direction of every vertex with an edge in ``(rr, cc, ww)`` (every edge
+    of those rows, no self-loops): ``(vertices, targets)`` with positive gain; the best target
+    has the largest score, then the smallest id."""
+    iv, D, kid = _neighbour_weights(xp, rr, cc, ww, comm, n)
     own = comm[iv] == D
     k_in_own = xp.zeros(n, dtype=np.float64)
     k_in_own[iv[own]] = kid[own]
@@ -115,36 +133,60 @@ def _sweep_moves(xp, r, c, w, comm, k, K, two_m, gamma, n, direction):
     iv, D, score = iv[ok], D[ok], score[ok]
     if iv.shape[0] == 0:
         return iv, D
-    order = xp.lexsort(xp.stack([D, -score, iv]))
-    iv, D, score = iv[order], D[order], score[order]
-    first = xp.ones(iv.shape[0], dtype=bool)
-    first[1:] = iv[1:] != iv[:-1]
-    iv, D, score = iv[first], D[first], score[first]
-    gain = score - stay[iv]
+    best = xp.full(n, -np.inf)
+    scatter_max(xp, best, iv, score)
+    top = score == best[iv]
+    target = xp.full(n, n, dtype=np.int64)
+    scatter_min(xp, target, iv[top], D[top])
+    iv = xp.flatnonzero(target < n)
+    gain = best[iv] - stay[iv]
     good = gain > 1e-12 * max(two_m, 1.0) / max(n, 1)
-    return iv[good], D[good]
+    return iv[good], target[iv[good]]
+
+
+def _move_gain(xp, edges, comm, trial, iv, k, K, two_m, gamma, n):
+    """Modularity of ``trial`` minus that of ``comm`` (they differ at the vertices ``iv``) from
+    the moved vertices' edges only: ``edges = (rr, cc, ww, ptr)``, the loop-free entries in
+    CSR order (a self-loop stays inside whatever its vertex's community).  An entry ``(u, v)``
+    with only ``u`` moved stands for its mirror ``(v, u)`` too."""
+    rr, cc, ww, ptr = edges
+    pos = expand_rows(xp, ptr, iv)
+    u, v = rr[pos], cc[pos]
+    moved = xp.zeros(n, dtype=bool)
+    moved[iv] = True
+    change = ((trial[u] == trial[v]).astype(np.float64) - (comm[u] == comm[v]))
+    inside = float((ww[pos] * change * xp.where(moved[v], 1.0, 2.0)).sum())
+    dK = (bincount(xp, trial[iv], weights=k[iv], minlength=n)
+          - bincount(xp, comm[iv], weights=k[iv], minlength=n))
+    squares = float((dK * (2.0 * K + dK)).sum())
+    return (inside - gamma * squares / two_m) / two_m
 
 
 def _local_moving(xp, r, c, w, n, k, two_m, gamma, threshold, rng, comm=None):
     """Sweeps from ``comm`` (default: singletons) until two in a row gain < ``threshold``;
-    returns ``(comm, Q, moved)``."""
+    returns ``(comm, Q, moved)``.  ``r`` is sorted (CSR order) at every level, so the edges of
+    the vertices a sweep moves are found by their row pointers."""
     comm = xp.arange(n, dtype=np.int64) if comm is None else comm
     q = _quality(xp, r, c, w, comm, k, two_m, gamma, n)
+    off = r != c
+    rr, cc, ww = r[off], c[off], w[off]
+    ptr = xp.zeros(n + 1, dtype=np.int64)
+    ptr[1:] = xp.cumsum(bincount(xp, rr, minlength=n))
     moved_any = False
     quiet = 0
     direction = 1
     for _ in range(10_000):
         K = bincount(xp, comm, weights=k, minlength=n)
-        iv, D = _sweep_moves(xp, r, c, w, comm, k, K, two_m, gamma, n, direction)
+        iv, D = _sweep_moves(xp, rr, cc, ww, comm, k, K, two_m, gamma, n, direction)
         direction = -direction
         gained = 0.0
         while iv.shape[0]:
             trial = comm.copy()
             trial[iv] = D
-            q_new = _quality(xp, r, c, w, trial, k, two_m, gamma, n)
-            if q_new > q:
-                gained = q_new - q
-                comm, q = trial, q_new
+            delta = _move_gain(xp, (rr, cc, ww, ptr), comm, trial, iv, k, K, two_m, gamma, n)
+            if delta > 0:
+                gained = delta
+                comm, q = trial, q + delta
                 moved_any = True
                 break
             half = xp.asarray(rng.random(int(iv.shape[0])) < 0.5)
@@ -234,8 +276,6 @@ def _canonical(xp, labels):
     """Renumber communities 0, 1, ... by their smallest vertex id (int32)."""
     n = int(labels.shape[0])
     first = xp.full(n, n, dtype=np.int64)
-    from ._vec import scatter_min
-
     scatter_min(xp, first, labels, xp.arange(n, dtype=np.int64))
     root = first[labels]
     is_root = root == xp.arange(n, dtype=np.int64)
