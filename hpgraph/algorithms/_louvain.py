@@ -133,15 +133,27 @@ def _sweep_moves(xp, rr, cc, ww, comm, k, K, two_m, gamma, n, direction):
     iv, D, score = iv[ok], D[ok], score[ok]
     if iv.shape[0] == 0:
         return iv, D
+    # per vertex: the largest score, then the smallest target, by atomic max / min on uint64
+    # (scores as order-preserving keys; + 0.0 makes a -0.0 score +0.0)
+    key = _order_key(xp, score + 0.0)
+    top_key = xp.zeros(n, dtype=np.uint64)
+    scatter_max(xp, top_key, iv, key)
+    top = key == top_key[iv]
     best = xp.full(n, -np.inf)
-    scatter_max(xp, best, iv, score)
-    top = score == best[iv]
-    target = xp.full(n, n, dtype=np.int64)
-    scatter_min(xp, target, iv[top], D[top])
+    best[iv[top]] = score[top]
+    target = xp.full(n, n, dtype=np.uint64)
+    scatter_min(xp, target, iv[top], D[top].astype(np.uint64))
     iv = xp.flatnonzero(target < n)
-    gain = best[iv] - stay[iv]
-    good = gain > 1e-12 * max(two_m, 1.0) / max(n, 1)
-    return iv[good], target[iv[good]]
+    good = best[iv] - stay[iv] > 1e-12 * max(two_m, 1.0) / max(n, 1)
+    iv = iv[good]
+    return iv, target[iv].astype(np.int64)
+
+
+def _order_key(xp, x):
+    """uint64 keys of float64 ``x`` in the same order (negative: the bits inverted; else the
+    sign bit set)."""
+    u = x.view(np.uint64)
+    return xp.where((u >> np.uint64(63)) != 0, ~u, u | np.uint64(1 << 63))
 
 
 def _move_gain(xp, edges, comm, trial, iv, k, K, two_m, gamma, n):

@@ -124,3 +124,13 @@ def test_gpu_equals_cpu(graph_case, cases):
     b = hp.louvain(G.to_device(), weighted=False, backend="gpu")
     np.testing.assert_array_equal(cases_host(b.labels), a.labels)
     assert b.modularity == pytest.approx(a.modularity, rel=1e-12, abs=1e-15)
+
+
+def test_order_key_sorts_like_the_floats():
+    from hpgraph.algorithms._louvain import _order_key
+
+    x = np.array([np.inf, -1e300, 3.0, -2.5, 0.0, -1e-300, 1e-300, 1e300, -np.inf, -0.0 + 0.0])
+    keys = _order_key(np, x)
+    assert keys.dtype == np.uint64
+    assert np.argsort(keys, kind="stable").tolist() == np.argsort(x, kind="stable").tolist()
+    assert _order_key(np, np.array([-0.0]) + 0.0)[0] == _order_key(np, np.array([0.0]))[0]
