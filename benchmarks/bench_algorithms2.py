@@ -33,18 +33,18 @@ with ``--out DIR`` every row is written to ``DIR/algorithms2.json`` as soon as i
 (and ``--append`` keeps the rows of earlier commands there, replacing a row of the same graph
 and algorithm), so a command cut off by its time limit keeps what it finished.
 
-Device plan (one command on the device has a hard limit of about 95 s; R-MAT 21 is built in
-each, a few seconds; the SciPy / networkx checks run on the host and dominate some groups),
-each with ``--budget 80 --out benchmarks/results/alg2 --append``::
+Device plan (session 13, one H100: a device command may run 600 s; R-MAT 21 is built in each,
+a few seconds; the SciPy / networkx checks run on the host and dominate some groups; times
+are the whole command), each with ``--out DIR --append`` and a ``--budget`` below the limit::
 
-    --graphs rmat --algos scc,wcc,jaccard,mst
-    --graphs rmat --algos pagerank,label_propagation,kcore,eigenvector
-    --graphs rmat --algos closeness,harmonic          (SciPy BFS from 256 sources, host)
-    --graphs rmat --algos louvain,leiden
-    --graphs rmat --algos betweenness,edge_betweenness
-    --graphs rmat --algos betweenness_weighted,edge_betweenness_weighted,clustering,ktruss
-    --graphs real                                      (every algorithm, networkx oracles)
-    --graphs none --nx-louvain                         (R-MAT 18 against networkx)
+    --graphs rmat --algos scc,wcc,jaccard,mst,eigenvector,kcore,louvain        (~420 s)
+    --graphs rmat --algos pagerank,label_propagation,clustering,ktruss,closeness,harmonic,
+                          betweenness,edge_betweenness,betweenness_weighted,
+                          edge_betweenness_weighted                            (~340 s)
+    --graphs rmat --algos leiden                                               (~100 s)
+    --graphs real                    (every algorithm, networkx oracles)        (~190 s)
+    --graphs none --nx-louvain       (R-MAT 18 against networkx)                (~270 s)
+    --graphs rmat --scale 16 --algos ktruss   (SuiteSparse's oracle, a separate --out)
 
 then rerun whatever a command printed as not started.
 """
