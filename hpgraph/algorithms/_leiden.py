@@ -190,7 +190,7 @@ def _one_pass(xp, graph, two_m, gamma, threshold, max_levels, rng, start):
     levels = 0
     stack = []                             # (graph of a level, its vertices' next-level ids)
     while True:
-        comm, _, moved = _local_moving(xp, r, c, w, size, k, two_m, gamma, threshold, rng,
+        comm, moved = _local_moving(xp, r, c, w, size, k, two_m, gamma, threshold, rng,
                                        comm=start)
         levels += 1
         ids, comm = xp.unique(comm, return_inverse=True)
@@ -219,6 +219,6 @@ def _one_pass(xp, graph, two_m, gamma, threshold, max_levels, rng, start):
     # only move with the rest of its community may fit better elsewhere
     while stack:
         (r, c, w, k, size), sub = stack.pop()
-        comm, _, _ = _local_moving(xp, r, c, w, size, k, two_m, gamma, threshold, rng,
+        comm, _ = _local_moving(xp, r, c, w, size, k, two_m, gamma, threshold, rng,
                                    comm=comm[sub])
     return comm, levels

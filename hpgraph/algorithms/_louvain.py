@@ -14,13 +14,14 @@ moving ``i`` from ``C`` to ``D`` is ``(k_iD - k_i,C\\i) - gamma * k_i * (K_D - K
 (2m)`` (over ``m``), and each vertex takes its best community (ties: the smallest id) when the
 gain is positive.  Moving every vertex at once can undo itself (two vertices swapping
 communities), so, as in cuGraph, sweeps alternate between allowing only moves to a larger
-community id and only to a smaller one; a sweep whose moves together lower ``Q`` (the change
-counted on the moved vertices' edges) is retried with a random half of them.  A level ends when
-two sweeps in a row gain less than ``threshold``; the communities then become the vertices of
-the next level (one keyed segmented sum of the edges), until a level merges nothing.  Every step
-is a sort, gather or segmented sum on NumPy or CuPy arrays: no Python loop over vertices.  With
-integer weights (or none) every sum is exact, so both sides compute the same gains up to the
-rounding of one elementwise expression, take the same decisions and return the same communities.
+community id and only to a smaller one; a sweep whose moves together do not raise ``Q`` (the
+change counted exactly on the moved vertices' edges with integer weights) is retried with a
+random half of them.  A level ends when two sweeps in a row gain less than ``threshold``; the
+communities then become the vertices of the next level (one keyed segmented sum of the edges),
+until a level merges nothing.  Every step is a sort, gather, segmented sum, atomic min / max or
+sparse product on NumPy or CuPy arrays: no Python loop over vertices.  With integer weights (or
+none) every sum is exact, so both sides compute the same gains up to the rounding of one
+elementwise expression, take the same decisions and return the same communities.
 """
 
 from __future__ import annotations
@@ -100,30 +101,52 @@ def _quality(xp, r, c, w, comm, k, two_m, gamma, nc):
     return (inside - gamma * float((K * K).sum()) / two_m) / two_m
 
 
-def _neighbour_weights(xp, rr, cc, ww, comm, n):
-    """``(i, D, k_iD)``: every vertex ``i`` with an edge in ``(rr, cc, ww)`` (CSR order) and each
-    community ``D`` next to it with the weight from ``i`` into ``D``, grouped by ``i``.  On the
-    host with positive weights the product of the edges with the membership matrix (SciPy's
-    accumulator per row: linear, where the keyed sum sorts every edge); else one keyed sum."""
+class _Edges(NamedTuple):
+    """A level graph's loop-free entries in CSR order, fixed for one local moving: rows, columns,
+    weights, row pointers, and on the host with positive weights the SciPy matrix of them."""
+
+    rr: object
+    cc: object
+    ww: object
+    ptr: object
+    S: object
+
+
+def _edges(xp, r, c, w, n):
+    """:class:`_Edges` of the level graph ``(r, c, w)`` (``r`` sorted)."""
+    off = r != c
+    rr, cc, ww = r[off], c[off], w[off]
+    ptr = xp.zeros(n + 1, dtype=np.int64)
+    ptr[1:] = xp.cumsum(bincount(xp, rr, minlength=n))
+    S = None
     if xp is np and ww.shape[0] and float(ww.min()) > 0:
         import scipy.sparse as sp
 
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rr, minlength=n), out=ptr[1:])
         S = sp.csr_matrix((ww, cc, ptr), shape=(n, n))
+    return _Edges(rr, cc, ww, ptr, S)
+
+
+def _neighbour_weights(xp, e, comm, n):
+    """``(i, D, k_iD)``: every vertex ``i`` with an edge in ``e`` (:class:`_Edges`) and each
+    community ``D`` next to it with the weight from ``i`` into ``D``, grouped by ``i``.  With
+    ``e.S`` (host, positive weights) the product of the edges with the membership matrix (SciPy's
+    accumulator per row: linear, where the keyed sum sorts every edge); else one keyed sum."""
+    if e.S is not None:
+        import scipy.sparse as sp
+
         P = sp.csr_matrix((np.ones(n), comm, np.arange(n + 1)), shape=(n, n))
-        M = S @ P                      # positive sums: no entry dropped
+        M = e.S @ P                    # positive sums: no entry dropped
         return (np.repeat(np.arange(n, dtype=np.int64), np.diff(M.indptr)),
                 M.indices.astype(np.int64), M.data)
-    uk, kid = _group_sum(xp, rr * n + comm[cc], ww)
+    uk, kid = _group_sum(xp, e.rr * n + comm[e.cc], e.ww)
     return uk // n, uk % n, kid
 
 
-def _sweep_moves(xp, rr, cc, ww, comm, k, K, two_m, gamma, n, direction):
-    """Best move in one direction of every vertex with an edge in ``(rr, cc, ww)`` (every edge
-    of those rows, no self-loops): ``(vertices, targets)`` with positive gain; the best target
-    has the largest score, then the smallest id."""
-    iv, D, kid = _neighbour_weights(xp, rr, cc, ww, comm, n)
+def _sweep_moves(xp, e, comm, k, K, two_m, gamma, n, direction):
+    """Best move in one direction of every vertex with an edge in ``e`` (:class:`_Edges`):
+    ``(vertices, targets)`` with positive gain; the best target has the largest score, then the
+    smallest id."""
+    iv, D, kid = _neighbour_weights(xp, e, comm, n)
     own = comm[iv] == D
     k_in_own = xp.zeros(n, dtype=np.float64)
     k_in_own[iv[own]] = kid[own]
@@ -156,18 +179,17 @@ def _order_key(xp, x):
     return xp.where((u >> np.uint64(63)) != 0, ~u, u | np.uint64(1 << 63))
 
 
-def _move_gain(xp, edges, comm, trial, iv, k, K, two_m, gamma, n):
-    """Modularity of ``trial`` minus that of ``comm`` (they differ at the vertices ``iv``) from
-    the moved vertices' edges only: ``edges = (rr, cc, ww, ptr)``, the loop-free entries in
-    CSR order (a self-loop stays inside whatever its vertex's community).  An entry ``(u, v)``
-    with only ``u`` moved stands for its mirror ``(v, u)`` too."""
-    rr, cc, ww, ptr = edges
-    pos = expand_rows(xp, ptr, iv)
-    u, v = rr[pos], cc[pos]
+def _move_gain(xp, e, comm, trial, iv, k, K, two_m, gamma, n):
+    """Modularity of ``trial`` minus that of ``comm`` (they differ at the vertices ``iv``;
+    ``K``: the community degrees of ``comm``) from the moved vertices' edges only (``e``:
+    :class:`_Edges`; a self-loop stays inside whatever its vertex's community).  An entry
+    ``(u, v)`` with only ``u`` moved stands for its mirror ``(v, u)`` too."""
+    pos = expand_rows(xp, e.ptr, iv)
+    u, v, ww = e.rr[pos], e.cc[pos], e.ww[pos]
     moved = xp.zeros(n, dtype=bool)
     moved[iv] = True
     change = ((trial[u] == trial[v]).astype(np.float64) - (comm[u] == comm[v]))
-    inside = float((ww[pos] * change * xp.where(moved[v], 1.0, 2.0)).sum())
+    inside = float((ww * change * xp.where(moved[v], 1.0, 2.0)).sum())
     dK = (bincount(xp, trial[iv], weights=k[iv], minlength=n)
           - bincount(xp, comm[iv], weights=k[iv], minlength=n))
     squares = float((dK * (2.0 * K + dK)).sum())
@@ -176,29 +198,25 @@ def _move_gain(xp, edges, comm, trial, iv, k, K, two_m, gamma, n):
 
 def _local_moving(xp, r, c, w, n, k, two_m, gamma, threshold, rng, comm=None):
     """Sweeps from ``comm`` (default: singletons) until two in a row gain < ``threshold``;
-    returns ``(comm, Q, moved)``.  ``r`` is sorted (CSR order) at every level, so the edges of
-    the vertices a sweep moves are found by their row pointers."""
+    returns ``(comm, moved)``.  ``r`` is sorted (CSR order) at every level, so the edges of the
+    vertices a sweep moves are found by their row pointers."""
     comm = xp.arange(n, dtype=np.int64) if comm is None else comm
-    q = _quality(xp, r, c, w, comm, k, two_m, gamma, n)
-    off = r != c
-    rr, cc, ww = r[off], c[off], w[off]
-    ptr = xp.zeros(n + 1, dtype=np.int64)
-    ptr[1:] = xp.cumsum(bincount(xp, rr, minlength=n))
+    e = _edges(xp, r, c, w, n)
     moved_any = False
     quiet = 0
     direction = 1
     for _ in range(10_000):
         K = bincount(xp, comm, weights=k, minlength=n)
-        iv, D = _sweep_moves(xp, rr, cc, ww, comm, k, K, two_m, gamma, n, direction)
+        iv, D = _sweep_moves(xp, e, comm, k, K, two_m, gamma, n, direction)
         direction = -direction
         gained = 0.0
         while iv.shape[0]:
             trial = comm.copy()
             trial[iv] = D
-            delta = _move_gain(xp, (rr, cc, ww, ptr), comm, trial, iv, k, K, two_m, gamma, n)
+            delta = _move_gain(xp, e, comm, trial, iv, k, K, two_m, gamma, n)
             if delta > 0:
                 gained = delta
-                comm, q = trial, q + delta
+                comm = trial
                 moved_any = True
                 break
             half = xp.asarray(rng.random(int(iv.shape[0])) < 0.5)
@@ -206,7 +224,7 @@ def _local_moving(xp, r, c, w, n, k, two_m, gamma, threshold, rng, comm=None):
         quiet = quiet + 1 if gained < threshold else 0
         if quiet >= 2:
             break
-    return comm, q, moved_any
+    return comm, moved_any
 
 
 def louvain(G, resolution=1.0, threshold=1e-7, max_levels=None, weighted=True, seed=0, *,
@@ -256,7 +274,7 @@ def louvain(G, resolution=1.0, threshold=1e-7, max_levels=None, weighted=True, s
     size = n
     stack = []                      # (graph of the level, its vertices' communities)
     while max_levels is None or levels < max_levels:
-        comm, q, moved = _local_moving(xp, r, c, w, size, k, two_m, gamma, threshold, rng)
+        comm, moved = _local_moving(xp, r, c, w, size, k, two_m, gamma, threshold, rng)
         levels += 1
         if not moved:
             break
@@ -277,7 +295,7 @@ def louvain(G, resolution=1.0, threshold=1e-7, max_levels=None, weighted=True, s
     while stack:
         (r, c, w, k, size), comm = stack.pop()
         start = comm if top is None else top[comm]
-        top, _, _ = _local_moving(xp, r, c, w, size, k, two_m, gamma, threshold, rng,
+        top, _ = _local_moving(xp, r, c, w, size, k, two_m, gamma, threshold, rng,
                                   comm=start)
     labels = _canonical(xp, top if top is not None else labels)
     q = modularity(G, labels, resolution=gamma, weighted=weighted, backend=side)

@@ -129,8 +129,45 @@ def test_gpu_equals_cpu(graph_case, cases):
 def test_order_key_sorts_like_the_floats():
     from hpgraph.algorithms._louvain import _order_key
 
-    x = np.array([np.inf, -1e300, 3.0, -2.5, 0.0, -1e-300, 1e-300, 1e300, -np.inf, -0.0 + 0.0])
+    x = np.array([np.inf, -1e300, 3.0, -2.5, 0.0, -1e-300, 1e-300, 1e300, -np.inf])
     keys = _order_key(np, x)
     assert keys.dtype == np.uint64
     assert np.argsort(keys, kind="stable").tolist() == np.argsort(x, kind="stable").tolist()
-    assert _order_key(np, np.array([-0.0]) + 0.0)[0] == _order_key(np, np.array([0.0]))[0]
+    neg_zero = np.array([-0.0])
+    assert np.signbit(neg_zero[0])
+    assert _order_key(np, neg_zero)[0] < _order_key(np, np.array([0.0]))[0]
+    # the caller adds 0.0, which makes -0.0 the same key as +0.0
+    assert _order_key(np, neg_zero + 0.0)[0] == _order_key(np, np.array([0.0]))[0]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_move_gain_is_the_change_of_modularity(seed):
+    """_move_gain (counted on the moved vertices' edges) equals the difference of two full
+    modularity computations, with self-loops, repeats, zero weights, moves of both ends of an
+    edge and several resolutions."""
+    from hpgraph.algorithms import _louvain as L
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    m = int(rng.integers(1, 120))
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.integers(0, 5, m).astype(np.float64)
+    r, c, w = np.r_[r, c], np.r_[c, r], np.r_[w, w]          # symmetric storage
+    order = np.lexsort((c, r))
+    r, c, w = r[order].astype(np.int64), c[order].astype(np.int64), w[order]
+    w = np.where(r == c, 2.0 * w, w)
+    two_m = float(w.sum())
+    if two_m == 0:
+        return
+    k = np.bincount(r, weights=w, minlength=n)
+    gamma = float(rng.choice([0.3, 1.0, 3.0]))
+    comm = rng.integers(0, max(1, n // 3), n).astype(np.int64)
+    iv = np.flatnonzero(rng.random(n) < 0.4)
+    trial = comm.copy()
+    trial[iv] = rng.integers(0, n, iv.size)
+    K = np.bincount(comm, weights=k, minlength=n)
+    e = L._edges(np, r, c, w, n)
+    got = L._move_gain(np, e, comm, trial, iv, k, K, two_m, gamma, n)
+    want = (L._quality(np, r, c, w, trial, k, two_m, gamma, n)
+            - L._quality(np, r, c, w, comm, k, two_m, gamma, n))
+    assert got == pytest.approx(want, abs=1e-12)
