@@ -7,6 +7,19 @@ from __future__ import annotations
 import numpy as np
 
 
+def binary_simple(A):
+    """0/1 float64 CSR of ``A``'s edges without self-loops or repeats; a stored zero weight is
+    an edge (networkx's and hpgraph's reading)."""
+    import scipy.sparse as sp
+
+    C = A.tocoo()
+    keep = C.row != C.col
+    B = sp.csr_matrix((np.ones(int(keep.sum())), (C.row[keep], C.col[keep])), shape=A.shape)
+    B.sum_duplicates()
+    B.data[:] = 1.0
+    return B
+
+
 def lp_fixed_point(G, labels):
     """True when every vertex with neighbours holds one of its most frequent neighbour labels
     (the stopping rule of semi-synchronous label propagation), counted with SciPy on the
@@ -74,10 +87,7 @@ def core_numbers_reference(A):
     """Core numbers by peeling in NumPy (networkx's ``core_number`` semantics: self-loops and
     repeated entries ignored): remove every vertex of degree <= k, update its neighbours'
     degrees, repeat until none is left at k, then raise k to the smallest degree left."""
-    C = A.tocsr(copy=True)
-    C.setdiag(0)
-    C.eliminate_zeros()
-    C.sum_duplicates()
+    C = binary_simple(A)
     n = C.shape[0]
     ptr, ind = C.indptr.astype(np.int64), C.indices.astype(np.int64)
     deg = np.diff(ptr)
@@ -112,6 +122,8 @@ def simple_weighted(G):
     o = np.argsort(key, kind="stable") if np.any(np.diff(key) < 0) else None
     if o is not None:
         key, w = key[o], w[o]
+    if key.size == 0:
+        return sp.csr_matrix(A.shape, dtype=np.float64)
     first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     wmin = np.minimum.reduceat(w.astype(np.float64), first)
     key = key[first]
@@ -126,6 +138,8 @@ def weighted_brandes_reference(W, sources):
     (every DAG edge goes to a strictly larger distance, weights being positive)."""
     import scipy.sparse.csgraph as csg
 
+    if W.nnz and W.data.min() <= 0:
+        raise ValueError("weighted_brandes_reference needs positive weights")
     n = W.shape[0]
     rows = np.repeat(np.arange(n), np.diff(W.indptr))
     cols, w = W.indices.astype(np.int64), W.data
@@ -159,12 +173,12 @@ def ktruss_reference(A, k):
     ``C<C> = C plus_pair C`` on the 0/1 adjacency without loops or repeats, edges with support
     below ``k - 2`` dropped until none is (Davis' k-truss)."""
     import graphblas as gb
+    import scipy.sparse as sp
 
-    B = A.tocsr(copy=True).astype(np.float64)
-    B.setdiag(0)
-    B.eliminate_zeros()
-    B.sum_duplicates()
-    B.data[:] = 1.0
+    B = binary_simple(A)
+    if k <= 2:                         # every edge, with or without triangles
+        U = sp.triu(B, k=1).tocoo()
+        return np.sort(U.row.astype(np.int64) * A.shape[0] + U.col)
     C = gb.io.from_scipy_sparse(B).apply(gb.unary.one).new(dtype=bool)
     while True:
         S = C.mxm(C, gb.semiring.plus_pair[gb.dtypes.INT64]).new(mask=C.S)

@@ -1,6 +1,6 @@
 """The independent oracles of benchmarks/bench_algorithms2.py (benchmarks/_alg2_oracles.py)
-against networkx on small random graphs with self-loops, repeated entries, isolated vertices
-and several components, and that the checks built on them catch a wrong answer."""
+against networkx on small random graphs with self-loops, repeated entries, zero weights, isolated
+vertices and several components."""
 
 import sys
 from pathlib import Path
@@ -16,18 +16,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import _alg2_oracles as oracles  # noqa: E402
 
 
-def awkward(seed, n=200, m=900, directed=False):
-    """Random weighted graph: loops, repeats (summed by the CSR), vertices past ``n - 20``
-    isolated, two components."""
+def awkward(seed, n=200, m=900, directed=False, lo=0):
+    """Random weighted graph: loops, repeats (summed by the CSR), weights ``lo..5`` (stored
+    zeros are edges), vertices past ``n - 20`` isolated, two components."""
     rng = np.random.default_rng(seed)
     half = (n - 20) // 2
     r = rng.integers(0, half, m)
     c = rng.integers(0, half, m)
     r = np.r_[r, rng.integers(half, n - 20, m // 3)]
     c = np.r_[c, rng.integers(half, n - 20, m // 3)]
-    w = rng.integers(1, 6, r.size).astype(np.float64)
-    M = sp.coo_matrix((w, (r, c)), shape=(n, n)).tocsr()
-    return M if directed else (M + M.T).tocsr()
+    w = rng.integers(lo, 6, r.size).astype(np.float64)
+    if not directed:                   # symmetric storage, built as COO so zeros stay stored
+        r, c, w = np.r_[r, c], np.r_[c, r], np.r_[w, w]
+    return sp.coo_matrix((w, (r, c)), shape=(n, n)).tocsr()   # repeats summed, zeros kept
 
 
 def nodes(H, n):
@@ -69,7 +70,7 @@ def test_eigenvector_equals_networkx(seed):
 
 @pytest.mark.parametrize("directed", [False, True])
 def test_weighted_brandes_equals_networkx(directed):
-    M = awkward(5, directed=directed)
+    M = awkward(5, directed=directed, lo=1)
     G = hp.Graph(M, directed=directed)
     W = oracles.simple_weighted(G)
     assert W.diagonal().sum() == 0
@@ -115,7 +116,20 @@ def test_ktruss_equals_networkx(seed):
     H = nodes(nx.Graph(), M.shape[0])
     C = M.tocoo()
     H.add_edges_from((u, v) for u, v in zip(C.row.tolist(), C.col.tolist()) if u != v)
-    for k in (3, 4, 5):
+    for k in (2, 3, 4, 5):
         T = nx.k_truss(H, k)
         want = sorted(min(u, v) * M.shape[0] + max(u, v) for u, v in T.edges)
         assert oracles.ktruss_reference(M, k).tolist() == want
+
+
+def test_binary_simple_keeps_zero_weight_edges_and_drops_loops():
+    M = sp.csr_matrix((np.array([0.0, 2.0, 3.0, 0.0]), (np.array([0, 1, 2, 2]),
+                                                        np.array([1, 1, 0, 0]))), shape=(3, 3))
+    assert oracles.binary_simple(M).toarray().tolist() == [[0, 1, 0], [0, 0, 0], [1, 0, 0]]
+
+
+def test_simple_weighted_without_edges():
+    G = hp.Graph.from_edges([0, 1], [0, 1], num_vertices=3, directed=True)
+    assert oracles.simple_weighted(G).nnz == 0
+    vertex, edge = oracles.weighted_brandes_reference(oracles.simple_weighted(G), [0, 2])
+    assert vertex.tolist() == [0.0, 0.0, 0.0] and edge.size == 0
