@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import InvalidValue
+from . import _scipy_cpu
 from ._batched import BLOCK, bfs_block
 from ._vec import csr_from, csr_of_pairs, expand_rows, min_edges, stored_edges
 from .._arrayops import bincount
@@ -61,6 +62,13 @@ def _distance_operator(G, edges, weighted, side):
 def _distances(G, op, sources, side):
     """``n x b`` float64 distances from ``sources`` (inf: unreachable)."""
     xp = G.xp
+    if op is None and side == "cpu" and _scipy_cpu.usable(G):
+        # SciPy's BFS per source: a level of the dense batched BFS below costs a product with
+        # all n x b entries, which on a road graph's hundreds of levels is most of the time
+        cols = [_scipy_cpu.bfs_scipy(G, np.asarray([s]), np.int64)[0] for s in sources]
+        D = np.stack(cols, axis=1).astype(np.float64)
+        D[D < 0] = np.inf
+        return D
     if op is None:
         D = bfs_block(G, sources).astype(np.float64)
         D[D < 0] = np.inf
@@ -103,6 +111,18 @@ def dag_brandes(G, sources, *, weighted, side, endpoints=False, edge_values=Fals
     return bc, (r, c, w), eb
 
 
+def _add_at(xp, out, index, values):
+    """``out`` plus ``values`` summed per ``index``: for a small frontier on the host in place
+    (``np.add.at`` costs the frontier, where a ``bincount`` of length ``n * b`` costs every node:
+    most of the time on a road graph's hundreds of levels), else one ``bincount``."""
+    if xp is np and index.shape[0] * 8 < out.shape[0]:
+        np.add.at(out, index, values)
+        return out
+    if np.isscalar(values):
+        return out + values * bincount(xp, index, minlength=out.shape[0])
+    return out + bincount(xp, index, weights=values, minlength=out.shape[0])
+
+
 def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
     b = int(batch.shape[0])
     N = n * b
@@ -125,8 +145,8 @@ def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
         if e.shape[0] == 0:
             break
         t = dst[e]
-        sigma += bincount(xp, t, weights=sigma[src[e]], minlength=N)
-        indeg -= bincount(xp, t, minlength=N)
+        sigma = _add_at(xp, sigma, t, sigma[src[e]])
+        indeg = _add_at(xp, indeg, t, -1)
         t = xp.unique(t)
         front = t[indeg[t] == 0]
     delta = xp.zeros(N, dtype=np.float64)
@@ -134,9 +154,9 @@ def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
         e = in_order[expand_rows(xp, in_ptr, front)]
         v, t = src[e], dst[e]
         cval = sigma[v] * ((1.0 + delta[t]) / sigma[t])
-        delta += bincount(xp, v, weights=cval, minlength=N)
+        delta = _add_at(xp, delta, v, cval)
         if eb is not None:
-            eb = eb + bincount(xp, eid[e], weights=cval, minlength=eb.shape[0])
+            eb = _add_at(xp, eb, eid[e], cval)
     delta = delta.reshape(b, n)
     reached = xp.isfinite(D).T                  # b x n
     cols = xp.arange(b)

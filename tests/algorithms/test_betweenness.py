@@ -178,3 +178,48 @@ def test_weighted_betweenness_ties_and_bad_weights(backend_name):
     # weight=None ignores the weights
     np.testing.assert_allclose(cases_host(hp.betweenness_centrality(
         Z, normalized=False, backend=backend_name)), [0, 1, 0])
+
+
+@pytest.mark.cases(max_n=60, min_n=3)
+@pytest.mark.parametrize("endpoints", [False, True])
+def test_cpu_dag_path_matches_networkx(graph_case, endpoints, cases, monkeypatch):
+    """The CPU's shortest-path-DAG path for deep searches (forced here for every graph),
+    exhaustive and sampled, normalized and not."""
+    from hpgraph.algorithms import betweenness as B
+
+    monkeypatch.setattr(B, "CPU_DAG_LEVELS", -1)
+    case = graph_case
+    G = cases.to_graph(case, "cpu")
+    for normalized in (True, False):
+        got = hp.betweenness_centrality(G, normalized=normalized, endpoints=endpoints,
+                                        backend="cpu")
+        ref = nx_bc(cases, case, normalized=normalized, endpoints=endpoints)
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+    k = max(2, case.n // 3)
+    got = hp.betweenness_centrality(G, k=k, seed=7, endpoints=endpoints, backend="cpu")
+    ref = nx_bc(cases, case, k=k, seed=7, endpoints=endpoints)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_deep_graph_takes_the_dag_path(directed, monkeypatch):
+    """A 300-vertex path with chords (over 64 levels from vertex 0) runs on the DAG by default
+    and equals networkx."""
+    from hpgraph.algorithms import _brandes
+
+    calls = []
+    real = _brandes.dag_brandes
+    monkeypatch.setattr(_brandes, "dag_brandes",
+                        lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    rng = np.random.default_rng(3)
+    n = 300
+    H = (nx.DiGraph if directed else nx.Graph)()
+    H.add_nodes_from(range(n + 5))                    # five isolated vertices
+    H.add_edges_from((i, i + 1) for i in range(n - 1))
+    H.add_edges_from((int(a), int(a) + int(d)) for a, d in
+                     zip(rng.integers(0, n - 4, 30), rng.integers(2, 4, 30)))
+    G = hp.Graph.from_networkx(H, backend="cpu")
+    got = hp.betweenness_centrality(G, k=40, seed=2, backend="cpu")
+    ref = nx.betweenness_centrality(H, k=40, seed=2)
+    np.testing.assert_allclose(got, [ref[v] for v in range(n + 5)], rtol=1e-9, atol=1e-12)
+    assert calls
