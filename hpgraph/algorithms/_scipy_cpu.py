@@ -131,8 +131,12 @@ def _tree_depth(pred, order):
     if N == 0:
         return depth
     pos = order.astype(np.intp)
-    # children[v + 1]: how many vertices have parent v (children[0]: those without a parent)
-    children = np.bincount(pred + 1, minlength=n + 1)[1:]
+    # children[v]: how many vertices have parent v -- over the reached ones (a gather) when
+    # they are under half of the n, else over all of pred (sequential, -1 counted apart)
+    if 2 * N < n:
+        children = np.bincount(pred.take(pos[1:]), minlength=n)
+    else:
+        children = np.bincount(pred + 1, minlength=n + 1)[1:]
     # before[x]: vertices whose parent lies at a position < x = the children of order[:x]
     before = np.zeros(N + 1, dtype=np.int64)
     np.cumsum(children.take(pos), out=before[1:])
