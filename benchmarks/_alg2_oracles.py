@@ -26,13 +26,7 @@ def lp_fixed_point(G, labels):
     undirected graph's distinct non-loop neighbours."""
     import scipy.sparse as sp
 
-    A = G.to_host().to_scipy().tocoo()
-    keep = A.row != A.col
-    A = sp.coo_matrix((np.ones(int(keep.sum()), np.int8), (A.row[keep], A.col[keep])),
-                      shape=A.shape).tocsr()
-    A.sum_duplicates()
-    A.data[:] = 1
-    A = A.tocoo()
+    A = binary_simple(G.to_host().to_scipy()).tocoo()
     lab = np.asarray(labels, dtype=np.int64)
     C = sp.coo_matrix((np.ones(A.nnz, np.int64), (A.row, lab[A.col])), shape=A.shape).tocsr()
     C.sum_duplicates()

@@ -111,16 +111,17 @@ def dag_brandes(G, sources, *, weighted, side, endpoints=False, edge_values=Fals
     return bc, (r, c, w), eb
 
 
-def _add_at(xp, out, index, values):
-    """``out`` plus ``values`` summed per ``index``: for a small frontier on the host in place
-    (``np.add.at`` costs the frontier, where a ``bincount`` of length ``n * b`` costs every node:
-    most of the time on a road graph's hundreds of levels), else one ``bincount``."""
+def _add_at(xp, out, index, values=None, negate=False):
+    """``out[index] += values`` (1 where None; ``-=`` with ``negate``), in place, repeats
+    summed: ``np.add.at`` for a small frontier on the host (it costs the frontier, where a
+    ``bincount`` of length ``n * b`` costs every node: most of the time on a road graph's
+    hundreds of levels), else one ``bincount``."""
     if xp is np and index.shape[0] * 8 < out.shape[0]:
-        np.add.at(out, index, values)
-        return out
-    if np.isscalar(values):
-        return out + values * bincount(xp, index, minlength=out.shape[0])
-    return out + bincount(xp, index, weights=values, minlength=out.shape[0])
+        (np.subtract if negate else np.add).at(out, index, 1 if values is None else values)
+    elif negate:
+        out -= bincount(xp, index, weights=values, minlength=out.shape[0])
+    else:
+        out += bincount(xp, index, weights=values, minlength=out.shape[0])
 
 
 def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
@@ -145,8 +146,8 @@ def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
         if e.shape[0] == 0:
             break
         t = dst[e]
-        sigma = _add_at(xp, sigma, t, sigma[src[e]])
-        indeg = _add_at(xp, indeg, t, -1)
+        _add_at(xp, sigma, t, sigma[src[e]])
+        _add_at(xp, indeg, t, negate=True)
         t = xp.unique(t)
         front = t[indeg[t] == 0]
     delta = xp.zeros(N, dtype=np.float64)
@@ -154,9 +155,9 @@ def _accumulate(xp, r, c, w, D, batch, n, bc, eb, endpoints):
         e = in_order[expand_rows(xp, in_ptr, front)]
         v, t = src[e], dst[e]
         cval = sigma[v] * ((1.0 + delta[t]) / sigma[t])
-        delta = _add_at(xp, delta, v, cval)
+        _add_at(xp, delta, v, cval)
         if eb is not None:
-            eb = _add_at(xp, eb, eid[e], cval)
+            _add_at(xp, eb, eid[e], cval)
     delta = delta.reshape(b, n)
     reached = xp.isfinite(D).T                  # b x n
     cols = xp.arange(b)

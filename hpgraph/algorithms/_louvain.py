@@ -103,13 +103,15 @@ def _quality(xp, r, c, w, comm, k, two_m, gamma, nc):
 
 class _Edges(NamedTuple):
     """A level graph's loop-free entries in CSR order, fixed for one local moving: rows, columns,
-    weights, row pointers, and on the host with positive weights the SciPy matrix of them."""
+    weights, row pointers, and on the host with positive weights the SciPy matrix of them and
+    the constant parts of a membership matrix (its values and row pointers)."""
 
     rr: object
     cc: object
     ww: object
     ptr: object
     S: object
+    member: tuple = ()
 
 
 def _edges(xp, r, c, w, n):
@@ -118,12 +120,12 @@ def _edges(xp, r, c, w, n):
     rr, cc, ww = r[off], c[off], w[off]
     ptr = xp.zeros(n + 1, dtype=np.int64)
     ptr[1:] = xp.cumsum(bincount(xp, rr, minlength=n))
-    S = None
     if xp is np and ww.shape[0] and float(ww.min()) > 0:
         import scipy.sparse as sp
 
-        S = sp.csr_matrix((ww, cc, ptr), shape=(n, n))
-    return _Edges(rr, cc, ww, ptr, S)
+        return _Edges(rr, cc, ww, ptr, sp.csr_matrix((ww, cc, ptr), shape=(n, n)),
+                      (np.ones(n), np.arange(n + 1)))
+    return _Edges(rr, cc, ww, ptr, None)
 
 
 def _neighbour_weights(xp, e, comm, n):
@@ -134,7 +136,8 @@ def _neighbour_weights(xp, e, comm, n):
     if e.S is not None:
         import scipy.sparse as sp
 
-        P = sp.csr_matrix((np.ones(n), comm, np.arange(n + 1)), shape=(n, n))
+        ones, rows = e.member
+        P = sp.csr_matrix((ones, comm, rows), shape=(n, n))
         M = e.S @ P                    # positive sums: no entry dropped
         return (np.repeat(np.arange(n, dtype=np.int64), np.diff(M.indptr)),
                 M.indices.astype(np.int64), M.data)
@@ -189,11 +192,11 @@ def _move_gain(xp, e, comm, trial, iv, k, K, two_m, gamma, n):
     moved = xp.zeros(n, dtype=bool)
     moved[iv] = True
     change = ((trial[u] == trial[v]).astype(np.float64) - (comm[u] == comm[v]))
-    inside = float((ww * change * xp.where(moved[v], 1.0, 2.0)).sum())
+    inside = (ww * change * xp.where(moved[v], 1.0, 2.0)).sum()
     dK = (bincount(xp, trial[iv], weights=k[iv], minlength=n)
           - bincount(xp, comm[iv], weights=k[iv], minlength=n))
-    squares = float((dK * (2.0 * K + dK)).sum())
-    return (inside - gamma * squares / two_m) / two_m
+    squares = (dK * (2.0 * K + dK)).sum()
+    return float((inside - gamma * squares / two_m) / two_m)     # one host read
 
 
 def _local_moving(xp, r, c, w, n, k, two_m, gamma, threshold, rng, comm=None):

@@ -34,6 +34,7 @@ import numpy as np
 
 from .._config import config
 from ..exceptions import InvalidValue
+from . import _scipy_cpu
 from ._betweenness_gpu import WIDTH, accumulate
 from ._common import finish, prepare
 from .._arrayops import bincount
@@ -137,8 +138,6 @@ CPU_DAG_LEVELS = 64
 def _deep(G, sources) -> bool:
     """Whether the first source's BFS on ``G`` (host) has more than :data:`CPU_DAG_LEVELS`
     levels (False where SciPy cannot take ``G``)."""
-    from . import _scipy_cpu
-
     if not _scipy_cpu.usable(G):
         return False
     depth, _ = _scipy_cpu.bfs_scipy(G, np.asarray([sources[0]], dtype=np.int64), np.int64)
