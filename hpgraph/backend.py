@@ -235,13 +235,14 @@ def raw_module(source: str, options: tuple = ("-std=c++17",), name_expressions: 
     return mod
 
 
-def raw_modules(source: str, option_sets) -> list:
+def raw_modules(source: str, option_sets, defer=()) -> list:
     """One compiled module of ``source`` per tuple of ``option_sets`` (the engine's program
     units), through hpgraph's on-disk cubin cache (:mod:`hpgraph.kernel_cache`): a known
-    source loads without NVRTC; new ones compile in parallel threads."""
+    source loads without NVRTC; new ones compile in parallel threads, those whose options are
+    in ``defer`` in the background (a :class:`hpgraph.kernel_cache.Deferred` in the list)."""
     from .kernel_cache import modules
 
-    return modules(cupy(), source, option_sets)
+    return modules(cupy(), source, option_sets, defer)
 
 
 def device_free_bytes() -> int:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .exceptions import CompileError, DeviceUnavailable
 
-__all__ = ["modules", "cache_dir", "cubin"]
+__all__ = ["modules", "cache_dir", "cubin", "Deferred"]
 
 _lock = threading.Lock()
 _fallback_dir: list = []
@@ -98,18 +98,60 @@ def _store(path: Path, data: bytes) -> None:
 
 
 _loaded: dict = {}
+_pool: list = []
 
 
-def modules(cp, source: str, option_sets) -> list:
+def _background():
+    """The one worker thread that compiles deferred units (NVRTC releases the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _lock:
+        if not _pool:
+            _pool.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="hpgraph-nvrtc"))
+    return _pool[0]
+
+
+class Deferred:
+    """A module compiled in the background (:func:`modules` with ``defer``).
+
+    :meth:`ready` says whether the cubin is written; :meth:`module` loads it (in the calling
+    thread, where the CUDA context is current), waiting for the compile if needed.  A failed
+    compile raises its :class:`~hpgraph.exceptions.CompileError` from :meth:`module`.
+    """
+
+    def __init__(self, cp, future, path):
+        self._cp = cp
+        self._future = future
+        self._path = path
+
+    def ready(self) -> bool:
+        return self._future.done()
+
+    def module(self):
+        self._future.result()
+        return _load(self._cp, self._path)
+
+
+def _load(cp, path: Path):
+    dev = cp.cuda.runtime.getDevice()
+    mod = _loaded.get((dev, str(path)))
+    if mod is None:
+        mod = _loaded[(dev, str(path))] = cp.RawModule(path=str(path))
+    return mod
+
+
+def modules(cp, source: str, option_sets, defer=()) -> list:
     """One ``cupy.RawModule`` per tuple of ``option_sets``, for ``source`` on the current
     device (``cp``: the cupy module): loaded from the cache, the misses compiled first (in
-    parallel threads)."""
+    parallel threads).  A miss whose options are in ``defer`` is compiled in a background
+    thread instead and comes back as a :class:`Deferred` (a hit is loaded as the others)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ._config import config
 
     arch = "sm_" + cp.cuda.Device().compute_capability
     option_sets = [tuple(o) for o in option_sets]
+    defer = {tuple(o) for o in defer}
     if config["dump_source"] is not None:
         from .cuda_source import save
 
@@ -117,17 +159,13 @@ def modules(cp, source: str, option_sets) -> list:
     d = cache_dir()
     paths = [d / (_key(source, o, arch) + ".cubin") for o in option_sets]
     missing = [(o, p) for o, p in zip(option_sets, paths) if not p.exists()]
+    late = {p: _background().submit(lambda o=o, p=p: _store(p, cubin(source, o, arch)))
+            for o, p in missing if o in defer}
+    missing = [(o, p) for o, p in missing if p not in late]
     if len(missing) == 1:
         _store(missing[0][1], cubin(source, missing[0][0], arch))
     elif missing:
         with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as ex:
             for (o, p), data in zip(missing, ex.map(lambda op: cubin(source, op[0], arch), missing)):
                 _store(p, data)
-    dev = cp.cuda.runtime.getDevice()
-    out = []
-    for p in paths:
-        mod = _loaded.get((dev, str(p)))
-        if mod is None:
-            mod = _loaded[(dev, str(p))] = cp.RawModule(path=str(p))
-        out.append(mod)
-    return out
+    return [Deferred(cp, late[p], p) if p in late else _load(cp, p) for p in paths]

@@ -72,3 +72,37 @@ def test_modules_compile_once_then_load(tmp_path, monkeypatch):
         mods = kernel_cache.modules(cp, SRC, [("-DHP_VALUE=10",)])
         mods[0].get_function("k")((1,), (32,), (a,))
         assert cp.asnumpy(a).tolist() == list(range(10, 42))
+
+
+@pytest.mark.gpu
+def test_deferred_module_compiles_in_background(tmp_path, monkeypatch):
+    """A deferred miss comes back as a Deferred, usable once its compile ends; a deferred hit
+    is loaded like the others; a failed background compile raises from module()."""
+    import threading
+
+    import cupy as cp
+
+    gate = threading.Event()
+    real = kernel_cache.cubin
+
+    def slow(source, options, arch):
+        if "-DHP_VALUE=30" in options:
+            gate.wait(10)
+        return real(source, options, arch)
+
+    monkeypatch.setattr(kernel_cache, "cubin", slow)
+    with hp.config.set(kernel_cache=str(tmp_path)):
+        opts = [("-DHP_VALUE=10",), ("-DHP_VALUE=30",)]
+        mods = kernel_cache.modules(cp, SRC, opts, defer=[opts[1]])
+        assert hasattr(mods[0], "get_function")
+        assert isinstance(mods[1], kernel_cache.Deferred) and not mods[1].ready()
+        gate.set()
+        a = cp.zeros(32, cp.int32)
+        mods[1].module().get_function("k")((1,), (32,), (a,))
+        assert mods[1].ready()
+        assert cp.asnumpy(a).tolist() == list(range(30, 62))
+        again = kernel_cache.modules(cp, SRC, opts, defer=[opts[1]])
+        assert hasattr(again[1], "get_function")           # in the cache now: loaded at once
+        bad = kernel_cache.modules(cp, "this is not CUDA", [("-DX=1",)], defer=[("-DX=1",)])
+        with pytest.raises(hp.exceptions.CompileError):
+            bad[0].module()

@@ -428,8 +428,10 @@ class _Run:
         step_ms = []
         syncs = 0
         hist_read = 0
-        # frontiers with at most `small` push edges run in the block loop (0: never)
-        small = config["engine_small_frontier"] if "hp_block_loop" in self.s.k else 0
+        # frontiers with at most `small` push edges run in the block loop (0: never, or not
+        # yet: a block loop still compiling in the background is looked for again each batch)
+        small = config["engine_small_frontier"] if self.s.ready("hp_block_loop") else 0
+        late = not small and bool(self.s.pending)
         mixed_k, loop_k = config["engine_mixed_batch"], config["engine_block_loop_steps"]
         records = []
         converged = True
@@ -470,6 +472,8 @@ class _Run:
                 else:
                     push = self.direction == "push"
                 left = None if max_it is None else max_it - step
+                if late and self.s.ready("hp_block_loop"):
+                    small, late = config["engine_small_frontier"], False
                 if blind:
                     if push and small and edg <= small:
                         # no more supersteps than the history ring holds unread

@@ -135,9 +135,17 @@ class _State:
         self.n_sm = int(_backend.num_sms())
         self.source = src
         units = codegen.kernel_units(bp)
-        mods = _backend.raw_modules(src, [codegen.unit_options(u) for u in units])
-        self.k = {name: mod.get_function(name)
-                  for mod, names in zip(mods, units.values()) for name in names}
+        opts = [codegen.unit_options(u) for u in units]
+        defer = [codegen.unit_options(u) for u in units if u in codegen.DEFERRED_UNITS]
+        mods = _backend.raw_modules(src, opts, defer=defer) if defer else \
+            _backend.raw_modules(src, opts)
+        self.k = {}
+        self.pending = []          # (compiling module, its kernel names): see ready()
+        for mod, names in zip(mods, units.values()):
+            if hasattr(mod, "get_function"):
+                self.k.update((name, mod.get_function(name)) for name in names)
+            else:
+                self.pending.append((mod, names))
         self.loop_kernel = None        # the device loop (compiled on first use)
         self.loop_refused = None       # why the device refused a cooperative launch
         # The graph's derived matrices (A^T, HYB, casts) are built on the caller's stream,
@@ -186,6 +194,23 @@ class _State:
         self.graphs_ok = True
         self.clean = True          # bitmasks are zero
         self.calls = 0
+
+
+    def ready(self, name) -> bool:
+        """Whether kernel ``name`` can be launched: compiled with the program, or a deferred
+        unit (:data:`.codegen.DEFERRED_UNITS`) whose background compile has finished (its
+        module is then loaded here)."""
+        if name in self.k:
+            return True
+        for i, (mod, names) in enumerate(self.pending):
+            if name in names:
+                if not mod.ready():
+                    return False
+                m = mod.module()
+                self.k.update((nm, m.get_function(nm)) for nm in names)
+                del self.pending[i]
+                return True
+        return False
 
 
 def _state_key(bp, idt, wdt, n):

@@ -34,6 +34,25 @@ HALT, EXEC, STEP, CNT, EDG, TCNT, DONE, HCNT = 0, 1, 2, 3, 5, 7, 8, 9
 #: What the host asked of the "device" (outside kernels): launch:<kernel>, fill, setitem,
 #: astype, copyto, d2d, h2d, d2h, alloc, graph.  Reset by the tests that read it.
 OPS = collections.Counter()
+#: deferred units (the block loop) of the emulated backend report ready after this many looks
+LATE = {"looks": 0}
+
+
+class _Late:
+    """A deferred module (``kernel_cache.Deferred``) whose compile ends after ``looks`` calls
+    of :meth:`ready`."""
+
+    def __init__(self, mod, looks):
+        self.mod, self.left = mod, looks
+
+    def ready(self):
+        OPS["late_looks"] += 1
+        self.left -= 1
+        return self.left < 0
+
+    def module(self):
+        assert self.left < 0, "a deferred module was used before it was ready"
+        return self.mod
 _IN_KERNEL = [0]
 
 
@@ -515,8 +534,10 @@ def emulated(monkeypatch, request):
         kern = _Kernels(state[src])
         return types.SimpleNamespace(get_function=kern.launch)
 
-    def raw_modules(src, option_sets):
-        return [raw_module(src, o) for o in option_sets]
+    def raw_modules(src, option_sets, defer=()):
+        # deferred units (the block loop): ready at once unless a test sets LATE["looks"]
+        return [_Late(raw_module(src, o), LATE["looks"]) if o in defer and LATE["looks"]
+                else raw_module(src, o) for o in option_sets]
 
     be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module, raw_modules=raw_modules,
                                out_of_memory_guard=hp.backend.out_of_memory_guard,
@@ -616,6 +637,23 @@ def test_emulated_loop_config_keys(emulated):
         r = emulated(BFSDepth, G, source=0)
     np.testing.assert_array_equal(r.depth, np.arange(n))
     assert OPS["block_loop"] >= (n - 8) // 16 and r.converged
+
+def test_emulated_block_loop_compiled_late(emulated, monkeypatch):
+    """A block loop still compiling in the background: the first supersteps run as push
+    batches, then the block loop takes over once it is ready, with the same results."""
+    monkeypatch.setitem(LATE, "looks", 3)
+    n = 400
+    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
+                            num_vertices=n, directed=False)
+    OPS.clear()
+    r = emulated(BFSDepth, G, source=0)
+    np.testing.assert_array_equal(r.depth, np.arange(n))
+    assert r.supersteps == n and r.active == [1] * n and r.converged
+    assert OPS["late_looks"] == 4              # looked for once per batch until ready
+    assert OPS["block_loop"] > 0               # and used from then on
+    r = emulated(BFSDepth, G, source=0)         # the kept state has the block loop now
+    np.testing.assert_array_equal(r.depth, np.arange(n))
+
 
 def test_emulated_block_loop_small_frontiers(emulated):
     """A path: every superstep runs in the block loop, in launches bounded by the (64-record)

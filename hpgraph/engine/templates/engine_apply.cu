@@ -128,7 +128,7 @@ hp_apply_all(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0
 }
 #endif
 
-#if HP_IN_UNIT(4)
+#if HP_IN_UNIT(9)
 HP_KERNEL
 hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
                  idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
@@ -139,7 +139,7 @@ hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t
 #endif
 
 // Mixed batches: APPLY after whichever SPMV the direction rule ran (same predicate).
-#if HP_IN_UNIT(4)
+#if HP_IN_UNIT(10)
 HP_KERNEL
 hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
               idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
