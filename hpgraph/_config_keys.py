@@ -371,6 +371,19 @@ _KERNELS = (
     _Key("mxm_dot_heavy_cost", 2048, _int("mxm_dot_heavy_cost", 0),
          "Masked-dot mxm on the GPU: mask entries whose intersection costs more than this "
          "many steps are left to a block each instead of a thread.", int),
+    _Key("mxm_dot_kernel", "auto", _choice("mxm_dot_kernel", ("auto", "hash", "merge")),
+         "Masked-dot mxm on the GPU, for add monoids whose result does not depend on the "
+         "order of the terms (plus / times on integers, min / max): 'auto' sends the mask "
+         "entries whose row of A is at most 8 times as long as B's column to the "
+         "shared-memory hash kernels, 'hash' every entry, 'merge' none (all stay on the "
+         "sorted-list intersection, as other monoids do).",
+         str),
+    _Key("mxm_hash_split", 2048, _int("mxm_hash_split", 1),
+         "Masked-dot mxm, hash kernels: a mask column's entries are split into tasks of at most "
+         "this many (each task hashes the column of B again).", int),
+    _Key("mxm_hash_block_work", 8192, _int("mxm_hash_block_work", 0),
+         "Masked-dot mxm, hash kernels: tasks with more look-ups than this (or a column of B "
+         "longer than 64 entries) go to a block instead of a warp.", int),
     _Key("io_direct_min_bytes", 1 << 20, _int("io_direct_min_bytes", 0),
          "hp.read: Matrix Market and edge-list files of at least this many bytes are parsed "
          "directly by pyarrow (where installed); smaller ones by the readers' own path "

@@ -32,7 +32,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._config import config
 from ..cuda_source import render
-from . import _kern
+from . import _kern, _mdot_hash
 from ._gpu_common import COMMON, kernel, semiring_slots
 
 __all__ = ["MDOT_SOURCE", "mdot_source", "masked_dot_gpu", "SEARCH_RATIO", "CHUNK", "BLOCK"]
@@ -144,15 +144,18 @@ __device__ __forceinline__ void intersect(
     }
 }
 
-// One thread per mask entry e (row mrow[e], column mcol[e]).  state[e]: 0 no term (or the
-// value mask is zero there), 1 out[e] holds the result, 2 heavy (left to the chunk kernel).
+// One thread per mask entry e (row mrow[e], column mcol[e]) not flagged in `hashed` (null:
+// none is).  state[e]: 0 no term (or the value mask is zero there), 1 out[e] holds the
+// result, 2 heavy (left to the chunk kernel).
 extern "C" __global__ void ${NAME}_entry(
         const ai_t* __restrict__ aptr, const ai_t* __restrict__ aidx, const av_t* __restrict__ aval,
         const bi_t* __restrict__ bptr, const bi_t* __restrict__ bidx, const bv_t* __restrict__ bval,
         const mr_t* __restrict__ mrow, const mi_t* __restrict__ mcol, const mv_t* __restrict__ mval,
-        long long nm, long long heavy, z_t* __restrict__ out, unsigned char* __restrict__ state) {
+        long long nm, long long heavy, const unsigned char* __restrict__ hashed,
+        z_t* __restrict__ out, unsigned char* __restrict__ state) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < nm; e += stride) {
+        if (hashed && hashed[e]) continue;      // the hash kernels' entry (_mdot_hash)
         unsigned char st = 0;
         if (${VALUE_MASK} && !(bool)mval[e]) { state[e] = 0; continue; }
         long long i = mrow[e], j = mcol[e];
@@ -273,10 +276,17 @@ def masked_dot_gpu(xp, A, B, sr, mask):
                             csr.index_dtype, mrow.dtype, None if mval is None else mval.dtype)
     out = xp.empty(n_m, dtype=zdt)
     state = xp.empty(n_m, dtype=np.uint8)
+    hashed = None
+    if config["mxm_dot_kernel"] != "merge" and _mdot_hash.applies(sr):
+        ratio = None if config["mxm_dot_kernel"] == "hash" else _mdot_hash.RATIO
+        hashed = _mdot_hash.hashed_entries(xp, A.csr.indptr, BT.indptr, mrow, mcol, ratio)
+        _mdot_hash.masked_hash_gpu(xp, A, BT, aval, bval, _vdtype(aval, A), _vdtype(bval, B),
+                                   sr, mrow, mcol, mval, hashed, out, state)
     kernel(src, name + "_entry")(
         (_grid(n_m),), (BLOCK,),
         (A.csr.indptr, A.csr.indices, _ptr(aval), BT.indptr, BT.indices, _ptr(bval), mrow, mcol,
-         _ptr(mval), np.int64(n_m), np.int64(config["mxm_dot_heavy_cost"]), out, state))
+         _ptr(mval), np.int64(n_m), np.int64(config["mxm_dot_heavy_cost"]), _ptr(hashed), out,
+         state))
     hv = xp.flatnonzero(state == 2)
     nh = int(hv.shape[0])
     if nh:

@@ -1,0 +1,409 @@
+"""Masked SpGEMM on the device by shared-memory hash tables, one warp or block per mask column.
+
+For the mask entries ``(i, j)`` of one column ``j``, a group of threads puts row ``j`` of
+``B^T`` (the column ``j`` of ``B``: keys ``k``, and where each sits) in a shared-memory hash
+table, piece by piece, then looks up every ``k`` of row ``i`` of ``A`` (clipped to the piece's
+key range by two binary searches) for every entry of the column.  The group works through the
+concatenation of these rows, 32 or :data:`BLOCK` elements at a time (a prefix sum of the row
+lengths and a binary search of it map each thread to its element), so long and short rows keep
+every thread busy and neighbouring threads read neighbouring words -- the scheme of the triangle
+kernel (:mod:`hpgraph.algorithms._tc_hash`), which ``mxm(U, U.T, plus_pair, mask=U.S)`` on a
+degree-ordered ``U`` reproduces step for step.
+
+Terms of one entry are combined by a segmented warp reduction, then one shared-memory
+compare-and-swap per run of equal entries, so the order of combination is not that of ``k``:
+only add monoids whose result does not depend on the order run here (:func:`applies`: ``plus``
+and ``times`` on integers, ``min`` / ``max`` on any 4- or 8-byte type); the others stay on the
+sorted-list intersection of :mod:`._mdot_gpu`, which also takes the entries this scheme would
+serve badly (:func:`hashed_entries`: a row of ``A`` much longer than the hashed column).
+
+Work: the tasks are a column and at most ``hp.config["mxm_hash_split"]`` of its entries,
+taken through an atomic counter in order of decreasing cost (look-ups), columns of at most
+:data:`WARP_CAP` keys by a warp, longer ones (pieces of :data:`BLOCK_CAP`) by a block.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import backend as _backend
+from .._config import config
+from ..cuda_source import render
+from ._gpu_common import COMMON, kernel, semiring_slots
+
+__all__ = ["HASH_SOURCE", "hash_source", "applies", "hashed_entries", "masked_hash_gpu",
+           "BLOCK", "WARP_CAP", "BLOCK_CAP", "RATIO"]
+
+#: threads per block of both kernels (the warp kernel runs BLOCK / 32 warps a block)
+BLOCK = 256
+#: hashed keys per piece: a warp's table (columns up to this long go to the warp kernel)
+WARP_CAP = 64
+#: hashed keys per piece of the block kernel's table (2 * BLOCK_CAP slots of key and position)
+BLOCK_CAP = 1024
+#: an entry is hashed when its row of A is at most RATIO times as long as the hashed column
+#: (else a binary search of the shorter list in the longer one costs less)
+RATIO = 8
+
+
+def _slots(cap: int) -> int:
+    s = 32
+    while s < 2 * cap:
+        s <<= 1
+    return s
+
+
+HASH_SOURCE = COMMON + r"""
+typedef ${AI} ai_t;   // A's indptr / indices
+typedef ${BI} bi_t;   // B^T's indptr / indices
+typedef ${MR} mr_t;   // the mask's row of each entry
+typedef ${MV} mv_t;   // the mask's values (value masks)
+typedef ${UZ} uz_t;   // z_t's bits (4 or 8 bytes)
+#define FULL 0xffffffffu
+#define BLOCK ${BLOCK}
+#define WCAP ${WCAP}
+#define BCAP ${BCAP}
+#define WSLOTS ${WSLOTS}
+#define BSLOTS ${BSLOTS}
+
+__device__ __forceinline__ z_t hp_identity() { return (z_t)(${IDENTITY}); }
+
+// first position in idx[lo, hi) whose key is >= key (hi if none)
+__device__ __forceinline__ long long lower_bound(const ai_t* __restrict__ idx, long long lo,
+                                                 long long hi, long long key) {
+    while (lo < hi) {
+        long long mid = lo + ((hi - lo) >> 1);
+        if ((long long)idx[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+__device__ __forceinline__ unsigned slot_of(long long k, unsigned mask) {
+    unsigned long long x = (unsigned long long)k * 0x9E3779B97F4A7C15ull;
+    return (unsigned)(x >> 40) & mask;
+}
+
+// Keys of one row of B^T are distinct and the table is at most half full: probing ends.
+__device__ __forceinline__ void h_insert(long long* keys, int* pos, unsigned mask, long long k,
+                                         int p) {
+    unsigned s = slot_of(k, mask);
+    while (atomicCAS((unsigned long long*)(keys + s), (unsigned long long)-1ll,
+                     (unsigned long long)k) != (unsigned long long)-1ll)
+        s = (s + 1) & mask;
+    pos[s] = p;
+}
+
+__device__ __forceinline__ int h_find(const long long* keys, const int* pos, unsigned mask,
+                                      long long k) {
+    unsigned s = slot_of(k, mask);
+    while (true) {
+        const long long t = keys[s];
+        if (t == k) return pos[s];
+        if (t == -1ll) return -1;
+        s = (s + 1) & mask;
+    }
+}
+
+// *a = hp_add(*a, v) atomically (shared memory, compare-and-swap on the bits)
+__device__ __forceinline__ void sh_combine(z_t* a, z_t v) {
+    uz_t* p = (uz_t*)a;
+    uz_t old = *p, assumed;
+    do {
+        assumed = old;
+        z_t cur;
+        memcpy(&cur, &assumed, sizeof(z_t));
+        const z_t nv = hp_add(cur, v);
+        uz_t nb;
+        memcpy(&nb, &nv, sizeof(z_t));
+        old = atomicCAS(p, assumed, nb);
+    } while (old != assumed);
+}
+
+template <int G> __device__ __forceinline__ void gsync() {
+    if (G == 32) __syncwarp(); else __syncthreads();
+}
+
+// Inclusive prefix sum over the group's threads; *total = the group's sum.  wsum: G / 32
+// shared words (unused for a warp).
+template <int G> __device__ __forceinline__ long long gscan(long long x, long long* wsum,
+                                                            int tid, long long* total) {
+    const int lane = tid & 31;
+    for (int off = 1; off < 32; off <<= 1) {
+        long long y = __shfl_up_sync(FULL, x, off);
+        if (lane >= off) x += y;
+    }
+    if (G == 32) {
+        *total = __shfl_sync(FULL, x, 31);
+        return x;
+    }
+    const int wid = tid >> 5;
+    if (lane == 31) wsum[wid] = x;
+    __syncthreads();
+    if (wid == 0) {
+        long long t = lane < G / 32 ? wsum[lane] : 0;
+        for (int off = 1; off < 32; off <<= 1) {
+            long long y = __shfl_up_sync(FULL, t, off);
+            if (lane >= off) t += y;
+        }
+        if (lane < G / 32) wsum[lane] = t;
+    }
+    __syncthreads();
+    if (wid > 0) x += wsum[wid - 1];
+    *total = wsum[G / 32 - 1];
+    return x;
+}
+
+// The shared memory of one group.
+template <int G, int SLOTS> struct Shared {
+    long long keys[SLOTS];
+    int pos[SLOTS];
+    long long start[G];     // each entry's first element of A (clipped)
+    long long excl[G];      // elements before it in the concatenation
+    long long row[G];       // its row i
+    z_t acc[G];             // its terms so far, this piece
+    int hit[G];             // it has a term this piece
+    long long wsum[G / 32];
+};
+
+// Column j (row j of B^T), entries ent[t0:t1] (mask entry ids, their rows in mrow).  Called
+// by all G threads of the group.
+template <int G, int CAP, int SLOTS>
+__device__ void do_column(
+        long long j, long long t0, long long t1,
+        const ai_t* __restrict__ aptr, const ai_t* __restrict__ aidx, const av_t* __restrict__ aval,
+        const bi_t* __restrict__ bptr, const bi_t* __restrict__ bidx, const bv_t* __restrict__ bval,
+        const mr_t* __restrict__ mrow, const mv_t* __restrict__ mval,
+        const long long* __restrict__ ent, z_t* __restrict__ out,
+        unsigned char* __restrict__ state, Shared<G, SLOTS>& sh, int tid) {
+    const int lane = tid & 31;
+    const long long b0 = bptr[j], b1 = bptr[j + 1];
+    for (long long p0 = b0; p0 < b1; p0 += CAP) {
+        const long long p1 = p0 + CAP < b1 ? p0 + CAP : b1;
+        const unsigned len = (unsigned)(p1 - p0);
+        unsigned slots = 32;
+        while (slots < 2u * len) slots <<= 1;
+        const unsigned hmask = slots - 1;
+        for (unsigned s = tid; s < slots; s += G) sh.keys[s] = -1ll;
+        gsync<G>();
+        for (long long p = p0 + tid; p < p1; p += G)
+            h_insert(sh.keys, sh.pos, hmask, (long long)bidx[p], (int)(p - p0));
+        gsync<G>();
+        const long long klo = bidx[p0], khi = bidx[p1 - 1];
+        for (long long c0 = t0; c0 < t1; c0 += G) {
+            const long long c = c0 + tid;
+            long long seg = 0, a0 = 0, e = -1, i = 0;
+            if (c < t1) {
+                e = ent[c];
+                i = (long long)mrow[e];
+                if (!${VALUE_MASK} || (bool)mval[e]) {
+                    a0 = aptr[i];
+                    long long a1 = aptr[i + 1];
+                    if (a0 < a1 && (long long)aidx[a1 - 1] >= klo && (long long)aidx[a0] <= khi) {
+                        a0 = lower_bound(aidx, a0, a1, klo);
+                        a1 = lower_bound(aidx, a0, a1, khi + 1);
+                        seg = a1 - a0;
+                    }
+                }
+            }
+            long long total;
+            const long long incl = gscan<G>(seg, sh.wsum, tid, &total);
+            sh.start[tid] = a0;
+            sh.excl[tid] = incl - seg;
+            sh.row[tid] = i;
+            sh.acc[tid] = hp_identity();
+            sh.hit[tid] = 0;
+            gsync<G>();
+            const int cn = (int)(t1 - c0 < (long long)G ? t1 - c0 : (long long)G);
+            for (long long base = 0; base < total; base += G) {   // group-uniform trip count
+                const long long k = base + tid;
+                int lo = -1;
+                bool has = false;
+                z_t t = hp_identity();
+                if (k < total) {
+                    // the last entry starting at or before k holds element k (empty entries
+                    // before it share its start)
+                    int l = 0, h = cn - 1;
+                    while (l < h) {
+                        int mid = (l + h + 1) >> 1;
+                        if (sh.excl[mid] <= k) l = mid; else h = mid - 1;
+                    }
+                    lo = l;
+                    const long long pa = sh.start[l] + (k - sh.excl[l]);
+                    const long long key = (long long)aidx[pa];
+                    const int q = h_find(sh.keys, sh.pos, hmask, key);
+                    if (q >= 0) {
+                        t = hp_mul(hp_av(aval, pa), hp_bv(bval, p0 + q), sh.row[l], key);
+                        has = true;
+                    }
+                }
+                // segmented reduction over the warp: lanes of one entry are consecutive
+                for (int off = 1; off < 32; off <<= 1) {
+                    const z_t ot = __shfl_down_sync(FULL, t, off);
+                    const int olo = __shfl_down_sync(FULL, lo, off);
+                    const bool ohas = __shfl_down_sync(FULL, (int)has, off) != 0;
+                    if (lane + off < 32 && olo == lo && ohas) {
+                        t = has ? hp_add(t, ot) : ot;
+                        has = true;
+                    }
+                }
+                const int plo = __shfl_up_sync(FULL, lo, 1);
+                if (has && (lane == 0 || plo != lo)) {
+                    sh_combine(&sh.acc[lo], t);
+                    sh.hit[lo] = 1;
+                }
+            }
+            gsync<G>();
+            if (c < t1 && sh.hit[tid]) {
+                // only this group writes entry e (pieces of the column come one after another)
+                out[e] = state[e] ? hp_add(out[e], sh.acc[tid]) : sh.acc[tid];
+                state[e] = 1;
+            }
+            gsync<G>();
+        }
+    }
+}
+
+// One warp per task (column task_j[w], entries ent[task_b[w]:task_e[w]]; tasks taken in
+// order through work[0]).
+extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
+        const ai_t* __restrict__ aptr, const ai_t* __restrict__ aidx, const av_t* __restrict__ aval,
+        const bi_t* __restrict__ bptr, const bi_t* __restrict__ bidx, const bv_t* __restrict__ bval,
+        const mr_t* __restrict__ mrow, const mv_t* __restrict__ mval,
+        const long long* __restrict__ ent, const long long* __restrict__ task_j,
+        const long long* __restrict__ task_b, const long long* __restrict__ task_e,
+        long long ntask, unsigned long long* __restrict__ work, z_t* __restrict__ out,
+        unsigned char* __restrict__ state) {
+    __shared__ Shared<32, WSLOTS> sh[BLOCK / 32];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    while (true) {
+        long long w = 0;
+        if (lane == 0) w = (long long)atomicAdd(work, 1ull);
+        w = __shfl_sync(FULL, w, 0);
+        if (w >= ntask) break;
+        do_column<32, WCAP, WSLOTS>(task_j[w], task_b[w], task_e[w], aptr, aidx, aval, bptr,
+                                    bidx, bval, mrow, mval, ent, out, state, sh[wid], lane);
+    }
+}
+
+// One block per task (as above; taken through work[1]).
+extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
+        const ai_t* __restrict__ aptr, const ai_t* __restrict__ aidx, const av_t* __restrict__ aval,
+        const bi_t* __restrict__ bptr, const bi_t* __restrict__ bidx, const bv_t* __restrict__ bval,
+        const mr_t* __restrict__ mrow, const mv_t* __restrict__ mval,
+        const long long* __restrict__ ent, const long long* __restrict__ task_j,
+        const long long* __restrict__ task_b, const long long* __restrict__ task_e,
+        long long ntask, unsigned long long* __restrict__ work, z_t* __restrict__ out,
+        unsigned char* __restrict__ state) {
+    __shared__ Shared<BLOCK, BSLOTS> sh;
+    __shared__ long long next;
+    while (true) {
+        if (threadIdx.x == 0) next = (long long)atomicAdd(work + 1, 1ull);
+        __syncthreads();
+        const long long w = next;
+        __syncthreads();
+        if (w >= ntask) break;
+        do_column<BLOCK, BCAP, BSLOTS>(task_j[w], task_b[w], task_e[w], aptr, aidx, aval, bptr,
+                                       bidx, bval, mrow, mval, ent, out, state, sh, threadIdx.x);
+    }
+}
+"""
+
+
+def applies(sr) -> bool:
+    """Whether the add monoid of ``sr`` gives the same result in any order of its terms, on a
+    type the kernels combine by compare-and-swap (4 or 8 bytes): ``plus`` / ``times`` on
+    integers, ``min`` / ``max`` on any type (``fminf`` / ``fmaxf`` on floats)."""
+    add = sr.add
+    parent = getattr(add, "parent", None)
+    if parent is None or not getattr(parent, "is_builtin", False):
+        return False
+    dt = np.dtype(sr.out_dtype)
+    if dt.itemsize not in (4, 8) or dt.kind not in "iuf":
+        return False
+    return add.name in ("min", "max") or (add.name in ("plus", "times") and dt.kind in "iu")
+
+
+def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
+    """``(source, name prefix)`` of the hash kernels (``<name>_warp``, ``<name>_block``) for
+    the typed semiring ``sr`` (:func:`applies`), the stored value dtypes of A and B, the index
+    dtypes ``ai`` (A), ``bi`` (B^T) and ``mr`` (the mask's rows); ``mv``: the mask's value
+    dtype for a value mask (None: structural)."""
+    name = "hp_gb_mhash"
+    zdt = np.dtype(sr.out_dtype)
+    slots = semiring_slots(sr, a_dtype, b_dtype)
+    src = render(HASH_SOURCE, slots, AI=_dt.c_type(ai), BI=_dt.c_type(bi), MR=_dt.c_type(mr),
+                 MV=_dt.c_type(mv if mv is not None else np.bool_),
+                 VALUE_MASK="true" if mv is not None else "false",
+                 UZ="unsigned long long" if zdt.itemsize == 8 else "unsigned int",
+                 IDENTITY=sr.add.c_identity, BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
+                 WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name)
+    return src, name
+
+
+def hashed_entries(xp, aptr, bptr, mrow, mcol, ratio=RATIO):
+    """Which mask entries the hash kernels take (uint8 per entry): the row of A and the column
+    of B both non-empty, the row at most ``ratio`` times as long as the column (None: any)."""
+    la = xp.diff(aptr.astype(np.int64, copy=False))[mrow]
+    lb = xp.diff(bptr.astype(np.int64, copy=False))[mcol]
+    take = (la > 0) & (lb > 0)
+    if ratio is not None:
+        take &= la <= ratio * lb
+    return take.astype(np.uint8)
+
+
+def _tasks(xp, order, mcol, la, lb):
+    """Task lists ``(j, begin, end)`` over ``order`` (entry ids grouped by column), by
+    decreasing cost (look-ups: the rows' lengths), split into the warp's and the block's."""
+    split = config["mxm_hash_split"]
+    col = mcol[order].astype(np.int64, copy=False)
+    n = int(order.shape[0])
+    pos = xp.arange(n, dtype=np.int64)
+    # a task starts at each new column and every `split` entries within one
+    colstart = xp.searchsorted(col, col, side="left")
+    begin = xp.flatnonzero((pos - colstart) % split == 0)
+    end = xp.empty_like(begin)
+    end[:-1] = begin[1:]
+    end[-1:] = n
+    csum = xp.zeros(n + 1, dtype=np.int64)
+    csum[1:] = xp.cumsum(la[order])
+    cost = csum[end] - csum[begin]
+    tj = col[begin]
+    big = (lb[tj] > WARP_CAP) | (cost > config["mxm_hash_block_work"])
+
+    def pick(s):
+        ids = xp.flatnonzero(s)
+        ids = ids[xp.argsort(-cost[ids])]
+        return tj[ids], begin[ids], end[ids]
+
+    return pick(~big), pick(big)
+
+
+def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, hashed, out,
+                    state):
+    """Compute the mask entries flagged in ``hashed`` into ``out`` / ``state`` (1: a result,
+    0: none), on the device (or NumPy arrays under the emulation).  ``BT``: B's transpose as
+    CSR; ``aval`` / ``bval``: the values the multiply reads (None: not read), of value dtypes
+    ``a_vdt`` / ``b_vdt``."""
+    ids = xp.flatnonzero(hashed)
+    if ids.shape[0] == 0:
+        return
+    state[ids] = 0
+    order = ids[xp.argsort(mcol[ids])].astype(np.int64, copy=False)   # grouped by column
+    la = xp.diff(A.csr.indptr.astype(np.int64, copy=False))[mrow]
+    lb = xp.diff(BT.indptr.astype(np.int64, copy=False))
+    warp_t, block_t = _tasks(xp, order, mcol, la, lb)
+    src, name = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mrow.dtype,
+                            None if mval is None else mval.dtype)
+    work = xp.zeros(2, dtype=np.uint64)
+    null = np.uint64(0)
+    args = (A.csr.indptr, A.csr.indices, null if aval is None else aval, BT.indptr, BT.indices,
+            null if bval is None else bval, mrow, null if mval is None else mval, order)
+    sms = _backend.num_sms() if xp is not np else 1
+    nb, nw = int(block_t[0].shape[0]), int(warp_t[0].shape[0])
+    if nb:
+        kernel(src, name + "_block")((max(1, min(nb, sms * 4)),), (BLOCK,),
+                                     args + block_t + (np.int64(nb), work, out, state))
+    if nw:
+        wpb = BLOCK // 32
+        kernel(src, name + "_warp")((max(1, min(-(-nw // wpb), sms * 8)),), (BLOCK,),
+                                    args + warp_t + (np.int64(nw), work, out, state))

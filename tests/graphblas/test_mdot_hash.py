@@ -1,0 +1,164 @@
+"""The hash kernels of the masked mxm (:mod:`hpgraph.graphblas._mdot_hash`).
+
+* which semirings and which entries they take;
+* every variant compiles with NVRTC (no GPU needed);
+* on the host through the g++ emulation of CUDA, against python-graphblas: the warp and the
+  block kernel, columns hashed in several pieces, columns split into several tasks, value and
+  structural masks, empty rows and columns, and the mix with the intersection kernels;
+* on the device (``gpu`` marker): the same through ``mxm`` against python-graphblas, and
+  triangle counting on R-MAT against ``hp.triangle_count``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hpgraph as hp
+from hpgraph import graphblas as hgb
+from hpgraph.graphblas import _mdot_hash, _mxm_gpu
+from hpgraph.graphblas._args import as_mask, semiring_op
+from tests.graphblas import _cuda_emu
+from tests.graphblas._helpers import compare, gb_mask, gb_run, hp_mask, rand_matrix, _seed, semirings
+
+#: order-free (semiring, dtype) pairs: the hash kernels take them
+HASHED = (("plus_times", "int64"), ("plus_pair", "int64"), ("min_plus", "int32"),
+          ("min_plus", "float64"), ("max_min", "float32"), ("times_times", "int32"),
+          ("max_plus", "uint64"))
+
+
+def _typed(name, dtype):
+    return semiring_op(name, np.dtype(dtype), np.dtype(dtype))
+
+
+def test_applies_only_to_order_free_monoids():
+    for name, dtype in HASHED:
+        assert _mdot_hash.applies(_typed(name, dtype)), (name, dtype)
+    for name, dtype in (("plus_times", "float64"), ("plus_times", "float32"),
+                        ("any_pair", "int64"), ("lor_land", "bool"), ("min_plus", "int16"),
+                        ("plus_times", "int8")):
+        assert not _mdot_hash.applies(_typed(name, dtype)), (name, dtype)
+
+
+def test_hashed_entries_rule():
+    aptr = np.array([0, 0, 2, 10, 30])          # rows of A: 0, 2, 8, 20 entries
+    bptr = np.array([0, 1, 3, 3])               # columns of B: 1, 2, 0 entries
+    mrow = np.array([0, 1, 2, 3, 3, 1])
+    mcol = np.array([0, 0, 1, 1, 0, 2])
+    got = _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol)
+    # row 0 empty; 2 <= 8 * 1; 8 <= 8 * 2; 20 > 16; 20 > 8; column 2 empty
+    assert got.tolist() == [0, 1, 1, 0, 0, 0]
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, None).tolist() == [0, 1, 1, 1, 1, 0]
+
+
+@pytest.mark.parametrize("name,dtype", HASHED)
+@pytest.mark.parametrize("idx", ["int32", "int64"])
+def test_hash_kernels_compile(name, dtype, idx):
+    pytest.importorskip("cupy_backends.cuda.libs.nvrtc", reason="NVRTC is not installed")
+    try:
+        for mv in (None, np.dtype(np.float64)):
+            src, kname = _mdot_hash.hash_source(_typed(name, dtype), np.dtype(dtype),
+                                                np.dtype(dtype), np.dtype(idx), np.dtype(idx),
+                                                np.dtype(np.int64), mv)
+            ptx = hp.backend.compile_ptx(src, "mhash.cu")
+            assert kname + "_warp" in ptx and kname + "_block" in ptx
+    except hp.exceptions.DeviceUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def emulated(monkeypatch):
+    if not _cuda_emu.available():
+        pytest.skip("g++ is not installed (the CUDA host emulation needs it)")
+    _cuda_emu.emulate(monkeypatch)
+
+
+def _ref(A, B, name, dtype, mspec, M):
+    _, gsr = semirings(name, dtype)
+    return gb_run(A.to_graphblas().mxm(B.to_graphblas(), gsr),
+                  mask=gb_mask(mspec, M.to_graphblas()))
+
+
+@pytest.mark.parametrize("name,dtype", HASHED)
+def test_hash_kernels_emulated(hp_config, emulated, monkeypatch, name, dtype):
+    """Warp and block kernels, pieces and task splits forced on small inputs, every entry or
+    the ratio rule's share hashed; results equal python-graphblas'."""
+    rng = np.random.default_rng(_seed(("mhash-emu", name, dtype)))
+    sr = _typed(name, dtype)
+    bad = []
+    settings = (("hash", 64, 1024, 2048, 8192),   # defaults: warp tasks only
+                ("hash", 2, 4, 3, 0),             # block tasks, 4-key pieces, 3-entry tasks
+                ("auto", 3, 5, 2, 6))             # the ratio rule: some entries intersect
+    for mode, wcap, bcap, split, work in settings:
+        monkeypatch.setattr(_mdot_hash, "WARP_CAP", wcap)
+        monkeypatch.setattr(_mdot_hash, "BLOCK_CAP", bcap)
+        hp_config(mxm_dot_kernel=mode, mxm_hash_split=split, mxm_hash_block_work=work)
+        for m, k, n in ((0, 3, 4), (3, 0, 4), (1, 5, 7), (13, 9, 11), (20, 40, 6)):
+            A = rand_matrix(rng, m, k, dtype, density=0.5)
+            B = rand_matrix(rng, k, n, dtype, density=0.5)
+            M = rand_matrix(rng, m, n, "float64", density=0.5)
+            for mspec in ("S", "V"):
+                mask = as_mask(hp_mask(mspec, M), (m, n))
+                got = _mxm_gpu.device_mxm(np, A, B, sr, mask, None, None, False, (m, n), "dot")
+                err = compare(got, _ref(A, B, name, dtype, mspec, M),
+                              f"{name} {dtype} {(m, k, n)} {mspec} {mode} caps={wcap},{bcap}",
+                              cast_ref=name.endswith("_pair"))
+                if err:
+                    bad.append(err)
+    assert bad == []
+
+
+def test_hash_triangles_emulated(hp_config, emulated, monkeypatch):
+    """``L .* (L @ L)`` and ``U .* (U @ U^T)`` with every entry hashed, long columns in pieces,
+    against networkx."""
+    import networkx as nx
+
+    monkeypatch.setattr(_mdot_hash, "BLOCK_CAP", 8)
+    hp_config(mxm_dot_kernel="hash", mxm_hash_split=5)
+    G = hp.generators.rmat(7, edge_factor=8, seed=3, directed=False, backend="cpu")
+    A = hgb.select(hgb.Matrix.from_graph(G, dtype=np.int64), "offdiag")
+    L, U = hgb.select(A, "tril", -1), hgb.select(A, "triu", 1)
+    sr = _typed("plus_pair", "int64")
+    r = A.to_coo()
+    expect = sum(nx.triangles(nx.Graph(zip(r[0].tolist(), r[1].tolist()))).values()) // 3
+    assert expect > 0
+    for X, Y, M in ((L, L, L), (U, hgb.transpose(U), U)):
+        C = _mxm_gpu.device_mxm(np, X, Y, sr, as_mask(M.S, M.shape), None, None, False, M.shape,
+                                "dot")
+        assert int(hgb.reduce_scalar(C)) == expect
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name,dtype", HASHED)
+def test_gpu_hash_kernels_match_graphblas(hp_config, name, dtype):
+    rng = np.random.default_rng(_seed(("gpu-mhash", name, dtype)))
+    bad = []
+    for mode in ("hash", "auto"):
+        hp_config(mxm_dot_kernel=mode)
+        for m, k, n in ((0, 3, 4), (3, 0, 4), (1, 5, 7), (13, 9, 11), (60, 3000, 50),
+                        (700, 40, 300)):
+            A = rand_matrix(rng, m, k, dtype, density=0.4)
+            B = rand_matrix(rng, k, n, dtype, density=0.3)
+            M = rand_matrix(rng, m, n, "float64", density=0.5)
+            dA, dB, dM = A.to_device(), B.to_device(), M.to_device()
+            for mspec in ("S", "V"):
+                got = hgb.mxm(dA, dB, name, mask=hp_mask(mspec, dM), method="dot")
+                err = compare(got, _ref(A, B, name, dtype, mspec, M),
+                              f"{name} {dtype} {(m, k, n)} {mspec} {mode}",
+                              cast_ref=name.endswith("_pair"))
+                if err:
+                    bad.append(err)
+    assert bad == []
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["hash", "auto"])
+def test_gpu_hash_triangles_match_triangle_count(hp_config, mode):
+    hp_config(mxm_dot_kernel=mode)
+    G = hp.generators.rmat(13, edge_factor=16, seed=2, directed=False, backend="gpu")
+    A = hgb.select(hgb.Matrix.from_graph(G, dtype=np.int64), "offdiag")
+    L = hgb.select(A, "tril", -1)
+    U = hgb.select(A, "triu", 1)
+    want = hp.triangle_count(G)
+    assert int(hgb.reduce_scalar(hgb.mxm(L, L, "plus_pair[int64]", mask=L.S))) == want
+    assert int(hgb.reduce_scalar(hgb.mxm(U, U.T, "plus_pair[int64]", mask=U.S))) == want
