@@ -264,12 +264,13 @@ def run(args):
         U = hgb.select(degree_relabel(A), "triu", 1)
         return U, hgb.transpose(U)
 
-    for workload, prep, expr, gb_expr in (
-            ("triangles", prep_l, lambda L: hgb.mxm(L, L, "plus_pair[int64]", mask=L.S),
-             lambda GL: GL.mxm(GL, gb.semiring.plus_pair[gb.dtypes.INT64]).new(mask=GL.S)),
-            ("triangles_degree_ordered", prep_u,
-             lambda U: hgb.mxm(U[0], U[1], "plus_pair[int64]", mask=U[0].S),
-             lambda GU: GU.mxm(GU.T, gb.semiring.plus_pair[gb.dtypes.INT64]).new(mask=GU.S))):
+    triangles = (
+        ("triangles", prep_l, lambda L: hgb.mxm(L, L, "plus_pair[int64]", mask=L.S),
+         lambda GL: GL.mxm(GL, gb.semiring.plus_pair[gb.dtypes.INT64]).new(mask=GL.S)),
+        ("triangles_degree_ordered", prep_u,
+         lambda U: hgb.mxm(U[0], U[1], "plus_pair[int64]", mask=U[0].S),
+         lambda GU: GU.mxm(GU.T, gb.semiring.plus_pair[gb.dtypes.INT64]).new(mask=GU.S)))
+    for workload, prep, expr, gb_expr in triangles if "triangles" in args.parts else ():
         pfirst, pmed, X, _ = timed(prep, on_gpu, max(1, min(args.repeat, 3)))
         GX = (X[0] if isinstance(X, tuple) else X).to_host().to_graphblas()
 
@@ -280,12 +281,17 @@ def run(args):
             return int(gb_expr(GX).reduce_scalar().new().value or 0)
 
         mask_nvals = (X[0] if isinstance(X, tuple) else X).nvals
-        row = record(workload, label, hp_fn, gb_fn,
-                     extra=dict(tc_extra, prep_ms=pmed, prep_first_ms=pfirst, mask_nvals=mask_nvals))
-        row["ratio_vs_triangle_count"] = row["hp_ms"] / tc_med if tc_med else None
-        got = hp_fn()
-        if got != tc:
-            mismatches.append(f"{workload} vs hp.triangle_count ({got} != {tc})")
+        # hp.config["mxm_dot_kernel"] per row; python-graphblas timed with the first only
+        for i, kern in enumerate(args.tri_kernels.split(",")):
+            with hp.config.set(mxm_dot_kernel=kern):
+                row = record(f"{workload} [{kern}]", label, hp_fn, gb_fn if i == 0 else None,
+                             check=lambda got: got == tc,
+                             extra=dict(tc_extra, prep_ms=pmed, prep_first_ms=pfirst,
+                                        mask_nvals=mask_nvals, mxm_dot_kernel=kern))
+                row["ratio_vs_triangle_count"] = row["hp_ms"] / tc_med if tc_med else None
+                got = hp_fn()
+            if got != tc:
+                mismatches.append(f"{workload} [{kern}] vs hp.triangle_count ({got} != {tc})")
         X = GX = None
 
     # -- bandwidth-bound operations on the same graph -----------------------------------
@@ -301,14 +307,14 @@ def run(args):
          lambda: GA.reduce_rowwise(gb.monoid.plus).new(), (A,)),
         ("transpose", lambda: hgb.transpose(A), lambda: GA.T.new(), (A,)),
     ]
-    for name, fn, gfn, operands in ops:
+    for name, fn, gfn, operands in ops if "ewise" in args.parts else ():
         res = fn()
         out_bytes = csr_bytes(res) if isinstance(res, hgb.Matrix) else res.nvals * (8 + res.dtype.itemsize)
         record(name, label, fn, gfn, nbytes=sum(csr_bytes(o) for o in operands) + out_bytes)
     B = GB_ = G = Gd = ops = res = None  # free the large graph before the SpGEMM one
 
     # -- SpGEMM on smaller graphs -------------------------------------------------------
-    for mscale in mscales:
+    for mscale in mscales if "mxm" in args.parts else ():
         A, _ = make_matrix(mscale, on_gpu)
         label = f"rmat{mscale}"
         Ah = A.to_host()
@@ -368,6 +374,10 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="R-MAT 10 / 8 (smoke test, CPU ok)")
     ap.add_argument("--cpu", action="store_true", help="run hpgraph on the CPU backend")
+    ap.add_argument("--parts", default="triangles,ewise,mxm",
+                    help="comma list of: triangles, ewise (and select / reduce / transpose), mxm")
+    ap.add_argument("--tri-kernels", default="auto",
+                    help="hp.config mxm_dot_kernel values for the triangle rows (auto, hash, merge)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "graphblas.json"))
     args = ap.parse_args(argv)
     res = run(args)
