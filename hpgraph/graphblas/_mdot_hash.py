@@ -41,6 +41,9 @@ BLOCK = 256
 WARP_CAP = 64
 #: hashed keys per piece of the block kernel's table (2 * BLOCK_CAP slots of key and position)
 BLOCK_CAP = 1024
+#: combine an entry's terms by a segmented warp reduction before the shared-memory atomic
+#: (else one atomic per term)
+SEGMENTED = True
 #: an entry is hashed when its row of A is at most RATIO times as long as the hashed column
 #: (else a binary search of the shorter list in the longer one costs less)
 RATIO = 8
@@ -58,7 +61,8 @@ typedef ${AI} ai_t;   // A's indptr / indices
 typedef ${BI} bi_t;   // B^T's indptr / indices
 typedef ${MR} mr_t;   // the mask's row of each entry
 typedef ${MV} mv_t;   // the mask's values (value masks)
-typedef ${UZ} uz_t;   // z_t's bits (4 or 8 bytes)
+typedef z_t y_t;      // the monoid table's name for the combined type (hp_atomic)
+typedef bi_t key_t;   // hashed keys: B^T's column indices (-1: an empty slot)
 #define FULL 0xffffffffu
 #define BLOCK ${BLOCK}
 #define WCAP ${WCAP}
@@ -83,40 +87,34 @@ __device__ __forceinline__ unsigned slot_of(long long k, unsigned mask) {
     return (unsigned)(x >> 40) & mask;
 }
 
+__device__ __forceinline__ int key_cas(int* a, int c, int v) { return atomicCAS(a, c, v); }
+__device__ __forceinline__ long long key_cas(long long* a, long long c, long long v) {
+    return (long long)atomicCAS((unsigned long long*)a, (unsigned long long)c,
+                                (unsigned long long)v);
+}
+
 // Keys of one row of B^T are distinct and the table is at most half full: probing ends.
-__device__ __forceinline__ void h_insert(long long* keys, int* pos, unsigned mask, long long k,
-                                         int p) {
-    unsigned s = slot_of(k, mask);
-    while (atomicCAS((unsigned long long*)(keys + s), (unsigned long long)-1ll,
-                     (unsigned long long)k) != (unsigned long long)-1ll)
-        s = (s + 1) & mask;
+__device__ __forceinline__ void h_insert(key_t* keys, int* pos, unsigned mask, key_t k, int p) {
+    unsigned s = slot_of((long long)k, mask);
+    while (key_cas(keys + s, (key_t)-1, k) != (key_t)-1) s = (s + 1) & mask;
     pos[s] = p;
 }
 
-__device__ __forceinline__ int h_find(const long long* keys, const int* pos, unsigned mask,
+__device__ __forceinline__ int h_find(const key_t* keys, const int* pos, unsigned mask,
                                       long long k) {
     unsigned s = slot_of(k, mask);
     while (true) {
-        const long long t = keys[s];
-        if (t == k) return pos[s];
-        if (t == -1ll) return -1;
+        const key_t t = keys[s];
+        if ((long long)t == k) return pos[s];
+        if (t == (key_t)-1) return -1;
         s = (s + 1) & mask;
     }
 }
 
-// *a = hp_add(*a, v) atomically (shared memory, compare-and-swap on the bits)
-__device__ __forceinline__ void sh_combine(z_t* a, z_t v) {
-    uz_t* p = (uz_t*)a;
-    uz_t old = *p, assumed;
-    do {
-        assumed = old;
-        z_t cur;
-        memcpy(&cur, &assumed, sizeof(z_t));
-        const z_t nv = hp_add(cur, v);
-        uz_t nb;
-        memcpy(&nb, &nv, sizeof(z_t));
-        old = atomicCAS(p, assumed, nb);
-    } while (old != assumed);
+// *p = hp_add(*p, v) atomically: the add monoid's atomic form (the one monoid table), here on
+// shared memory
+__device__ __forceinline__ void hp_atomic(z_t* p, z_t v) {
+${ATOMIC}
 }
 
 template <int G> __device__ __forceinline__ void gsync() {
@@ -155,7 +153,7 @@ template <int G> __device__ __forceinline__ long long gscan(long long x, long lo
 
 // The shared memory of one group.
 template <int G, int SLOTS> struct Shared {
-    long long keys[SLOTS];
+    key_t keys[SLOTS];
     int pos[SLOTS];
     long long start[G];     // each entry's first element of A (clipped)
     long long excl[G];      // elements before it in the concatenation
@@ -183,10 +181,10 @@ __device__ void do_column(
         unsigned slots = 32;
         while (slots < 2u * len) slots <<= 1;
         const unsigned hmask = slots - 1;
-        for (unsigned s = tid; s < slots; s += G) sh.keys[s] = -1ll;
+        for (unsigned s = tid; s < slots; s += G) sh.keys[s] = (key_t)-1;
         gsync<G>();
         for (long long p = p0 + tid; p < p1; p += G)
-            h_insert(sh.keys, sh.pos, hmask, (long long)bidx[p], (int)(p - p0));
+            h_insert(sh.keys, sh.pos, hmask, (key_t)bidx[p], (int)(p - p0));
         gsync<G>();
         const long long klo = bidx[p0], khi = bidx[p1 - 1];
         for (long long c0 = t0; c0 < t1; c0 += G) {
@@ -236,6 +234,7 @@ __device__ void do_column(
                         has = true;
                     }
                 }
+#if ${SEGMENTED}
                 // segmented reduction over the warp: lanes of one entry are consecutive
                 for (int off = 1; off < 32; off <<= 1) {
                     const z_t ot = __shfl_down_sync(FULL, t, off);
@@ -248,9 +247,16 @@ __device__ void do_column(
                 }
                 const int plo = __shfl_up_sync(FULL, lo, 1);
                 if (has && (lane == 0 || plo != lo)) {
-                    sh_combine(&sh.acc[lo], t);
+                    hp_atomic(&sh.acc[lo], t);
                     sh.hit[lo] = 1;
                 }
+#else
+                (void)lane;
+                if (has) {
+                    hp_atomic(&sh.acc[lo], t);
+                    sh.hit[lo] = 1;
+                }
+#endif
             }
             gsync<G>();
             if (c < t1 && sh.hit[tid]) {
@@ -329,12 +335,12 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
     dtypes ``ai`` (A), ``bi`` (B^T) and ``mr`` (the mask's rows); ``mv``: the mask's value
     dtype for a value mask (None: structural)."""
     name = "hp_gb_mhash"
-    zdt = np.dtype(sr.out_dtype)
     slots = semiring_slots(sr, a_dtype, b_dtype)
     src = render(HASH_SOURCE, slots, AI=_dt.c_type(ai), BI=_dt.c_type(bi), MR=_dt.c_type(mr),
                  MV=_dt.c_type(mv if mv is not None else np.bool_),
                  VALUE_MASK="true" if mv is not None else "false",
-                 UZ="unsigned long long" if zdt.itemsize == 8 else "unsigned int",
+                 ATOMIC="\n".join("    " + ln for ln in sr.add.c_atomic_body().splitlines()),
+                 SEGMENTED=int(SEGMENTED),
                  IDENTITY=sr.add.c_identity, BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
                  WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name)
     return src, name
