@@ -44,6 +44,9 @@ BLOCK_CAP = 1024
 #: combine an entry's terms by a segmented warp reduction before the shared-memory atomic
 #: (else one atomic per term)
 SEGMENTED = True
+#: an entry is hashed only when its column of B has at least this many entries (short lists
+#: intersect faster by merging than by building a table)
+MIN_COLUMN = 32
 #: an entry is hashed when its row of A is at most RATIO times as long as the hashed column
 #: (else a binary search of the shorter list in the longer one costs less)
 RATIO = 8
@@ -348,12 +351,13 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
 
 def hashed_entries(xp, aptr, bptr, mrow, mcol, ratio=RATIO):
     """Which mask entries the hash kernels take (uint8 per entry): the row of A and the column
-    of B both non-empty, the row at most ``ratio`` times as long as the column (None: any)."""
+    of B both non-empty; unless ``ratio`` is None (every such entry), the column at least
+    :data:`MIN_COLUMN` long and the row at most ``ratio`` times as long as the column."""
     la = xp.diff(aptr.astype(np.int64, copy=False))[mrow]
     lb = xp.diff(bptr.astype(np.int64, copy=False))[mcol]
     take = (la > 0) & (lb > 0)
     if ratio is not None:
-        take &= la <= ratio * lb
+        take &= (la <= ratio * lb) & (lb >= MIN_COLUMN)
     return take.astype(np.uint8)
 
 

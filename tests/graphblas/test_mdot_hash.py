@@ -40,7 +40,8 @@ def test_applies_only_to_order_free_monoids():
         assert not _mdot_hash.applies(_typed(name, dtype)), (name, dtype)
 
 
-def test_hashed_entries_rule():
+def test_hashed_entries_rule(monkeypatch):
+    monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 1)
     aptr = np.array([0, 0, 2, 10, 30])          # rows of A: 0, 2, 8, 20 entries
     bptr = np.array([0, 1, 3, 3])               # columns of B: 1, 2, 0 entries
     mrow = np.array([0, 1, 2, 3, 3, 1])
@@ -49,6 +50,8 @@ def test_hashed_entries_rule():
     # row 0 empty; 2 <= 8 * 1; 8 <= 8 * 2; 20 > 16; 20 > 8; column 2 empty
     assert got.tolist() == [0, 1, 1, 0, 0, 0]
     assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, None).tolist() == [0, 1, 1, 1, 1, 0]
+    monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 2)        # column 0 is too short now
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [0, 0, 1, 0, 0, 0]
 
 
 @pytest.mark.parametrize("name,dtype", HASHED)
@@ -89,6 +92,7 @@ def test_hash_kernels_emulated(hp_config, emulated, monkeypatch, name, dtype):
     settings = (("hash", 64, 1024, 2048, 8192),   # defaults: warp tasks only
                 ("hash", 2, 4, 3, 0),             # block tasks, 4-key pieces, 3-entry tasks
                 ("auto", 3, 5, 2, 6))             # the ratio rule: some entries intersect
+    monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 2)
     for mode, wcap, bcap, split, work in settings:
         monkeypatch.setattr(_mdot_hash, "WARP_CAP", wcap)
         monkeypatch.setattr(_mdot_hash, "BLOCK_CAP", bcap)
