@@ -47,6 +47,9 @@ SEGMENTED = True
 #: an entry is hashed only when its column of B has at least this many entries (short lists
 #: intersect faster by merging than by building a table)
 MIN_COLUMN = 32
+#: ... and its row of A at least this many (a short row is a few binary searches in the
+#: column, cheaper than its share of a table and of the group's synchronisations)
+MIN_ROW = 1
 #: an entry is hashed when its row of A is at most RATIO times as long as the hashed column
 #: (else a binary search of the shorter list in the longer one costs less)
 RATIO = 8
@@ -352,12 +355,13 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
 def hashed_entries(xp, aptr, bptr, mrow, mcol, ratio=RATIO):
     """Which mask entries the hash kernels take (uint8 per entry): the row of A and the column
     of B both non-empty; unless ``ratio`` is None (every such entry), the column at least
-    :data:`MIN_COLUMN` long and the row at most ``ratio`` times as long as the column."""
+    :data:`MIN_COLUMN` long, the row at least :data:`MIN_ROW` long and at most ``ratio`` times
+    as long as the column."""
     la = xp.diff(aptr.astype(np.int64, copy=False))[mrow]
     lb = xp.diff(bptr.astype(np.int64, copy=False))[mcol]
     take = (la > 0) & (lb > 0)
     if ratio is not None:
-        take &= (la <= ratio * lb) & (lb >= MIN_COLUMN)
+        take &= (la <= ratio * lb) & (lb >= MIN_COLUMN) & (la >= MIN_ROW)
     return take.astype(np.uint8)
 
 
