@@ -374,9 +374,9 @@ _KERNELS = (
     _Key("mxm_dot_kernel", "auto", _choice("mxm_dot_kernel", ("auto", "hash", "merge")),
          "Masked-dot mxm on the GPU, for add monoids whose result does not depend on the "
          "order of the terms (plus / times on integers, min / max): 'auto' sends the mask "
-         "entries whose row of A is at most 8 times as long as B's column to the "
-         "shared-memory hash kernels, 'hash' every entry, 'merge' none (all stay on the "
-         "sorted-list intersection, as other monoids do).",
+         "entries whose column of B has at least 512 entries and whose row of A is at most 8 "
+         "times as long to the shared-memory hash kernels, 'hash' every entry, 'merge' none "
+         "(all stay on the sorted-list intersection, as other monoids do).",
          str),
     _Key("mxm_hash_split", 2048, _int("mxm_hash_split", 1),
          "Masked-dot mxm, hash kernels: a mask column's entries are split into tasks of at most "

@@ -10,12 +10,18 @@ every thread busy and neighbouring threads read neighbouring words -- the scheme
 kernel (:mod:`hpgraph.algorithms._tc_hash`), which ``mxm(U, U.T, plus_pair, mask=U.S)`` on a
 degree-ordered ``U`` reproduces step for step.
 
-Terms of one entry are combined by a segmented warp reduction, then one shared-memory
-compare-and-swap per run of equal entries, so the order of combination is not that of ``k``:
+Each term is combined into its entry's shared-memory accumulator with the add monoid's
+atomic form (a segmented warp reduction before it measured 10% slower on the ``L`` form), so
+the order of combination is not that of ``k``:
 only add monoids whose result does not depend on the order run here (:func:`applies`: ``plus``
 and ``times`` on integers, ``min`` / ``max`` on any 4- or 8-byte type); the others stay on the
 sorted-list intersection of :mod:`._mdot_gpu`, which also takes the entries this scheme would
-serve badly (:func:`hashed_entries`: a row of ``A`` much longer than the hashed column).
+serve badly (:func:`hashed_entries`: a short column, or a row of ``A`` much longer than it).
+
+Measured (one H100, R-MAT 21, ``plus_pair``, 949,098,081 triangles; ``hp.triangle_count``
+19.0 ms): ``L .* (L @ L)`` 259 ms on the intersection alone, 151 ms with these kernels; the
+degree-ordered ``U .* (U @ U^T)`` 35 ms and 43 ms (its columns are at most ``sqrt(2m)`` long,
+where the per-entry binary searches win).
 
 Work: the tasks are a column and at most ``hp.config["mxm_hash_split"]`` of its entries,
 taken through an atomic counter in order of decreasing cost (look-ups), columns of at most
@@ -41,15 +47,11 @@ BLOCK = 256
 WARP_CAP = 64
 #: hashed keys per piece of the block kernel's table (2 * BLOCK_CAP slots of key and position)
 BLOCK_CAP = 1024
-#: combine an entry's terms by a segmented warp reduction before the shared-memory atomic
-#: (else one atomic per term)
-SEGMENTED = True
-#: an entry is hashed only when its column of B has at least this many entries (short lists
-#: intersect faster by merging than by building a table)
-MIN_COLUMN = 32
-#: ... and its row of A at least this many (a short row is a few binary searches in the
-#: column, cheaper than its share of a table and of the group's synchronisations)
-MIN_ROW = 1
+#: an entry is hashed only when its column of B has at least this many entries: shorter
+#: columns intersect faster by merging or binary search (H100, R-MAT 21 triangles, 1 / 32 /
+#: 128 / 512: ``L .* (L @ L)`` 162 / 162 / 159 / 151 ms, the degree-ordered ``U`` form
+#: 61 / 61 / 59 / 43 ms; without hashing 259 and 35 ms)
+MIN_COLUMN = 512
 #: an entry is hashed when its row of A is at most RATIO times as long as the hashed column
 #: (else a binary search of the shorter list in the longer one costs less)
 RATIO = 8
@@ -240,29 +242,10 @@ __device__ void do_column(
                         has = true;
                     }
                 }
-#if ${SEGMENTED}
-                // segmented reduction over the warp: lanes of one entry are consecutive
-                for (int off = 1; off < 32; off <<= 1) {
-                    const z_t ot = __shfl_down_sync(FULL, t, off);
-                    const int olo = __shfl_down_sync(FULL, lo, off);
-                    const bool ohas = __shfl_down_sync(FULL, (int)has, off) != 0;
-                    if (lane + off < 32 && olo == lo && ohas) {
-                        t = has ? hp_add(t, ot) : ot;
-                        has = true;
-                    }
-                }
-                const int plo = __shfl_up_sync(FULL, lo, 1);
-                if (has && (lane == 0 || plo != lo)) {
+if (has) {
                     hp_atomic(&sh.acc[lo], t);
                     sh.hit[lo] = 1;
                 }
-#else
-                (void)lane;
-                if (has) {
-                    hp_atomic(&sh.acc[lo], t);
-                    sh.hit[lo] = 1;
-                }
-#endif
             }
             gsync<G>();
             if (c < t1 && sh.hit[tid]) {
@@ -346,7 +329,6 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
                  MV=_dt.c_type(mv if mv is not None else np.bool_),
                  VALUE_MASK="true" if mv is not None else "false",
                  ATOMIC="\n".join("    " + ln for ln in sr.add.c_atomic_body().splitlines()),
-                 SEGMENTED=int(SEGMENTED),
                  IDENTITY=sr.add.c_identity, BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
                  WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name)
     return src, name
@@ -355,13 +337,12 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
 def hashed_entries(xp, aptr, bptr, mrow, mcol, ratio=RATIO):
     """Which mask entries the hash kernels take (uint8 per entry): the row of A and the column
     of B both non-empty; unless ``ratio`` is None (every such entry), the column at least
-    :data:`MIN_COLUMN` long, the row at least :data:`MIN_ROW` long and at most ``ratio`` times
-    as long as the column."""
+    :data:`MIN_COLUMN` long and the row at most ``ratio`` times as long as the column."""
     la = xp.diff(aptr.astype(np.int64, copy=False))[mrow]
     lb = xp.diff(bptr.astype(np.int64, copy=False))[mcol]
     take = (la > 0) & (lb > 0)
     if ratio is not None:
-        take &= (la <= ratio * lb) & (lb >= MIN_COLUMN) & (la >= MIN_ROW)
+        take &= (la <= ratio * lb) & (lb >= MIN_COLUMN)
     return take.astype(np.uint8)
 
 
