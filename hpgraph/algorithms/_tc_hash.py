@@ -1,11 +1,11 @@
 """GPU triangle counting with shared-memory hash tables, one warp or block per vertex.
 
 **Kept beside the engine because it is faster by more than the 20% the project allows**
-(one NVIDIA H100, 2026-11-24, R-MAT 21 undirected, 949,098,081 triangles, CUDA-event medians):
-19.3 ms here (``benchmarks/bench_triangles.py``) against 73.6 ms for the same count through the
-engine's GraphBLAS operations, the degree-ordered masked product ``mxm(U, U.T, plus_pair,
-mask=U.S)`` (272 ms in the ``tril`` form; ``benchmarks/bench_graphblas.py``), and 46.1 ms for
-the per-edge merge kernel of :mod:`._kernels`.
+(one NVIDIA H100, 2026-11-26, R-MAT 21 undirected, 949,098,081 triangles, CUDA-event medians):
+19.2 ms here against 74.7 ms for the same count through the engine's GraphBLAS operations, the
+degree-ordered masked product ``mxm(U, U.T, plus_pair, mask=U.S)``, and 184 ms in the ``tril``
+form ``mxm(L, L, plus_pair, mask=L.S)`` (``benchmarks/bench_graphblas.py``, the same process);
+46.1 ms for the per-edge merge kernel of :mod:`._kernels` (2026-11-24).
 
 The default GPU method of :func:`hpgraph.triangle_count` (``hp.config["triangle_kernel"] ==
 "hash"``; ``"merge"`` selects the per-edge merge of :mod:`._kernels`).  On the
