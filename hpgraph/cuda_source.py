@@ -15,7 +15,48 @@ import hashlib
 import string
 from pathlib import Path
 
-__all__ = ["load", "render", "save"]
+__all__ = ["load", "render", "save", "GROUP_SCAN"]
+
+#: Device code shared by the kernels where a group of ``G`` threads (a warp, ``G == 32``, or a
+#: whole block) deals a concatenation of lists over its threads (the triangle kernel, the hash
+#: masked product): ``gsync<G>()`` and the group's inclusive prefix sum ``gscan<G>``.
+GROUP_SCAN = r"""
+template <int G> __device__ __forceinline__ void gsync()
+{
+    if (G == 32) __syncwarp(); else __syncthreads();
+}
+
+// Inclusive prefix sum of x over the group's threads; *total = the group's sum.  wsum: G / 32
+// shared words (unused for a warp).  The caller syncs before the next call reuses wsum.
+template <int G> __device__ __forceinline__ long long gscan(long long x, long long* wsum,
+                                                            int tid, long long* total)
+{
+    const int lane = tid & 31;
+    for (int off = 1; off < 32; off <<= 1) {
+        long long y = __shfl_up_sync(0xffffffffu, x, off);
+        if (lane >= off) x += y;
+    }
+    if (G == 32) {
+        *total = __shfl_sync(0xffffffffu, x, 31);
+        return x;
+    }
+    const int wid = tid >> 5;
+    if (lane == 31) wsum[wid] = x;
+    __syncthreads();
+    if (wid == 0) {
+        long long t = lane < G / 32 ? wsum[lane] : 0;
+        for (int off = 1; off < 32; off <<= 1) {
+            long long y = __shfl_up_sync(0xffffffffu, t, off);
+            if (lane >= off) t += y;
+        }
+        if (lane < G / 32) wsum[lane] = t;
+    }
+    __syncthreads();
+    if (wid > 0) x += wsum[wid - 1];
+    *total = wsum[G / 32 - 1];
+    return x;
+}
+"""
 
 
 @functools.lru_cache(maxsize=None)

@@ -47,7 +47,7 @@ import numpy as np
 from .. import backend as _backend
 from .._config import config
 from .. import dtypes as _dt
-from ..cuda_source import render
+from ..cuda_source import GROUP_SCAN, render
 from .._arrayops import bincount
 
 __all__ = [
@@ -114,41 +114,7 @@ __device__ __forceinline__ bool h_find(const idx_t* table, unsigned mask, idx_t 
     }
 }
 
-template <int G> __device__ __forceinline__ void gsync()
-{
-    if (G == 32) __syncwarp(); else __syncthreads();
-}
-
-// Inclusive prefix sum of x over the group's threads; *total = the group's sum.  wsum: G / 32
-// shared words (unused for a warp).  The caller syncs before the next call reuses wsum.
-template <int G> __device__ __forceinline__ long long gscan(long long x, long long* wsum,
-                                                            int tid, long long* total)
-{
-    const int lane = tid & 31;
-    for (int off = 1; off < 32; off <<= 1) {
-        long long y = __shfl_up_sync(FULL, x, off);
-        if (lane >= off) x += y;
-    }
-    if (G == 32) {
-        *total = __shfl_sync(FULL, x, 31);
-        return x;
-    }
-    const int wid = tid >> 5;
-    if (lane == 31) wsum[wid] = x;
-    __syncthreads();
-    if (wid == 0) {
-        long long t = lane < G / 32 ? wsum[lane] : 0;
-        for (int off = 1; off < 32; off <<= 1) {
-            long long y = __shfl_up_sync(FULL, t, off);
-            if (lane >= off) t += y;
-        }
-        if (lane < G / 32) wsum[lane] = t;
-    }
-    __syncthreads();
-    if (wid > 0) x += wsum[wid - 1];
-    *total = wsum[G / 32 - 1];
-    return x;
-}
+${GROUP_SCAN}
 
 // Triangles u -> v, u -> w, v -> w with v as the middle vertex (in rank): N+(v) goes in the
 // table (piece by piece), then every element w after v in N+(u), for every in-edge u -> v
@@ -289,7 +255,8 @@ def tc_hash_source(idx_dtype=np.int32, ptr_dtype=np.int64):
     name = f"hpg_tch_{idx_dtype.name}_{ptr_dtype.name}"
     src = render(_TEMPLATE, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype), NAME=name,
                  BLOCK=TCH_BLOCK, WCAP=TCH_WARP_CAP, BCAP=TCH_BLOCK_CAP,
-                 WSLOTS=table_slots(TCH_WARP_CAP), BSLOTS=table_slots(TCH_BLOCK_CAP))
+                 WSLOTS=table_slots(TCH_WARP_CAP), BSLOTS=table_slots(TCH_BLOCK_CAP),
+                 GROUP_SCAN=GROUP_SCAN)
     return src, name
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import backend as _backend
 from .._config import config
-from ..cuda_source import render
+from ..cuda_source import GROUP_SCAN, render
 from ._gpu_common import COMMON, kernel, semiring_slots
 
 __all__ = ["HASH_SOURCE", "hash_source", "applies", "hashed_entries", "masked_hash_gpu",
@@ -125,39 +125,7 @@ __device__ __forceinline__ void hp_atomic(z_t* p, z_t v) {
 ${ATOMIC}
 }
 
-template <int G> __device__ __forceinline__ void gsync() {
-    if (G == 32) __syncwarp(); else __syncthreads();
-}
-
-// Inclusive prefix sum over the group's threads; *total = the group's sum.  wsum: G / 32
-// shared words (unused for a warp).
-template <int G> __device__ __forceinline__ long long gscan(long long x, long long* wsum,
-                                                            int tid, long long* total) {
-    const int lane = tid & 31;
-    for (int off = 1; off < 32; off <<= 1) {
-        long long y = __shfl_up_sync(FULL, x, off);
-        if (lane >= off) x += y;
-    }
-    if (G == 32) {
-        *total = __shfl_sync(FULL, x, 31);
-        return x;
-    }
-    const int wid = tid >> 5;
-    if (lane == 31) wsum[wid] = x;
-    __syncthreads();
-    if (wid == 0) {
-        long long t = lane < G / 32 ? wsum[lane] : 0;
-        for (int off = 1; off < 32; off <<= 1) {
-            long long y = __shfl_up_sync(FULL, t, off);
-            if (lane >= off) t += y;
-        }
-        if (lane < G / 32) wsum[lane] = t;
-    }
-    __syncthreads();
-    if (wid > 0) x += wsum[wid - 1];
-    *total = wsum[G / 32 - 1];
-    return x;
-}
+${GROUP_SCAN}
 
 // The shared memory of one group.
 template <int G, int SLOTS> struct Shared {
@@ -181,7 +149,6 @@ __device__ void do_column(
         const mr_t* __restrict__ mrow, const mv_t* __restrict__ mval,
         const long long* __restrict__ ent, z_t* __restrict__ out,
         unsigned char* __restrict__ state, Shared<G, SLOTS>& sh, int tid) {
-    const int lane = tid & 31;
     const long long b0 = bptr[j], b1 = bptr[j + 1];
     for (long long p0 = b0; p0 < b1; p0 += CAP) {
         const long long p1 = p0 + CAP < b1 ? p0 + CAP : b1;
@@ -330,7 +297,8 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
                  VALUE_MASK="true" if mv is not None else "false",
                  ATOMIC="\n".join("    " + ln for ln in sr.add.c_atomic_body().splitlines()),
                  IDENTITY=sr.add.c_identity, BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
-                 WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name)
+                 WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name,
+                 GROUP_SCAN=GROUP_SCAN)
     return src, name
 
 
