@@ -25,10 +25,11 @@ from .. import dtypes as _dt
 from ..compiler import _numerics as _n
 
 __all__ = ["binary", "reduce_segments", "cast", "binary_source", "segment_source",
-           "block_segment_source", "LONG_SEGMENT"]
+           "block_segment_source", "group_segment_source", "group_size", "LONG_SEGMENT"]
 
-#: Segments longer than this are reduced by a block each on the device (not walked by one
-#: thread); their operands are then combined in a tree rather than left to right.
+#: Segments longer than this are reduced by a block each on the device, shorter ones by a
+#: group of a warp's lanes; either way their operands are combined in a tree rather than
+#: left to right (``any``: a thread per segment takes its first value).
 LONG_SEGMENT = 1024
 
 
@@ -111,6 +112,59 @@ extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __
 }}
 """
     return src, name
+
+
+def group_segment_source(monoid, group: int) -> tuple[str, str]:
+    """(source, kernel name) reducing segment ``s`` with a group of ``group`` lanes of a warp
+    (a power of two, 2..32): the lanes read the segment in coalesced strides from the monoid's
+    identity, then a shuffle tree; segments longer than ``skip`` are left alone (a block each
+    reduces them).  The trip counts are warp-uniform (every lane reaches every shuffle).  Not
+    for ``any`` (its identity is not neutral under "keep the second operand")."""
+    t = _dt.c_type(monoid.dtype)
+    name = "hp_gb_group_reduce"
+    narrow = np.dtype(monoid.dtype).itemsize < 4
+    shfl = (f"({t})__shfl_down_sync(0xffffffffu, (int)acc, off)" if narrow else
+            "__shfl_down_sync(0xffffffffu, acc, off)")
+    src = f"""{monoid.c_preamble}
+#define G {int(group)}
+extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __restrict__ S,
+                                  {t}* __restrict__ out, long long nseg, long long skip) {{
+    const int lane = threadIdx.x & 31, sub = lane & (G - 1);
+    const long long per_warp = 32 / G;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long base = warp * per_warp; base < nseg; base += nwarps * per_warp) {{
+        const long long s = base + (lane / G);
+        long long b = 0, e = 0;
+        if (s < nseg) {{
+            b = S[s];
+            e = S[s + 1];
+            if (e - b > skip) e = b;            // a block reduces it
+        }}
+        {t} acc = {monoid.c_identity};
+        for (long long k = b + sub; k < e; k += G) {{
+            {t} v = V[k];
+            acc = ({t})({monoid.c_add("acc", "v")});
+        }}
+        for (int off = G / 2; off > 0; off >>= 1) {{
+            {t} o = {shfl};
+            acc = ({t})({monoid.c_add("acc", "o")});
+        }}
+        if (sub == 0 && s < nseg && S[s + 1] - S[s] <= skip) out[s] = acc;
+    }}
+}}
+"""
+    return src, name
+
+
+def group_size(nvals: int, nseg: int) -> int:
+    """Lanes per segment for :func:`group_segment_source`: about half the mean segment length,
+    a power of two from 2 to 32."""
+    mean = nvals / max(nseg, 1)
+    g = 2
+    while g < 32 and 2 * g < mean:
+        g <<= 1
+    return g
 
 
 def block_segment_source(monoid) -> tuple[str, str]:
@@ -217,9 +271,19 @@ def reduce_segments(monoid, vals, starts, xp):
         _kernel(src, name)((min(nseg, 65535),), (256,), (vals, bounds, out, np.int64(nseg), none))
         return out
     skip = np.int64(-1 if monoid.terminal_any else LONG_SEGMENT)
-    src, name = segment_source(monoid)
-    _launch(_kernel(src, name), nseg, (vals, bounds, out, np.int64(nseg),
-                                       np.int64(np.iinfo(np.int64).max) if skip < 0 else skip))
+    if skip < 0:
+        # any: a thread per segment takes its first value
+        src, name = segment_source(monoid)
+        _launch(_kernel(src, name), nseg, (vals, bounds, out, np.int64(nseg),
+                                           np.int64(np.iinfo(np.int64).max)))
+    else:
+        # lanes of a warp per segment, reading it coalesced (a thread walking its own segment
+        # reads one scattered word per step)
+        g = group_size(int(vals.shape[0]), nseg)
+        src, name = group_segment_source(monoid, g)
+        per_block = 256 // g
+        grid = max(1, min(-(-nseg // per_block), 65535 * 4))
+        _kernel(src, name)((grid,), (256,), (vals, bounds, out, np.int64(nseg), skip))
     if skip >= 0:
         # the few long segments (hub rows), which the thread per segment skipped: a block each
         long_ids = xp.flatnonzero((bounds[1:] - bounds[:-1]) > skip)

@@ -126,6 +126,7 @@ def test_device_kernels_compile(dtype):
         hp.backend.compile_ptx(_kern.segment_source(m)[0], f"m_{name}.cu")
         if name != "any":
             hp.backend.compile_ptx(_kern.block_segment_source(m)[0], f"bm_{name}.cu")
+            hp.backend.compile_ptx(_kern.group_segment_source(m, 8)[0], f"gm_{name}.cu")
     if dtype != "bool":
         user = semirings("user")[0][dtype]
         hp.backend.compile_ptx(_kern.binary_source(user.mul, False)[0], "user.cu")

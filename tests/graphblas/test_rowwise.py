@@ -192,3 +192,41 @@ def test_user_predicate_cannot_change_the_matrix(backend_name):
     assert hgb.select(A, pred).nvals == 3
     r, c, _ = A.to_host().to_coo()
     assert r.tolist() == [0, 1, 2] and c.tolist() == [2, 0, 1]
+
+
+def test_group_size_follows_the_mean_segment():
+    from hpgraph.graphblas._kern import group_size
+
+    assert [group_size(n, 100) for n in (0, 100, 500, 900, 3000, 10**6)] == [2, 2, 4, 8, 16, 32]
+    assert group_size(10, 0) == 8
+
+
+@pytest.mark.parametrize("monoid", ["plus", "min", "max", "times", "lor"])
+@pytest.mark.parametrize("group", [2, 8, 32])
+def test_group_reduce_kernel_emulated(monkeypatch, monoid, group):
+    """The lanes-per-segment kernel on the host (g++ emulation): segments of every length
+    around the group size, empty-free, with the long ones left for the block kernel."""
+    from hpgraph.graphblas import _kern
+    from tests.graphblas import _cuda_emu
+
+    if not _cuda_emu.available():
+        pytest.skip("g++ is not installed (the CUDA host emulation needs it)")
+    dt = np.dtype(bool) if monoid == "lor" else np.dtype(np.float64)
+    from hpgraph.ops import lookup_monoid
+
+    m = lookup_monoid(monoid, dt)
+    rng = np.random.default_rng(group)
+    lens = np.array([1, 2, 3, group - 1, group, group + 1, 2 * group + 3, 40, 7, 1])
+    starts = np.concatenate([[0], np.cumsum(lens)])
+    vals = (rng.random(starts[-1]) < 0.5) if monoid == "lor" else \
+        rng.choice([-1.0, 1.0, 0.5, 2.0, 0.25], starts[-1])
+    src, name = _kern.group_segment_source(m, group)
+    init = np.full(lens.size, 99, dtype=dt)
+    out = init.copy()
+    skip = 39                                     # the 40-long segment is left alone
+    _cuda_emu.kernel(src, name)((2,), (256,), (vals, starts.astype(np.int64), out,
+                                               np.int64(lens.size), np.int64(skip)))
+    want = m.np_reduce_segments(vals, starts[:-1])
+    done = lens <= skip
+    np.testing.assert_array_equal(out[done], want[done])
+    np.testing.assert_array_equal(out[~done], init[~done])
