@@ -36,22 +36,23 @@ def plain(mask, accum, out) -> bool:
     return mask is None and accum is None and out is None
 
 
-def _subset(A, keep, vals, dtype):
-    """The Matrix of ``A``'s entries where ``keep`` (bool per entry, CSR order) with ``vals``
-    (one per kept entry)."""
+def _subset(A, idx, vals, dtype):
+    """The Matrix of ``A``'s entries at positions ``idx`` (ascending, CSR order) with ``vals``
+    (one per kept entry).  The row pointers are ``idx``'s lower bounds at ``A``'s (one binary
+    search per row, not a prefix sum over every entry)."""
     xp, csr = A.xp, A.csr
-    before = _exclusive(xp, keep)
     # the index dtype the general form picks for the result (int32 where it fits)
-    idt = _dt.index_dtype(A.nrows, A.ncols, int(before[-1]))
-    indptr = before[csr.indptr].astype(idt, copy=False)
-    cols = xp.ascontiguousarray(csr.indices[keep].astype(idt, copy=False))
+    idt = _dt.index_dtype(A.nrows, A.ncols, int(idx.shape[0]))
+    indptr = xp.searchsorted(idx, csr.indptr.astype(_I64, copy=False)).astype(idt, copy=False)
+    cols = xp.ascontiguousarray(csr.indices[idx].astype(idt, copy=False))
     return Matrix._new(CSR._new(indptr, cols, xp.ascontiguousarray(vals), tuple(A.shape)), dtype)
 
 
 def select_rows(A, keep):
     """``A``'s entries where ``keep`` (bool per stored entry), with their values (explicit
     ones for a pattern matrix, as the general form stores)."""
-    return _subset(A, keep, A._values()[keep], A.dtype)
+    idx = A.xp.flatnonzero(keep)
+    return _subset(A, idx, A._values()[idx], A.dtype)
 
 
 def reduce_rows(A, monoid):
@@ -133,15 +134,15 @@ def mult_rows(A, B, op):
     """``ewise_mult(A, B, op)`` (``op`` typed) of two matrices."""
     xp = A.xp
     pos, _ = _positions(A, B)
-    keep = pos >= 0
-    pb = pos[keep]
-    av, bv = A._values()[keep], B._values()[pb]
+    idx = xp.flatnonzero(pos >= 0)
+    pb = pos[idx]
+    av, bv = A._values()[idx], B._values()[pb]
     if op.is_index_op:
         _, rows, cols = A._coords()
-        z = _kern.binary(op, av, bv, xp, i=rows[keep], j=cols[keep])
+        z = _kern.binary(op, av, bv, xp, i=rows[idx], j=cols[idx])
     else:
         z = _kern.binary(op, av, bv, xp)
-    return _subset(A, keep, z, op.out_dtype)
+    return _subset(A, idx, z, op.out_dtype)
 
 
 def add_rows(A, B, op):
