@@ -14,12 +14,14 @@ them.
 from __future__ import annotations
 
 import threading
+import warnings
 import weakref
 from collections import OrderedDict
 
 import numpy as np
 
 from .. import backend as _backend
+from ..exceptions import CompileError
 from . import codegen, common
 from .common import ST_WORDS
 
@@ -206,9 +208,16 @@ class _State:
             if name in names:
                 if not mod.ready():
                     return False
-                m = mod.module()
-                self.k.update((nm, m.get_function(nm)) for nm in names)
                 del self.pending[i]
+                try:
+                    m = mod.module()
+                except CompileError as exc:
+                    # a unit the runs can do without: they go on without it
+                    warnings.warn(f"hpgraph: the engine's deferred unit {names} did not "
+                                  f"compile; runs go on without it ({exc})", RuntimeWarning,
+                                  stacklevel=2)
+                    return False
+                self.k.update((nm, m.get_function(nm)) for nm in names)
                 return True
         return False
 

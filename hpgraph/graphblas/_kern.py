@@ -25,7 +25,8 @@ from .. import dtypes as _dt
 from ..compiler import _numerics as _n
 
 __all__ = ["binary", "reduce_segments", "cast", "binary_source", "segment_source",
-           "block_segment_source", "group_segment_source", "group_size", "LONG_SEGMENT"]
+           "block_segment_source", "group_segment_source", "group_size", "neutral",
+           "LONG_SEGMENT"]
 
 #: Segments longer than this are reduced by a block each on the device, shorter ones by a
 #: group of a warp's lanes; either way their operands are combined in a tree rather than
@@ -114,10 +115,29 @@ extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __
     return src, name
 
 
+def neutral(monoid) -> str:
+    """C literal of a start value the combine of ``monoid`` leaves unchanged: its identity,
+    except a NaN for float ``min`` / ``max`` (``fmin`` / ``fmax`` ignore a NaN operand, so a
+    reduction of only NaNs stays NaN, as on the host; the identity +-inf would replace it).
+    The NaN is positive for ``min`` and negative for ``max``: the bit-pattern atomics of those
+    monoids (integer min / max on the sign-split bits) then treat it as the worst value."""
+    dt = np.dtype(monoid.dtype)
+    builtin = getattr(getattr(monoid, "parent", None), "is_builtin", False)
+    if dt.kind != "f" or monoid.name not in ("min", "max") or not builtin:
+        return monoid.c_identity
+    neg = monoid.name == "max"
+    if dt.itemsize == 4:
+        return f"__int_as_float((int){0xffc00000 if neg else 0x7fc00000:#x}u)"
+    if dt.itemsize == 8:
+        bits = 0xfff8000000000000 if neg else 0x7ff8000000000000
+        return f"__longlong_as_double((long long){bits:#x}ull)"
+    return monoid.c_identity
+
+
 def group_segment_source(monoid, group: int) -> tuple[str, str]:
     """(source, kernel name) reducing segment ``s`` with a group of ``group`` lanes of a warp
     (a power of two, 2..32): the lanes read the segment in coalesced strides from the monoid's
-    identity, then a shuffle tree; segments longer than ``skip`` are left alone (a block each
+    start value (:func:`neutral`), then a shuffle tree; segments longer than ``skip`` are left alone (a block each
     reduces them).  The trip counts are warp-uniform (every lane reaches every shuffle).  Not
     for ``any`` (its identity is not neutral under "keep the second operand")."""
     t = _dt.c_type(monoid.dtype)
@@ -141,7 +161,7 @@ extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __
             e = S[s + 1];
             if (e - b > skip) e = b;            // a block reduces it
         }}
-        {t} acc = {monoid.c_identity};
+        {t} acc = {neutral(monoid)};
         for (long long k = b + sub; k < e; k += G) {{
             {t} v = V[k];
             acc = ({t})({monoid.c_add("acc", "v")});
@@ -182,7 +202,7 @@ extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __
     for (long long i = blockIdx.x; i < nseg; i += gridDim.x) {{
         const long long s = ids ? ids[i] : i;
         long long b = S[s], e = S[s + 1];
-        {t} acc = {monoid.c_identity};
+        {t} acc = {neutral(monoid)};
         for (long long k = b + threadIdx.x; k < e; k += blockDim.x) {{
             {t} v = V[k];
             acc = ({t})({monoid.c_add("acc", "v")});

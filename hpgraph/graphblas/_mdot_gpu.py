@@ -1,9 +1,11 @@
 """Masked SpGEMM on the device as generated CUDA kernels: ``C<M> = A (+).(x) B`` by one
-sorted-list intersection per mask entry.
+sorted-list intersection per mask entry (entries the hash kernels of :mod:`._mdot_hash` take
+are skipped here).
 
 For a mask entry ``(i, j)`` the terms are ``MUL(A[i, k], B[k, j])`` over the ``k`` in both
 row ``i`` of ``A`` and row ``j`` of ``B^T`` (``B``'s transpose as CSR, built once per
-Matrix), combined with the add monoid in ascending ``k``.  Each list is first clipped to the
+Matrix), combined with the add monoid in ascending ``k`` within a thread (the chunks of a
+heavy entry are then combined in a tree).  Each list is first clipped to the
 other's key range (two binary searches: for triangle counting's ``L .* (L @ L)`` the column
 ``j`` of ``L`` shrinks to the ``k < i``), then:
 
@@ -16,8 +18,8 @@ other's key range (two binary searches: for triangle counting's ``L .* (L @ L)``
   ``hp.config["mxm_dot_heavy_cost"]`` steps are left to
 * **chunks of the shorter list** (kernel ``..._chunk``): one thread per :data:`CHUNK`
   consecutive elements of a heavy entry's shorter list, each binary-searched in the longer
-  one; a partial result per chunk, then the chunks of an entry are reduced in order
-  (:func:`hpgraph.graphblas._kern.reduce_segments`), so a hub's long lists are spread over
+  one; a partial result per chunk, then the chunks of an entry are reduced
+  (:func:`hpgraph.graphblas._kern.reduce_segments`, a tree), so a hub's long lists are spread over
   many threads and the warps of short entries are not held up.
 
 Value masks are read in the kernel (an entry whose mask value is zero is skipped); the
@@ -304,7 +306,7 @@ def _vdtype(vals, M):
 
 
 def _heavy(xp, src, name, A, BT, aval, bval, mrow, mcol, hv, out, state, sr):
-    """Finish the heavy entries ``hv``: chunks of the shorter list, reduced in order."""
+    """Finish the heavy entries ``hv``: chunks of the shorter list, then their reduction."""
     from ._keys import repeat_index, segment_starts
 
     nh = int(hv.shape[0])

@@ -19,9 +19,10 @@ sorted-list intersection of :mod:`._mdot_gpu`, which also takes the entries this
 serve badly (:func:`hashed_entries`: a short column, or a row of ``A`` much longer than it).
 
 Measured (one H100, R-MAT 21, ``plus_pair``, 949,098,081 triangles; ``hp.triangle_count``
-19.0 ms): ``L .* (L @ L)`` 259 ms on the intersection alone, 151 ms with these kernels; the
-degree-ordered ``U .* (U @ U^T)`` 35 ms and 43 ms (its columns are at most ``sqrt(2m)`` long,
-where the per-entry binary searches win).
+19.15 ms; ``benchmarks/bench_graphblas.py``, product and reduction to a scalar):
+``L .* (L @ L)`` 271 ms on the intersection alone, 184 ms with these kernels; the
+degree-ordered ``U .* (U @ U^T)`` 74.7 ms and 81.0 ms (its columns are at most ``sqrt(2m)``
+long, where the per-entry binary searches win).
 
 Work: the tasks are a column and at most ``hp.config["mxm_hash_split"]`` of its entries,
 taken through an atomic counter in order of decreasing cost (look-ups), columns of at most
@@ -36,6 +37,7 @@ from .. import dtypes as _dt
 from .. import backend as _backend
 from .._config import config
 from ..cuda_source import GROUP_SCAN, render
+from . import _kern
 from ._gpu_common import COMMON, kernel, semiring_slots
 
 __all__ = ["HASH_SOURCE", "hash_source", "applies", "hashed_entries", "masked_hash_gpu",
@@ -48,9 +50,9 @@ WARP_CAP = 64
 #: hashed keys per piece of the block kernel's table (2 * BLOCK_CAP slots of key and position)
 BLOCK_CAP = 1024
 #: an entry is hashed only when its column of B has at least this many entries: shorter
-#: columns intersect faster by merging or binary search (H100, R-MAT 21 triangles, 1 / 32 /
-#: 128 / 512: ``L .* (L @ L)`` 162 / 162 / 159 / 151 ms, the degree-ordered ``U`` form
-#: 61 / 61 / 59 / 43 ms; without hashing 259 and 35 ms)
+#: columns intersect faster by merging or binary search (H100, R-MAT 21 triangles, the product
+#: alone timed by a profiling script, 1 / 32 / 128 / 512: ``L .* (L @ L)`` 162 / 162 / 159 /
+#: 151 ms, the degree-ordered ``U`` form 61 / 61 / 59 / 43 ms; without hashing 259 and 35 ms)
 MIN_COLUMN = 512
 #: an entry is hashed when its row of A is at most RATIO times as long as the hashed column
 #: (else a binary search of the shorter list in the longer one costs less)
@@ -209,7 +211,7 @@ __device__ void do_column(
                         has = true;
                     }
                 }
-if (has) {
+                if (has) {
                     hp_atomic(&sh.acc[lo], t);
                     sh.hit[lo] = 1;
                 }
@@ -296,7 +298,7 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
                  MV=_dt.c_type(mv if mv is not None else np.bool_),
                  VALUE_MASK="true" if mv is not None else "false",
                  ATOMIC="\n".join("    " + ln for ln in sr.add.c_atomic_body().splitlines()),
-                 IDENTITY=sr.add.c_identity, BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
+                 IDENTITY=_kern.neutral(sr.add), BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
                  WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name,
                  GROUP_SCAN=GROUP_SCAN)
     return src, name

@@ -52,6 +52,8 @@ class _Late:
 
     def module(self):
         assert self.left < 0, "a deferred module was used before it was ready"
+        if LATE.get("fail"):
+            raise hp.exceptions.CompileError("NVRTC failed (emulated)", source="", log="")
         return self.mod
 _IN_KERNEL = [0]
 
@@ -653,6 +655,22 @@ def test_emulated_block_loop_compiled_late(emulated, monkeypatch):
     assert OPS["block_loop"] > 0               # and used from then on
     r = emulated(BFSDepth, G, source=0)         # the kept state has the block loop now
     np.testing.assert_array_equal(r.depth, np.arange(n))
+
+
+def test_emulated_block_loop_that_fails_to_compile(emulated, monkeypatch):
+    """A deferred block loop whose compile failed: a warning, and the runs go on without it."""
+    monkeypatch.setitem(LATE, "looks", 1)
+    monkeypatch.setitem(LATE, "fail", True)
+    n = 200
+    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
+                            num_vertices=n, directed=False)
+    OPS.clear()
+    with pytest.warns(RuntimeWarning, match="did not compile"):
+        r = emulated(BFSDepth, G, source=0)
+    np.testing.assert_array_equal(r.depth, np.arange(n))
+    r = emulated(BFSDepth, G, source=0)             # no second warning, same results
+    np.testing.assert_array_equal(r.depth, np.arange(n))
+    assert OPS["block_loop"] == 0
 
 
 def test_emulated_block_loop_small_frontiers(emulated):

@@ -69,11 +69,26 @@ def test_hash_kernels_compile(name, dtype, idx):
         pytest.skip(str(exc))
 
 
+#: launches of the hash kernels under the emulation (a test can see that they ran)
+LAUNCHES = {"hash": 0}
+
+
 @pytest.fixture
 def emulated(monkeypatch):
     if not _cuda_emu.available():
         pytest.skip("g++ is not installed (the CUDA host emulation needs it)")
     _cuda_emu.emulate(monkeypatch)
+    from hpgraph.graphblas import _kern
+
+    inner = _kern._kernel
+
+    def counting(src, name):
+        if name.startswith("hp_gb_mhash"):
+            LAUNCHES["hash"] += 1
+        return inner(src, name)
+
+    monkeypatch.setattr(_kern, "_kernel", counting)
+    LAUNCHES["hash"] = 0
 
 
 def _ref(A, B, name, dtype, mspec, M):
@@ -110,6 +125,26 @@ def test_hash_kernels_emulated(hp_config, emulated, monkeypatch, name, dtype):
                 if err:
                     bad.append(err)
     assert bad == []
+    assert LAUNCHES["hash"] > 0
+
+
+def test_hash_min_max_keep_nan_emulated(hp_config, emulated):
+    """An entry whose terms are all NaN is NaN (fmin / fmax), as python-graphblas gives; one
+    with a number among NaNs is that number."""
+    hp_config(mxm_dot_kernel="hash")
+    nan = np.nan
+    A = hgb.Matrix.from_coo([0, 0, 1, 1], [0, 1, 0, 1], [nan, nan, nan, 3.0], nrows=2, ncols=2)
+    B = hgb.Matrix.from_coo([0, 1], [0, 0], [1.0, 2.0], nrows=2, ncols=1)
+    M = hgb.Matrix.from_coo([0, 1], [0, 0], [True, True], nrows=2, ncols=1)
+    for name in ("min_plus", "max_plus"):
+        for dtype in ("float32", "float64"):
+            sr = _typed(name, dtype)
+            a, b = A.astype(dtype), B.astype(dtype)
+            got = _mxm_gpu.device_mxm(np, a, b, sr, as_mask(M.S, (2, 1)), None, None, False,
+                                      (2, 1), "dot")
+            err = compare(got, _ref(a, b, name, dtype, "S", M), f"{name} {dtype} NaN")
+            assert err is None, err
+    assert LAUNCHES["hash"] > 0
 
 
 def test_hash_triangles_emulated(hp_config, emulated, monkeypatch):

@@ -221,12 +221,38 @@ def test_group_reduce_kernel_emulated(monkeypatch, monoid, group):
     vals = (rng.random(starts[-1]) < 0.5) if monoid == "lor" else \
         rng.choice([-1.0, 1.0, 0.5, 2.0, 0.25], starts[-1])
     src, name = _kern.group_segment_source(m, group)
-    init = np.full(lens.size, 99, dtype=dt)
+    want = m.np_reduce_segments(vals, starts[:-1])
+    init = ~want if monoid == "lor" else np.full(lens.size, 99, dtype=dt)   # != every result
     out = init.copy()
     skip = 39                                     # the 40-long segment is left alone
     _cuda_emu.kernel(src, name)((2,), (256,), (vals, starts.astype(np.int64), out,
                                                np.int64(lens.size), np.int64(skip)))
-    want = m.np_reduce_segments(vals, starts[:-1])
     done = lens <= skip
     np.testing.assert_array_equal(out[done], want[done])
     np.testing.assert_array_equal(out[~done], init[~done])
+
+
+@pytest.mark.parametrize("monoid", ["min", "max"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_group_and_block_reduce_keep_nan_emulated(monoid, dtype):
+    """fmin / fmax ignore NaN operands: a segment of only NaNs reduces to NaN (as on the host),
+    one with a number to that number, in the lanes-per-segment and the block kernels."""
+    from hpgraph.graphblas import _kern
+    from hpgraph.ops import lookup_monoid
+    from tests.graphblas import _cuda_emu
+
+    if not _cuda_emu.available():
+        pytest.skip("g++ is not installed (the CUDA host emulation needs it)")
+    m = lookup_monoid(monoid, np.dtype(dtype))
+    vals = np.array([np.nan, np.nan, np.nan, 2.0, np.nan, -1.0, 5.0], dtype=dtype)
+    starts = np.array([0, 2, 4, 7], dtype=np.int64)
+    want = m.np_reduce_segments(vals, starts[:-1])
+    assert np.isnan(want[0]) and not np.isnan(want[1:]).any()
+    src, name = _kern.group_segment_source(m, 4)
+    out = np.zeros(3, dtype=dtype)
+    _cuda_emu.kernel(src, name)((1,), (256,), (vals, starts, out, np.int64(3), np.int64(99)))
+    np.testing.assert_array_equal(out, want)
+    src, name = _kern.block_segment_source(m)
+    out = np.zeros(3, dtype=dtype)
+    _cuda_emu.kernel(src, name)((3,), (256,), (vals, starts, out, np.int64(3), np.uint64(0)))
+    np.testing.assert_array_equal(out, want)
