@@ -26,7 +26,8 @@ from ..formats import CSR
 from . import _kern
 from ._objects import Matrix, Vector
 
-__all__ = ["plain", "select_rows", "reduce_rows", "mult_rows", "add_rows", "find_source"]
+__all__ = ["plain", "select_rows", "select_kernel", "select_source", "select_code", "SELECT_C",
+           "COMPARISONS", "reduce_rows", "mult_rows", "add_rows", "find_source"]
 
 _I64 = np.dtype(np.int64)
 
@@ -53,6 +54,141 @@ def select_rows(A, keep):
     ones for a pattern matrix, as the general form stores)."""
     idx = A.xp.flatnonzero(keep)
     return _subset(A, idx, A._values()[idx], A.dtype)
+
+
+#: The C predicates of the built-in index selectors, over the row ``i``, column ``j`` and
+#: ``t`` (the thunk), all ``long long`` (the NumPy forms are :data:`._ewise.SELECT`'s); the
+#: value selectors compare the value ``x`` with the thunk value ``th`` by the registry's
+#: comparison ops (:data:`COMPARISONS`).  The kernels pick one by its position (a run-time
+#: code), so one module per value / index type serves every built-in selector.
+SELECT_C = {"tril": "j <= i + t", "triu": "j >= i + t", "diag": "j == i + t",
+            "offdiag": "j != i + t", "rowle": "i <= t", "rowgt": "i > t", "colle": "j <= t",
+            "colgt": "j > t"}
+COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+def select_code(op: str) -> int:
+    """The kernels' code of selector ``op`` (a key of :data:`SELECT_C`, or a comparison op of
+    :data:`COMPARISONS`)."""
+    return list(SELECT_C).index(op) if op in SELECT_C else len(SELECT_C) + COMPARISONS.index(op)
+
+
+def select_source(dtype, ti, tp, to, has_vals) -> tuple[str, str]:
+    """(source, name prefix) of the two select kernels over a CSR (a warp per row): ``_count``
+    counts in ``counts[r]`` the entries of row ``r`` that selector ``code`` keeps, ``_fill``
+    writes them at ``optr[r]`` in order (a ballot per 32 entries).  ``dtype``: the values' dtype;
+    ``ti`` / ``tp`` / ``to``: C types of the input indices, row pointers and output indices;
+    without stored values (``has_vals`` false) every value is 1 (and written as 1)."""
+    from ..ops import lookup_binary
+
+    name = "hp_gb_select"
+    tv = _dt.c_type(dtype)
+    x = "V[k]" if has_vals else f"({tv})1"
+    cases, preambles = [], []
+    for k, expr in enumerate(SELECT_C.values()):
+        cases.append(f"        case {k}: return {expr};")
+    for k, cmp in enumerate(COMPARISONS):
+        op = lookup_binary(cmp, dtype)
+        cases.append(f"        case {len(SELECT_C) + k}: return (bool)({op.c_expr('x', 'th', 'i', 'j')});")
+        if op.c_preamble and op.c_preamble not in preambles:
+            preambles.append(op.c_preamble)
+    body = "\n".join(cases)
+    src = "\n".join(preambles) + f"""
+__device__ __forceinline__ bool hp_keep(int code, long long i, long long j, long long t, {tv} x,
+                                        {tv} th) {{
+    (void)i; (void)j; (void)t; (void)x; (void)th;
+    switch (code) {{
+{body}
+    }}
+    return false;
+}}
+extern "C" __global__ void {name}_count(const {tp}* __restrict__ P, const {ti}* __restrict__ J,
+                                        const {tv}* __restrict__ V, long long nrows, int code,
+                                        long long t, const {tv}* __restrict__ TH,
+                                        long long* __restrict__ counts) {{
+    const int lane = threadIdx.x & 31;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const {tv} th = TH[0];
+    for (long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < nrows;
+         r += nwarps) {{
+        const long long b = (long long)P[r], e = (long long)P[r + 1];
+        long long c = 0;
+        for (long long k0 = b; k0 < e; k0 += 32) {{
+            const long long k = k0 + lane;
+            const bool keep = k < e && hp_keep(code, r, (long long)J[k], t, {x}, th);
+            c += __popc(__ballot_sync(0xffffffffu, keep));
+        }}
+        if (lane == 0) counts[r] = c;
+    }}
+}}
+extern "C" __global__ void {name}_fill(const {tp}* __restrict__ P, const {ti}* __restrict__ J,
+                                       const {tv}* __restrict__ V, long long nrows, int code,
+                                       long long t, const {tv}* __restrict__ TH,
+                                       const long long* __restrict__ optr,
+                                       {to}* __restrict__ OJ, {tv}* __restrict__ OV) {{
+    const int lane = threadIdx.x & 31;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const {tv} th = TH[0];
+    for (long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < nrows;
+         r += nwarps) {{
+        const long long b = (long long)P[r], e = (long long)P[r + 1];
+        long long at = optr[r];
+        for (long long k0 = b; k0 < e; k0 += 32) {{
+            const long long k = k0 + lane;
+            long long j = 0;
+            {tv} xv = ({tv})0;
+            if (k < e) {{ j = (long long)J[k]; xv = {x}; }}
+            const bool keep = k < e && hp_keep(code, r, j, t, xv, th);
+            const unsigned m = __ballot_sync(0xffffffffu, keep);
+            if (keep) {{
+                const long long p = at + __popc(m & ((1u << lane) - 1u));
+                OJ[p] = ({to})j;
+                OV[p] = xv;
+            }}
+            at += __popc(m);
+        }}
+    }}
+}}
+"""
+    return src, name
+
+
+def select_kernel(A, op, t=0, th=0):
+    """``select(A, op, ...)`` of a device Matrix by the generated kernels
+    (:func:`select_source`): two passes over the CSR (count per row, then write), no per-entry
+    index arrays.  ``op``: a key of :data:`SELECT_C` (``t``: its integer thunk) or of
+    :data:`COMPARISONS` (``th``: the value compared with, of ``A``'s dtype)."""
+    xp, csr = A.xp, A.csr
+    vals = A._vals_or_none()
+    tv = np.dtype(A.dtype)
+    nrows = int(A.nrows)
+    code = np.int32(select_code(op))
+    counts = xp.empty(max(nrows, 1), dtype=_I64)
+    thv = xp.asarray(np.asarray([th], dtype=tv))
+    vptr = vals if vals is not None else np.uint64(0)
+    ti, tp = np.dtype(csr.indices.dtype), np.dtype(csr.indptr.dtype)
+    grid = max(1, min(-(-nrows // 8), 65535 * 8))
+
+    def src(to):
+        return select_source(tv, _dt.c_type(ti), _dt.c_type(tp), _dt.c_type(to), vals is not None)
+
+    s0, name = src(ti)
+    if nrows:
+        _kern._kernel(s0, name + "_count")((grid,), (256,), (csr.indptr, csr.indices, vptr,
+                                                          np.int64(nrows), code, np.int64(t),
+                                                          thv, counts))
+    optr = _exclusive(xp, counts[:nrows])
+    nnz = int(optr[-1])
+    idt = _dt.index_dtype(A.nrows, A.ncols, nnz)
+    cols = xp.empty(nnz, dtype=idt)
+    out = xp.empty(nnz, dtype=tv)
+    if nnz:
+        s1, name = src(idt)
+        _kern._kernel(s1, name + "_fill")((grid,), (256,), (csr.indptr, csr.indices, vptr,
+                                                         np.int64(nrows), code, np.int64(t), thv,
+                                                         optr, cols, out))
+    return Matrix._new(CSR._new(optr.astype(idt, copy=False), cols, out, tuple(A.shape)),
+                       A.dtype)
 
 
 def reduce_rows(A, monoid):

@@ -256,3 +256,62 @@ def test_group_and_block_reduce_keep_nan_emulated(monoid, dtype):
     out = np.zeros(3, dtype=dtype)
     _cuda_emu.kernel(src, name)((3,), (256,), (vals, starts, out, np.int64(3), np.uint64(0)))
     np.testing.assert_array_equal(out, want)
+
+
+SELECTORS = [("tril", None), ("tril", -2), ("triu", 1), ("diag", 0), ("offdiag", None),
+             ("rowle", 3), ("rowgt", 5), ("colle", 4), ("colgt", 0), ("valuegt", 1),
+             ("<=", 0), ("==", 2), ("!=", 0)]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "int64", "float32", "float64"])
+def test_select_kernels_emulated(monkeypatch, dtype):
+    """The two-pass select kernels (what a device matrix runs) on the host through the g++
+    emulation, against the NumPy form, for every built-in selector: empty rows, a row longer
+    than a warp, a pattern matrix and int64 indices."""
+    from hpgraph.formats import CSR
+    from hpgraph.graphblas import _ewise, _rowwise
+    from tests.graphblas import _cuda_emu
+
+    if not _cuda_emu.available():
+        pytest.skip("g++ is not installed (the CUDA host emulation needs it)")
+    _cuda_emu.emulate(monkeypatch)
+    rng = np.random.default_rng(5)
+    A = _mat(rng, 30, 70, 0.2, empty_rows=(0, 4, 29))
+    r, c, v = A.to_coo()
+    r = np.concatenate([r, np.full(60, 7)])               # row 7: 60+ entries
+    c = np.concatenate([c, np.arange(5, 65)])
+    v = np.concatenate([v, rng.integers(-3, 4, 60).astype(np.float64)])
+    key = np.unique(r * 70 + c, return_index=True)[1]
+    A = hgb.Matrix.from_coo(r[key], c[key], v[key].astype(dtype), nrows=30, ncols=70)
+    pattern = hgb.Matrix._new(CSR._new(A.csr.indptr, A.csr.indices, None, A.shape), A.dtype)
+    wide = hgb.Matrix._new(CSR._new(A.csr.indptr.astype(np.int64), A.csr.indices.astype(np.int64),
+                                    A.csr.values, A.shape), A.dtype)
+    for M in (A, pattern, wide):
+        for op, thunk in SELECTORS:
+            want = hgb.select(M, op, thunk)                # the NumPy form
+            if op in _ewise.SELECT:
+                got = _rowwise.select_kernel(M, op, t=int(thunk or 0))
+            else:
+                got = _rowwise.select_kernel(M, _ewise._VALUE_SELECT[op],
+                                             th=_ewise._scalar(thunk, M.dtype, "thunk"))
+            assert got.dtype == want.dtype and got.nvals == want.nvals, (op, thunk)
+            for g, w in zip(got.to_coo(), want.to_coo()):
+                np.testing.assert_array_equal(g, w, err_msg=f"{op} {thunk} {dtype}")
+            assert got.csr.indptr.dtype == got.csr.indices.dtype
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float32", "float64"])
+@pytest.mark.parametrize("idx,ptr", [("int32", "int32"), ("int64", "int64")])
+def test_select_kernels_compile(dtype, idx, ptr):
+    from hpgraph import backend
+    from hpgraph.exceptions import DeviceUnavailable
+    from hpgraph.graphblas._rowwise import select_source
+
+    for has_vals in (True, False):
+        ctype = {"int32": "int", "int64": "long long"}
+        src, name = select_source(np.dtype(dtype), ctype[idx], ctype[ptr], "int", has_vals)
+        try:
+            ptx = backend.compile_ptx(src, "select.cu")
+        except DeviceUnavailable as exc:
+            pytest.skip(str(exc))
+        assert f".entry {name}_count" in ptx and f".entry {name}_fill" in ptx
