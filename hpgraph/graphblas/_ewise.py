@@ -297,17 +297,8 @@ def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
     """
     kind, mask, out = _prep(A, None, "select", mask, out)
     xp, (A,) = same_side(A)
-    rowwise = kind == "matrix" and _rowwise.plain(mask, accum, out)
-    if rowwise and xp is not np and isinstance(op, str) and (op in SELECT or op in _VALUE_SELECT):
-        # a device matrix and a built-in selector: two passes of a generated kernel over the
-        # CSR, without the per-entry coordinate arrays
-        if thunk is None and op not in _INDEX_DEFAULT:
-            raise InvalidValue(f"select {op!r} needs thunk= (the "
-                               f"{'row / column index' if op in SELECT else 'value compared with'})")
-        if op in SELECT:
-            return _rowwise.select_kernel(A, op, t=int(thunk or 0))
-        return _rowwise.select_kernel(A, _VALUE_SELECT[op], th=_scalar(thunk, A.dtype, "thunk"))
     keys, vals = A._keys(), A._values()
+    rowwise = kind == "matrix" and _rowwise.plain(mask, accum, out)
     if isinstance(op, str) and op in SELECT:
         if thunk is None and op not in _INDEX_DEFAULT:
             raise InvalidValue(f"select {op!r} needs thunk= (the row / column index)")
