@@ -68,6 +68,16 @@ def block_loop_ok(bp) -> bool:
             and bp.monoid.atomic is not None)
 
 
+def pack_ok(bp, idx_dtype) -> bool:
+    """Whether ``bp``'s push records exact winners (``HP_PACK``): it has a witness, a min / max
+    monoid on a 32-bit ``y`` and the graph 32-bit vertex ids, so value and sender fit one
+    64-bit ``atomicMin``."""
+    ydt = np.dtype(bp.y_dtype)
+    return (bp.witness is not None and bp.monoid.atomic in ("min", "max")
+            and not bp.monoid.terminal_any and ydt.itemsize == 4 and ydt.kind in "iuf"
+            and np.dtype(idx_dtype).itemsize == 4)
+
+
 def kernel_names(bp) -> tuple:
     """The kernels of ``bp``'s module (the witness, priority and block-loop kernels only where
     used)."""
@@ -207,6 +217,10 @@ def program_source(bp, idx_dtype) -> str:
         FILL_PARAMS=fill_params,
         FILL_BODY="\n".join(fill_lines) if fill_lines else "        (void)v;",
         **_ordering_subst(bp),
+        PACK=int(pack_ok(bp, idx_dtype)),
+        PACK_MAX=int(mon.atomic == "max"),
+        Y_FLOAT=int(ydt.kind == "f"),
+        Y_SIGNED=int(ydt.kind == "i"),
     )
     return cuda_source.render(_engine_template(), **subst)
 
@@ -230,11 +244,11 @@ def _ordering_subst(bp) -> dict:
         apply_args += ", win"
         pull_params = ", idx_t* HP_MUT win, long long* HP_MUT wedge"
         pull_args = ", win, wedge"
-        push_params = ", idx_t* HP_MUT win, long long* HP_MUT wedge"
-        push_args = ", win, wedge"
+        push_params = ", idx_t* HP_MUT win, long long* HP_MUT wedge, u64* HP_MUT yk"
+        push_args = ", win, wedge, yk"
         loop_params += ("".join(f", const idx_t* __restrict__ pip{i}, const idx_t* __restrict__ "
                                 f"pix{i}, const w_t* __restrict__ pval{i}" for i in (0, 1))
-                        + ", idx_t* win, long long* wedge")
+                        + ", idx_t* win, long long* wedge, u64* yk")
     if prio is not None:
         apply_params += ", unsigned* HP_MUT far"
         apply_args += ", far"

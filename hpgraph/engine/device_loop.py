@@ -83,7 +83,7 @@ def loop_args(run, max_steps):
     args += (s.y, s.bm[0], s.bm[1], s.q[0], s.q[1], s.qh[0], s.qh[1], s.tbm, s.tq, s.deg,
              s.st, s.hist, np.int64(run.hist_cap))
     if s.win is not None:
-        args += run._pull_csr_args() + (s.win, s.wedge)
+        args += run._pull_csr_args() + (s.win, s.wedge, s.yk)
     if s.far is not None:
         args += (s.far, bp.priority_delta)
     return args + run.prop_args

@@ -257,7 +257,7 @@ class _Run:
                            (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,
                             s.q[0], s.q[1], s.qh[0], s.qh[1], s.deg, s.y,
                             s.tbm, s.tq, s.st, self.limit, np.int32(mode), np.int32(i == 0),
-                            np.int32(track)) + self._win_args() + self.prop_args)
+                            np.int32(track)) + self._win_args(push=True) + self.prop_args)
 
     def _apply_args(self):
         s = self.s
@@ -276,12 +276,13 @@ class _Run:
         s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
                   + self._feature_args() + self.prop_args)
 
-    def _win_args(self):
-        """The SPMV kernels' witness arguments (winners; push: candidates and their entries)."""
+    def _win_args(self, push=False):
+        """The SPMV kernels' witness arguments (winners and their entries; push: also the
+        packed exact winners, :func:`.codegen.pack_ok`)."""
         s = self.s
         if s.win is None:
             return ()
-        return (s.win, s.wedge)
+        return (s.win, s.wedge) + ((s.yk,) if push else ())
 
     def _pull_csr_args(self):
         """The witness kernel's pull-side CSR arrays of both gather sides (the first twice
@@ -315,7 +316,7 @@ class _Run:
         s.k["hp_witness"](self._grid(self.n, BLOCK // 32, s.n_sm * 16), (BLOCK,),
                           self._pull_csr_args() + self._push_csr_args()
                           + (np.int32(len(s.parts)), np.int64(self.n), s.y, s.bm[0], s.bm[1],
-                             s.win, s.wedge, s.tq, s.st, self.limit, np.int32(mode),
+                             s.win, s.wedge, s.yk, s.tq, s.st, self.limit, np.int32(mode),
                              np.int32(pushed), np.int32(touched))
                           + self.prop_args)
 

@@ -183,6 +183,9 @@ class _State:
             # winners of the superstep (witness) and the waiting set (priority)
             self.win = cp.zeros(max(n, 1), idt) if bp.witness is not None else None
             self.wedge = cp.zeros(max(n, 1), cp.int64) if bp.witness is not None else None
+            # exact push winners (codegen.pack_ok): ~0 between supersteps (WITNESS resets it)
+            self.yk = cp.full(max(n, 1), np.uint64(0xFFFFFFFFFFFFFFFF), cp.uint64) \
+                if codegen.pack_ok(bp, idt) else cp.zeros(1, cp.uint64)
             self.far = cp.zeros(nw, cp.uint32) if bp.priority is not None else None
             self.dummy_w = cp.zeros(1, wdt)
             self.dummy_ids = cp.zeros(1, idt)

@@ -69,6 +69,7 @@ typedef unsigned long long u64;
 #define S_FDONE 18    // priority: blocks finished with the split (last-block detection)
 #define HP_ST_WORDS 32
 #define HP_WITNESS $WITNESS       // the program records winners in property $WITNESS_PROP
+#define HP_PACK $PACK             // push winners exact: value key and sender in one 64-bit atomicMin
 #define HP_PRIORITY $PRIORITY     // near-far ordering on property $PRIORITY_PROP
 #define HP_PRIO_MAX $PRIO_MAX     // 1: larger values first
 #define HP_HEAVY $HEAVY

@@ -91,7 +91,7 @@ hp_loop(HP_LOOP_PARAMS)
         const bool touched = push && HP_RECEIVED_ONLY;
 #if HP_WITNESS
         hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
-                   vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, tq, st, limit, 0, (int)push,
+                   vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, yk, tq, st, limit, 0, (int)push,
                    (int)touched$PROPS_ARGS);
         hp_grid_sync<false>(st);
 #endif
@@ -129,7 +129,7 @@ hp_block_loop(u64 big, HP_LOOP_PARAMS)
         __syncthreads();
 #if HP_WITNESS
         hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
-                   vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, tq, st, limit, 0, 1,
+                   vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, yk, tq, st, limit, 0, 1,
                    1$PROPS_ARGS);
         __syncthreads();
 #endif

@@ -58,6 +58,32 @@ __device__ __forceinline__ bool hp_near(prio_t x, const u64* HP_MUT st) {
     return HP_PRIO_MAX ? (x >= t) : (x <= t);
 }
 
+#if HP_PACK
+// ---------------------------------------------------------------------------------------
+// Exact push winners (HP_PACK: a min / max monoid on a 32-bit y with 32-bit vertex ids): a
+// push writes ((key(value) << 32) | sender) into yk[v] with one 64-bit atomicMin -- the best
+// value wins, ties to the smallest sender -- and WITNESS unpacks y[v] and win[v] from it (no
+// candidate to verify).  key() orders values best-first as 32-bit unsigned words; a NaN is
+// never pushed (the monoid's atomic ignores it too); an untouched yk[v] holds ~0.
+__device__ __forceinline__ unsigned hp_vkey(y_t x) {
+    unsigned u = (unsigned)hp_bits(x);
+    if ($Y_FLOAT) u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    else if ($Y_SIGNED) u ^= 0x80000000u;
+    return $PACK_MAX ? ~u : u;
+}
+__device__ __forceinline__ y_t hp_vunkey(unsigned u) {
+    if ($PACK_MAX) u = ~u;
+    if ($Y_FLOAT) u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+    else if ($Y_SIGNED) u ^= 0x80000000u;
+    y_t x;
+    memcpy(&x, &u, sizeof(y_t));
+    return x;
+}
+__device__ __forceinline__ u64 hp_pack(y_t x, idx_t u) {
+    return ((u64)hp_vkey(x) << 32) | (u64)(unsigned)u;
+}
+#endif
+
 #if HP_WITNESS
 // ---------------------------------------------------------------------------------------
 // WITNESS, between SPMV and APPLY (properties still as at the superstep's start).  Pull
@@ -77,10 +103,10 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
            const idx_t* __restrict__ qip1, const idx_t* __restrict__ qix1, const w_t* __restrict__ qval1,
            const idx_t* __restrict__ tseg_row, const long long* __restrict__ tseg_ptr, long long tnseg,
            const idx_t* __restrict__ tcol, const w_t* __restrict__ tval,
-           int nparts, long long n, const y_t* HP_MUT y, const unsigned* HP_MUT bm0,
+           int nparts, long long n, y_t* HP_MUT y, const unsigned* HP_MUT bm0,
            const unsigned* HP_MUT bm1, idx_t* HP_MUT win, const long long* HP_MUT wedge,
-           const idx_t* HP_MUT tq, const u64* HP_MUT st, u64 limit, int mode, int pushed,
-           int touched$PROPS_CONST_PARAMS)
+           u64* HP_MUT yk, const idx_t* HP_MUT tq, const u64* HP_MUT st, u64 limit, int mode,
+           int pushed, int touched$PROPS_CONST_PARAMS)
 {
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
@@ -94,6 +120,22 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
     const long long N = touched ? (long long)st[S_TCNT] : n;
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+#if HP_PACK
+    if (pushed) {                  // exact winners: unpack, and leave yk as ~0 for the next push
+        const long long stride = (long long)gridDim.x * blockDim.x;
+        for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < N; i += stride) {
+            const idx_t v = touched ? tq[i] : (idx_t)i;
+            const u64 k = yk[v];
+            if (k == ~0ull) continue;
+            y[v] = hp_vunkey((unsigned)(k >> 32));
+            win[v] = (idx_t)(unsigned)(k & 0xffffffffull);
+            yk[v] = ~0ull;
+        }
+        return;
+    }
+#else
+    (void)yk;
+#endif
     for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < N; i += nwarps) {
         const idx_t v = touched ? tq[i] : (idx_t)i;
         const y_t yv = y[v];

@@ -165,6 +165,13 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         v = __ldg(indices + e);
         if (HP_HAS_MASK && !hp_mask(v$PROPS_ARGS)) return false;
         const y_t val = hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS);
+#if HP_PACK
+        // the exact winner (value, sender) in one word; WITNESS unpacks y and win from it
+        if (val != val) return false;
+        const u64 pk = hp_pack(val, u);
+        if (pk >= *((volatile u64*)(yk + v))) return false;
+        atomicMin(yk + v, pk);
+#else
 #if HP_IDEMPOTENT
         // idempotent monoid: a value the current y already absorbs changes nothing
         const y_t old = *((volatile y_t*)(y + v));
@@ -178,6 +185,7 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
             win[v] = u;
             wedge[v] = e;
         }
+#endif
 #endif
         if (track) {
             const unsigned bit = 1u << (v & 31);
