@@ -73,9 +73,10 @@ def pack_ok(bp, idx_dtype) -> bool:
     monoid on a 32-bit ``y`` and the graph 32-bit vertex ids, so value and sender fit one
     64-bit ``atomicMin``."""
     ydt = np.dtype(bp.y_dtype)
-    return (bp.witness is not None and bp.monoid.atomic in ("min", "max")
-            and not bp.monoid.terminal_any and ydt.itemsize == 4 and ydt.kind in "iuf"
-            and np.dtype(idx_dtype).itemsize == 4)
+    mon = bp.monoid
+    builtin = getattr(getattr(mon, "parent", None), "is_builtin", False)
+    return (bp.witness is not None and builtin and mon.name in ("min", "max")
+            and ydt.itemsize == 4 and ydt.kind in "iuf" and np.dtype(idx_dtype).itemsize == 4)
 
 
 def kernel_names(bp) -> tuple:
@@ -218,7 +219,7 @@ def program_source(bp, idx_dtype) -> str:
         FILL_BODY="\n".join(fill_lines) if fill_lines else "        (void)v;",
         **_ordering_subst(bp),
         PACK=int(pack_ok(bp, idx_dtype)),
-        PACK_MAX=int(mon.atomic == "max"),
+        PACK_MAX=int(mon.name == "max"),
         Y_FLOAT=int(ydt.kind == "f"),
         Y_SIGNED=int(ydt.kind == "i"),
     )

@@ -127,3 +127,25 @@ def test_units_compile_alone(name, want):
         ptx = backend.compile_ptx(src, f"unit{u}.cu", options=codegen.unit_options(u)[1:])
         entries = set(re.findall(r"\.entry\s+(\w+)", ptx))
         assert entries == set(names), (u, entries)
+
+
+def test_pack_ok_only_for_min_max_witness_on_32_bit_values_and_ids():
+    """Exact push winners (value key and sender in one 64-bit word) need a witness, a built-in
+    min / max monoid, a 32-bit y and 32-bit vertex ids."""
+    import examples.bfs
+    import examples.sssp
+
+    G = _graph(True)
+    bp = program.bind(examples.sssp.SSSPNearFar, G, {})
+    assert codegen.pack_ok(bp, np.dtype(np.int32))
+    assert not codegen.pack_ok(bp, np.dtype(np.int64))
+    src = codegen.program_source(bp, np.dtype(np.int32))
+    assert "#define HP_PACK 1" in src
+    for prog in (examples.sssp.SSSP, examples.bfs.BFSParents):      # no witness; any
+        bp = program.bind(prog, G, {})
+        assert not codegen.pack_ok(bp, np.dtype(np.int32))
+        assert "#define HP_PACK 0" in codegen.program_source(bp, np.dtype(np.int32))
+    W64 = type("W64", (examples.sssp.SSSPNearFar,),
+               {"properties": {"dist": ("float64", np.inf), "pred": ("int64", -1)},
+                "edge_dtype": "float64"})
+    assert not codegen.pack_ok(program.bind(W64, G, {}), np.dtype(np.int32))

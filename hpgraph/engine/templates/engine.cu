@@ -96,6 +96,32 @@ __device__ __forceinline__ y_t hp_from_bits($BITS_T b) {
 // Bitwise, so that -0.0 and NaN payloads are not confused with the identity.
 __device__ __forceinline__ bool hp_same(y_t a, y_t b) { return hp_bits(a) == hp_bits(b); }
 __device__ __forceinline__ bool hp_is_identity(y_t a) { return hp_same(a, hp_identity()); }
+
+#if HP_PACK
+// ---------------------------------------------------------------------------------------
+// Exact push winners (HP_PACK: a min / max monoid on a 32-bit y with 32-bit vertex ids): a
+// push writes ((key(value) << 32) | sender) into yk[v] with one 64-bit atomicMin -- the best
+// value wins, ties to the smallest sender -- and WITNESS unpacks y[v] and win[v] from it (no
+// candidate to verify).  key() orders values best-first as 32-bit unsigned words; a NaN is
+// never pushed (the monoid's atomic ignores it too); an untouched yk[v] holds ~0.
+__device__ __forceinline__ unsigned hp_vkey(y_t x) {
+    unsigned u = (unsigned)hp_bits(x);
+    if ($Y_FLOAT) u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    else if ($Y_SIGNED) u ^= 0x80000000u;
+    return $PACK_MAX ? ~u : u;
+}
+__device__ __forceinline__ y_t hp_vunkey(unsigned u) {
+    if ($PACK_MAX) u = ~u;
+    if ($Y_FLOAT) u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+    else if ($Y_SIGNED) u ^= 0x80000000u;
+    y_t x;
+    memcpy(&x, &u, sizeof(y_t));
+    return x;
+}
+__device__ __forceinline__ u64 hp_pack(y_t x, idx_t u) {
+    return ((u64)hp_vkey(x) << 32) | (u64)(unsigned)u;
+}
+#endif
 __device__ __forceinline__ y_t hp_shfl_down(y_t a, int off) { return $SHFL_DOWN; }
 __device__ __forceinline__ void hp_atomic(y_t* p, y_t v) {
 $ATOMIC
