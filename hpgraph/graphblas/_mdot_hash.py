@@ -72,7 +72,7 @@ typedef ${BI} bi_t;   // B^T's indptr / indices
 typedef ${MR} mr_t;   // the mask's row of each entry
 typedef ${MV} mv_t;   // the mask's values (value masks)
 typedef z_t y_t;      // the monoid table's name for the combined type (hp_atomic)
-typedef bi_t key_t;   // hashed keys: B^T's column indices (-1: an empty slot)
+typedef bi_t hkey_t;   // hashed keys: B^T's column indices (-1: an empty slot)
 #define FULL 0xffffffffu
 #define BLOCK ${BLOCK}
 #define WCAP ${WCAP}
@@ -104,19 +104,19 @@ __device__ __forceinline__ long long key_cas(long long* a, long long c, long lon
 }
 
 // Keys of one row of B^T are distinct and the table is at most half full: probing ends.
-__device__ __forceinline__ void h_insert(key_t* keys, int* pos, unsigned mask, key_t k, int p) {
+__device__ __forceinline__ void h_insert(hkey_t* keys, int* pos, unsigned mask, hkey_t k, int p) {
     unsigned s = slot_of((long long)k, mask);
-    while (key_cas(keys + s, (key_t)-1, k) != (key_t)-1) s = (s + 1) & mask;
+    while (key_cas(keys + s, (hkey_t)-1, k) != (hkey_t)-1) s = (s + 1) & mask;
     pos[s] = p;
 }
 
-__device__ __forceinline__ int h_find(const key_t* keys, const int* pos, unsigned mask,
+__device__ __forceinline__ int h_find(const hkey_t* keys, const int* pos, unsigned mask,
                                       long long k) {
     unsigned s = slot_of(k, mask);
     while (true) {
-        const key_t t = keys[s];
+        const hkey_t t = keys[s];
         if ((long long)t == k) return pos[s];
-        if (t == (key_t)-1) return -1;
+        if (t == (hkey_t)-1) return -1;
         s = (s + 1) & mask;
     }
 }
@@ -131,7 +131,7 @@ ${GROUP_SCAN}
 
 // The shared memory of one group.
 template <int G, int SLOTS> struct Shared {
-    key_t keys[SLOTS];
+    hkey_t keys[SLOTS];
     int pos[SLOTS];
     long long start[G];     // each entry's first element of A (clipped)
     long long excl[G];      // elements before it in the concatenation
@@ -158,10 +158,10 @@ __device__ void do_column(
         unsigned slots = 32;
         while (slots < 2u * len) slots <<= 1;
         const unsigned hmask = slots - 1;
-        for (unsigned s = tid; s < slots; s += G) sh.keys[s] = (key_t)-1;
+        for (unsigned s = tid; s < slots; s += G) sh.keys[s] = (hkey_t)-1;
         gsync<G>();
         for (long long p = p0 + tid; p < p1; p += G)
-            h_insert(sh.keys, sh.pos, hmask, (key_t)bidx[p], (int)(p - p0));
+            h_insert(sh.keys, sh.pos, hmask, (hkey_t)bidx[p], (int)(p - p0));
         gsync<G>();
         const long long klo = bidx[p0], khi = bidx[p1 - 1];
         for (long long c0 = t0; c0 < t1; c0 += G) {

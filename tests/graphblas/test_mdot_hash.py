@@ -201,3 +201,31 @@ def test_gpu_hash_triangles_match_triangle_count(hp_config, mode):
     want = hp.triangle_count(G)
     assert int(hgb.reduce_scalar(hgb.mxm(L, L, "plus_pair[int64]", mask=L.S))) == want
     assert int(hgb.reduce_scalar(hgb.mxm(U, U.T, "plus_pair[int64]", mask=U.S))) == want
+
+
+def test_hash_kernels_int64_indices_emulated(hp_config, emulated, monkeypatch):
+    """Matrices with int64 row pointers and column ids (the 64-bit key table), against
+    python-graphblas."""
+    from hpgraph.formats import CSR
+
+    def wide(M):
+        c = M.csr
+        return hgb.Matrix._new(CSR._new(c.indptr.astype(np.int64), c.indices.astype(np.int64),
+                                        c.values, tuple(M.shape)), M.dtype)
+
+    monkeypatch.setattr(_mdot_hash, "BLOCK_CAP", 4)
+    hp_config(mxm_dot_kernel="hash", mxm_hash_split=3, mxm_hash_block_work=0)
+    rng = np.random.default_rng(_seed(("mhash-int64",)))
+    bad = []
+    for name, dtype in (("plus_times", "int64"), ("min_plus", "float32")):
+        sr = _typed(name, dtype)
+        A = rand_matrix(rng, 13, 9, dtype, density=0.5)
+        B = rand_matrix(rng, 9, 11, dtype, density=0.5)
+        M = rand_matrix(rng, 13, 11, "float64", density=0.5)
+        mask = as_mask(hp_mask("S", wide(M)), (13, 11))
+        got = _mxm_gpu.device_mxm(np, wide(A), wide(B), sr, mask, None, None, False, (13, 11),
+                                  "dot")
+        err = compare(got, _ref(A, B, name, dtype, "S", M), f"{name} {dtype} int64 indices")
+        if err:
+            bad.append(err)
+    assert bad == [] and LAUNCHES["hash"] > 0
