@@ -139,8 +139,7 @@ class _State:
         units = codegen.kernel_units(bp)
         opts = [codegen.unit_options(u) for u in units]
         defer = [codegen.unit_options(u) for u in units if u in codegen.DEFERRED_UNITS]
-        mods = _backend.raw_modules(src, opts, defer=defer) if defer else \
-            _backend.raw_modules(src, opts)
+        mods = _backend.raw_modules(src, opts, defer=defer)
         self.k = {}
         self.pending = []          # (compiling module, its kernel names): see ready()
         for mod, names in zip(mods, units.values()):

@@ -1,11 +1,13 @@
-"""Pieces shared by the generated SpGEMM kernels (:mod:`._mdot_gpu`, :mod:`._spgemm_gpu`).
+"""Pieces shared by the generated product kernels (:mod:`._mdot_gpu`, :mod:`._mdot_hash`,
+:mod:`._spgemm_gpu`).
 
 :func:`semiring_slots` turns a typed semiring from the one operator registry
 (:mod:`hpgraph.ops`) into the template slots every generated product kernel uses: the C types,
 ``hp_mul`` (the multiply's ``c_expr``, reading ``(a, b, i, k)``: ``i`` the output row, ``k``
 the contracted index, as the host path's index operators), ``hp_add`` / the terminal test of
-the add monoid, and whether the multiply reads each operand's value at all (``pair``,
-``firsti``... do not, so those kernels never load the values).
+the add monoid, its atomic form ``hp_atomic``, and whether the multiply reads each operand's
+value at all (``pair``, ``firsti``... do not, so those kernels never load the values); and the
+``lower_bound`` search every product kernel uses.
 """
 
 from __future__ import annotations
@@ -39,6 +41,22 @@ __device__ __forceinline__ x_t hp_av(const av_t* __restrict__ v, long long p) {
 __device__ __forceinline__ x_t hp_bv(const bv_t* __restrict__ v, long long p) {
     return ${READ_B} ? (x_t)v[p] : (x_t)0;
 }
+typedef z_t y_t;   // the monoid table's name for the combined type (hp_atomic's body)
+// *p = hp_add(*p, v) atomically, global or shared memory: the add monoid's atomic form from
+// the one monoid table (a trap where it has none: no kernel calls it then)
+__device__ __forceinline__ void hp_atomic(y_t* p, y_t v) {
+${ATOMIC}
+}
+// first position in idx[lo, hi) whose key is >= key (hi if none)
+template <typename I>
+__device__ __forceinline__ long long lower_bound(const I* __restrict__ idx, long long lo,
+                                                 long long hi, long long key) {
+    while (lo < hi) {
+        long long mid = lo + ((hi - lo) >> 1);
+        if ((long long)idx[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
 """
 
 
@@ -53,7 +71,10 @@ def semiring_slots(sr, a_dtype, b_dtype) -> dict:
     dtypes of ``A`` and ``B``."""
     add = sr.add
     term = add.c_is_terminal("a")
+    atomic = add.c_atomic_body()
     return {
+        "ATOMIC": ("    (void)p; (void)v; __trap();" if atomic is None else
+                   "\n".join("    " + ln for ln in atomic.splitlines())),
         "PREAMBLE": sr.c_preamble,
         "X": _dt.c_type(sr.in_dtype),
         "Z": _dt.c_type(sr.out_dtype),

@@ -137,9 +137,10 @@ def neutral(monoid) -> str:
 def group_segment_source(monoid, group: int) -> tuple[str, str]:
     """(source, kernel name) reducing segment ``s`` with a group of ``group`` lanes of a warp
     (a power of two, 2..32): the lanes read the segment in coalesced strides from the monoid's
-    start value (:func:`neutral`), then a shuffle tree; segments longer than ``skip`` are left alone (a block each
-    reduces them).  The trip counts are warp-uniform (every lane reaches every shuffle).  Not
-    for ``any`` (its identity is not neutral under "keep the second operand")."""
+    start value (:func:`neutral`), then a shuffle tree; segments longer than ``skip`` are left
+    alone (a block each reduces them).  The trip counts are warp-uniform (every lane reaches
+    every shuffle).  Not for ``any`` (its identity is not neutral under "keep the second
+    operand")."""
     t = _dt.c_type(monoid.dtype)
     name = "hp_gb_group_reduce"
     narrow = np.dtype(monoid.dtype).itemsize < 4
@@ -156,10 +157,12 @@ extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __
     for (long long base = warp * per_warp; base < nseg; base += nwarps * per_warp) {{
         const long long s = base + (lane / G);
         long long b = 0, e = 0;
+        bool mine = false;                      // s is this group's to write
         if (s < nseg) {{
             b = S[s];
             e = S[s + 1];
-            if (e - b > skip) e = b;            // a block reduces it
+            mine = e - b <= skip;
+            if (!mine) e = b;                   // a block reduces it
         }}
         {t} acc = {neutral(monoid)};
         for (long long k = b + sub; k < e; k += G) {{
@@ -170,7 +173,7 @@ extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __
             {t} o = {shfl};
             acc = ({t})({monoid.c_add("acc", "o")});
         }}
-        if (sub == 0 && s < nseg && S[s + 1] - S[s] <= skip) out[s] = acc;
+        if (sub == 0 && mine) out[s] = acc;
     }}
 }}
 """
@@ -305,7 +308,7 @@ def reduce_segments(monoid, vals, starts, xp):
         grid = max(1, min(-(-nseg // per_block), 65535 * 4))
         _kernel(src, name)((grid,), (256,), (vals, bounds, out, np.int64(nseg), skip))
     if skip >= 0:
-        # the few long segments (hub rows), which the thread per segment skipped: a block each
+        # the few long segments (hub rows), which the kernel above skipped: a block each
         long_ids = xp.flatnonzero((bounds[1:] - bounds[:-1]) > skip)
         if long_ids.shape[0]:
             src, name = block_segment_source(monoid)

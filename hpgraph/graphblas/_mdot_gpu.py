@@ -58,17 +58,6 @@ typedef ${MI} mi_t;   // the mask's column indices
 typedef ${MR} mr_t;   // the mask's row of each entry
 typedef ${MV} mv_t;   // the mask's values (value masks)
 
-// first position in idx[lo, hi) whose key is >= key (hi if none)
-template <typename I, typename K>
-__device__ __forceinline__ long long lower_bound(const I* __restrict__ idx, long long lo,
-                                                 long long hi, K key) {
-    while (lo < hi) {
-        long long mid = lo + ((hi - lo) >> 1);
-        if ((long long)idx[mid] < (long long)key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
 // Clip row i of A (a0..a1) and row j of B^T (b0..b1) to the overlap of their key ranges;
 // false when they cannot intersect.
 __device__ __forceinline__ bool clip(const ai_t* __restrict__ aidx, long long& a0, long long& a1,
@@ -281,9 +270,9 @@ def masked_dot_gpu(xp, A, B, sr, mask):
     hashed = None
     if config["mxm_dot_kernel"] != "merge" and _mdot_hash.applies(sr):
         ratio = None if config["mxm_dot_kernel"] == "hash" else _mdot_hash.RATIO
-        hashed = _mdot_hash.hashed_entries(xp, A.csr.indptr, BT.indptr, mrow, mcol, ratio)
-        _mdot_hash.masked_hash_gpu(xp, A, BT, aval, bval, _vdtype(aval, A), _vdtype(bval, B),
-                                   sr, mrow, mcol, mval, hashed, out, state)
+        hashed = _mdot_hash.masked_hash_gpu(xp, A, BT, aval, bval, _vdtype(aval, A),
+                                            _vdtype(bval, B), sr, mrow, mcol, mval, ratio, out,
+                                            state)
     kernel(src, name + "_entry")(
         (_grid(n_m),), (BLOCK,),
         (A.csr.indptr, A.csr.indices, _ptr(aval), BT.indptr, BT.indices, _ptr(bval), mrow, mcol,

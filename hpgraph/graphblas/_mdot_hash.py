@@ -35,10 +35,12 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import backend as _backend
+from .._arrayops import bincount
 from .._config import config
 from ..cuda_source import GROUP_SCAN, render
 from . import _kern
 from ._gpu_common import COMMON, kernel, semiring_slots
+from ._keys import repeat_index
 
 __all__ = ["HASH_SOURCE", "hash_source", "applies", "hashed_entries", "masked_hash_gpu",
            "BLOCK", "WARP_CAP", "BLOCK_CAP", "RATIO"]
@@ -71,7 +73,6 @@ typedef ${AI} ai_t;   // A's indptr / indices
 typedef ${BI} bi_t;   // B^T's indptr / indices
 typedef ${MR} mr_t;   // the mask's row of each entry
 typedef ${MV} mv_t;   // the mask's values (value masks)
-typedef z_t y_t;      // the monoid table's name for the combined type (hp_atomic)
 typedef bi_t hkey_t;   // hashed keys: B^T's column indices (-1: an empty slot)
 #define FULL 0xffffffffu
 #define BLOCK ${BLOCK}
@@ -81,16 +82,6 @@ typedef bi_t hkey_t;   // hashed keys: B^T's column indices (-1: an empty slot)
 #define BSLOTS ${BSLOTS}
 
 __device__ __forceinline__ z_t hp_identity() { return (z_t)(${IDENTITY}); }
-
-// first position in idx[lo, hi) whose key is >= key (hi if none)
-__device__ __forceinline__ long long lower_bound(const ai_t* __restrict__ idx, long long lo,
-                                                 long long hi, long long key) {
-    while (lo < hi) {
-        long long mid = lo + ((hi - lo) >> 1);
-        if ((long long)idx[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
 
 __device__ __forceinline__ unsigned slot_of(long long k, unsigned mask) {
     unsigned long long x = (unsigned long long)k * 0x9E3779B97F4A7C15ull;
@@ -119,12 +110,6 @@ __device__ __forceinline__ int h_find(const hkey_t* keys, const int* pos, unsign
         if (t == (hkey_t)-1) return -1;
         s = (s + 1) & mask;
     }
-}
-
-// *p = hp_add(*p, v) atomically: the add monoid's atomic form (the one monoid table), here on
-// shared memory
-__device__ __forceinline__ void hp_atomic(z_t* p, z_t v) {
-${ATOMIC}
 }
 
 ${GROUP_SCAN}
@@ -297,7 +282,6 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
     src = render(HASH_SOURCE, slots, AI=_dt.c_type(ai), BI=_dt.c_type(bi), MR=_dt.c_type(mr),
                  MV=_dt.c_type(mv if mv is not None else np.bool_),
                  VALUE_MASK="true" if mv is not None else "false",
-                 ATOMIC="\n".join("    " + ln for ln in sr.add.c_atomic_body().splitlines()),
                  IDENTITY=_kern.neutral(sr.add), BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
                  WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name,
                  GROUP_SCAN=GROUP_SCAN)
@@ -310,6 +294,11 @@ def hashed_entries(xp, aptr, bptr, mrow, mcol, ratio=RATIO):
     :data:`MIN_COLUMN` long and the row at most ``ratio`` times as long as the column."""
     la = xp.diff(aptr.astype(np.int64, copy=False))[mrow]
     lb = xp.diff(bptr.astype(np.int64, copy=False))[mcol]
+    return _take(la, lb, ratio)
+
+
+def _take(la, lb, ratio):
+    """:func:`hashed_entries` from each entry's row length ``la`` and column length ``lb``."""
     take = (la > 0) & (lb > 0)
     if ratio is not None:
         take &= (la <= ratio * lb) & (lb >= MIN_COLUMN)
@@ -317,22 +306,22 @@ def hashed_entries(xp, aptr, bptr, mrow, mcol, ratio=RATIO):
 
 
 def _tasks(xp, order, mcol, la, lb):
-    """Task lists ``(j, begin, end)`` over ``order`` (entry ids grouped by column), by
-    decreasing cost (look-ups: the rows' lengths), split into the warp's and the block's."""
+    """Task lists ``(j, begin, end)`` over ``order`` (entry ids grouped by column, columns
+    ascending): a task is a column's entries from its start on, ``hp.config["mxm_hash_split"]``
+    at a time; by decreasing cost (look-ups: the rows' lengths), split into the warp's and the
+    block's."""
     split = config["mxm_hash_split"]
     col = mcol[order].astype(np.int64, copy=False)
-    n = int(order.shape[0])
-    pos = xp.arange(n, dtype=np.int64)
-    # a task starts at each new column and every `split` entries within one
-    colstart = xp.searchsorted(col, col, side="left")
-    begin = xp.flatnonzero((pos - colstart) % split == 0)
-    end = xp.empty_like(begin)
-    end[:-1] = begin[1:]
-    end[-1:] = n
-    csum = xp.zeros(n + 1, dtype=np.int64)
+    cnt = bincount(xp, col, minlength=int(lb.shape[0]))        # entries per column
+    start = xp.cumsum(cnt) - cnt
+    ntask = (cnt + split - 1) // split
+    tj = repeat_index(xp, ntask)                                # each task's column
+    first = xp.cumsum(ntask) - ntask
+    begin = start[tj] + (xp.arange(tj.shape[0], dtype=np.int64) - first[tj]) * split
+    end = xp.minimum(begin + split, start[tj] + cnt[tj])
+    csum = xp.zeros(int(order.shape[0]) + 1, dtype=np.int64)
     csum[1:] = xp.cumsum(la[order])
     cost = csum[end] - csum[begin]
-    tj = col[begin]
     big = (lb[tj] > WARP_CAP) | (cost > config["mxm_hash_block_work"])
 
     def pick(s):
@@ -343,19 +332,21 @@ def _tasks(xp, order, mcol, la, lb):
     return pick(~big), pick(big)
 
 
-def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, hashed, out,
+def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, ratio, out,
                     state):
-    """Compute the mask entries flagged in ``hashed`` into ``out`` / ``state`` (1: a result,
-    0: none), on the device (or NumPy arrays under the emulation).  ``BT``: B's transpose as
-    CSR; ``aval`` / ``bval``: the values the multiply reads (None: not read), of value dtypes
+    """Compute into ``out`` / ``state`` (1: a result, 0: none) the mask entries the hash kernels
+    take (:func:`hashed_entries` with ``ratio``), on the device (or NumPy arrays under the
+    emulation), and return their flags (uint8 per entry).  ``BT``: B's transpose as CSR;
+    ``aval`` / ``bval``: the values the multiply reads (None: not read), of value dtypes
     ``a_vdt`` / ``b_vdt``."""
+    la = xp.diff(A.csr.indptr.astype(np.int64, copy=False))[mrow]      # per entry
+    lb = xp.diff(BT.indptr.astype(np.int64, copy=False))                # per column
+    hashed = _take(la, lb[mcol], ratio)
     ids = xp.flatnonzero(hashed)
     if ids.shape[0] == 0:
-        return
+        return hashed
     state[ids] = 0
     order = ids[xp.argsort(mcol[ids])].astype(np.int64, copy=False)   # grouped by column
-    la = xp.diff(A.csr.indptr.astype(np.int64, copy=False))[mrow]
-    lb = xp.diff(BT.indptr.astype(np.int64, copy=False))
     warp_t, block_t = _tasks(xp, order, mcol, la, lb)
     src, name = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mrow.dtype,
                             None if mval is None else mval.dtype)
@@ -372,3 +363,4 @@ def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, h
         wpb = BLOCK // 32
         kernel(src, name + "_warp")((max(1, min(-(-nw // wpb), sms * 8)),), (BLOCK,),
                                     args + warp_t + (np.int64(nw), work, out, state))
+    return hashed

@@ -42,26 +42,11 @@ SPGEMM_SOURCE = COMMON + r"""
 typedef ${AI} ai_t;   // A's indptr / indices
 typedef ${BI} bi_t;   // B's indptr / indices
 typedef ${OI} oi_t;   // the output's column indices
-typedef z_t y_t;
 #define WORDS ${WORDS}
 #define GROUP ${GROUP}
 #define NGROUPS (WORDS / GROUP)
 #define BLOCK ${BLOCK}
 #define TILE (32LL * WORDS)
-
-__device__ __forceinline__ void hp_atomic(y_t* p, y_t v) {
-${ATOMIC}
-}
-
-template <typename I>
-__device__ __forceinline__ long long lower_bound(const I* __restrict__ idx, long long lo,
-                                                 long long hi, long long key) {
-    while (lo < hi) {
-        long long mid = lo + ((hi - lo) >> 1);
-        if ((long long)idx[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
 
 // inclusive block scan of v over the BLOCK threads (red: BLOCK slots); *total = the sum
 __device__ long long block_scan(long long v, long long* red, long long* total) {
@@ -236,13 +221,12 @@ def spgemm_source(sr, a_dtype, b_dtype, ai, bi, oi, ncols) -> tuple[str, str]:
     :func:`applies`), stored value dtypes of A / B, index dtypes of A, B and the output, and
     the number of output columns (which sets the bitmap's words per tile)."""
     name = "hp_gb_spgemm"
-    body = sr.add.c_atomic_body()
-    if body is None:
+    if sr.add.c_atomic_body() is None:
         raise NotImplementedError(f"bitmap SpGEMM for the {sr.add.name} monoid on "
                                   f"{sr.out_dtype.name}: no atomic form")
     src = render(SPGEMM_SOURCE, semiring_slots(sr, a_dtype, b_dtype), AI=_dt.c_type(ai),
                  BI=_dt.c_type(bi), OI=_dt.c_type(oi), WORDS=_words(ncols), GROUP=GROUP,
-                 BLOCK=BLOCK, ATOMIC=body, IDENTITY=sr.add.c_identity, NAME=name)
+                 BLOCK=BLOCK, IDENTITY=sr.add.c_identity, NAME=name)
     return src, name
 
 

@@ -569,6 +569,12 @@ def _kept(state):
     return state.own
 
 
+def _path(n):
+    """The undirected weighted path 0 - 1 - ... - n-1 (weights 1)."""
+    return hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
+                               num_vertices=n, directed=False)
+
+
 def _graph(seed=0, n=40, m=120, directed=True, weighted=True):
     rng = np.random.default_rng(seed)
     s, d = rng.integers(0, n, m), rng.integers(0, n, m)
@@ -607,8 +613,7 @@ def test_emulated_pagerank(emulated):
 
 def test_emulated_long_path_batches_graphs_ring(emulated):
     n = 300
-    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
-                            num_vertices=n, directed=False)
+    G = _path(n)
     with hp.config.set(engine_small_frontier=0):        # blind batches, not the block loop
         r = emulated(BFSDepth, G, source=0)
         np.testing.assert_array_equal(r.depth, np.arange(n))
@@ -624,8 +629,7 @@ def test_emulated_loop_config_keys(emulated):
     """engine_graph_min, engine_mixed_batch and engine_block_loop_steps change how the host
     loop launches its supersteps, never the result."""
     n = 300
-    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
-                            num_vertices=n, directed=False)
+    G = _path(n)
     with hp.config.set(engine_small_frontier=0, engine_graph_min=1 << 20):
         r = emulated(BFSDepth, G, source=0)         # a fresh state: no batch is long enough
     np.testing.assert_array_equal(r.depth, np.arange(n))
@@ -645,8 +649,7 @@ def test_emulated_block_loop_compiled_late(emulated, monkeypatch):
     batches, then the block loop takes over once it is ready, with the same results."""
     monkeypatch.setitem(LATE, "looks", 3)
     n = 400
-    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
-                            num_vertices=n, directed=False)
+    G = _path(n)
     OPS.clear()
     r = emulated(BFSDepth, G, source=0)
     np.testing.assert_array_equal(r.depth, np.arange(n))
@@ -662,8 +665,7 @@ def test_emulated_block_loop_that_fails_to_compile(emulated, monkeypatch):
     monkeypatch.setitem(LATE, "looks", 1)
     monkeypatch.setitem(LATE, "fail", True)
     n = 200
-    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
-                            num_vertices=n, directed=False)
+    G = _path(n)
     OPS.clear()
     with pytest.warns(RuntimeWarning, match="did not compile"):
         r = emulated(BFSDepth, G, source=0)
@@ -677,8 +679,7 @@ def test_emulated_block_loop_small_frontiers(emulated):
     """A path: every superstep runs in the block loop, in launches bounded by the (64-record)
     history ring, and the records, counts and max_iterations stay exact."""
     n = 300
-    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
-                            num_vertices=n, directed=False)
+    G = _path(n)
     OPS.clear()
     r = emulated(BFSDepth, G, source=0)
     np.testing.assert_array_equal(r.depth, np.arange(n))
@@ -821,8 +822,7 @@ def no_block_loop():
 
 def test_emulated_reuse_with_cuda_graphs_copies_out(emulated, no_block_loop):
     n = 200
-    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
-                            num_vertices=n, directed=False)
+    G = _path(n)
     r1 = emulated(BFSDepth, G, source=0)
     assert r1.extra["graphs"]                     # blind batches were captured
     r2 = emulated(BFSDepth, G, source=n - 1)
@@ -971,8 +971,7 @@ def test_emulated_inplace_prop_new_address_with_graphs(emulated):
     """A read-only property given at a new address while the state holds CUDA graphs is
     copied (no recapture); at the captured address it is read in place."""
     n = 70
-    G = hp.Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32),
-                            num_vertices=n, directed=False)
+    G = _path(n)
     ro1 = _dev(np.zeros(n, np.int64))
     S = program.Seeded
     for ro in (ro1, ro1, _dev(np.ones(n, np.int64)), ro1):

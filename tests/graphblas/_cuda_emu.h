@@ -11,6 +11,7 @@
 #pragma once
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <math.h>
 #include <memory>
@@ -81,6 +82,7 @@ template <typename T> inline T atomicAdd(T* p, T v) {
 }
 template <typename T> inline T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+[[noreturn]] inline void __trap() { std::abort(); }
 template <typename T> inline T atomicMin(T* p, T v) { return hp_emu_cas_apply(p, v, 1); }
 template <typename T> inline T atomicMax(T* p, T v) { return hp_emu_cas_apply(p, v, 2); }
 template <typename T> inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }

@@ -27,9 +27,9 @@
 #endif
 // HP_UNIT (defined k > 0 by the host): only the kernels of unit k are compiled, so the host
 // can compile the units of one program in parallel (NVRTC runs one compile per thread); 0 (the
-// default) compiles every kernel.  Units: 1 / 11 pull (ELL, COO tail), 2 push, 3 witness, 4 / 9 / 10 APPLY (all,
-// touched, auto: one each, so the longest compile is a third of APPLY's), 5 priority (far
-// set), 6 initial frontier and per-call setup; with HP_PERSISTENT, 7 the block loop and 8 the
+// default) compiles every kernel.  Units: 1 / 11 pull (ELL, COO tail), 2 push, 3 witness,
+// 4 / 9 / 10 APPLY (all, touched, auto: one each, so the longest compile is a third of
+// APPLY's), 5 priority (far set), 6 initial frontier and per-call setup; with HP_PERSISTENT, 7 the block loop and 8 the
 // device loop (their phases, the other kernels' bodies, are then device functions).
 #ifndef HP_UNIT
 #define HP_UNIT 0

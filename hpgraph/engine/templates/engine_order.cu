@@ -58,7 +58,6 @@ __device__ __forceinline__ bool hp_near(prio_t x, const u64* HP_MUT st) {
     return HP_PRIO_MAX ? (x >= t) : (x <= t);
 }
 
-
 #if HP_WITNESS
 // ---------------------------------------------------------------------------------------
 // WITNESS, between SPMV and APPLY (properties still as at the superstep's start).  Pull
