@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .exceptions import CompileError, DeviceUnavailable
 
-__all__ = ["modules", "cache_dir", "cubin", "Deferred"]
+__all__ = ["modules", "cache_dir", "cubin", "Deferred", "wait"]
 
 _lock = threading.Lock()
 _fallback_dir: list = []
@@ -109,6 +109,15 @@ def _background():
         if not _pool:
             _pool.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="hpgraph-nvrtc"))
     return _pool[0]
+
+
+def wait() -> None:
+    """Wait until every background compile started so far has ended (its cubin written or its
+    error kept in its :class:`Deferred`): a run after this finds the deferred units compiled."""
+    with _lock:
+        pool = _pool[0] if _pool else None
+    if pool is not None:
+        pool.submit(lambda: None).result()    # one worker: this runs after the earlier ones
 
 
 class Deferred:

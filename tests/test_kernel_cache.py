@@ -106,3 +106,23 @@ def test_deferred_module_compiles_in_background(tmp_path, monkeypatch):
         bad = kernel_cache.modules(cp, "this is not CUDA", [("-DX=1",)], defer=[("-DX=1",)])
         with pytest.raises(hp.exceptions.CompileError):
             bad[0].module()
+
+
+def test_wait_returns_after_earlier_background_compiles():
+    """wait() blocks until every compile submitted to the background worker has ended."""
+    import threading
+    import time
+
+    kernel_cache.wait()                      # no worker yet, or an idle one: returns
+    gate = threading.Event()
+    done = []
+
+    def job():
+        gate.wait(10)
+        time.sleep(0.05)
+        done.append(1)
+
+    kernel_cache._background().submit(job)
+    threading.Timer(0.05, gate.set).start()
+    kernel_cache.wait()
+    assert done == [1]
