@@ -48,10 +48,11 @@ UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 11, "hp_push": 2, "hp_witness": 3, "hp
 DEFERRED_UNITS = (7,)
 
 
-def kernel_units(bp) -> dict:
-    """``{unit: (kernel names)}`` of ``bp``'s module, in unit order."""
+def kernel_units(bp, idx_dtype=None) -> dict:
+    """``{unit: (kernel names)}`` of ``bp``'s module for graphs with index dtype
+    ``idx_dtype``, in unit order."""
     out: dict = {}
-    for name in kernel_names(bp):
+    for name in kernel_names(bp, idx_dtype):
         out.setdefault(UNITS[name], []).append(name)
     return {u: tuple(out[u]) for u in sorted(out)}
 
@@ -69,9 +70,10 @@ def block_loop_ok(bp) -> bool:
 
 
 def pack_ok(bp, idx_dtype) -> bool:
-    """Whether ``bp``'s push records exact winners (``HP_PACK``): it has a witness, a min / max
+    """Whether ``bp`` records exact winners (``HP_PACK``): it has a witness, a min / max
     monoid on a 32-bit ``y`` and the graph 32-bit vertex ids, so value and sender fit one
-    64-bit ``atomicMin``."""
+    64-bit ``atomicMin`` -- pushes and the chunks of split pull rows write them into ``yk``,
+    APPLY unpacks them, and no witness pass runs."""
     ydt = np.dtype(bp.y_dtype)
     mon = bp.monoid
     builtin = getattr(getattr(mon, "parent", None), "is_builtin", False)
@@ -79,10 +81,12 @@ def pack_ok(bp, idx_dtype) -> bool:
             and ydt.itemsize == 4 and ydt.kind in "iuf" and np.dtype(idx_dtype).itemsize == 4)
 
 
-def kernel_names(bp) -> tuple:
-    """The kernels of ``bp``'s module (the witness, priority and block-loop kernels only where
-    used)."""
-    extra = (("hp_witness",) if bp.witness is not None else ()) + \
+def kernel_names(bp, idx_dtype=None) -> tuple:
+    """The kernels of ``bp``'s module for graphs with index dtype ``idx_dtype`` (the witness,
+    priority and block-loop kernels only where used: a program whose winners are packed
+    (:func:`pack_ok`) needs no witness pass, APPLY unpacks them)."""
+    wit = bp.witness is not None and not (idx_dtype is not None and pack_ok(bp, idx_dtype))
+    extra = (("hp_witness",) if wit else ()) + \
         (("hp_far_min", "hp_far_take") if bp.priority is not None else ()) + \
         (("hp_block_loop",) if block_loop_ok(bp) else ())
     return KERNELS + extra
@@ -241,12 +245,10 @@ def _ordering_subst(bp) -> dict:
     apply_params, apply_args, loop_params = "", "", ""
     pull_params = pull_args = push_params = push_args = ""
     if wit is not None:
-        apply_params += ", const idx_t* HP_MUT win"
-        apply_args += ", win"
-        pull_params = ", idx_t* HP_MUT win, long long* HP_MUT wedge"
-        pull_args = ", win, wedge"
-        push_params = ", idx_t* HP_MUT win, long long* HP_MUT wedge, u64* HP_MUT yk"
-        push_args = ", win, wedge, yk"
+        apply_params += ", idx_t* HP_MUT win, u64* HP_MUT yk"
+        apply_args += ", win, yk"
+        pull_params = push_params = ", idx_t* HP_MUT win, long long* HP_MUT wedge, u64* HP_MUT yk"
+        pull_args = push_args = ", win, wedge, yk"
         loop_params += ("".join(f", const idx_t* __restrict__ pip{i}, const idx_t* __restrict__ "
                                 f"pix{i}, const w_t* __restrict__ pval{i}" for i in (0, 1))
                         + ", idx_t* win, long long* wedge, u64* yk")

@@ -257,7 +257,7 @@ class _Run:
                            (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,
                             s.q[0], s.q[1], s.qh[0], s.qh[1], s.deg, s.y,
                             s.tbm, s.tq, s.st, self.limit, np.int32(mode), np.int32(i == 0),
-                            np.int32(track)) + self._win_args(push=True) + self.prop_args)
+                            np.int32(track)) + self._win_args() + self.prop_args)
 
     def _apply_args(self):
         s = self.s
@@ -267,7 +267,7 @@ class _Run:
     def _feature_args(self):
         """APPLY's arguments of the witness and priority features (in the template's order)."""
         s = self.s
-        return (() if s.win is None else (s.win,)) + (() if s.far is None else (s.far,))
+        return (() if s.win is None else (s.win, s.yk)) + (() if s.far is None else (s.far,))
 
     def _apply(self, touched, dir_code):
         s = self.s
@@ -276,13 +276,13 @@ class _Run:
         s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
                   + self._feature_args() + self.prop_args)
 
-    def _win_args(self, push=False):
-        """The SPMV kernels' witness arguments (winners and their entries; push: also the
-        packed exact winners, :func:`.codegen.pack_ok`)."""
+    def _win_args(self):
+        """The SPMV kernels' witness arguments (winners, their entries and the packed exact
+        winners, :func:`.codegen.pack_ok`)."""
         s = self.s
         if s.win is None:
             return ()
-        return (s.win, s.wedge) + ((s.yk,) if push else ())
+        return (s.win, s.wedge, s.yk)
 
     def _pull_csr_args(self):
         """The witness kernel's pull-side CSR arrays of both gather sides (the first twice
@@ -311,7 +311,7 @@ class _Run:
         """WITNESS between SPMV and APPLY (``mode`` 1: mixed, the kernel applies the
         direction rule for ``pushed`` and ``touched``)."""
         s = self.s
-        if s.win is None:
+        if "hp_witness" not in s.k:        # no witness, or packed winners (APPLY unpacks)
             return
         s.k["hp_witness"](self._grid(self.n, BLOCK // 32, s.n_sm * 16), (BLOCK,),
                           self._pull_csr_args() + self._push_csr_args()

@@ -136,7 +136,7 @@ class _State:
         self.stream = cp.cuda.Stream(non_blocking=True)
         self.n_sm = int(_backend.num_sms())
         self.source = src
-        units = codegen.kernel_units(bp)
+        units = codegen.kernel_units(bp, idt)
         opts = [codegen.unit_options(u) for u in units]
         defer = [codegen.unit_options(u) for u in units if u in codegen.DEFERRED_UNITS]
         mods = _backend.raw_modules(src, opts, defer=defer)
@@ -182,7 +182,7 @@ class _State:
             # winners of the superstep (witness) and the waiting set (priority)
             self.win = cp.zeros(max(n, 1), idt) if bp.witness is not None else None
             self.wedge = cp.zeros(max(n, 1), cp.int64) if bp.witness is not None else None
-            # exact push winners (codegen.pack_ok): ~0 between supersteps (WITNESS resets it)
+            # exact winners (codegen.pack_ok): ~0 between supersteps (APPLY resets it)
             self.yk = cp.full(max(n, 1), np.uint64(0xFFFFFFFFFFFFFFFF), cp.uint64) \
                 if codegen.pack_ok(bp, idt) else cp.zeros(1, cp.uint64)
             self.far = cp.zeros(nw, cp.uint32) if bp.priority is not None else None

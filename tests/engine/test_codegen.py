@@ -106,22 +106,26 @@ def test_change_test_matches_numpy():
     assert "fabs" in codegen.change_test("d", np.dtype(np.float32), 1e-3)
 
 
-@pytest.mark.parametrize("name, want", [("SSSPNearFar", {1, 2, 3, 4, 5, 6, 9, 10, 11}),
-                                        ("SSSP", {1, 2, 4, 6, 7, 9, 10, 11}),
-                                        ("BFSParents", {1, 2, 3, 4, 6, 7, 9, 10, 11})])
-def test_units_compile_alone(name, want):
+@pytest.mark.parametrize("name, idt, want", [
+    ("SSSPNearFar", np.int32, {1, 2, 4, 5, 6, 9, 10, 11}),     # packed winners: no witness pass
+    ("SSSPNearFar", np.int64, {1, 2, 3, 4, 5, 6, 9, 10, 11}),
+    ("SSSP", np.int32, {1, 2, 4, 6, 7, 9, 10, 11}),
+    ("BFSParents", np.int32, {1, 2, 3, 4, 6, 7, 9, 10, 11})])   # `any`: not packed
+def test_units_compile_alone(name, idt, want):
     """Each compile unit (``-DHP_UNIT=k``) holds exactly its kernels, and together they hold
     every kernel of the program (the host compiles them in parallel); the block loop (unit 7,
-    persistent mode) exists for programs that push and apply to receivers, without priority."""
+    persistent mode) exists for programs that push and apply to receivers, without priority;
+    the witness pass (unit 3) for witnesses whose winners are not packed."""
     _nvrtc_or_skip()
     import examples.bfs
     import examples.sssp
 
     prog = getattr(examples.sssp, name, None) or getattr(examples.bfs, name)
     bp = program.bind(prog, _graph(True), {})
-    src = codegen.program_source(bp, np.dtype(np.int32))
-    units = codegen.kernel_units(bp)
-    assert sorted(n for names in units.values() for n in names) == sorted(codegen.kernel_names(bp))
+    src = codegen.program_source(bp, np.dtype(idt))
+    units = codegen.kernel_units(bp, np.dtype(idt))
+    assert sorted(n for names in units.values() for n in names) == \
+        sorted(codegen.kernel_names(bp, np.dtype(idt)))
     assert set(units) == want
     for u, names in units.items():
         ptx = backend.compile_ptx(src, f"unit{u}.cu", options=codegen.unit_options(u)[1:])

@@ -310,12 +310,21 @@ def _gpu_engine():
     return gpu
 
 
+class PrioSSSP32(PrioSSSP):
+    """float32 distances and int32 predecessors: winners packed with their values (exact, no
+    witness pass), also from the chunks of split hub rows."""
+
+    properties = {"dist": ("float32", np.inf), "pred": ("int32", -1)}
+    edge_dtype = "float32"
+
+
 @pytest.mark.gpu
+@pytest.mark.parametrize("prog", [PrioSSSP, PrioSSSP32], ids=["witness-pass", "packed"])
 @pytest.mark.parametrize("loop", ["device", "host"])
-def test_witness_on_split_hub_rows(loop):
+def test_witness_on_split_hub_rows(loop, prog):
     """Rows longer than K + CHUNK are split into chunks combined with atomics: their winner
-    comes from the witness pass's scan.  A star (one hub row of 6,000 in-edges) and weighted
-    in-edges into the hub, pulled and pushed."""
+    comes from the witness pass's scan, or from the packed (value, sender) words.  A star (one
+    hub row of 6,000 in-edges) and weighted in-edges into the hub, pulled and pushed."""
     rng = np.random.default_rng(5)
     n = 6001
     leaves = np.arange(1, n)
@@ -332,7 +341,7 @@ def test_witness_on_split_hub_rows(loop):
     for source in (1, 0):
         ref = ref_sssp(n, edge_list(G), source)
         for direction in ("pull", "push", "auto"):
-            res = _run(PrioSSSP, G.to_device(), loop, source=source, direction=direction)
+            res = _run(prog, G.to_device(), loop, source=source, direction=direction)
             dist, pred = hp.backend.to_host(res.dist), hp.backend.to_host(res.pred)
             np.testing.assert_array_equal(dist, ref)
             v = np.flatnonzero(np.isfinite(ref) & (np.arange(n) != source))

@@ -69,7 +69,7 @@ typedef unsigned long long u64;
 #define S_FDONE 18    // priority: blocks finished with the split (last-block detection)
 #define HP_ST_WORDS 32
 #define HP_WITNESS $WITNESS       // the program records winners in property $WITNESS_PROP
-#define HP_PACK $PACK             // push winners exact: value key and sender in one 64-bit atomicMin
+#define HP_PACK $PACK             // exact winners: value key and sender in one 64-bit atomicMin
 #define HP_PRIORITY $PRIORITY     // near-far ordering on property $PRIORITY_PROP
 #define HP_PRIO_MAX $PRIO_MAX     // 1: larger values first
 #define HP_HEAVY $HEAVY
@@ -99,10 +99,10 @@ __device__ __forceinline__ bool hp_is_identity(y_t a) { return hp_same(a, hp_ide
 
 #if HP_PACK
 // ---------------------------------------------------------------------------------------
-// Exact push winners (HP_PACK: a min / max monoid on a 32-bit y with 32-bit vertex ids): a
-// push writes ((key(value) << 32) | sender) into yk[v] with one 64-bit atomicMin -- the best
-// value wins, ties to the smallest sender -- and WITNESS unpacks y[v] and win[v] from it (no
-// candidate to verify).  key() orders values best-first as 32-bit unsigned words; a NaN is
+// Exact winners (HP_PACK: a min / max monoid on a 32-bit y with 32-bit vertex ids): a push,
+// or a chunk of a split pull row, writes ((key(value) << 32) | sender) into yk[v] with one
+// 64-bit atomicMin -- the best value wins, ties to the smallest sender -- and APPLY unpacks
+// y[v] and win[v] from it (no candidate to verify, no witness pass).  key() orders values best-first as 32-bit unsigned words; a NaN is
 // never pushed (the monoid's atomic ignores it too); an untouched yk[v] holds ~0.
 __device__ __forceinline__ unsigned hp_vkey(y_t x) {
     unsigned u = (unsigned)hp_bits(x);

@@ -58,10 +58,21 @@ __device__ __noinline__ void hp_apply(bool touched, long long n, y_t* HP_MUT y,
         idx_t v = 0;
         if (i < N) {
             v = touched ? tq[i] : (idx_t)i;
-            const y_t yv = y[v];
-            const bool none = hp_is_identity(yv);
+            y_t yv = y[v];
             if (touched) tbm[v >> 5] = 0u;          // every bit of the word is being cleared
-            if (!none) y[v] = hp_identity();        // keep y == identity between supersteps
+            if (!hp_is_identity(yv)) y[v] = hp_identity();   // y == identity between supersteps
+#if HP_PACK
+            // packed exact winners (pushes, split pull rows): the better of them and y's
+            const u64 pk = yk[v];
+            if (pk != ~0ull) {
+                yk[v] = ~0ull;                      // ~0 between supersteps
+                if (hp_is_identity(yv) || pk < hp_pack(yv, win[v])) {
+                    yv = hp_vunkey((unsigned)(pk >> 32));
+                    win[v] = (idx_t)(unsigned)(pk & 0xffffffffull);
+                }
+            }
+#endif
+            const bool none = hp_is_identity(yv);
             if (!(HP_RECEIVED_ONLY && none)) {
                 bool changed = false;
 $UPDATE_BODY

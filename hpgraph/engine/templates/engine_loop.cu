@@ -89,7 +89,7 @@ hp_loop(HP_LOOP_PARAMS)
         }
         hp_grid_sync<false>(st);
         const bool touched = push && HP_RECEIVED_ONLY;
-#if HP_WITNESS
+#if HP_WITNESS && !HP_PACK
         hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
                    vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, yk, tq, st, limit, 0, (int)push,
                    (int)touched$PROPS_ARGS);
@@ -127,7 +127,7 @@ hp_block_loop(u64 big, HP_LOOP_PARAMS)
         if (nparts > 1)
             hp_push(indptr1, indices1, vals1, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
         __syncthreads();
-#if HP_WITNESS
+#if HP_WITNESS && !HP_PACK
         hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
                    vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, yk, tq, st, limit, 0, 1,
                    1$PROPS_ARGS);

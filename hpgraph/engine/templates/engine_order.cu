@@ -58,7 +58,7 @@ __device__ __forceinline__ bool hp_near(prio_t x, const u64* HP_MUT st) {
     return HP_PRIO_MAX ? (x >= t) : (x <= t);
 }
 
-#if HP_WITNESS
+#if HP_WITNESS && !HP_PACK
 // ---------------------------------------------------------------------------------------
 // WITNESS, between SPMV and APPLY (properties still as at the superstep's start).  Pull
 // supersteps leave the exact winner in win[v] (-2 where chunks of a split hub row raced);
@@ -94,22 +94,7 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
     const long long N = touched ? (long long)st[S_TCNT] : n;
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-#if HP_PACK
-    if (pushed) {                  // exact winners: unpack, and leave yk as ~0 for the next push
-        const long long stride = (long long)gridDim.x * blockDim.x;
-        for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < N; i += stride) {
-            const idx_t v = touched ? tq[i] : (idx_t)i;
-            const u64 k = yk[v];
-            if (k == ~0ull) continue;
-            y[v] = hp_vunkey((unsigned)(k >> 32));
-            win[v] = (idx_t)(unsigned)(k & 0xffffffffull);
-            yk[v] = ~0ull;
-        }
-        return;
-    }
-#else
     (void)yk;
-#endif
     for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < N; i += nwarps) {
         const idx_t v = touched ? tq[i] : (idx_t)i;
         const y_t yv = y[v];

@@ -104,7 +104,13 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
         }
         if (lane == 0) {
             if (split) {
-#if HP_WITNESS
+#if HP_PACK
+                // chunks race: each offers (value, sender) in one word, the best wins exactly
+                // (ties to the smallest sender); APPLY merges it with the ELL part's y[row]
+                const y_t old = *((volatile y_t*)(y + row));
+                if (!hp_is_identity(acc) && acc == acc && !hp_same(hp_add(old, acc), old))
+                    atomicMin(yk + row, hp_pack(acc, __ldg(col + we)));
+#elif HP_WITNESS
                 // chunks race: a chunk that improves y leaves a candidate (sender, entry)
                 // that WITNESS verifies (a later, better chunk may race past it)
                 const y_t old = *((volatile y_t*)(y + row));
@@ -166,7 +172,7 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         if (HP_HAS_MASK && !hp_mask(v$PROPS_ARGS)) return false;
         const y_t val = hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS);
 #if HP_PACK
-        // the exact winner (value, sender) in one word; WITNESS unpacks y and win from it
+        // the exact winner (value, sender) in one word; APPLY unpacks y and win from it
         if (val != val) return false;
         const u64 pk = hp_pack(val, u);
         if (pk >= *((volatile u64*)(yk + v))) return false;
