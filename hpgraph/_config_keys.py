@@ -335,6 +335,11 @@ _KERNELS = (
          "GPU host loop of hp.run: blind batches at least this long are replayed as CUDA "
          "graphs (captured once per run state); on a reused state every batch of two or more "
          "supersteps is.", int),
+    _Key("engine_track_edges", None, _int_or_none("engine_track_edges", 0),
+         "GPU engine, programs with apply_to='received': a push superstep whose frontier has "
+         "more push edges than this records no receivers (no touched queue); its APPLY scans "
+         "every vertex for received values instead.  None: always record.",
+         _parse_opt_int),
     _Key("engine_block_loop_steps", 1024, _int_range("engine_block_loop_steps", 1, 8192),
          "Most supersteps of one block-loop launch (engine_small_frontier).", int),
     _Key("spmv_auto_csr", "csr_lb", _choice("spmv_auto_csr", ("csr_lb", "csr_mp")),

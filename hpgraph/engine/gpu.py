@@ -64,6 +64,15 @@ BATCHES = (1, 2, 4, 8, 16, 64)
 MAX_GRAPHS = 32
 HIST_HEAD = 64
 BLOCK = 256
+
+
+def _track_edges():
+    """The state word S_TRACK: pushes of frontiers with more push edges than this record no
+    receivers (``hp.config["engine_track_edges"]``; None: always record)."""
+    t = config["engine_track_edges"]
+    return np.uint64(2**64 - 1 if t is None else t)
+
+
 class _Run:
     """One call: the per-call settings over a :class:`_State`."""
 
@@ -120,7 +129,7 @@ class _Run:
             arr = cp.asarray(ids).astype(s.idt, copy=False) if nids else s.dummy_ids
         s.k["hp_init_frontier"](self._grid(max(nids, 1), BLOCK, s.n_sm * 8), (BLOCK,),
                                 (arr, np.int64(nids), np.int32(every), s.deg, s.bm[0],
-                                 s.q[0], s.qh[0], s.st))
+                                 s.q[0], s.qh[0], s.st, _track_edges()))
 
     def _start_fast(self):
         """:meth:`start`.  Properties: a scalar or :class:`Seeded` value is written by ``hp_init_fused`` (no
@@ -189,7 +198,8 @@ class _Run:
                 s.k["hp_init_fused"](grid, (BLOCK,),
                                      (np.int64(n), np.int32(inline), np.int64(nid))
                                      + tuple(np.int64(x) for x in hid)
-                                     + (s.deg, s.bm[0], s.q[0], s.qh[0], s.st, np.int64(fmode),
+                                     + (s.deg, s.bm[0], s.q[0], s.qh[0], s.st, _track_edges(),
+                                        np.int64(fmode),
                                         np.int64(smode if inline else 0))
                                      + tuple(vals) + self.prop_args)
 
@@ -272,7 +282,10 @@ class _Run:
     def _apply(self, touched, dir_code):
         s = self.s
         name = "hp_apply_touched" if touched else "hp_apply_all"
-        grid = (s.n_sm,) if touched else self._grid(self.n, BLOCK, s.n_sm * 8)
+        # a touched APPLY scans every vertex when the push recorded no receivers
+        # (engine_track_edges): then it needs the whole device
+        grid = (s.n_sm,) if touched and config["engine_track_edges"] is None else \
+            self._grid(self.n, BLOCK, s.n_sm * 8)
         s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
                   + self._feature_args() + self.prop_args)
 

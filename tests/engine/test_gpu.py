@@ -282,3 +282,25 @@ def test_fast_setup_bfs_rmat_and_fresh_results(setup_mode):
         v = np.flatnonzero(d > 0)
         np.testing.assert_array_equal(d[p[v]], d[v] - 1)
     assert outs[0].depth.data.ptr != outs[2].depth.data.ptr
+
+
+@pytest.mark.parametrize("track_edges", [0, 1000])
+def test_untracked_pushes_gpu_equals_cpu(track_edges):
+    """Pushes of frontiers with more push edges than engine_track_edges record no receivers
+    (APPLY scans every vertex): distances as the CPU engine's, predecessors on tight edges."""
+    from examples.sssp import SSSPNearFar
+
+    G = _skewed(20000, 200000, seed=7, directed=False)
+    a = hp.run(SSSP, G, backend="cpu", source=0, direction="push")
+    with hp.config.set(engine_track_edges=track_edges):
+        b = hp.run(SSSP, G.to_device(), backend="gpu", source=0, direction="push")
+        c = hp.run(SSSPNearFar, G.to_device(), backend="gpu", source=0, direction="push")
+    np.testing.assert_array_equal(_host(b.dist), a.dist)
+    assert b.supersteps == a.supersteps and b.active == a.active
+    np.testing.assert_array_equal(_host(c.dist), a.dist.astype(np.float32))
+    A = G.to_scipy().tocsr()
+    pred, dist = _host(c.pred), _host(c.dist)
+    v = np.flatnonzero(np.isfinite(dist) & (np.arange(G.num_vertices) != 0))
+    assert (pred[v] >= 0).all()
+    w = np.asarray(A[pred[v], v]).ravel()
+    np.testing.assert_array_equal(dist[pred[v]] + w, dist[v])

@@ -30,6 +30,7 @@ from examples.widest_path import MinLabelBelow, WidestPath
 from tests.engine._programs import Mixed
 
 HALT, EXEC, STEP, CNT, EDG, TCNT, DONE, HCNT = 0, 1, 2, 3, 5, 7, 8, 9
+TRACK = 19
 
 #: What the host asked of the "device" (outside kernels): launch:<kernel>, fill, setitem,
 #: astype, copyto, d2d, h2d, d2h, alloc, graph.  Reset by the tests that read it.
@@ -287,6 +288,10 @@ class _Kernels:
     def pushes(st, cur, limit):
         return int(st[EDG + cur]) <= int(limit)
 
+    @staticmethod
+    def tracks(st, cur):
+        return int(st[EDG + cur]) <= int(st[TRACK])
+
     def hp_pull_ell(self, a):
         ell_idx, ell_val, n, K, bm0, bm1, y, st, limit, mode, *pa = a
         if st[HALT]:
@@ -358,6 +363,7 @@ class _Kernels:
             return
         q, props = (q1 if cur else q0), self.props(pa)
         recv = self.mask(props)
+        track = track and self.tracks(st, cur)
         qh, hcnt = (qh1 if cur else qh0), int(st[HCNT + cur])
         entries = [int(qh[h]) for h in range(hcnt)]
         heavy = [x for x in entries if x >= 0]   # the first chunk of each heavy row
@@ -388,6 +394,7 @@ class _Kernels:
         cnt = int(st[CNT + cur])
         if cnt == 0:
             return
+        touched = touched and self.tracks(st, cur)
         bm_cur, bm_nxt = (bm1, bm0) if cur else (bm0, bm1)
         q_cur, q_nxt = (q1, q0) if cur else (q0, q1)
         qh_nxt = qh0 if cur else qh1
@@ -472,7 +479,7 @@ class _Kernels:
     def hp_init_fused(self, a):
         n, frontier, nids, *rest = a
         hid, rest = [int(x) for x in rest[:gpu.INLINE_IDS]], rest[gpu.INLINE_IDS:]
-        deg, bm0, q0, qh0, st, fmode, smode, *rest = rest
+        deg, bm0, q0, qh0, st, track_edges, fmode, smode, *rest = rest
         nprop = len(self.bp.props)
         vals, pa = rest[:2 * nprop], rest[2 * nprop:]
         assert len(pa) == nprop and all(isinstance(x, np.uint64) for x in vals)
@@ -481,6 +488,7 @@ class _Kernels:
             st[:32] = 0
             st[CNT] = nids
             st[HALT] = 1 if nids == 0 else 0
+            st[TRACK] = track_edges
             for i in range(int(nids)):
                 v = hid[i]
                 q0[i] = v
@@ -504,10 +512,11 @@ class _Kernels:
                               [:p.dtype.itemsize].view(p.dtype)[0])
 
     def hp_init_frontier(self, a):
-        ids, nids, every, deg, bm0, q0, qh0, st = a
+        ids, nids, every, deg, bm0, q0, qh0, st, track_edges = a
         assert not st.any() and not bm0.any()     # the host zeroed both
         st[CNT] = nids
         st[HALT] = 1 if nids == 0 else 0
+        st[TRACK] = track_edges
         for i in range(int(nids)):
             v = i if every else int(ids[i])
             q0[i] = v
@@ -601,6 +610,19 @@ def test_emulated_gpu_equals_cpu(emulated, prog, prop, params, direction):
         assert (b.supersteps, b.active, b.directions, b.frontier_edges) == \
             (a.supersteps, a.active, a.directions, a.frontier_edges)
         assert b.converged == a.converged
+
+
+@pytest.mark.parametrize("track_edges", [0, 5, None])
+@pytest.mark.parametrize("prog,prop,params", PROGS[:3], ids=[p[0].__name__ for p in PROGS[:3]])
+def test_emulated_untracked_pushes(emulated, prog, prop, params, track_edges):
+    """Pushes of frontiers with more push edges than engine_track_edges record no receivers
+    and APPLY scans every vertex: the same results and supersteps as the CPU engine."""
+    G = _graph(directed=True)
+    a = hp.run(prog, G, backend="cpu", direction="push", **params)
+    with hp.config.set(engine_track_edges=track_edges):
+        b = emulated(prog, G, direction="push", **params)
+    np.testing.assert_array_equal(b.properties[prop], a.properties[prop])
+    assert (b.supersteps, b.active, b.frontier_edges) == (a.supersteps, a.active, a.frontier_edges)
 
 
 def test_emulated_pagerank(emulated):

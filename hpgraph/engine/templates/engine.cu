@@ -67,6 +67,8 @@ typedef unsigned long long u64;
 #define S_THR 16      // priority: the threshold's bits
 #define S_FARBEST 17  // priority: max of ~key over waiting vertices (0: none / only NaN)
 #define S_FDONE 18    // priority: blocks finished with the split (last-block detection)
+#define S_TRACK 19    // pushes of frontiers with more push edges record no receivers
+                      // (APPLY then scans every vertex): hp.config["engine_track_edges"]
 #define HP_ST_WORDS 32
 #define HP_WITNESS $WITNESS       // the program records winners in property $WITNESS_PROP
 #define HP_PACK $PACK             // exact winners: value key and sender in one 64-bit atomicMin
@@ -154,6 +156,12 @@ __device__ __forceinline__ void hp_take(y_t& acc, y_t x, I& wu, I u) {
 // Direction predicates of mode-1 (mixed) launches: push iff the frontier's edges <= limit.
 __device__ __forceinline__ bool hp_pushes(const u64* st, int cur, u64 limit) {
     return st[S_EDG + cur] <= limit;
+}
+
+// Does a push of the current frontier record its receivers (touched queue)?  Push, WITNESS
+// and APPLY ask the same question of the same words, so they agree.
+__device__ __forceinline__ bool hp_tracks(const u64* st, int cur) {
+    return st[S_EDG + cur] <= st[S_TRACK];
 }
 
 // A heavy frontier vertex (push degree d > HP_HEAVY) joins the heavy list as ceil(d / HP_HEAVY)

@@ -42,6 +42,7 @@ __device__ __noinline__ void hp_apply(bool touched, long long n, y_t* HP_MUT y,
     const int cur = (int)(st[S_EXEC] & 1ull), nxt = cur ^ 1;
     const u64 cnt = st[S_CNT + cur];
     if (cnt == 0ull) return;
+    touched = touched && hp_tracks(st, cur);
     unsigned* bm_cur = cur ? bm1 : bm0;
     unsigned* bm_nxt = cur ? bm0 : bm1;
     const idx_t* q_cur = cur ? q1 : q0;

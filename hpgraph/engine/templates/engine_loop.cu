@@ -148,13 +148,14 @@ hp_block_loop(u64 big, HP_LOOP_PARAMS)
 #if HP_IN_UNIT(6)
 HP_KERNEL
 hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const long long* __restrict__ deg,
-                 unsigned* bm0, idx_t* q0, idx_t* qh0, u64* HP_MUT st)
+                 unsigned* bm0, idx_t* q0, idx_t* qh0, u64* HP_MUT st, u64 track_edges)
 {
     const int lane = threadIdx.x & 31;
     const long long stride = (long long)gridDim.x * blockDim.x;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         st[S_CNT] = (u64)nids;
         st[S_HALT] = nids == 0 ? 1ull : 0ull;
+        st[S_TRACK] = track_edges;
     }
     for (long long base = (long long)blockIdx.x * blockDim.x; base < nids; base += stride) {
         const long long i = base + threadIdx.x;
@@ -189,7 +190,7 @@ HP_KERNEL
 hp_init_fused(long long n, int frontier, long long nids, long long i0, long long i1, long long i2,
               long long i3, long long i4, long long i5, long long i6, long long i7,
               const long long* __restrict__ deg, unsigned* bm0, idx_t* q0, idx_t* qh0,
-              u64* HP_MUT st, long long fmode, long long smode$FILL_PARAMS$PROPS_MUT_PARAMS)
+              u64* HP_MUT st, u64 track_edges, long long fmode, long long smode$FILL_PARAMS$PROPS_MUT_PARAMS)
 {
     const long long ids[8] = {i0, i1, i2, i3, i4, i5, i6, i7};
     if (frontier && blockIdx.x == 0) {       // block-uniform: __syncthreads is safe
@@ -198,6 +199,7 @@ hp_init_fused(long long n, int frontier, long long nids, long long i0, long long
         if (threadIdx.x == 0) {
             st[S_CNT] = (u64)nids;
             st[S_HALT] = nids == 0 ? 1ull : 0ull;
+            st[S_TRACK] = track_edges;
         }
         if ((long long)threadIdx.x < nids) {
             const idx_t v = (idx_t)ids[threadIdx.x];

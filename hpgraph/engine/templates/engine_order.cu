@@ -89,6 +89,7 @@ hp_witness(const idx_t* __restrict__ pip0, const idx_t* __restrict__ pix0, const
         pushed = hp_pushes(st, cur, limit);
         touched = HP_RECEIVED_ONLY && pushed;
     }
+    touched = touched && hp_tracks(st, cur);
     const unsigned* HP_MUT bm = cur ? bm1 : bm0;
     (void)bm;
     const long long N = touched ? (long long)st[S_TCNT] : n;

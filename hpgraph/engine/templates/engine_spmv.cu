@@ -166,6 +166,7 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
     const idx_t* HP_MUT q = cur ? q1 : q0;
     const idx_t* HP_MUT qh = cur ? qh1 : qh0;
     const u64 hcnt = st[S_HCNT + cur];
+    track = track && hp_tracks(st, cur);
     // relax one edge; true when v is newly touched (it must join the touched queue)
     auto relax = [&](idx_t u, long long e, idx_t& v) -> bool {
         v = __ldg(indices + e);
