@@ -66,6 +66,14 @@ def _positive(name):
     return check
 
 
+def _positive_or_none(name):
+    finite = _positive(name)
+
+    def check(v):
+        return None if v is None else finite(v)
+    return check
+
+
 def _bool(name):
     def check(v):
         if not isinstance(v, bool):
@@ -194,9 +202,13 @@ _ENGINE = (
          "Safety cap on supersteps of hp.run for programs without max_iterations: reaching it "
          "raises SuperstepLimitExceeded instead of looping forever.  None: 10 * n + 1000.",
          _parse_opt_int),
-    _Key("push_alpha", 4.0, _positive("push_alpha"),
+    _Key("push_alpha", None, _positive_or_none("push_alpha"),
          "Direction rule of hp.run: push while frontier_edges * push_alpha < pull_edges + n "
-         "(the relative cost of an atomic push edge against a streamed pull edge).", float),
+         "(the relative cost of an atomic push edge against a streamed pull edge).  None: by "
+         "backend and program -- 4 on the CPU and, on the GPU, where a pull can skip work (an "
+         "'any' reduce stops at the first active sender, a mask skips receivers); 1 for "
+         "other programs on the GPU, whose pulls read every stored entry (measured on an "
+         "H100: benchmarks/README.md, session 15).", _parse_opt_float),
     _Key("dump_source", None, _path_or_none("dump_source"),
          "A directory: every generated CUDA module is saved there as <hash>.cu when it is "
          "compiled (CuPy's CUPY_CACHE_SAVE_CUDA_SOURCE for hpgraph's own kernels); None: not "
@@ -338,7 +350,8 @@ _KERNELS = (
     _Key("engine_track_edges", None, _int_or_none("engine_track_edges", 0),
          "GPU engine, programs with apply_to='received': a push superstep whose frontier has "
          "more push edges than this records no receivers (no touched queue); its APPLY scans "
-         "every vertex for received values instead.  None: always record.",
+         "every vertex for received values instead (on R-MAT 21 that took a push of 60 M "
+         "edges from 1.69 to 0.79 ms).  None: n // 2.",
          _parse_opt_int),
     _Key("engine_block_loop_steps", 1024, _int_range("engine_block_loop_steps", 1, 8192),
          "Most supersteps of one block-loop launch (engine_small_frontier).", int),

@@ -22,7 +22,7 @@ def test_defaults_and_set_restore():
         assert hp.config["push_alpha"] == 2.0
     finally:
         hp.config.reset()
-    assert hp.config["push_alpha"] == 4.0
+    assert hp.config["push_alpha"] is None
 
 
 @pytest.mark.parametrize("kw,match", [

@@ -46,6 +46,24 @@ def choose_push(frontier_edges: int, pull_edges: int, n: int, alpha: float) -> b
     return frontier_edges * alpha < pull_edges + n
 
 
+def default_push_alpha(bp, side) -> float:
+    """The direction rule's constant when neither the call nor ``hp.config["push_alpha"]``
+    gives one.
+
+    On the GPU a push that records no receivers (``hp.config["engine_track_edges"]``) costs
+    about what a pull costs per edge, so a pull pays off only when it can skip work: an
+    ``any`` reduce stops at the first active sender and a mask skips receivers (4, as
+    before); other programs' pulls read every stored entry (1).  Measured on an H100, R-MAT 21
+    (``benchmarks/README.md``, session 15): the README SSSP 5.7 -> 4.1-4.6 ms, BFS depths
+    3.6-3.8 -> 2.4-2.8 ms with 1, while BFS with parents (``any`` and a mask) took 1.1-1.2 ms
+    with 4 and 2.1-2.9 ms with 1.  On the CPU pushes cost more per edge than SciPy's pulls
+    (R-MAT 18: the README SSSP 0.50 s with 4, 2.4 s with 1): 4.
+    """
+    if side == "gpu" and not (bp.monoid.terminal_any or bp.kernels.mask is not None):
+        return 1.0
+    return 4.0
+
+
 def np_changed(new, old, tol):
     """Per-vertex "changed" test (the GPU's APPLY kernel computes exactly this).
 

@@ -66,11 +66,11 @@ HIST_HEAD = 64
 BLOCK = 256
 
 
-def _track_edges():
+def _track_edges(n):
     """The state word S_TRACK: pushes of frontiers with more push edges than this record no
-    receivers (``hp.config["engine_track_edges"]``; None: always record)."""
+    receivers (``hp.config["engine_track_edges"]``; None: ``n // 2``)."""
     t = config["engine_track_edges"]
-    return np.uint64(2**64 - 1 if t is None else t)
+    return np.uint64(n // 2 if t is None else t)
 
 
 class _Run:
@@ -129,7 +129,7 @@ class _Run:
             arr = cp.asarray(ids).astype(s.idt, copy=False) if nids else s.dummy_ids
         s.k["hp_init_frontier"](self._grid(max(nids, 1), BLOCK, s.n_sm * 8), (BLOCK,),
                                 (arr, np.int64(nids), np.int32(every), s.deg, s.bm[0],
-                                 s.q[0], s.qh[0], s.st, _track_edges()))
+                                 s.q[0], s.qh[0], s.st, _track_edges(self.n)))
 
     def _start_fast(self):
         """:meth:`start`.  Properties: a scalar or :class:`Seeded` value is written by ``hp_init_fused`` (no
@@ -198,7 +198,7 @@ class _Run:
                 s.k["hp_init_fused"](grid, (BLOCK,),
                                      (np.int64(n), np.int32(inline), np.int64(nid))
                                      + tuple(np.int64(x) for x in hid)
-                                     + (s.deg, s.bm[0], s.q[0], s.qh[0], s.st, _track_edges(),
+                                     + (s.deg, s.bm[0], s.q[0], s.qh[0], s.st, _track_edges(n),
                                         np.int64(fmode),
                                         np.int64(smode if inline else 0))
                                      + tuple(vals) + self.prop_args)
@@ -279,13 +279,15 @@ class _Run:
         s = self.s
         return (() if s.win is None else (s.win, s.yk)) + (() if s.far is None else (s.far,))
 
-    def _apply(self, touched, dir_code):
+    def _apply(self, touched, dir_code, edges=None):
+        """APPLY after a push (``touched``: of a program applying to receivers) or a pull;
+        ``edges``: the frontier's push edges where the host knows them."""
         s = self.s
         name = "hp_apply_touched" if touched else "hp_apply_all"
-        # a touched APPLY scans every vertex when the push recorded no receivers
-        # (engine_track_edges): then it needs the whole device
-        grid = (s.n_sm,) if touched and config["engine_track_edges"] is None else \
-            self._grid(self.n, BLOCK, s.n_sm * 8)
+        # a touched APPLY scans every vertex when the push recorded no receivers (more push
+        # edges than S_TRACK): then, or when the host cannot tell, it takes the whole device
+        small = touched and edges is not None and edges <= int(_track_edges(self.n))
+        grid = (s.n_sm,) if small else self._grid(self.n, BLOCK, s.n_sm * 8)
         s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
                   + self._feature_args() + self.prop_args)
 
@@ -344,14 +346,16 @@ class _Run:
                                              s.q[1], s.qh[0], s.qh[1], s.deg, s.st,
                                              self.bp.priority_delta) + self.prop_args)
 
-    def _step(self, kind, count_hint=None, heavy=0):
-        """One superstep of ``kind``: "push", "pull" or "mixed" (device-side choice)."""
+    def _step(self, kind, count_hint=None, heavy=0, edges=None):
+        """One superstep of ``kind``: "push", "pull" or "mixed" (device-side choice);
+        ``count_hint`` / ``heavy`` / ``edges``: the frontier's size, heavy-list length and push
+        edges where the host knows them."""
         touched = self.bp.apply_to == "received"
         if kind == "push":
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
             self._push(2 if self.direction == "auto" else 0, count_hint, heavy)
             self._witness(0, touched, pushed=1)
-            self._apply(touched=touched, dir_code=0)
+            self._apply(touched=touched, dir_code=0, edges=edges)
         elif kind == "pull":
             self._pull(0)
             self._witness(0, False)
@@ -502,7 +506,8 @@ class _Run:
                         k = BATCHES[min(bi, len(BATCHES) - 1)]
                         k = k if left is None else min(k, left)
                         if k == 1:
-                            self._step("push", count_hint=cnt, heavy=int(st[S_HCNT + cur]))
+                            self._step("push", count_hint=cnt, heavy=int(st[S_HCNT + cur]),
+                                       edges=edg)
                         else:
                             self._batch("push", k)
                         bi += 1
@@ -521,7 +526,7 @@ class _Run:
                     if push:
                         self._push(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
                         self._witness(0, bp.apply_to == "received", pushed=1)
-                        self._apply(touched=bp.apply_to == "received", dir_code=0)
+                        self._apply(touched=bp.apply_to == "received", dir_code=0, edges=edg)
                     else:
                         self._pull(0)
                         self._witness(0, False)

@@ -11,6 +11,7 @@ import time
 from .. import backend as _backend
 from .._config import config
 from ..exceptions import InvalidValue
+from . import common
 from .bind import bind
 from .program import DIRECTIONS
 from .results import RunResult
@@ -38,7 +39,8 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
     max_iterations : int, optional
         Overrides the program's ``max_iterations``.
     push_alpha : float, optional
-        The direction heuristic's constant (default ``hp.config["push_alpha"]``).
+        The direction heuristic's constant (default ``hp.config["push_alpha"]``; if that is
+        None, :func:`hpgraph.engine.common.default_push_alpha` chooses by backend and program).
     outputs : sequence of str, optional
         The properties the caller will read (default: all).  Only these are returned; the GPU
         engine neither copies nor hands over the others (saves a copy of ``n`` values per
@@ -66,7 +68,8 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
         raise InvalidValue(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     if push_alpha is None:
         push_alpha = config["push_alpha"]
-    if not isinstance(push_alpha, (int, float)) or not push_alpha > 0:
+    if push_alpha is not None and (isinstance(push_alpha, bool) or not isinstance(
+            push_alpha, (int, float)) or not push_alpha > 0):
         raise InvalidValue(f"push_alpha must be a positive number, got {push_alpha!r}")
     side = _backend.resolve(backend, _graph_probe_array(graph))
     t0 = time.perf_counter()
@@ -75,6 +78,8 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
     if bp.max_iterations is None:
         cap = config["max_supersteps"]
         bp.superstep_cap = 10 * int(g.num_vertices) + 1000 if cap is None else cap
+    if push_alpha is None:
+        push_alpha = common.default_push_alpha(bp, side)
     if direction == "push":
         if bp.monoid.atomic is None:
             raise InvalidValue(f"direction='push' needs a monoid with an atomic form; "

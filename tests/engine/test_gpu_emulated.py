@@ -565,7 +565,9 @@ def emulated(monkeypatch, request):
     monkeypatch.setattr(gpu_state, "CHUNK", 2)          # split COO-tail rows into chunks
     monkeypatch.setattr(codegen, "HEAVY", 6)      # heavy push rows
 
-    def run(prog, G, direction="auto", push_alpha=hp.config["push_alpha"], max_iterations=None,
+    # push_alpha: the CPU engine's default (common.default_push_alpha), so that the tests can
+    # compare directions superstep by superstep
+    def run(prog, G, direction="auto", push_alpha=4.0, max_iterations=None,
             outputs=None, **params):
         bp = program.bind(prog, G, params, max_iterations, outputs)
         return gpu.execute(bp, G, direction=direction, push_alpha=push_alpha,
