@@ -71,14 +71,16 @@ def block_loop_ok(bp) -> bool:
 
 def pack_ok(bp, idx_dtype) -> bool:
     """Whether ``bp`` records exact winners (``HP_PACK``): it has a witness, a min / max
-    monoid on a 32-bit ``y`` and the graph 32-bit vertex ids, so value and sender fit one
-    64-bit ``atomicMin`` -- pushes and the chunks of split pull rows write them into ``yk``,
-    APPLY unpacks them, and no witness pass runs."""
+    monoid on a 32-bit ``y`` (or ``any`` on 32-bit integers: the smallest packed word is one
+    valid ``any``) and the graph 32-bit vertex ids, so value and sender fit one 64-bit
+    ``atomicMin`` -- pushes and the chunks of split pull rows write them into ``yk``, APPLY
+    unpacks them, and no witness pass runs."""
     ydt = np.dtype(bp.y_dtype)
     mon = bp.monoid
     builtin = getattr(getattr(mon, "parent", None), "is_builtin", False)
-    return (bp.witness is not None and builtin and mon.name in ("min", "max")
-            and ydt.itemsize == 4 and ydt.kind in "iuf" and np.dtype(idx_dtype).itemsize == 4)
+    kinds = "iuf" if mon.name in ("min", "max") else "iu" if mon.name == "any" else ""
+    return (bp.witness is not None and builtin and ydt.kind in kinds and ydt.itemsize == 4
+            and np.dtype(idx_dtype).itemsize == 4)
 
 
 def kernel_names(bp, idx_dtype=None) -> tuple:

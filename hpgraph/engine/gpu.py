@@ -285,9 +285,17 @@ class _Run:
         s = self.s
         name = "hp_apply_touched" if touched else "hp_apply_all"
         # a touched APPLY scans every vertex when the push recorded no receivers (more push
-        # edges than S_TRACK): then, or when the host cannot tell, it takes the whole device
-        small = touched and edges is not None and edges <= int(_track_edges(self.n))
-        grid = (s.n_sm,) if small else self._grid(self.n, BLOCK, s.n_sm * 8)
+        # edges than S_TRACK): then it takes the whole device; where the host cannot tell
+        # (blind batches), a few blocks per SM (a full grid's launch costs ~0.5 us more per
+        # superstep on long thin graphs, whose pushes are small)
+        if not touched:
+            grid = self._grid(self.n, BLOCK, s.n_sm * 8)
+        elif edges is None:
+            grid = self._grid(self.n, BLOCK, s.n_sm * 2)
+        elif edges <= int(_track_edges(self.n)):
+            grid = (s.n_sm,)
+        else:
+            grid = self._grid(self.n, BLOCK, s.n_sm * 8)
         s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
                   + self._feature_args() + self.prop_args)
 

@@ -110,7 +110,8 @@ def test_change_test_matches_numpy():
     ("SSSPNearFar", np.int32, {1, 2, 4, 5, 6, 9, 10, 11}),     # packed winners: no witness pass
     ("SSSPNearFar", np.int64, {1, 2, 3, 4, 5, 6, 9, 10, 11}),
     ("SSSP", np.int32, {1, 2, 4, 6, 7, 9, 10, 11}),
-    ("BFSParents", np.int32, {1, 2, 3, 4, 6, 7, 9, 10, 11})])   # `any`: not packed
+    ("BFSParents", np.int32, {1, 2, 4, 6, 7, 9, 10, 11}),       # `any` on int32: packed
+    ("BFSParents", np.int64, {1, 2, 3, 4, 6, 7, 9, 10, 11})])
 def test_units_compile_alone(name, idt, want):
     """Each compile unit (``-DHP_UNIT=k``) holds exactly its kernels, and together they hold
     every kernel of the program (the host compiles them in parallel); the block loop (unit 7,
@@ -134,8 +135,8 @@ def test_units_compile_alone(name, idt, want):
 
 
 def test_pack_ok_only_for_min_max_witness_on_32_bit_values_and_ids():
-    """Exact push winners (value key and sender in one 64-bit word) need a witness, a built-in
-    min / max monoid, a 32-bit y and 32-bit vertex ids."""
+    """Exact winners (value key and sender in one 64-bit word) need a witness, a built-in
+    min / max monoid (or ``any`` on integers), a 32-bit y and 32-bit vertex ids."""
     import examples.bfs
     import examples.sssp
 
@@ -145,10 +146,14 @@ def test_pack_ok_only_for_min_max_witness_on_32_bit_values_and_ids():
     assert not codegen.pack_ok(bp, np.dtype(np.int64))
     src = codegen.program_source(bp, np.dtype(np.int32))
     assert "#define HP_PACK 1" in src
-    for prog in (examples.sssp.SSSP, examples.bfs.BFSParents):      # no witness; any
-        bp = program.bind(prog, G, {})
-        assert not codegen.pack_ok(bp, np.dtype(np.int32))
-        assert "#define HP_PACK 0" in codegen.program_source(bp, np.dtype(np.int32))
+    bp = program.bind(examples.sssp.SSSP, G, {})                      # no witness
+    assert not codegen.pack_ok(bp, np.dtype(np.int32))
+    assert "#define HP_PACK 0" in codegen.program_source(bp, np.dtype(np.int32))
+    bp = program.bind(examples.bfs.BFSParents, G, {})                 # any on int32
+    assert codegen.pack_ok(bp, np.dtype(np.int32)) and not codegen.pack_ok(bp, np.dtype(np.int64))
+    FloatAny = type("FloatAny", (examples.bfs.BFSParents,),            # any on float32: a NaN
+                    {"properties": {"depth": ("float32", -1.0), "parent": ("int64", -1)}})
+    assert not codegen.pack_ok(program.bind(FloatAny, G, {}), np.dtype(np.int32))
     W64 = type("W64", (examples.sssp.SSSPNearFar,),
                {"properties": {"dist": ("float64", np.inf), "pred": ("int64", -1)},
                 "edge_dtype": "float64"})

@@ -348,6 +348,13 @@ def test_witness_on_split_hub_rows(loop, prog):
             u = pred[v]
             assert (u >= 0).all()
             assert all(dist[a] + edges[(a, b)] == dist[b] for a, b in zip(u.tolist(), v.tolist()))
+            if prog is PrioSSSP32:   # BFS parents (`any` on int32: packed too) on the same rows
+                hops = ref_sssp(n, [(a, b, 1.0) for a, b, _ in edge_list(G)], source)
+                res = _run(BFSParents, G.to_device(), loop, source=source, direction=direction)
+                depth, parent = hp.backend.to_host(res.depth), hp.backend.to_host(res.parent)
+                np.testing.assert_array_equal(np.where(depth < 0, np.inf, depth), hops)
+                assert all((a, b) in edges and depth[a] == depth[b] - 1
+                           for a, b in zip(parent[v].tolist(), v.tolist()))
 
 
 @pytest.mark.gpu
