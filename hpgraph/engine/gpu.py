@@ -285,17 +285,9 @@ class _Run:
         s = self.s
         name = "hp_apply_touched" if touched else "hp_apply_all"
         # a touched APPLY scans every vertex when the push recorded no receivers (more push
-        # edges than S_TRACK): then it takes the whole device; where the host cannot tell
-        # (blind batches), a few blocks per SM (a full grid's launch costs ~0.5 us more per
-        # superstep on long thin graphs, whose pushes are small)
-        if not touched:
-            grid = self._grid(self.n, BLOCK, s.n_sm * 8)
-        elif edges is None:
-            grid = self._grid(self.n, BLOCK, s.n_sm * 2)
-        elif edges <= int(_track_edges(self.n)):
-            grid = (s.n_sm,)
-        else:
-            grid = self._grid(self.n, BLOCK, s.n_sm * 8)
+        # edges than S_TRACK): then, or where the host cannot tell, it takes the whole device
+        small = touched and edges is not None and edges <= int(_track_edges(self.n))
+        grid = (s.n_sm,) if small else self._grid(self.n, BLOCK, s.n_sm * 8)
         s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
                   + self._feature_args() + self.prop_args)
 
@@ -385,26 +377,33 @@ class _Run:
         self.s.k["hp_block_loop"]((1,), (BLOCK,), (np.uint64(big),)
                                   + device_loop.loop_args(self, k))
 
-    def _batch(self, kind, k):
-        """``k`` blind supersteps of ``kind`` (replayed from a CUDA graph when worth it)."""
+    def _batch(self, kind, k, edges=None):
+        """``k`` blind supersteps of ``kind`` (replayed from a CUDA graph when worth it);
+        ``edges``: the push edges of the batch's first frontier, where the host knows them."""
         s = self.s
+        # a frontier far below the tracking threshold keeps its touched APPLY on one block per
+        # SM through the batch (a larger launch costs ~0.7 us per superstep on long thin
+        # graphs, where a blind batch is thousands of small pushes); a frontier that outgrows
+        # it in the batch is still applied right, on fewer threads
+        small = edges is not None and edges * 64 <= int(_track_edges(self.n))
+        hint = 0 if small else None
         if s.graphs_ok and (k >= config["engine_graph_min"] or (k > 1 and s.calls > 1)):
-            key = (kind, k, int(self.limit), self.direction, self.ptrs)
+            key = (kind, k, int(self.limit), self.direction, self.ptrs, small)
             g = s.graphs.get(key)
             if g is None:
-                g = self._capture(kind, k, key)
+                g = self._capture(kind, k, key, hint)
             if g is not None:
                 g.launch(stream=s.stream)
                 return
         for _ in range(k):
-            self._step(kind)
+            self._step(kind, edges=hint)
 
-    def _capture(self, kind, k, key):
+    def _capture(self, kind, k, key, hint=None):
         s = self.s
 
         def steps():
             for _ in range(k):
-                self._step(kind)
+                self._step(kind, edges=hint)
 
         g = _backend.capture_graph(s.stream, steps)
         if g is None:
@@ -517,7 +516,7 @@ class _Run:
                             self._step("push", count_hint=cnt, heavy=int(st[S_HCNT + cur]),
                                        edges=edg)
                         else:
-                            self._batch("push", k)
+                            self._batch("push", k, edges=edg)
                         bi += 1
                     elif mixed:
                         self._batch("mixed", mixed_k if left is None else min(mixed_k, left))
