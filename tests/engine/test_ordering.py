@@ -43,6 +43,14 @@ class PrioSSSPInt(PrioSSSP):
         return {"dist": hp.Seeded(2**62, 0)}, [source]
 
 
+class PrioSSSP32(PrioSSSP):
+    """float32 distances and int32 predecessors: winners packed with their values (exact, no
+    witness pass), also from the chunks of split hub rows."""
+
+    properties = {"dist": ("float32", np.inf), "pred": ("int32", -1)}
+    edge_dtype = "float32"
+
+
 class WidestPrio(hp.VertexProgram):
     """Widest (bottleneck) paths, larger widths first."""
 
@@ -179,6 +187,23 @@ def test_gpu_loops_equal_cpu_on_rmat(prog, prop):
         assert got.supersteps == want.supersteps and got.active == want.active
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("prog,prop", [(PrioSSSP, "dist"), (PrioSSSP32, "dist"),
+                                       (BFSParents, "depth")])
+def test_gpu_loops_equal_cpu_on_large_frontiers(prog, prop):
+    """More than 65,536 vertices: APPLY counts the next frontier by block (and the far set,
+    with a priority); pushes of large frontiers record no receivers."""
+    G = hp.rmat(17, edge_factor=8, seed=4, weights=(1, 20), backend="cpu")
+    src = int(np.argmax(np.asarray(G.out_degree)))
+    want = hp.run(prog, G, backend="cpu", source=src)
+    for loop in ("device", "host"):
+        for direction in ("auto", "push"):
+            got = _run(prog, G.to_device(), loop, source=src, direction=direction)
+            np.testing.assert_array_equal(hp.backend.to_host(got[prop]), want[prop])
+            assert got.active == want.active
+    assert max(want.active) > 65536
+
+
 def test_priority_wastes_less_work():
     G = hp.grid_2d(24, 24, weights=(1, 10), seed=2, backend="cpu")
     plain = type("Plain", (PrioSSSP,), {"priority": None})
@@ -308,14 +333,6 @@ def _gpu_engine():
     from hpgraph.engine import gpu
 
     return gpu
-
-
-class PrioSSSP32(PrioSSSP):
-    """float32 distances and int32 predecessors: winners packed with their values (exact, no
-    witness pass), also from the chunks of split hub rows."""
-
-    properties = {"dist": ("float32", np.inf), "pred": ("int32", -1)}
-    edge_dtype = "float32"
 
 
 @pytest.mark.gpu

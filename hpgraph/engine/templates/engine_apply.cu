@@ -31,6 +31,9 @@ __device__ __forceinline__ void hp_close(u64* HP_MUT st, u64* HP_MUT hist, long 
 
 // One copy (not inlined): the three APPLY kernels and the device loop call it, so the
 // program's update is compiled once -- NVRTC's time grows with every inlined copy.
+// Vertex counts from which APPLY counts the next frontier by block, not by warp (below).
+#define HP_BLOCK_COUNT_MIN 65536
+
 template <bool SELF_CLOSE = true>
 __device__ __noinline__ void hp_apply(bool touched, long long n, y_t* HP_MUT y,
         unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm,
@@ -105,16 +108,32 @@ $UPDATE_BODY
                 }
             }
         }
-        // The next frontier's size, push-edge count (and far-set size) and queue slots: one
-        // atomic per block and pass on each shared word, not one per warp -- every warp's
-        // atomics on the same two words serialised in L2 (APPLY over 2.1 M vertices took
-        // ~110 us, 86% of it waiting on them).  Block-uniform loop: __syncthreads is safe.
+        // The next frontier's size, push-edge count (and far-set size) and queue slots.  Many
+        // vertices: one atomic per block and pass on each shared word, not one per warp --
+        // every warp's atomics on the same two words serialised in L2 (APPLY over 2.1 M
+        // vertices took ~110 us, 86% of it waiting on them).  Few (touched lists of long thin
+        // graphs): one per warp, without the block's barriers (they cost ~2% there).  `N` is
+        // grid-uniform and the loop block-uniform, so __syncthreads is safe.
         const unsigned m = __ballot_sync(HP_FULL, act);
         for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HP_FULL, d, off);
         const int warp = threadIdx.x >> 5;
 #if HP_PRIORITY
         const int nfw = __popc(__ballot_sync(HP_FULL, to_far)) - __popc(__ballot_sync(HP_FULL, from_far));
 #endif
+        if (N < HP_BLOCK_COUNT_MIN) {
+#if HP_PRIORITY
+            if (lane == 0 && nfw != 0) atomicAdd(st + S_FARCNT, (u64)(long long)nfw);
+#endif
+            if (m) {
+                const int leader = __ffs(m) - 1;
+                u64 pos = 0;
+                if (lane == leader) pos = atomicAdd(st + S_CNT + nxt, (u64)__popc(m));
+                if (lane == 0) atomicAdd(st + S_EDG + nxt, (u64)d);
+                pos = __shfl_sync(HP_FULL, pos, leader);
+                if (act) q_nxt[pos + __popc(m & ((1u << lane) - 1u))] = v;
+            }
+            continue;
+        }
         if (lane == 0) {
             s_wcnt[warp] = (unsigned)__popc(m);
             s_wedg[warp] = (u64)d;
