@@ -64,6 +64,12 @@ BATCHES = (1, 2, 4, 8, 16, 64)
 MAX_GRAPHS = 32
 HIST_HEAD = 64
 BLOCK = 256
+#: Blocks per SM of a push in a blind batch that starts small (frontier size unknown, far
+#: below the tracking threshold) and of the far-set split kernels (which return at once
+#: unless a split is due): their grid-stride loops cover any size, and on long thin graphs,
+#: thousands of such launches, a smaller grid launches faster.
+SMALL_BLOCKS_PER_SM = 2
+FAR_BLOCKS_PER_SM = 2
 
 
 def _track_edges(n):
@@ -253,11 +259,13 @@ class _Run:
                                   s.y, s.st, self.limit, np.int32(mode)) + self._win_args()
                                  + self.prop_args)
 
-    def _push(self, mode, count_hint=None, heavy=0):
+    def _push(self, mode, count_hint=None, heavy=0, small=False):
         s = self.s
         track = self.bp.apply_to == "received"
         if count_hint is None:
-            grid = (8 * s.n_sm,)      # frontier size unknown (mixed batch): a full device
+            # frontier size unknown (blind or mixed batch): a full device, unless the batch
+            # started far below the tracking threshold (``small``)
+            grid = ((SMALL_BLOCKS_PER_SM if small else 8) * s.n_sm,)
         else:
             grid = self._grid(count_hint, BLOCK // 32, s.n_sm * 16)
             if heavy:      # heavy-row chunks go a block each
@@ -340,7 +348,7 @@ class _Run:
         s = self.s
         if s.far is None:
             return
-        grid = self._grid(s.far.shape[0], BLOCK, s.n_sm * 8)
+        grid = self._grid(s.far.shape[0], BLOCK, s.n_sm * FAR_BLOCKS_PER_SM)
         s.k["hp_far_min"](grid, (BLOCK,), (np.int64(self.n), s.far, s.st) + self.prop_args)
         s.k["hp_far_take"](grid, (BLOCK,), (np.int64(self.n), s.far, s.bm[0], s.bm[1], s.q[0],
                                              s.q[1], s.qh[0], s.qh[1], s.deg, s.st,
@@ -353,7 +361,8 @@ class _Run:
         touched = self.bp.apply_to == "received"
         if kind == "push":
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
-            self._push(2 if self.direction == "auto" else 0, count_hint, heavy)
+            self._push(2 if self.direction == "auto" else 0, count_hint, heavy,
+                       small=edges == 0)
             self._witness(0, touched, pushed=1)
             self._apply(touched=touched, dir_code=0, edges=edges)
         elif kind == "pull":
