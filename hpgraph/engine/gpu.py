@@ -69,7 +69,7 @@ BLOCK = 256
 #: unless a split is due): their grid-stride loops cover any size, and on long thin graphs,
 #: thousands of such launches, a smaller grid launches faster.
 SMALL_BLOCKS_PER_SM = 2
-FAR_BLOCKS_PER_SM = 2
+FAR_BLOCKS_PER_SM = 8
 
 
 def _track_edges(n):
