@@ -384,3 +384,25 @@ def test_trace_times_every_gpu_superstep(caplog):
     assert len(res.extra["step_ms"]) == res.supersteps
     lines = [r.getMessage() for r in caplog.records if r.name == "hpgraph.engine"]
     assert len(lines) == 1 + res.supersteps and lines[-1].endswith("us on the GPU")
+
+
+def test_default_delta_computed_once_per_graph(monkeypatch):
+    """The default bucket width, 128 * mean |w| / mean degree, is kept per graph: binding a
+    program again (every hp.run) does not recompute the mean (a reduction and a sync on the
+    device)."""
+    from hpgraph.engine import bind as _bind
+
+    rng = np.random.default_rng(3)
+    s, d = rng.integers(0, 50, 400), rng.integers(0, 50, 400)
+    w = rng.integers(0, 9, 400).astype(np.float64) - 2.0         # negative and zero weights
+    G = hp.Graph.from_edges(s, d, w, num_vertices=60, directed=True)
+    vals = np.asarray(G.A.values, dtype=np.float64)
+    want = 128.0 * np.abs(vals).mean() / (G.A.nnz / 60)
+    calls = []
+    real = _bind._mean_abs_weight
+    monkeypatch.setattr(_bind, "_mean_abs_weight", lambda g: calls.append(1) or real(g))
+    for _ in range(3):
+        assert _bind.default_priority_delta(G) == pytest.approx(want, rel=1e-12)
+        bp = _bind.bind(PrioSSSP, G, {"source": 0})
+        assert float(bp.priority_delta) == pytest.approx(want, rel=1e-12)
+    assert len(calls) == 1
