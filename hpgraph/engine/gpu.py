@@ -294,8 +294,12 @@ class _Run:
         name = "hp_apply_touched" if touched else "hp_apply_all"
         # a touched APPLY scans every vertex when the push recorded no receivers (more push
         # edges than S_TRACK): then, or where the host cannot tell, it takes the whole device
-        small = touched and edges is not None and edges <= int(_track_edges(self.n))
-        grid = (s.n_sm,) if small else self._grid(self.n, BLOCK, s.n_sm * 8)
+        if touched and edges is not None and edges <= int(_track_edges(self.n)):
+            # at most `edges` receivers: a block per SM, more for a long touched list (edges 0:
+            # a blind batch's small-frontier hint)
+            grid = (max(s.n_sm, min(-(-edges // BLOCK), s.n_sm * 8)),)
+        else:
+            grid = self._grid(self.n, BLOCK, s.n_sm * 8)
         s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
                   + self._feature_args() + self.prop_args)
 
