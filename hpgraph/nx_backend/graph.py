@@ -377,8 +377,11 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     if isinstance(G, HpGraph):
         return G
     t0 = time.perf_counter()
-    H = _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs,
-                 preserve_graph_attrs)
+    # garbage collection paused: what a conversion allocates holds no reference cycles, and
+    # every collection its allocations trigger walks the whole networkx graph
+    with _gc_paused():
+        H = _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs,
+                     preserve_graph_attrs)
     if _logger.isEnabledFor(logging.INFO):
         _logger.info("hpgraph converted a networkx %s (%d nodes, %d adjacency entries, edge "
                      "attributes %s) for %s in %.3f ms", type(G).__name__, H.n,
