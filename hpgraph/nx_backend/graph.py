@@ -436,11 +436,10 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
             raise NotImplementedError("the graph changed while hpgraph was converting it")
         for attr, default in edge_attrs.items():
             if multigraph:  # the smallest value over the parallel edges (networkx's min)
-                try:
-                    mins = [min(d.get(attr, default) for d in kd.values()) for kd in dicts]
-                    sums[attr] = numeric_array(
-                        [sum(d.get(attr, default) for d in kd.values()) for kd in dicts],
-                        attr, default)
+                try:  # each parallel edge's value read once, for the minima and the sums
+                    per = [[d.get(attr, default) for d in kd.values()] for kd in dicts]
+                    mins = list(map(min, per))
+                    sums[attr] = numeric_array(list(map(sum, per)), attr, default)
                 except TypeError:
                     raise NotImplementedError(f"hpgraph needs numeric values of the edge "
                                               f"attribute {attr!r}") from None
