@@ -21,11 +21,13 @@ import contextlib
 import gc
 import itertools
 import logging
-import operator
 import time
 import weakref
 
 import numpy as np
+
+from ._convert import (all_numeric_attrs, edge_dicts, edge_values, numeric_array, public_view,
+                       shares_edge_dicts, twin_edge_values)
 
 __all__ = ["HpGraph", "convert_from_nx", "convert_to_nx", "from_networkx"]
 
@@ -215,7 +217,7 @@ class HpGraph:
         G = self._source() if self._source is not None else None
         n = self.n
         if G is not None and hasattr(G, "_pred") and len(G) == n:
-            pred = _public_view(G, "pred", "_pred")
+            pred = public_view(G, "pred", "_pred")
             index = self.index
             try:
                 counts = np.fromiter((len(pred[v]) for v in self.nodes), dtype=np.int64, count=n)
@@ -342,62 +344,6 @@ class HpGraph:
 # conversion
 
 
-def _public_view(G, name, private):
-    """``G._adj`` / ``G._pred`` when ``G.adj`` / ``G.pred`` is networkx's own property (the
-    fast path: plain dicts, or networkx's filter views), else the public ``G.adj`` / ``G.pred``
-    (a graph class that overrides its adjacency view, like networkx's ``_AntiGraph``, reports
-    its edges only through it)."""
-    for cls in type(G).__mro__:
-        if name in cls.__dict__:
-            if cls.__module__.startswith("networkx.classes."):
-                return getattr(G, private)
-            break
-    return getattr(G, name)
-
-
-def _edge_dicts(adj):
-    """The edge data dicts of all adjacency entries, in networkx order (a list)."""
-    try:
-        return list(itertools.chain.from_iterable(map(dict.values, adj.values())))
-    except TypeError:  # graph views: FilterAtlas objects instead of dicts
-        return list(itertools.chain.from_iterable(nbrs.values() for nbrs in adj.values()))
-
-
-def _edge_values(dicts, attr, default):
-    """One numeric array of ``attr`` over the edge data dicts (missing: ``default``)."""
-    try:  # fast path: every edge has the attribute
-        vals = list(map(operator.itemgetter(attr), dicts))
-    except (KeyError, TypeError):
-        vals = list(map(operator.methodcaller("get", attr, default), dicts))
-    if not vals:
-        return np.zeros(0, dtype=np.int64 if isinstance(default, (int, np.integer)) else np.float64)
-    try:
-        arr = np.asarray(vals)
-    except (TypeError, ValueError, OverflowError):
-        arr = None
-    if arr is None or arr.ndim != 1 or arr.dtype.kind not in "biuf":
-        if None in vals:
-            raise NotImplementedError(f"edge attribute {attr!r} is missing on some edges and has "
-                                      "no default")
-        raise NotImplementedError(f"hpgraph needs numeric values of the edge attribute {attr!r}")
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.int64)
-    return arr
-
-
-def _all_numeric_attrs(adj, multigraph=False):
-    """Names of edge attributes holding numbers on the edges that have them."""
-    names = {}
-    for nbrs in adj.values():
-        datas = (itertools.chain.from_iterable(kd.values() for kd in nbrs.values())
-                 if multigraph else nbrs.values())
-        for d in datas:
-            for k, v in d.items():
-                if names.get(k, True):
-                    names[k] = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, str)
-    return [k for k, ok in names.items() if ok]
-
-
 def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
                     preserve_node_attrs=False, preserve_graph_attrs=False, name=None,
                     graph_name=None):
@@ -431,8 +377,11 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     if isinstance(G, HpGraph):
         return G
     t0 = time.perf_counter()
-    H = _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs,
-                 preserve_graph_attrs)
+    # garbage collection paused: what a conversion allocates holds no reference cycles, and
+    # every collection its allocations trigger walks the whole networkx graph
+    with _gc_paused():
+        H = _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs,
+                     preserve_graph_attrs)
     if _logger.isEnabledFor(logging.INFO):
         _logger.info("hpgraph converted a networkx %s (%d nodes, %d adjacency entries, edge "
                      "attributes %s) for %s in %.3f ms", type(G).__name__, H.n,
@@ -447,7 +396,7 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
         raise NotImplementedError(f"hpgraph cannot convert a graph of the "
                                   f"{G.__networkx_backend__!r} backend")
     multigraph = G.is_multigraph()
-    adj = _public_view(G, "adj", "_adj")
+    adj = public_view(G, "adj", "_adj")
     nodes = list(adj)
     n = len(nodes)
     index = dict(zip(nodes, range(n)))
@@ -473,24 +422,30 @@ def _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs
     values = {}
     sums = {}
     if preserve_edge_attrs and edge_attrs is None:
-        edge_attrs = {k: 1 for k in _all_numeric_attrs(adj, multigraph)}
-    if edge_attrs:
-        dicts = _edge_dicts(adj)
+        edge_attrs = {k: 1 for k in all_numeric_attrs(adj, multigraph)}
+    shared = None
+    if edge_attrs and m and type(first) is dict and shares_edge_dicts(G, adj):
+        # an undirected edge's two entries hold one data dict: read it once (None: the
+        # adjacency is not symmetric, read every entry)
+        shared = twin_edge_values(adj, indptr, indices, edge_attrs)
+    if shared is not None:
+        values = shared
+    elif edge_attrs:
+        dicts = edge_dicts(adj)
         if len(dicts) != m:  # pragma: no cover - a view whose filters changed while we read it
             raise NotImplementedError("the graph changed while hpgraph was converting it")
         for attr, default in edge_attrs.items():
             if multigraph:  # the smallest value over the parallel edges (networkx's min)
-                try:
-                    mins = [min(d.get(attr, default) for d in kd.values()) for kd in dicts]
-                    sums[attr] = _edge_values(
-                        [{attr: sum(d.get(attr, default) for d in kd.values())} for kd in dicts],
-                        attr, default)
+                try:  # each parallel edge's value read once, for the minima and the sums
+                    per = [[d.get(attr, default) for d in kd.values()] for kd in dicts]
+                    mins = list(map(min, per))
+                    sums[attr] = numeric_array(list(map(sum, per)), attr, default)
                 except TypeError:
                     raise NotImplementedError(f"hpgraph needs numeric values of the edge "
                                               f"attribute {attr!r}") from None
-                values[attr] = _edge_values([{attr: v} for v in mins], attr, default)
+                values[attr] = numeric_array(mins, attr, default)
             else:
-                values[attr] = _edge_values(dicts, attr, default)
+                values[attr] = edge_values(dicts, attr, default)
     node_data = None
     if preserve_node_attrs:
         node_data = [dict(d) for d in G._node.values()]
