@@ -3,8 +3,9 @@
 **Kept beside the engine because it is faster by more than the 20% the project allows**
 (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, this kernel
 against the same BFS written as a user vertex program on the engine -- ``examples.bfs.
-BFSParents``: an ``any`` reduction, a mask and a witness for the parents; 2026-11-24): R-MAT 21
-0.347 ms against 1.26 ms (3.6x); 2048 x 2048 grid 30.9 ms against 69.8 ms (2.3x).  Every
+BFSParents``: an ``any`` reduction, a mask and a witness for the parents; 2026-11-26): R-MAT 21
+0.335 ms against 0.730 ms (2.2x; 1.26 ms two days before); 2048 x 2048 grid 30.6 ms against
+52.3 ms (1.7x).  Every
 technique here that the engine now also has (frontier queues and bitmaps, device-side direction
 choice, a device-side loop, winner witnesses, the warp-balanced frontier expansion) is available
 to user programs through ``hp.run``; what the engine still lacks is a push that updates the
