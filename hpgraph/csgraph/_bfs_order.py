@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms._vec import scatter_min
+from ..algorithms._bfs_fifo import fifo_levels
 from ..formats._base import expand_indptr
 from .._arrayops import bincount
 
@@ -13,7 +13,6 @@ __all__ = ["NULL_IDX", "bfs_order", "with_transpose"]
 
 #: SciPy's marker for "no predecessor" / "not reached"
 NULL_IDX = -9999
-_NONE = np.iinfo(np.uint64).max       # uint64: a dtype the device's scatter-min does atomically
 
 
 def with_transpose(xp, indptr, indices, n):
@@ -33,36 +32,11 @@ def with_transpose(xp, indptr, indices, n):
 
 def bfs_order(xp, indptr, indices, start, n):
     """SciPy's breadth-first order and predecessors (int32, -9999 where SciPy puts it), level by
-    level with array operations (NumPy or CuPy): a level's vertices in the order SciPy's queue
-    meets them -- by the position of their first edge from the previous level, scanned in that
-    level's order and each row in stored order; that edge's row is the predecessor."""
-    visited = xp.zeros(n, dtype=bool)
-    visited[start] = True
+    level with array operations (NumPy or CuPy): :func:`hpgraph.algorithms._bfs_fifo.fifo_levels`
+    (a level's vertices in the order SciPy's queue meets them; the row of a vertex's first
+    edge from the previous level is its predecessor)."""
+    levels = fifo_levels(xp, indptr, indices, xp.asarray([start], dtype=np.int64), n)
     pred = xp.full(n, NULL_IDX, dtype=np.int32)
-    first_edge = xp.full(n, _NONE, dtype=np.uint64)
-    level = xp.asarray([start], dtype=np.int64)
-    levels = [level]
-    while True:
-        first = indptr[level]
-        length = indptr[level + 1] - first
-        ends = xp.cumsum(length)
-        total = int(ends[-1])
-        if total == 0:
-            break
-        pos = xp.arange(total, dtype=np.int64)
-        owner = xp.searchsorted(ends, pos, side="right")
-        cand = indices[first[owner] + pos - (ends[owner] - length[owner])]
-        keep = ~visited[cand]
-        cand, pos, owner = cand[keep], pos[keep], owner[keep]
-        if cand.shape[0] == 0:
-            break
-        pos = pos.astype(np.uint64)
-        scatter_min(xp, first_edge, cand, pos)            # each vertex's first edge
-        win = first_edge[cand] == pos
-        nxt, owner = cand[win], owner[win]                # in scan order: the queue's order
-        first_edge[nxt] = _NONE
-        visited[nxt] = True
-        pred[nxt] = level[owner].astype(np.int32)
-        levels.append(nxt)
-        level = nxt
-    return xp.concatenate(levels).astype(np.int32), pred
+    for verts, parents in levels[1:]:
+        pred[verts] = parents.astype(np.int32)
+    return xp.concatenate([v for v, _ in levels]).astype(np.int32), pred

@@ -13,7 +13,9 @@ order of level ``d``:
    of every target (``np.unique(..., return_index=True)``): that is the next level, in order,
    with each vertex's networkx parent.
 
-Work is O(m) vectorised plus a few NumPy calls per level.
+Work is O(m) vectorised plus a few NumPy calls per level.  On the GPU the levels come from
+the queue-order BFS of :mod:`hpgraph.algorithms._bfs_fifo` on a device copy of the adjacency
+(the depths are then not needed): the same order, without the host's pass over every entry.
 """
 
 from __future__ import annotations
@@ -78,8 +80,9 @@ def bfs_levels(hg, sources, *, reverse=False, limit=None, depth=None, backend=No
         Follow predecessors (directed graphs).
     limit : number, optional
         networkx's ``depth_limit`` / ``cutoff`` (see :func:`max_level`).
-    depth : array, optional
-        Hop depths already computed (else one engine BFS).
+    depth : array or callable, optional
+        Hop depths already computed, or a function computing them (else one engine BFS);
+        the GPU path needs none.
 
     Returns
     -------
@@ -91,6 +94,10 @@ def bfs_levels(hg, sources, *, reverse=False, limit=None, depth=None, backend=No
     deepest = max_level(limit)
     if src.size == 0 or deepest < 1:
         return levels
+    if _on_gpu(backend):
+        return _device_levels(hg, src, reverse, deepest)
+    if callable(depth):             # computed only where the host path needs it
+        depth = depth()
     if depth is None:
         depth = bfs_depths(hg, src, reverse=reverse, backend=backend)
     indptr, indices = hg.nx_adjacency(reverse)
@@ -99,6 +106,38 @@ def bfs_levels(hg, sources, *, reverse=False, limit=None, depth=None, backend=No
     else:
         rows = hg.rows()
     return ordered_levels(indptr, indices, depth, src, deepest, rows=rows)
+
+
+def _on_gpu(backend) -> bool:
+    from .. import backend as _backend
+
+    try:
+        return _backend.resolve(backend) == "gpu"
+    except Exception:  # noqa: BLE001 -- no usable GPU for "auto": the host path
+        return False
+
+
+def _device_levels(hg, src, reverse, deepest):
+    """:func:`bfs_levels` on the GPU: the queue-order BFS over the networkx-ordered adjacency
+    (copied to the device once per graph and direction), levels brought back in one copy."""
+    import cupy as cp
+
+    from ..algorithms._bfs_fifo import fifo_levels
+
+    def upload():
+        indptr, indices = hg.nx_adjacency(reverse)
+        return cp.asarray(indptr, dtype=cp.int64), cp.asarray(indices, dtype=cp.int64)
+
+    indptr, indices = hg.cached(("nx_adjacency_device", bool(reverse)), upload)
+    levels = fifo_levels(cp, indptr, indices, cp.asarray(src), hg.n, deepest)
+    sizes = [int(v.shape[0]) for v, _ in levels]
+    flat = cp.asnumpy(cp.concatenate([x for pair in levels for x in pair]))
+    out, at = [], 0
+    for k in sizes:
+        out.append((flat[at:at + k], flat[at + k:at + 2 * k]))
+        at += 2 * k
+    out[0] = (src, src)
+    return out
 
 
 def ordered_levels(indptr, indices, depth, sources, deepest=math.inf, *, rows=None):

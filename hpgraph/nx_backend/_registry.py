@@ -18,7 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 
-from ._order import bfs_depths, bfs_levels, max_level
+from ._order import bfs_depths, bfs_levels
 
 __all__ = ["REGISTRY", "CALLS", "DECLINED", "STRICT", "logger", "implements", "Implementation",
            "device", "hp_algorithm", "strict_decline"]
@@ -224,9 +224,8 @@ def _depth(hg, sid, reverse=False):
 def _bfs_edge_list(hg, sid, reverse, depth_limit, dev):
     token = _DEVICE.set(dev)
     try:
-        depth = _depth(hg, sid, reverse) if max_level(depth_limit) >= 1 else None
         levels = bfs_levels(hg, [sid], reverse=reverse and hg.is_directed(), limit=depth_limit,
-                            depth=depth, backend=dev)
+                            depth=lambda: _depth(hg, sid, reverse), backend=dev)
     finally:
         _DEVICE.reset(token)
     edges = []

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._order import bfs_levels, max_level
+from ._order import bfs_levels
 from ._registry import (_bfs_edge_list, _depth, _neighbors_source, _no_sort_neighbors, _nx,
                         device, implements)
 
@@ -143,9 +143,8 @@ def _sssp_length_dict(hg, sid, cutoff, reverse=False):
     """networkx's ``single_source_shortest_path_length`` dict (BFS order) on the engine."""
     dev = device()
     limit = math.inf if cutoff is None else cutoff
-    depth = _depth(hg, sid, reverse) if max_level(limit) >= 1 else None
     levels = bfs_levels(hg, [sid], reverse=reverse and hg.is_directed(), limit=limit,
-                        depth=depth, backend=dev)
+                        depth=lambda: _depth(hg, sid, reverse), backend=dev)
     out = {}
     for d, (verts, _) in enumerate(levels):
         out.update(dict.fromkeys(hg.labels_of(verts), d))

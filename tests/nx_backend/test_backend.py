@@ -122,6 +122,24 @@ def test_bfs_family_exact(seed, directed):
     assert list(nx.bfs_layers(G, nodes[0], backend=BE)) == list(nx.bfs_layers(G, nodes[0]))
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed,directed", GRAPHS)
+def test_bfs_family_exact_on_the_gpu(seed, directed):
+    """The same checks with the backend on the GPU, where the levels come from the device's
+    queue-order BFS (``algorithms._bfs_fifo``) instead of the host's rebuild from depths."""
+    cfg = nx.config.backends.hpgraph
+    before = cfg.get("device", None)
+    cfg.device = "gpu"
+    try:
+        test_bfs_family_exact(seed, directed)
+        G = random_graph(seed, directed=directed)
+        for t in list(G)[:4]:
+            assert list(nx.single_target_shortest_path_length(G, t, backend=BE).items()) == \
+                list(nx.single_target_shortest_path_length(G, t).items())
+    finally:
+        cfg.device = before
+
+
 @pytest.mark.parametrize("seed,directed", GRAPHS[:4])
 def test_shortest_path_length_variants(seed, directed):
     G = random_graph(seed, directed=directed)
