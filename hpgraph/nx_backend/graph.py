@@ -39,13 +39,25 @@ _SET_BATCH = 16384
 
 @contextlib.contextmanager
 def _gc_paused():
-    was = gc.isenabled()
-    gc.disable()
+    """Keep garbage collection off the caller's objects meanwhile: they are frozen (moved out
+    of the collector's generations, :func:`gc.freeze`) and given back after, so that a
+    collection triggered by hpgraph's allocations walks only those -- a full collection
+    walks the whole networkx graph (R-MAT 18: ~1 s on a 2-core host).  An application that
+    froze objects itself keeps them frozen: then collection is only paused."""
+    if gc.get_freeze_count():
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            yield
+        finally:
+            if was:
+                gc.enable()
+        return
+    gc.freeze()
     try:
         yield
     finally:
-        if was:
-            gc.enable()
+        gc.unfreeze()
 
 
 class HpGraph:

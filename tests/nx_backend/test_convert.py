@@ -273,3 +273,26 @@ def test_edge_twins_pairs_entries():
     k = int(up[0])
     indices[k] = next(c for c in range(H.n) if c > rows[k] and c not in G.adj[H.nodes[rows[k]]])
     assert edge_twins(H.indptr, indices) is None
+
+
+def test_gc_paused_freezes_the_callers_objects_and_gives_them_back():
+    """While hpgraph builds its objects the caller's objects are frozen (a collection walks only
+    hpgraph's), and afterwards everything is as before; an application's own frozen objects
+    stay frozen."""
+    import gc
+
+    from hpgraph.nx_backend.graph import _gc_paused
+
+    assert gc.get_freeze_count() == 0
+    enabled = gc.isenabled()
+    with _gc_paused():
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0 and gc.isenabled() == enabled
+    gc.freeze()                                 # the application froze its objects
+    try:
+        frozen = gc.get_freeze_count()
+        with _gc_paused():
+            assert not gc.isenabled() and gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen and gc.isenabled() == enabled
+    finally:
+        gc.unfreeze()
