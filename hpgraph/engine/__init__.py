@@ -15,7 +15,8 @@
   the frontier queue with monoid atomics, the witness pass, the near-far split, one fused
   APPLY kernel; compiled with ``HP_PERSISTENT`` the same bodies form the device loop.
 * :mod:`.gpu` -- run states (module, buffers, stream, CUDA graphs) kept per (device graph,
-  program code), a fixed launch sequence per superstep, blind batches replayed as CUDA graphs.
+  program code), a fixed launch sequence per superstep, blind batches replayed as CUDA graphs;
+  :mod:`.launch` -- the superstep's kernel launches (grid sizes, argument lists).
 * :mod:`.device_loop` -- the whole run in one cooperative launch (grid barriers).
 
 Importing this package imports neither cupy nor the compiler.

@@ -48,7 +48,7 @@ UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 11, "hp_push": 2, "hp_witness": 3, "hp
 DEFERRED_UNITS = (7,)
 
 
-def kernel_units(bp, idx_dtype=None) -> dict:
+def kernel_units(bp, idx_dtype) -> dict:
     """``{unit: (kernel names)}`` of ``bp``'s module for graphs with index dtype
     ``idx_dtype``, in unit order."""
     out: dict = {}
@@ -83,11 +83,11 @@ def pack_ok(bp, idx_dtype) -> bool:
             and np.dtype(idx_dtype).itemsize == 4)
 
 
-def kernel_names(bp, idx_dtype=None) -> tuple:
+def kernel_names(bp, idx_dtype) -> tuple:
     """The kernels of ``bp``'s module for graphs with index dtype ``idx_dtype`` (the witness,
     priority and block-loop kernels only where used: a program whose winners are packed
     (:func:`pack_ok`) needs no witness pass, APPLY unpacks them)."""
-    wit = bp.witness is not None and not (idx_dtype is not None and pack_ok(bp, idx_dtype))
+    wit = bp.witness is not None and not pack_ok(bp, idx_dtype)
     extra = (("hp_witness",) if wit else ()) + \
         (("hp_far_min", "hp_far_take") if bp.priority is not None else ()) + \
         (("hp_block_loop",) if block_loop_ok(bp) else ())

@@ -2,14 +2,14 @@
 
 Per (device graph, program code) a *run state* (:class:`.gpu_state._State`): the program's
 compiled units (:mod:`.codegen`), every buffer (``y``, two bitmasks and two frontier queues -- the paper's
-x_bitmask and active_bitmask, swapped by parity --, the touched queue, a 16-word device state
+x_bitmask and active_bitmask, swapped by parity --, the touched queue, a 32-word device state
 followed by a history ring, the properties as structure of arrays), the stream and the CUDA
 graphs captured for blind batches.  States are kept between calls (a few per graph, LRU, the
 graph weakly referenced), so a repeated ``hp.run`` allocates nothing: it copies or fills the
-initial properties, zeroes the 16 state words, and one kernel (``hp_init_frontier``) writes
+initial properties, zeroes the 32 state words, and one kernel (``hp_init_frontier``) writes
 the initial frontier -- queue, bitmask, size, push-edge count, heavy list -- on the device.
-Invariants that make that enough: between supersteps ``y`` is the identity and the touched
-bitmask is zero (APPLY restores both), and the bitmasks are zero after a run that ended with an
+Invariants that make that enough: between supersteps ``y`` is the identity, the packed
+winners ``yk`` are ~0 and the touched bitmask is zero (APPLY restores all three), and the bitmasks are zero after a run that ended with an
 empty frontier (other runs mark the state for a bitmask reset).
 
 A fixed launch sequence per superstep:
@@ -30,6 +30,8 @@ graphs -- which end early on the device when the frontier empties or outgrows th
 threshold; after such an abort a mixed batch follows.  Each read brings the state words and
 the first :data:`HIST_HEAD` history records in one small copy.  On a reused state every batch
 is replayed from a CUDA graph.
+
+The launches themselves (grid sizes and argument lists) are in :mod:`.launch`.
 
 Results: properties are handed over to the caller (the state allocates fresh ones next call)
 unless CUDA graphs hold their addresses; then the caller gets copies.  Nothing returned aliases
@@ -61,7 +63,8 @@ INLINE_IDS = 8
 #: fixed schedule; the mixed batch, the CUDA-graph threshold and the block loop's length are
 #: hp.config keys: engine_mixed_batch, engine_graph_min, engine_block_loop_steps).
 BATCHES = (1, 2, 4, 8, 16, 64)
-#: CUDA graphs kept per run state (keyed by batch kind, length, limit and property addresses).
+#: CUDA graphs kept per run state (keyed by batch kind, length, limit, direction, property
+#: addresses and the small-frontier grid choice).
 MAX_GRAPHS = 32
 HIST_HEAD = 64
 class _Run(Launches):

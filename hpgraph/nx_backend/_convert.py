@@ -184,6 +184,23 @@ class _FirstEntries:
         return itertools.compress(entries, self.selectors)
 
 
+def _sample_shares_dicts(adj, indptr, indices, k=64) -> bool:
+    """Whether ``k`` entries spread over the adjacency hold the same data dict as their twins
+    (a graph whose ``_adj`` was written directly, bypassing networkx, may hold two; checking
+    every entry would cost as much as reading them all)."""
+    m = int(indices.shape[0])
+    if m == 0:
+        return True
+    nodes = list(adj)
+    pos = np.unique(np.linspace(0, m - 1, num=min(k, m)).astype(np.int64))
+    rows = np.searchsorted(indptr, pos, side="right") - 1
+    for u, v in zip(rows.tolist(), indices[pos].tolist()):
+        a, b = nodes[u], nodes[v]
+        if adj[a][b] is not adj[b][a]:
+            return False
+    return True
+
+
 def twin_edge_values(adj, indptr, indices, edge_attrs):
     """``{attribute: array}`` of an undirected simple graph whose twin adjacency entries share
     their data dict (:func:`shares_edge_dicts`), reading each dict once; None when the
@@ -197,7 +214,7 @@ def twin_edge_values(adj, indptr, indices, edge_attrs):
     if not all(map(isinstance, adj.values(), itertools.repeat(dict))):
         return None
     twins = edge_twins(indptr, indices)
-    if twins is None:
+    if twins is None or not _sample_shares_dicts(adj, indptr, indices):
         return None
     first, up, down = twins
     count = int(np.count_nonzero(first))

@@ -27,7 +27,7 @@ def _bfs_paths(hg, sid, cutoff, reverse=False):
     """networkx's ``single_source_shortest_path`` (or ``single_target_...``) dict."""
     levels = bfs_levels(hg, [sid], reverse=reverse and hg.is_directed(),
                         limit=float("inf") if cutoff is None else cutoff,
-                        depth=_depth(hg, sid, reverse), backend=device())
+                        depth=lambda: _depth(hg, sid, reverse), backend=device())
     labels = hg.nodes
     paths = {labels[sid]: [labels[sid]]}
     byid = {sid: paths[labels[sid]]}

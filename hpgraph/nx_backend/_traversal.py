@@ -179,7 +179,7 @@ def predecessor(G, source, target=None, cutoff=None, return_seen=None):
     # networkx builds level after level and stops once ``cutoff <= level`` (a falsy cutoff,
     # 0 included, never stops it; it always builds level 1)
     limit = math.inf if not cutoff else max(1, math.ceil(cutoff))
-    levels = bfs_levels(G, [sid], limit=limit, depth=_depth(G, sid), backend=device())
+    levels = bfs_levels(G, [sid], limit=limit, depth=lambda: _depth(G, sid), backend=device())
     order = np.concatenate([verts for verts, _ in levels])
     rank = np.full(G.n, -1, dtype=np.int64)
     rank[order] = np.arange(order.shape[0])

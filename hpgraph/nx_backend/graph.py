@@ -21,6 +21,7 @@ import contextlib
 import gc
 import itertools
 import logging
+import threading
 import time
 import weakref
 
@@ -33,8 +34,12 @@ __all__ = ["HpGraph", "convert_from_nx", "convert_to_nx", "from_networkx"]
 
 _logger = logging.getLogger("hpgraph.nx_backend")
 
-#: Sets built per batch by :meth:`HpGraph.label_sets` (garbage collection paused meanwhile).
+#: Sets built per batch by :meth:`HpGraph.label_sets` (the caller's objects frozen meanwhile).
 _SET_BATCH = 16384
+
+
+_gc_lock = threading.Lock()
+_gc_state = {"depth": 0, "frozen": False, "enabled": True}
 
 
 @contextlib.contextmanager
@@ -42,22 +47,29 @@ def _gc_paused():
     """Keep garbage collection off the caller's objects meanwhile: they are frozen (moved out
     of the collector's generations, :func:`gc.freeze`) and given back after, so that a
     collection triggered by hpgraph's allocations walks only those -- a full collection
-    walks the whole networkx graph (R-MAT 18: ~1 s on a 2-core host).  An application that
-    froze objects itself keeps them frozen: then collection is only paused."""
-    if gc.get_freeze_count():
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            yield
-        finally:
-            if was:
-                gc.enable()
-        return
-    gc.freeze()
+    walks the whole networkx graph (R-MAT 18: ~1 s on a 2-core host).  Nested and concurrent
+    uses share the outermost one.  An application that froze objects itself keeps them
+    frozen: then collection is only paused.  (Unfreezing puts every object in the oldest
+    generation, so the caller's young garbage waits for the next full collection.)"""
+    with _gc_lock:
+        if _gc_state["depth"] == 0:
+            _gc_state["frozen"] = not gc.get_freeze_count()
+            _gc_state["enabled"] = gc.isenabled()
+            if _gc_state["frozen"]:
+                gc.freeze()
+            else:
+                gc.disable()
+        _gc_state["depth"] += 1
     try:
         yield
     finally:
-        gc.unfreeze()
+        with _gc_lock:
+            _gc_state["depth"] -= 1
+            if _gc_state["depth"] == 0:
+                if _gc_state["frozen"]:
+                    gc.unfreeze()
+                elif _gc_state["enabled"]:
+                    gc.enable()
 
 
 class HpGraph:
@@ -168,10 +180,10 @@ class HpGraph:
 
     def label_sets(self, order, bounds):
         """The sets of labels of ``order[bounds[c]:bounds[c + 1]]`` for every group ``c``,
-        yielded in batches built with automatic garbage collection paused: sets of labels hold
-        no reference cycles, and every collection their allocations trigger walks the caller's
-        whole networkx graph (R-MAT 18: the 88,370 component sets took 0.95 s with
-        collections, 0.23 s without)."""
+        yielded in batches built with the caller's objects kept out of garbage collection
+        (:func:`_gc_paused`): otherwise the collections their allocations trigger walk the
+        caller's whole networkx graph (R-MAT 18: the 88,370 component sets took 0.95 s with
+        such collections, 0.23 s without)."""
         members = self.labels_of(order)
         b = np.asarray(bounds).tolist()
         for lo in range(0, len(b) - 1, _SET_BATCH):
@@ -389,8 +401,8 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     if isinstance(G, HpGraph):
         return G
     t0 = time.perf_counter()
-    # garbage collection paused: what a conversion allocates holds no reference cycles, and
-    # every collection its allocations trigger walks the whole networkx graph
+    # the caller's objects out of garbage collection meanwhile: otherwise the collections the
+    # conversion's allocations trigger walk the whole networkx graph
     with _gc_paused():
         H = _convert(G, edge_attrs, node_attrs, preserve_edge_attrs, preserve_node_attrs,
                      preserve_graph_attrs)

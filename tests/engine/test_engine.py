@@ -255,3 +255,30 @@ def test_any_monoid_reachability(case, backend_name, direction, refs):
     r = hp.run(_ReachAny, G, source=0, backend=backend_name, direction=direction)
     ref = refs.bfs(G.num_vertices, refs.edge_list(G), 0) >= 0
     np.testing.assert_array_equal(refs.host(r.reached).astype(bool), ref)
+
+
+def test_default_push_alpha_by_backend_and_program(monkeypatch):
+    """The direction rule's constant when neither the call nor hp.config gives one: 1 on the
+    GPU for programs whose pulls read every entry, 4 where `any` or a mask lets pulls skip
+    work, and 4 on the CPU; hp.config's value, when set, wins."""
+    from examples.bfs import BFSParents
+    from hpgraph.engine import bind as _bind, common
+
+    G = hp.generators.path(50, backend="cpu")
+    sssp, depth, parents = (_bind.bind(p, G, {"source": 0}) for p in (SSSP, BFSDepth, BFSParents))
+    assert [common.default_push_alpha(b, "gpu") for b in (sssp, depth, parents)] == [1.0, 1.0, 4.0]
+    assert [common.default_push_alpha(b, "cpu") for b in (sssp, depth, parents)] == [4.0] * 3
+    seen = []
+    real = common.choose_push
+
+    def spy(fe, pe, n, alpha):
+        seen.append(alpha)
+        return real(fe, pe, n, alpha)
+
+    monkeypatch.setattr(common, "choose_push", spy)
+    hp.run(SSSP, G, backend="cpu", source=0)
+    assert set(seen) == {4.0}
+    seen.clear()
+    with hp.config.set(push_alpha=2.5):
+        hp.run(SSSP, G, backend="cpu", source=0)
+    assert set(seen) == {2.5}

@@ -196,11 +196,20 @@ def test_gpu_loops_equal_cpu_on_large_frontiers(prog, prop):
     G = hp.rmat(17, edge_factor=8, seed=4, weights=(1, 20), backend="cpu")
     src = int(np.argmax(np.asarray(G.out_degree)))
     want = hp.run(prog, G, backend="cpu", source=src)
+    A = G.to_scipy().tocsr()
     for loop in ("device", "host"):
-        for direction in ("auto", "push"):
-            got = _run(prog, G.to_device(), loop, source=src, direction=direction)
+        for direction, track in (("auto", None), ("push", None), ("push", G.A.nnz)):
+            # track = every push edge: touched lists over 65,536 receivers, counted by block
+            with hp.config.set(engine_track_edges=track):
+                got = _run(prog, G.to_device(), loop, source=src, direction=direction)
             np.testing.assert_array_equal(hp.backend.to_host(got[prop]), want[prop])
             assert got.active == want.active
+            # winners on tight edges (witness pass or packed words)
+            val = hp.backend.to_host(got[prop]).astype(np.float64)
+            win = hp.backend.to_host(got["pred" if "pred" in got.properties else "parent"])
+            v = np.flatnonzero((val >= 0) & np.isfinite(val) & (np.arange(G.num_vertices) != src))
+            w = np.asarray(A[win[v], v]).ravel() if prog is not BFSParents else 1.0
+            np.testing.assert_array_equal(val[win[v]] + w, val[v])
     assert G.num_vertices > 65536 and max(want.frontier_edges) > G.num_vertices // 2
 
 

@@ -252,6 +252,21 @@ def test_undirected_entries_without_a_shared_dict(twin_reads):
     assert twin_reads[1] is not None
 
 
+def test_plain_graph_with_two_dicts_per_edge_written_directly(twin_reads):
+    """A plain Graph whose adjacency was written directly with a dict per entry (symmetric, so
+    only the sampled identity check can tell): every entry is read on its own."""
+    G = nx.Graph()
+    rng = random.Random(41)
+    G.add_nodes_from(range(40))
+    for _ in range(120):
+        u, v = rng.randrange(40), rng.randrange(40)
+        x = rng.random()
+        G._adj[u][v] = {"w": x}
+        G._adj[v][u] = {"w": -x} if u != v else G._adj[u][v]
+    _check(G, {"w": 1})
+    assert twin_reads == [None]
+
+
 @pytest.mark.parametrize("bound", [1, 2, 200, 256, 257, 65536, 65537, 2**20, 2**24 + 3])
 def test_stable_order_is_a_stable_argsort(bound):
     rng = np.random.default_rng(bound)

@@ -101,11 +101,12 @@ __device__ __forceinline__ bool hp_is_identity(y_t a) { return hp_same(a, hp_ide
 
 #if HP_PACK
 // ---------------------------------------------------------------------------------------
-// Exact winners (HP_PACK: a min / max monoid on a 32-bit y with 32-bit vertex ids): a push,
-// or a chunk of a split pull row, writes ((key(value) << 32) | sender) into yk[v] with one
-// 64-bit atomicMin -- the best value wins, ties to the smallest sender -- and APPLY unpacks
-// y[v] and win[v] from it (no candidate to verify, no witness pass).  key() orders values best-first as 32-bit unsigned words; a NaN is
-// never pushed (the monoid's atomic ignores it too); an untouched yk[v] holds ~0.
+// Exact winners (HP_PACK: min / max on a 32-bit y, or `any` on 32-bit integers, and 32-bit
+// vertex ids): a push, or a chunk of a split pull row, writes ((key(value) << 32) | sender)
+// into yk[v] with one 64-bit atomicMin -- the best value wins, ties to the smallest sender --
+// and APPLY unpacks y[v] and win[v] from it (no candidate to verify, no witness pass).
+// key() orders values best-first as 32-bit unsigned words; a NaN or the identity is never
+// packed (the monoid's atomic ignores them too); an untouched yk[v] holds ~0.
 __device__ __forceinline__ unsigned hp_vkey(y_t x) {
     unsigned u = (unsigned)hp_bits(x);
     if ($Y_FLOAT) u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);

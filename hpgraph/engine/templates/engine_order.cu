@@ -60,9 +60,10 @@ __device__ __forceinline__ bool hp_near(prio_t x, const u64* HP_MUT st) {
 
 #if HP_WITNESS && !HP_PACK
 // ---------------------------------------------------------------------------------------
-// WITNESS, between SPMV and APPLY (properties still as at the superstep's start).  Pull
-// supersteps leave the exact winner in win[v] (-2 where chunks of a split hub row raced);
-// push supersteps leave a candidate (sender u = win[v], push-matrix entry e = wedge[v]) that a
+// WITNESS, between SPMV and APPLY (properties still as at the superstep's start), for
+// witnesses whose winners are not packed (HP_PACK).  Pull supersteps leave the exact winner
+// in win[v] (wedge[v] -1), or, where chunks of a split hub row raced, a candidate entry of the
+// HYB tail in wedge[v]; push supersteps leave a candidate (sender u = win[v], push-matrix entry e = wedge[v]) that a
 // later, better value may have raced past.  Here one warp per receiver checks the candidate
 // in O(1) -- e is u's entry into v, u was active, gather(u, e, v) equals y[v] -- and only
 // where that fails scans v's pull rows for the first active sender whose value equals y[v].

@@ -173,8 +173,9 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         if (HP_HAS_MASK && !hp_mask(v$PROPS_ARGS)) return false;
         const y_t val = hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS);
 #if HP_PACK
-        // the exact winner (value, sender) in one word; APPLY unpacks y and win from it
-        if (val != val) return false;
+        // the exact winner (value, sender) in one word; APPLY unpacks y and win from it.  A
+        // NaN or the identity changes nothing (`any`'s identity would pack below real values)
+        if (val != val || hp_is_identity(val)) return false;
         const u64 pk = hp_pack(val, u);
         if (pk >= *((volatile u64*)(yk + v))) return false;
         atomicMin(yk + v, pk);
