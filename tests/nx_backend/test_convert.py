@@ -305,9 +305,11 @@ def test_gc_paused_freezes_the_callers_objects_and_gives_them_back():
     assert gc.get_freeze_count() == 0 and gc.isenabled() == enabled
     gc.freeze()                                 # the application froze its objects
     try:
+        # frozen objects may still be freed by reference counting meanwhile: the count can
+        # only shrink by those, never drop to 0 (that would be an unfreeze)
         frozen = gc.get_freeze_count()
         with _gc_paused():
-            assert not gc.isenabled() and gc.get_freeze_count() == frozen
-        assert gc.get_freeze_count() == frozen and gc.isenabled() == enabled
+            assert not gc.isenabled() and 0.9 * frozen < gc.get_freeze_count() <= frozen
+        assert 0.9 * frozen < gc.get_freeze_count() <= frozen and gc.isenabled() == enabled
     finally:
         gc.unfreeze()
