@@ -104,3 +104,26 @@ def test_components_numbered_like_networkx(graph_case, cases):
         want[c] = i
     np.testing.assert_array_equal(labels, want)
     assert labels.dtype == np.int32
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_components_numbering_on_many_components(seed):
+    """Undirected graphs take SciPy's strong-components search on the symmetric matrix: the
+    labels are still numbered by each component's smallest vertex id (networkx's components,
+    sorted), with thousands of components, self-loops and repeated edges."""
+    rng = np.random.default_rng(seed)
+    n, m = 3000, 2200
+    s, d = rng.integers(0, n, m), rng.integers(0, n, m)
+    s[:50] = d[:50]                                           # self-loops
+    s, d = np.r_[s, s[:100]], np.r_[d, d[:100]]               # repeats
+    G = hp.Graph.from_edges(s, d, num_vertices=n, directed=False)
+    k, labels = hp.connected_components(G, backend="cpu")
+    H = nx.Graph()
+    H.add_nodes_from(range(n))
+    H.add_edges_from(zip(s.tolist(), d.tolist()))
+    comps = sorted((min(c), c) for c in nx.connected_components(H))
+    want = np.empty(n, np.int32)
+    for i, (_, c) in enumerate(comps):
+        want[list(c)] = i
+    assert k == len(comps)
+    np.testing.assert_array_equal(labels, want)
