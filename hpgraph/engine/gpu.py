@@ -9,8 +9,9 @@ graph weakly referenced), so a repeated ``hp.run`` allocates nothing: it copies 
 initial properties, zeroes the 32 state words, and one kernel (``hp_init_frontier``) writes
 the initial frontier -- queue, bitmask, size, push-edge count, heavy list -- on the device.
 Invariants that make that enough: between supersteps ``y`` is the identity, the packed
-winners ``yk`` are ~0 and the touched bitmask is zero (APPLY restores all three), and the bitmasks are zero after a run that ended with an
-empty frontier (other runs mark the state for a bitmask reset).
+winners ``yk`` are ~0 and the touched bitmask is zero (APPLY restores all three), and the
+bitmasks are zero after a run that ended with an empty frontier (other runs mark the state for
+a bitmask reset).
 
 A fixed launch sequence per superstep:
 
@@ -79,6 +80,7 @@ class _Run(Launches):
         self.alpha = push_alpha
         self.can_push = bp.monoid.atomic is not None and bp.gather_from == "active"
         self.limit = np.uint64(push_limit(state.nnz_pull, state.n, push_alpha))
+        self.track = track_edges(state.n)     # the state word S_TRACK, read once per call
         self.props = None
         self.prop_args = ()
         self.ptrs = ()
@@ -123,7 +125,7 @@ class _Run(Launches):
             arr = cp.asarray(ids).astype(s.idt, copy=False) if nids else s.dummy_ids
         s.k["hp_init_frontier"](self._grid(max(nids, 1), BLOCK, s.n_sm * 8), (BLOCK,),
                                 (arr, np.int64(nids), np.int32(every), s.deg, s.bm[0],
-                                 s.q[0], s.qh[0], s.st, track_edges(self.n)))
+                                 s.q[0], s.qh[0], s.st, self.track))
 
     def _start_fast(self):
         """:meth:`start`.  Properties: a scalar or :class:`Seeded` value is written by ``hp_init_fused`` (no
@@ -192,7 +194,7 @@ class _Run(Launches):
                 s.k["hp_init_fused"](grid, (BLOCK,),
                                      (np.int64(n), np.int32(inline), np.int64(nid))
                                      + tuple(np.int64(x) for x in hid)
-                                     + (s.deg, s.bm[0], s.q[0], s.qh[0], s.st, track_edges(n),
+                                     + (s.deg, s.bm[0], s.q[0], s.qh[0], s.st, self.track,
                                         np.int64(fmode),
                                         np.int64(smode if inline else 0))
                                      + tuple(vals) + self.prop_args)
@@ -267,7 +269,7 @@ class _Run(Launches):
         # SM through the batch (a larger launch costs ~0.7 us per superstep on long thin
         # graphs, where a blind batch is thousands of small pushes); a frontier that outgrows
         # it in the batch is still applied right, on fewer threads
-        small = edges is not None and edges * 64 <= int(track_edges(self.n))
+        small = edges is not None and edges * 64 <= int(self.track)
         hint = 0 if small else None
         if s.graphs_ok and (k >= config["engine_graph_min"] or (k > 1 and s.calls > 1)):
             key = (kind, k, int(self.limit), self.direction, self.ptrs, small)

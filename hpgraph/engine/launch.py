@@ -29,8 +29,8 @@ def track_edges(n):
 
 class Launches:
     """Kernel launches over a run's state ``self.s`` (the methods :class:`.gpu._Run` and the
-    device loop use); ``self.n``, ``self.limit``, ``self.bp`` and ``self.prop_args`` are the
-    run's."""
+    device loop use); ``self.n``, ``self.limit``, ``self.track``, ``self.bp`` and
+    ``self.prop_args`` are the run's."""
 
     def _grid(self, items, per_block, cap):
         return (max(1, min(cap, -(-items // per_block))),)
@@ -87,7 +87,7 @@ class Launches:
         name = "hp_apply_touched" if touched else "hp_apply_all"
         # a touched APPLY scans every vertex when the push recorded no receivers (more push
         # edges than S_TRACK): then, or where the host cannot tell, it takes the whole device
-        if touched and edges is not None and edges <= int(track_edges(self.n)):
+        if touched and edges is not None and edges <= int(self.track):
             # at most `edges` receivers: a block per SM, more for a long touched list (edges 0:
             # a blind batch's small-frontier hint)
             grid = (max(s.n_sm, min(-(-edges // BLOCK), s.n_sm * 8)),)
