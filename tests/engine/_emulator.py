@@ -276,14 +276,17 @@ class _Kernels:
     def tracks(st, cur):
         return int(st[EDG + cur]) <= int(st[TRACK])
 
+    def _pulls(self, st, limit, mode):
+        """The pull kernels' opening checks: the current parity, or None when they return."""
+        cur = int(st[EXEC]) & 1
+        if st[HALT] or st[CNT + cur] == 0 or (mode == 1 and self.pushes(st, cur, limit)):
+            return None
+        return cur
+
     def hp_pull_ell(self, a):
         ell_idx, ell_val, n, K, bm0, bm1, y, st, limit, mode, *pa = a
-        if st[HALT]:
-            return
-        cur = int(st[EXEC]) & 1
-        if st[CNT + cur] == 0:
-            return
-        if mode == 1 and self.pushes(st, cur, limit):
+        cur = self._pulls(st, limit, mode)
+        if cur is None:
             return
         bm, props = (bm1 if cur else bm0), self.props(pa)
         recv = self.mask(props)
@@ -307,12 +310,8 @@ class _Kernels:
 
     def hp_pull_coo(self, a):
         seg_row, seg_ptr, nseg, col, val, bm0, bm1, y, st, limit, mode, *pa = a
-        if st[HALT]:
-            return
-        cur = int(st[EXEC]) & 1
-        if st[CNT + cur] == 0:
-            return
-        if mode == 1 and self.pushes(st, cur, limit):
+        cur = self._pulls(st, limit, mode)
+        if cur is None:
             return
         bm, props = (bm1 if cur else bm0), self.props(pa)
         recv = self.mask(props)
