@@ -173,10 +173,6 @@ def components_scipy(G):
     first, so the labels are numbered by smallest vertex id either way."""
     csgraph = _csgraph()
 
-    if G.directed:
-        k, labels = csgraph.connected_components(matrix(G, False), directed=True,
-                                                 connection="weak")
-    else:
-        k, labels = csgraph.connected_components(matrix(G, False), directed=True,
-                                                 connection="strong")
+    k, labels = csgraph.connected_components(matrix(G, False), directed=True,
+                                             connection="weak" if G.directed else "strong")
     return int(k), labels.astype(np.int32, copy=False)
