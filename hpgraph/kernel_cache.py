@@ -168,13 +168,15 @@ def modules(cp, source: str, option_sets, defer=()) -> list:
     d = cache_dir()
     paths = [d / (_key(source, o, arch) + ".cubin") for o in option_sets]
     missing = [(o, p) for o, p in zip(option_sets, paths) if not p.exists()]
+    now = [(o, p) for o, p in missing if o not in defer]
+    if len(now) == 1:
+        _store(now[0][1], cubin(source, now[0][0], arch))
+    elif now:
+        with ThreadPoolExecutor(max_workers=min(len(now), os.cpu_count() or 1)) as ex:
+            for (o, p), data in zip(now, ex.map(lambda op: cubin(source, op[0], arch), now)):
+                _store(p, data)
+    # the deferred compiles start once the others are done: concurrent NVRTC compiles slow
+    # each other down (see engine.codegen.UNITS)
     late = {p: _background().submit(lambda o=o, p=p: _store(p, cubin(source, o, arch)))
             for o, p in missing if o in defer}
-    missing = [(o, p) for o, p in missing if p not in late]
-    if len(missing) == 1:
-        _store(missing[0][1], cubin(source, missing[0][0], arch))
-    elif missing:
-        with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as ex:
-            for (o, p), data in zip(missing, ex.map(lambda op: cubin(source, op[0], arch), missing)):
-                _store(p, data)
     return [Deferred(cp, late[p], p) if p in late else _load(cp, p) for p in paths]

@@ -29,18 +29,20 @@ _TEMPLATE_DIR = Path(__file__).with_name("templates")
 #: The warp-balanced row expansion (device code shared with the traversal kernels).
 BALANCED = (_TEMPLATE_DIR / "balanced.cuh").read_text()
 
-KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_all", "hp_apply_touched",
-           "hp_apply_auto", "hp_init_frontier", "hp_init_fused")
+KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_step", "hp_init_frontier",
+           "hp_init_fused")
 
 
 #: The compile unit of each kernel (``HP_UNIT`` in the engine template): a program's units
-#: are compiled as separate modules, in parallel, so a new program waits for its longest unit.
-#: The three APPLY entry points inline the same ``hp_apply`` and get a unit each (measured with
-#: NVRTC for sm_90 on a 2-core host, the README SSSP: one APPLY unit 170 ms, three units
-#: 93-97 ms each); so do the two pull kernels.
-UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 11, "hp_push": 2, "hp_witness": 3, "hp_apply_all": 4,
-         "hp_apply_touched": 9, "hp_apply_auto": 10, "hp_far_min": 5, "hp_far_take": 5,
-         "hp_init_frontier": 6, "hp_init_fused": 6, "hp_block_loop": 7}
+#: are compiled as separate modules, in parallel threads.  On the device (16 cores, NVRTC 13)
+#: parallel compiles slow each other down -- eight units took ~450 ms, in threads or in
+#: processes alike, against 50-230 ms each alone -- so a new program waits for about the
+#: units' total work more than for its longest unit.  So APPLY is one kernel whose pass is a
+#: launch argument: with three entry points (three units) the two SSSP examples' units took
+#: 1,200-1,800 ms in all, compiled one after another on a 2-core host; with one, 670-1,200 ms.
+UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 11, "hp_push": 2, "hp_witness": 3, "hp_apply_step": 4,
+         "hp_far_min": 5, "hp_far_take": 5, "hp_init_frontier": 6, "hp_init_fused": 6,
+         "hp_block_loop": 7}
 
 #: Units a run can do without: compiled in the background when not in the kernel cache (the
 #: block loop, 240-290 ms, the longest unit; the host loop runs small frontiers with the other

@@ -15,11 +15,13 @@ a bitmask reset).
 
 A fixed launch sequence per superstep:
 
-* pull: ``hp_pull_ell`` (+ ``hp_pull_coo`` for the HYB tail) per gather side, ``hp_apply_all``;
-* push: ``hp_push`` per gather side, ``hp_apply_touched`` (or ``hp_apply_all``);
+* pull: ``hp_pull_ell`` (+ ``hp_pull_coo`` for the HYB tail) per gather side, then
+  ``hp_apply_step`` over every vertex;
+* push: ``hp_push`` per gather side, then ``hp_apply_step`` over the receivers it recorded
+  (or every vertex);
 * mixed (direction ``"auto"``): both, each kernel running only if the device-side direction
   rule (the host's :func:`.common.choose_push`, as a precomputed edge limit) picks it, then
-  ``hp_apply_auto``.
+  ``hp_apply_step`` after whichever ran.
 
 Kernels find the current parity and frontier size in the device state, and the last block of
 APPLY closes the superstep, so the host never has to look between supersteps.  It looks once
@@ -56,7 +58,7 @@ from .common import push_limit  # noqa: F401  (hpgraph.engine.gpu.push_limit)
 from .gpu_state import (_acquire, _aliasable, _bits, _fill, _ptr, _release,  # noqa: F401
                         clear_cache, split_segments)
 from .common import S_CNT, S_EDG, S_EXEC, S_HALT, S_HCNT, S_STEP, ST_WORDS
-from .launch import BLOCK, Launches, track_edges
+from .launch import APPLY_AUTO, BLOCK, Launches, track_edges
 
 #: Initial frontiers up to this size travel as kernel arguments (``hp_init_fused``).
 INLINE_IDS = 8
@@ -248,10 +250,7 @@ class _Run(Launches):
             self._push(1)
             self._pull(1)
             self._witness(1, False)
-            s = self.s
-            s.k["hp_apply_auto"](self._grid(self.n, BLOCK, s.n_sm * 8), (BLOCK,),
-                                 self._apply_args() + (self.limit,) + self._feature_args()
-                                 + self.prop_args)
+            self._apply_step(self._grid(self.n, BLOCK, self.s.n_sm * 8), APPLY_AUTO)
         self._far()
 
     def _block_loop(self, k, small):

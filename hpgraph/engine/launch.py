@@ -18,6 +18,9 @@ SMALL_BLOCKS_PER_SM = 2
 #: Blocks per SM of the far-set split kernels (they return at once unless a split is due);
 #: 2 measured no faster than 8 on the grid.
 FAR_BLOCKS_PER_SM = 8
+#: ``hp_apply_step``'s modes (``HP_APPLY_*`` in ``templates/engine_apply.cu``): every vertex;
+#: the receivers a push recorded; after whichever SPMV the device-side direction rule ran.
+APPLY_ALL, APPLY_TOUCHED, APPLY_AUTO = 0, 1, 2
 
 
 def track_edges(n):
@@ -84,7 +87,6 @@ class Launches:
         """APPLY after a push (``touched``: of a program applying to receivers) or a pull;
         ``edges``: the frontier's push edges where the host knows them."""
         s = self.s
-        name = "hp_apply_touched" if touched else "hp_apply_all"
         # a touched APPLY scans every vertex when the push recorded no receivers (more push
         # edges than S_TRACK): then, or where the host cannot tell, it takes the whole device
         if touched and edges is not None and edges <= int(self.track):
@@ -93,8 +95,14 @@ class Launches:
             grid = (max(s.n_sm, min(-(-edges // BLOCK), s.n_sm * 8)),)
         else:
             grid = self._grid(self.n, BLOCK, s.n_sm * 8)
-        s.k[name](grid, (BLOCK,), self._apply_args() + (np.int32(dir_code),)
-                  + self._feature_args() + self.prop_args)
+        self._apply_step(grid, APPLY_TOUCHED if touched else APPLY_ALL, dir_code)
+
+    def _apply_step(self, grid, mode, dir_code=0):
+        """``hp_apply_step`` in ``mode`` (:data:`APPLY_ALL`, :data:`APPLY_TOUCHED` or
+        :data:`APPLY_AUTO`: the direction rule's choice, ``dir_code`` then unused)."""
+        self.s.k["hp_apply_step"](grid, (BLOCK,), (np.int32(mode), self.limit)
+                                  + self._apply_args() + (np.int32(dir_code),)
+                                  + self._feature_args() + self.prop_args)
 
     def _win_args(self):
         """The SPMV kernels' witness arguments (winners, their entries and the packed exact

@@ -422,24 +422,23 @@ class _Kernels:
         if st[CNT + nxt] == 0:
             st[HALT] = 1
 
-    def hp_apply_all(self, a):
-        self._apply(a, False)
-
-    def hp_apply_touched(self, a):
-        self._apply(a, True)
-
-    def hp_apply_auto(self, a):
-        *head, limit = a[:15]
-        st = head[11]
+    def hp_apply_step(self, a):
+        """hp_apply_step: mode 0 every vertex, 1 the recorded receivers, 2 after whichever
+        SPMV the direction rule ran (the mode's own arguments first)."""
+        mode, limit, *rest = a
+        if int(mode) != 2:
+            self._apply(tuple(rest), int(mode) == 1)
+            return
+        st = rest[11]
         if st[HALT]:
             return
         cur = int(st[EXEC]) & 1
         if st[CNT + cur] == 0:
             return
         if self.pushes(st, cur, limit):
-            self._apply(tuple(head) + (0,) + tuple(a[15:]), self.bp.apply_to == "received")
+            self._apply(tuple(rest[:14]) + (0,) + tuple(rest[15:]), self.bp.apply_to == "received")
         else:
-            self._apply(tuple(head) + (1,) + tuple(a[15:]), False)
+            self._apply(tuple(rest[:14]) + (1,) + tuple(rest[15:]), False)
 
     def hp_block_loop(self, a):
         """hp_block_loop: push + APPLY (touched) supersteps while the frontier is small."""

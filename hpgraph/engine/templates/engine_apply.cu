@@ -181,41 +181,33 @@ $UPDATE_BODY
     }
 }
 
+// One APPLY kernel, the pass chosen by a launch argument rather than by three entry points:
+// NVRTC specialised hp_apply for each entry point's constant, so three kernels took 1.8x one
+// kernel's compile time, or three compile units.  mode 0: every vertex (after a pull, or a
+// push of a program applying to all); 1: the receivers a push recorded (hp_tracks; else
+// every vertex); 2: a mixed batch's superstep, after whichever SPMV the direction rule ran
+// (same predicate, hp_pushes; `dir` is then ignored).
+#define HP_APPLY_ALL 0
+#define HP_APPLY_TOUCHED 1
+#define HP_APPLY_AUTO 2
+
 #if HP_IN_UNIT(4)
 HP_KERNEL
-hp_apply_all(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
-             idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
-             u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
-{
-    hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
-}
-#endif
-
-#if HP_IN_UNIT(9)
-HP_KERNEL
-hp_apply_touched(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
-                 idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
-                 u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
-{
-    hp_apply(true, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
-}
-#endif
-
-// Mixed batches: APPLY after whichever SPMV the direction rule ran (same predicate).
-#if HP_IN_UNIT(10)
-HP_KERNEL
-hp_apply_auto(long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
+hp_apply_step(int mode, u64 limit, long long n, y_t* HP_MUT y, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
               idx_t* qh0, idx_t* qh1, unsigned* HP_MUT tbm, const idx_t* HP_MUT tq, const long long* __restrict__ deg,
-              u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, u64 limit$APPLY_PARAMS$PROPS_MUT_PARAMS)
+              u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
 {
-    if (st[S_HALT]) return;
-    const int cur = (int)(st[S_EXEC] & 1ull);
-    if (st[S_CNT + cur] == 0ull) return;
-    if (hp_pushes(st, cur, limit)) {    // grid-uniform: every block takes the same branch
-        hp_apply(HP_RECEIVED_ONLY, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 0$APPLY_ARGS$PROPS_ARGS);
-    } else {
-        hp_apply(false, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, 1$APPLY_ARGS$PROPS_ARGS);
+    bool touched = mode == HP_APPLY_TOUCHED;
+    if (mode == HP_APPLY_AUTO) {
+        if (st[S_HALT]) return;
+        const int cur = (int)(st[S_EXEC] & 1ull);
+        if (st[S_CNT + cur] == 0ull) return;
+        // read before any block's APPLY closes the superstep: every block decides alike
+        const bool pushed = hp_pushes(st, cur, limit);
+        touched = pushed && HP_RECEIVED_ONLY;
+        dir = pushed ? 0 : 1;
     }
+    hp_apply(touched, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, dir$APPLY_ARGS$PROPS_ARGS);
 }
 #endif
 
