@@ -40,8 +40,11 @@ KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_step", "hp_init_fr
 #: units' total work more than for its longest unit.  So APPLY is one kernel whose pass is a
 #: launch argument: with three entry points (three units) the two SSSP examples' units took
 #: 1,200-1,800 ms in all, compiled one after another on a 2-core host; with one, 670-1,200 ms.
-UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 11, "hp_push": 2, "hp_witness": 3, "hp_apply_step": 4,
-         "hp_far_min": 5, "hp_far_take": 5, "hp_init_frontier": 6, "hp_init_fused": 6,
+#: And units are few: each pays the whole template's front end and ptxas' start (~50 ms on
+#: that host: the two pull kernels took 141-216 ms as two units, 99-150 as one; the far-set
+#: split and setup kernels 234-249 against 177-196).
+UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_witness": 3, "hp_apply_step": 4,
+         "hp_far_min": 6, "hp_far_take": 6, "hp_init_frontier": 6, "hp_init_fused": 6,
          "hp_block_loop": 7}
 
 #: Units a run can do without: compiled in the background when not in the kernel cache (the

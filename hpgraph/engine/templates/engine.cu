@@ -29,10 +29,10 @@
 #endif
 // HP_UNIT (defined k > 0 by the host): only the kernels of unit k are compiled, so the host
 // can compile the units of one program in parallel (NVRTC runs one compile per thread); 0 (the
-// default) compiles every kernel.  Units: 1 / 11 pull (ELL, COO tail), 2 push, 3 witness,
-// 4 APPLY, 5 priority (far set), 6 initial frontier and per-call setup; with HP_PERSISTENT,
-// 7 the block loop and 8 the device loop (their phases, the other kernels' bodies, are then
-// device functions).
+// default) compiles every kernel.  Units: 1 pull (ELL, COO tail), 2 push, 3 witness,
+// 4 APPLY, 6 initial frontier, per-call setup and the priority's far-set split; with
+// HP_PERSISTENT, 7 the block loop and 8 the device loop (their phases, the other kernels'
+// bodies, are then device functions).
 #ifndef HP_UNIT
 #define HP_UNIT 0
 #endif

@@ -218,7 +218,7 @@ hp_apply_step(int mode, u64 limit, long long n, y_t* HP_MUT y, unsigned* bm0, un
 // it (best + delta) and makes the waiting vertices within it the frontier of the parity APPLY
 // just made current.  Only NaN values waiting (float keys, S_FARBEST == 0): all are taken and
 // the threshold stays.  One thread per far-bitmap word, which it alone writes in this phase.
-#if HP_IN_UNIT(5)
+#if HP_IN_UNIT(6)
 HP_KERNEL
 hp_far_min(long long n, const unsigned* HP_MUT far, u64* HP_MUT st$PROPS_CONST_PARAMS)
 {
@@ -244,7 +244,7 @@ hp_far_min(long long n, const unsigned* HP_MUT far, u64* HP_MUT st$PROPS_CONST_P
 }
 #endif
 
-#if HP_IN_UNIT(5)
+#if HP_IN_UNIT(6)
 HP_KERNEL
 hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1,
             idx_t* qh0, idx_t* qh1, const long long* __restrict__ deg, u64* HP_MUT st,

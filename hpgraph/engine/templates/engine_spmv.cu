@@ -55,7 +55,7 @@ hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, 
 // reduction, so any monoid works without atomics.  Segments longer than a chunk are split at
 // setup when the monoid has an atomic form (seg_row = -(row + 1)); their chunks combine into
 // y with it, so one hub row is not a single warp's critical path.
-#if HP_IN_UNIT(11)
+#if HP_IN_UNIT(1)
 HP_KERNEL
 hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg_ptr, long long nseg,
             const idx_t* __restrict__ col, const w_t* __restrict__ val,
