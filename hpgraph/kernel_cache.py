@@ -172,9 +172,9 @@ def modules(cp, source: str, option_sets, defer=()) -> list:
     if len(now) == 1:
         _store(now[0][1], cubin(source, now[0][0], arch))
     elif now:
+        # each thread writes its own cubin (on the device a write took up to 30 ms)
         with ThreadPoolExecutor(max_workers=min(len(now), os.cpu_count() or 1)) as ex:
-            for (o, p), data in zip(now, ex.map(lambda op: cubin(source, op[0], arch), now)):
-                _store(p, data)
+            list(ex.map(lambda op: _store(op[1], cubin(source, op[0], arch)), now))
     # the deferred compiles start once the others are done: concurrent NVRTC compiles slow
     # each other down (see engine.codegen.UNITS)
     late = {p: _background().submit(lambda o=o, p=p: _store(p, cubin(source, o, arch)))
