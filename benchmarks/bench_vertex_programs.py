@@ -98,7 +98,8 @@ def bench_graph(label, G, source, repeat, gpu, rows):
             r["loop_used"] = out.extra.get("loop", backend)
         check(out)
         rows.append(r)
-        print(f"  {name:<44} warm {r['warm_ms']:9.3f} ms  wall {r['wall_ms']:9.3f}  first "
+        shown = name if loop is None else f"{name}, {r.get('loop_used', loop)} loop"
+        print(f"  {shown:<52} warm {r['warm_ms']:9.3f} ms  wall {r['wall_ms']:9.3f}  first "
               f"{r['first_ms']:9.1f}" + (f"  supersteps {r.get('supersteps')}"
                                           if "supersteps" in r else ""), flush=True)
 
