@@ -1,7 +1,7 @@
 """The ``hpgraph`` command line (also ``python -m hpgraph``).
 
 One module per subcommand (:mod:`~hpgraph.cli.demo`, :mod:`~hpgraph.cli.info`,
-:mod:`~hpgraph.cli.run`, :mod:`~hpgraph.cli.bench`), each registering itself in
+:mod:`~hpgraph.cli.run`, :mod:`~hpgraph.cli.bench`, :mod:`~hpgraph.cli.warmup`), each registering itself in
 :data:`SUBCOMMANDS` (name -> :class:`Subcommand`: an ``add_arguments(parser)`` and a
 ``handler(args) -> int``) on import; what they share lives in ``_common`` (registry, argument
 groups, output-path checks), ``_graphs`` (loading and summarizing a graph), ``_algorithms``
@@ -26,7 +26,7 @@ Exit status (the same with or without ``--traceback``, which only adds the trace
 from __future__ import annotations
 
 # the subcommand modules register themselves in this order (the order of ``hpgraph --help``)
-from . import demo, info, run, bench
+from . import demo, info, run, bench, warmup
 from ._algorithms import (ALGORITHMS, BENCH_DEFAULT, Algorithm, algorithm_function, check_source,
                           default_source, describe_result, lookup_algorithm, run_algorithm)
 from ._common import (EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PLUGIN_MODULES, PROG,
@@ -47,5 +47,5 @@ __all__ = [
     "demo_algorithms", "describe_result", "device_description", "format_summary", "graph_summary",
     "info", "load_graph", "load_graph_from_args", "lookup_algorithm", "main",
     "plot_degree_distribution", "register_subcommand", "run", "run_algorithm", "validate_result",
-    "write_result",
+    "warmup", "write_result",
 ]
