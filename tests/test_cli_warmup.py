@@ -63,7 +63,7 @@ def test_gpu_warmup_fills_empty_kernel_caches(tmp_path):
         reports.append(json.loads(p.stdout))
     first, again = reports
     assert first["backend"] == "gpu"
-    assert list(first["steps"]) == ["graph", "bfs", "sssp", "cc"]
+    assert list(first["steps"]) == ["graph", "summary", "bfs", "sssp", "cc"]
     assert first["cache_dirs"] == {"cupy": str(tmp_path / "cupy"),
                                    "hpgraph": str(tmp_path / "hpgraph" / "kernels")}
     assert first["new_files"]["cupy"] > 0

@@ -5,10 +5,11 @@ A new process finds compiled kernels in two on-disk caches: CuPy's (its array ke
 (:mod:`hpgraph.kernel_cache`; ``hp.config["kernel_cache"]``).  With both empty, a first
 ``hpgraph demo`` spends most of its time compiling about 80 small CuPy kernels one after
 another (benchmarks/README.md, "Cold start").  This command builds the demo's R-MAT graph on
-the GPU and runs the chosen algorithms on it once, which compiles and stores those kernels;
-later processes load them instead.  A graph of other dtypes (64-bit indices, float64 weights)
-or another algorithm compiles its own kernels on first use; a user's vertex program compiles
-its own units (about 0.2-0.5 s) the first time it runs.
+the GPU, summarises it as ``demo`` and ``info`` do and runs the chosen algorithms on it once,
+which compiles and stores those kernels; later processes load them instead.  Some kernels
+depend on the graph's size or dtypes (a scale-20 demo after a scale-16 warm-up compiled 3 CuPy
+kernels more), and a user's vertex program compiles its own units (0.2-0.5 s) when it first
+runs.
 """
 
 from __future__ import annotations
@@ -79,8 +80,12 @@ def warmup(scale=16, edge_factor=16, algorithms=WARMUP_ALGORITHMS) -> dict:
     before = {k: _count_files(d) for k, d in dirs.items()}
     steps = {}
     t0 = time.perf_counter()
-    G = _graphs.load_graph(f"rmat:{int(scale)}:{int(edge_factor)}", backend="gpu").graph
+    loaded = _graphs.load_graph(f"rmat:{int(scale)}:{int(edge_factor)}", backend="gpu")
+    G = loaded.graph
     steps["graph"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    _graphs.graph_summary(G, timings=loaded.timings)    # what `demo` and `info` print
+    steps["summary"] = time.perf_counter() - t0
     for name in names:
         alg = _algorithms.ALGORITHMS[name]
         source = _algorithms.default_source(G) if alg.source else None
