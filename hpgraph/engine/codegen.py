@@ -47,10 +47,24 @@ UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_witness": 3, "hp_
          "hp_far_min": 6, "hp_far_take": 6, "hp_init_frontier": 6, "hp_init_fused": 6,
          "hp_block_loop": 7}
 
-#: Units a run can do without: compiled in the background when not in the kernel cache (the
-#: block loop, 240-290 ms, the longest unit; the host loop runs small frontiers with the other
-#: kernels until it is ready).
+#: Units a run can do without: compiled in the background when not in the kernel cache, after
+#: the others, one after another (the block loop, 240-290 ms, the longest unit; the host loop
+#: runs small frontiers with the other kernels until it is ready).
 DEFERRED_UNITS = (7,)
+
+
+def can_push(bp) -> bool:
+    """Whether ``bp`` can run a superstep as a push (an atomic form of its reduce, gathers from
+    the active vertices): then the direction rule may pick either direction."""
+    return bp.monoid.atomic is not None and bp.gather_from == "active"
+
+
+def deferred_units(bp, defer_pull=True) -> tuple:
+    """The units of ``bp`` compiled in the background: :data:`DEFERRED_UNITS`, and with
+    ``defer_pull`` (``hp.config["engine_defer_pull"]``) the pull unit (1) of a program that can
+    push -- its first run pushes until the pull kernels are ready (a new program's units slow
+    each other down when they compile together)."""
+    return DEFERRED_UNITS + ((1,) if defer_pull and can_push(bp) else ())
 
 
 def kernel_units(bp, idx_dtype) -> dict:
