@@ -338,8 +338,8 @@ class _Run(Launches):
         if self.direction != "push":
             # a program that cannot push (or a run told to pull) waits for the pull unit; one
             # that can pushes until it is ready
-            self.force_push = not self.s.ready("hp_pull_ell",
-                                               wait=self.direction == "pull" or not self.can_push)
+            may_push = self.direction == "auto" and self.can_push
+            self.force_push = not self.s.ready("hp_pull_ell", wait=not may_push) and may_push
         step_ms = []
         syncs = 0
         hist_read = 0

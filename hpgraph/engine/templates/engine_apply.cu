@@ -29,8 +29,8 @@ __device__ __forceinline__ void hp_close(u64* HP_MUT st, u64* HP_MUT hist, long 
     }
 }
 
-// One copy (not inlined): the three APPLY kernels and the device loop call it, so the
-// program's update is compiled once -- NVRTC's time grows with every inlined copy.
+// One copy (not inlined): the APPLY kernel, the block loop and the device loop call it, so
+// the program's update is compiled once -- NVRTC's time grows with every inlined copy.
 // Vertex counts from which APPLY counts the next frontier by block, not by warp (below).
 #define HP_BLOCK_COUNT_MIN 65536
 
