@@ -51,7 +51,7 @@ def _count_files(path) -> int:
     return n
 
 
-def _algorithms(text):
+def _algorithm_names(text):
     from ._algorithms import lookup_algorithm
 
     names = [s.strip() for s in str(text).split(",") if s.strip()]
@@ -98,7 +98,7 @@ def warmup(scale=16, edge_factor=16, algorithms=WARMUP_ALGORITHMS) -> dict:
 
 
 def _warmup(args) -> int:
-    report = warmup(args.scale, args.edge_factor, _algorithms(args.algorithms))
+    report = warmup(args.scale, args.edge_factor, _algorithm_names(args.algorithms))
     if args.json:
         print(json.dumps(report, indent=2))
         return EXIT_OK

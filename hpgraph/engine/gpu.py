@@ -346,7 +346,7 @@ class _Run(Launches):
         # frontiers with at most `small` push edges run in the block loop (0: never, or not
         # yet: a block loop still compiling in the background is looked for again each batch)
         small = config["engine_small_frontier"] if self.s.ready("hp_block_loop") else 0
-        late = not small and bool(self.s.pending)
+        late = not small and any("hp_block_loop" in names for _, names in self.s.pending)
         mixed_k, loop_k = config["engine_mixed_batch"], config["engine_block_loop_steps"]
         records = []
         converged = True
