@@ -192,11 +192,6 @@ _ENGINE = (
          "blocks hide latency in heavy supersteps, fewer make each grid barrier cheaper.  0: "
          "by the graph's mean degree, 1 at or below 8 (long thin graphs: many cheap "
          "supersteps), 4 above.", int),
-    _Key("engine_defer_pull", True, _bool("engine_defer_pull"),
-         "GPU engine, a new program that can push: its pull kernels compile in the background "
-         "(its other units compile faster alone) and its first run pushes every superstep until "
-         "they are ready, so that run's directions depend on the compile's timing.  False: "
-         "they compile with the other units before the first superstep.", _parse_bool),
     _Key("engine_small_frontier", 256, _int("engine_small_frontier", 0),
          "GPU host loop of hp.run: supersteps whose frontier has at most this many push edges "
          "run in the block loop (one thread block, __syncthreads between phases, up to 1024 "

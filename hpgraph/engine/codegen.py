@@ -59,14 +59,6 @@ def can_push(bp) -> bool:
     return bp.monoid.atomic is not None and bp.gather_from == "active"
 
 
-def deferred_units(bp, defer_pull=True) -> tuple:
-    """The units of ``bp`` compiled in the background: :data:`DEFERRED_UNITS`, and with
-    ``defer_pull`` (``hp.config["engine_defer_pull"]``) the pull unit (1) of a program that can
-    push -- its first run pushes until the pull kernels are ready (a new program's units slow
-    each other down when they compile together)."""
-    return DEFERRED_UNITS + ((1,) if defer_pull and can_push(bp) else ())
-
-
 def kernel_units(bp, idx_dtype) -> dict:
     """``{unit: (kernel names)}`` of ``bp``'s module for graphs with index dtype
     ``idx_dtype``, in unit order."""

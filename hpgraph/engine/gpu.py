@@ -81,9 +81,6 @@ class _Run(Launches):
         self.direction = direction
         self.alpha = push_alpha
         self.can_push = codegen.can_push(bp)
-        # direction "auto" while the pull unit still compiles (codegen.deferred_units): every
-        # superstep pushes, none aborts for the direction rule
-        self.force_push = False
         self.limit = np.uint64(push_limit(state.nnz_pull, state.n, push_alpha))
         self.track = track_edges(state.n)     # the state word S_TRACK, read once per call
         self.props = None
@@ -241,7 +238,7 @@ class _Run(Launches):
         touched = self.bp.apply_to == "received"
         if kind == "push":
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
-            self._push(2 if self.direction == "auto" and not self.force_push else 0,
+            self._push(2 if self.direction == "auto" else 0,
                        count_hint, heavy, small=edges == 0)
             self._witness(0, touched, pushed=1)
             self._apply(touched=touched, dir_code=0, edges=edges)
@@ -259,7 +256,7 @@ class _Run(Launches):
     def _block_loop(self, k, small):
         """Up to ``k`` supersteps in one block (``hp_block_loop``), while the frontier has at
         most ``small`` push edges and the direction rule says push."""
-        big = small if self.direction == "push" or self.force_push else min(small, int(self.limit))
+        big = small if self.direction == "push" else min(small, int(self.limit))
         self.s.k["hp_block_loop"]((1,), (BLOCK,), (np.uint64(big),)
                                   + device_loop.loop_args(self, k))
 
@@ -274,7 +271,7 @@ class _Run(Launches):
         small = edges is not None and edges * 64 <= int(self.track)
         hint = 0 if small else None
         if s.graphs_ok and (k >= config["engine_graph_min"] or (k > 1 and s.calls > 1)):
-            key = (kind, k, int(self.limit), self.direction, self.force_push, self.ptrs, small)
+            key = (kind, k, int(self.limit), self.direction, self.ptrs, small)
             g = s.graphs.get(key)
             if g is None:
                 g = self._capture(kind, k, key, hint)
@@ -335,11 +332,6 @@ class _Run(Launches):
         # hp.config["trace"]: one superstep at a time, each timed by CUDA events
         timed = config["trace"]
         blind = hook is None and not timed
-        if self.direction != "push":
-            # a program that cannot push (or a run told to pull) waits for the pull unit; one
-            # that can pushes until it is ready
-            may_push = self.direction == "auto" and self.can_push
-            self.force_push = not self.s.ready("hp_pull_ell", wait=not may_push) and may_push
         step_ms = []
         syncs = 0
         hist_read = 0
@@ -356,9 +348,9 @@ class _Run(Launches):
             t0 = time.perf_counter()
             if blind and (max_it is None or max_it > 0):
                 # the first batch needs no read: the device knows the initial frontier
-                if self.direction == "auto" and self.can_push and not self.force_push:
+                if self.direction == "auto" and self.can_push:
                     self._batch("mixed", mixed_k if max_it is None else min(mixed_k, max_it))
-                elif self.direction == "push" or self.force_push:
+                elif self.direction == "push":
                     self._step("push")
                     bi = 1
                 else:
@@ -381,11 +373,9 @@ class _Run(Launches):
                     hist_read = step
                 if st[S_HALT] != 0:
                     self.s.st[S_HALT:S_HALT + 1] = 0
-                if self.force_push and self.s.ready("hp_pull_ell"):
-                    self.force_push = False
                 if self.direction == "auto":
-                    push = self.can_push and (self.force_push or common.choose_push(
-                        edg, self.s.nnz_pull, self.n, self.alpha))
+                    push = self.can_push and common.choose_push(edg, self.s.nnz_pull, self.n,
+                                                                self.alpha)
                 else:
                     push = self.direction == "push"
                 left = None if max_it is None else max_it - step
@@ -410,7 +400,7 @@ class _Run(Launches):
                         else:
                             self._batch("push", k, edges=edg)
                         bi += 1
-                    elif self.direction == "auto" and self.can_push and not self.force_push:
+                    elif self.direction == "auto" and self.can_push:
                         self._batch("mixed", mixed_k if left is None else min(mixed_k, left))
                         bi = 0
                     else:

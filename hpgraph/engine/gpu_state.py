@@ -21,7 +21,6 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import backend as _backend
-from .._config import config
 from ..exceptions import CompileError
 from . import codegen, common
 from .common import ST_WORDS
@@ -139,8 +138,7 @@ class _State:
         self.source = src
         units = codegen.kernel_units(bp, idt)
         opts = [codegen.unit_options(u) for u in units]
-        later = codegen.deferred_units(bp, config["engine_defer_pull"])
-        defer = [codegen.unit_options(u) for u in units if u in later]
+        defer = [codegen.unit_options(u) for u in units if u in codegen.DEFERRED_UNITS]
         mods = _backend.raw_modules(src, opts, defer=defer)
         self.k = {}
         self.pending = []          # (compiling module, its kernel names): see ready()
@@ -203,27 +201,23 @@ class _State:
         self.calls = 0
 
 
-    def ready(self, name, wait=False) -> bool:
-        """Whether kernel ``name`` can be launched: compiled with the program, or a deferred
-        unit (:func:`.codegen.deferred_units`) whose background compile has finished (its
-        module is then loaded here); ``wait``: wait for that compile first."""
+    def ready(self, name) -> bool:
+        """Whether kernel ``name`` can be launched: compiled with the program, or in a deferred
+        unit (:data:`.codegen.DEFERRED_UNITS`) whose background compile has finished (its
+        module is then loaded here)."""
         if name in self.k:
             return True
         if name in self.failed:
-            if wait:
-                raise self.failed[name]
             return False
         for i, (mod, names) in enumerate(self.pending):
             if name in names:
-                if not wait and not mod.ready():
+                if not mod.ready():
                     return False
                 del self.pending[i]
                 try:
                     m = mod.module()
                 except CompileError as exc:
                     self.failed.update(dict.fromkeys(names, exc))
-                    if wait:
-                        raise
                     # a unit the runs can do without: they go on without it
                     warnings.warn(f"hpgraph: the engine's deferred unit {names} did not "
                                   f"compile; runs go on without it ({exc})", RuntimeWarning,

@@ -19,8 +19,8 @@ TRACK = 19
 #: What the host asked of the "device" (outside kernels): launch:<kernel>, fill, setitem,
 #: astype, copyto, d2d, h2d, d2h, alloc, graph.  Reset by the tests that read it.
 OPS = collections.Counter()
-#: deferred units of the emulated backend report ready after this many looks ("units": which,
-#: default the block loop's; "fail": their compile fails)
+#: deferred units of the emulated backend (the block loop's) report ready after this many
+#: looks ("fail": their compile fails)
 LATE = {"looks": 0}
 
 

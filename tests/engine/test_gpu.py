@@ -37,12 +37,10 @@ def _skewed(n=4000, m=40000, seed=1, directed=True):
 
 
 def _both(prog, G, **kw):
-    # one direction rule on both backends (their defaults differ: common.default_push_alpha),
-    # from the first run on (no pull unit compiling in the background)
+    # one direction rule on both backends (their defaults differ: common.default_push_alpha)
     kw.setdefault("push_alpha", 4.0)
     a = hp.run(prog, G, backend="cpu", **kw)
-    with hp.config.set(engine_defer_pull=False):
-        b = hp.run(prog, G.to_device(), backend="gpu", **kw)
+    b = hp.run(prog, G.to_device(), backend="gpu", **kw)
     return a, b
 
 
@@ -205,8 +203,7 @@ def test_reused_state_replays_mixed_batches_as_graphs(host_loop):
     G = _skewed(20000, 200000, seed=5, directed=False)
     Gd = G.to_device()
     a = hp.run(BFSDepth, G, source=0, backend="cpu", push_alpha=4.0)
-    with hp.config.set(engine_defer_pull=False):
-        outs = [hp.run(BFSDepth, Gd, source=0, backend="gpu", push_alpha=4.0) for _ in range(3)]
+    outs = [hp.run(BFSDepth, Gd, source=0, backend="gpu", push_alpha=4.0) for _ in range(3)]
     for b in outs:
         np.testing.assert_array_equal(_host(b.depth), a.depth)
         assert b.active == a.active and b.directions == a.directions

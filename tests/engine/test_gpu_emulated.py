@@ -50,11 +50,9 @@ def emulated(monkeypatch, request):
         return types.SimpleNamespace(get_function=kern.launch)
 
     def raw_modules(src, option_sets, defer=()):
-        # deferred units: ready at once unless a test sets LATE["looks"] (for the units in
-        # LATE["units"], default the block loop's)
-        late = {f"-DHP_UNIT={u}" for u in LATE.get("units", (7,))}
+        # deferred units (the block loop's): ready at once unless a test sets LATE["looks"]
         return [_Late(raw_module(src, o), LATE["looks"])
-                if o in defer and LATE["looks"] and late & set(o) else raw_module(src, o)
+                if o in defer and LATE["looks"] else raw_module(src, o)
                 for o in option_sets]
 
     be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module, raw_modules=raw_modules,
@@ -205,69 +203,6 @@ def test_emulated_block_loop_that_fails_to_compile(emulated, monkeypatch):
     r = emulated(BFSDepth, G, source=0)             # no second warning, same results
     np.testing.assert_array_equal(r.depth, np.arange(n))
     assert OPS["block_loop"] == 0
-
-
-def _dense(seed=3, n=60, m=1500):
-    """A dense random graph: the direction rule pulls its large frontiers."""
-    rng = np.random.default_rng(seed)
-    w = rng.integers(1, 9, m).astype(np.float32)
-    return hp.Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), w, num_vertices=n)
-
-
-@pytest.mark.parametrize("prog,prop", [(SSSP, "dist"), (BFSDepth, "depth")])
-def test_emulated_pull_compiled_late(emulated, monkeypatch, prog, prop):
-    """A program that can push whose pull unit still compiles: its supersteps push (none
-    waits, none aborts for the direction rule) until the unit is ready, with the same results
-    as the CPU engine; the next run pulls where the rule says so."""
-    G = _dense()
-    ref = hp.run(prog, G, backend="cpu", source=0, push_alpha=4.0)
-    assert "pull" in ref.directions
-    monkeypatch.setitem(LATE, "looks", 2)
-    monkeypatch.setitem(LATE, "units", (1,))
-    OPS.clear()
-    r = emulated(prog, G, source=0)
-    np.testing.assert_array_equal(r.properties[prop], ref.properties[prop])
-    assert r.directions[0] == "push" and r.converged
-    assert OPS["late_waits"] == 0 and OPS["late_looks"] >= 1
-    r = emulated(prog, G, source=0)              # the kept state has the pull unit now
-    np.testing.assert_array_equal(r.properties[prop], ref.properties[prop])
-    assert r.directions == ref.directions
-    # engine_defer_pull=False: compiled with the other units, the CPU's directions at once
-    OPS.clear()
-    with hp.config.set(engine_defer_pull=False):
-        r = emulated(prog, _dense(), source=0)
-    assert r.directions == ref.directions and OPS["late_looks"] == 0
-
-
-def test_emulated_pull_unit_waited_for(emulated, monkeypatch):
-    """A run told to pull, and a program that cannot push, wait for the pull unit."""
-    G = _dense()
-    monkeypatch.setitem(LATE, "looks", 5)
-    monkeypatch.setitem(LATE, "units", (1,))
-    OPS.clear()
-    ref = hp.run(SSSP, G, backend="cpu", source=0, direction="pull")
-    r = emulated(SSSP, G, source=0, direction="pull")
-    np.testing.assert_array_equal(r.dist, ref.dist)
-    assert set(r.directions) == {"pull"} and OPS["late_waits"] == 1
-    bp = program.bind(PageRank, G, {})
-    assert not codegen.can_push(bp) and codegen.deferred_units(bp) == (7,)
-    assert codegen.deferred_units(program.bind(SSSP, G, {})) == (7, 1)
-
-
-def test_emulated_pull_unit_that_fails_to_compile(emulated, monkeypatch):
-    """A deferred pull unit whose compile failed: runs that may push go on pushing, with a
-    warning; a run told to pull raises the compile error."""
-    G = _dense()
-    monkeypatch.setitem(LATE, "looks", 1)
-    monkeypatch.setitem(LATE, "units", (1,))
-    monkeypatch.setitem(LATE, "fail", True)
-    ref = hp.run(SSSP, G, backend="cpu", source=0)
-    with pytest.warns(RuntimeWarning, match="did not compile"):
-        r = emulated(SSSP, G, source=0)
-    np.testing.assert_array_equal(r.dist, ref.dist)
-    assert set(r.directions) == {"push"}
-    with pytest.raises(hp.exceptions.CompileError, match="emulated"):
-        emulated(SSSP, G, source=0, direction="pull")
 
 
 def test_emulated_block_loop_small_frontiers(emulated):
