@@ -18,7 +18,22 @@ import numpy as np
 
 from .. import dtypes as _dt
 
-__all__ = ["semiring_slots", "reads_operand", "kernel", "COMMON"]
+__all__ = ["semiring_slots", "reads_operand", "kernel", "COMMON", "LOWER_BOUND"]
+
+#: ``lower_bound``, the binary search of the generated kernels that look columns up in a
+#: sorted row (the products, the row-wise element-wise forms)
+LOWER_BOUND = r"""
+// first position in idx[lo, hi) whose key is >= key (hi if none)
+template <typename I>
+__device__ __forceinline__ long long lower_bound(const I* __restrict__ idx, long long lo,
+                                                 long long hi, long long key) {
+    while (lo < hi) {
+        long long mid = lo + ((hi - lo) >> 1);
+        if ((long long)idx[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+"""
 
 #: C helpers of every product kernel (``hp_mul`` / ``hp_add`` / ``hp_term`` are filled in)
 COMMON = r"""
@@ -47,17 +62,10 @@ typedef z_t y_t;   // the monoid table's name for the combined type (hp_atomic's
 __device__ __forceinline__ void hp_atomic(y_t* p, y_t v) {
 ${ATOMIC}
 }
-// first position in idx[lo, hi) whose key is >= key (hi if none)
-template <typename I>
-__device__ __forceinline__ long long lower_bound(const I* __restrict__ idx, long long lo,
-                                                 long long hi, long long key) {
-    while (lo < hi) {
-        long long mid = lo + ((hi - lo) >> 1);
-        if ((long long)idx[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
 """
+
+
+COMMON += LOWER_BOUND
 
 
 def reads_operand(mul, which: str) -> bool:

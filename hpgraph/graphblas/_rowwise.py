@@ -7,26 +7,25 @@ and build the result's CSR from keys.  When the output is a plain new object (no
 accumulator, no ``out``), the result's entries are a row-ordered subset of ``A``'s, so these
 forms keep ``A``'s rows: the kept entries' row pointers are one prefix sum read at ``A``'s
 row pointers, and the result is built from its CSR directly.  ``ewise_mult`` looks each
-entry of ``A`` up in ``B``'s row only (a binary search over that row on the device).
-``ewise_add`` looks up both ways and places every entry of the union at once: an entry lands
-after the entries of ``A`` and the entries only ``B`` has that come before it in row-major
-order, both counts read from a lower bound in the other operand's CSR and one prefix sum --
-instead of a sort of both key arrays.  Same results as the general forms, on NumPy and CuPy.
+entry of ``A`` up in ``B``'s keys.  ``ewise_add`` looks up both ways and places every entry of
+the union at once: an entry lands after the entries of ``A`` and the entries only ``B`` has
+that come before it in row-major order, both counts read from a lower bound in the other
+operand and one prefix sum -- instead of a sort of both key arrays.  On the device
+``ewise_mult`` and ``ewise_add`` are generated kernels (:mod:`._rowwise_gpu`) doing the same
+placement in place.  Same results as the general forms, on NumPy and CuPy.
 """
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .. import dtypes as _dt
-from .._arrayops import any_true
+from .._arrayops import any_true, exclusive_cumsum
 from ..formats import CSR
-from . import _kern
+from . import _kern, _rowwise_gpu
 from ._objects import Matrix, Vector
 
-__all__ = ["plain", "select_rows", "reduce_rows", "mult_rows", "add_rows", "find_source"]
+__all__ = ["plain", "select_rows", "reduce_rows", "mult_rows", "add_rows"]
 
 _I64 = np.dtype(np.int64)
 
@@ -64,75 +63,24 @@ def reduce_rows(A, monoid):
     return Vector._new(xp, rows, vals, A.nrows, monoid.dtype)
 
 
-def find_source(idx_dtype, ptr_dtype) -> tuple[str, str]:
-    """(source, kernel name): for each entry ``k`` of ``A`` (row ``r[k]``, column ``c[k]``),
-    ``low[k]``: the position of the first column >= ``c[k]`` in row ``r[k]`` of ``B`` (sorted
-    columns; the row's end when none), and ``pos[k]``: that position when it holds ``c[k]``,
-    else -1."""
-    ti, tp = _dt.c_type(idx_dtype), _dt.c_type(ptr_dtype)
-    name = "hp_gb_row_find"
-    src = f"""
-extern "C" __global__ void {name}(const long long* __restrict__ r, const {ti}* __restrict__ c,
-                                  const {tp}* __restrict__ bptr, const {ti}* __restrict__ bind,
-                                  long long* __restrict__ pos, long long* __restrict__ low,
-                                  long long n) {{
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {{
-        const long long row = r[k];
-        const {ti} want = c[k];
-        long long lo = (long long)bptr[row], hi = (long long)bptr[row + 1];
-        while (lo < hi) {{                    // the first column >= want
-            const long long mid = lo + ((hi - lo) >> 1);
-            if (bind[mid] < want) lo = mid + 1; else hi = mid;
-        }}
-        low[k] = lo;
-        pos[k] = (lo < (long long)bptr[row + 1] && bind[lo] == want) ? lo : -1;
-    }}
-}}
-"""
-    return src, name
-
-
-@functools.lru_cache(maxsize=None)
-def _find_kernel(idx_dtype, ptr_dtype):
-    return _kern._kernel(*find_source(idx_dtype, ptr_dtype))
-
-
 def _positions(A, B):
-    """``(pos, low)`` for every entry of ``A`` (int64): its position in ``B``'s CSR or -1, and
-    the position of the first entry of ``B``'s row at or right of its column."""
-    xp = A.xp
+    """``(pos, low)`` for every entry of ``A`` (int64, host arrays): its position in ``B``'s
+    CSR or -1, and the position of the first entry of ``B``'s row at or right of its column."""
     _, rows, cols = A._coords()
-    a, b = A.csr, B.csr
-    if xp is np:
-        # keys sort row-major, so the global lower bound is the row-local one
-        kb = B._keys()
-        ka = rows * max(B.ncols, 1) + cols
-        low = np.searchsorted(kb, ka)
-        at = np.minimum(low, max(kb.shape[0] - 1, 0))
-        hit = (kb[at] == ka) if kb.shape[0] else np.zeros(ka.shape[0], dtype=bool)
-        return np.where(hit, low, -1), low
-    n = int(a.nnz)
-    pos = xp.empty(n, dtype=_I64)
-    low = xp.empty(n, dtype=_I64)
-    if n:
-        bind = b.indices.astype(a.indices.dtype, copy=False)
-        kern = _find_kernel(np.dtype(a.indices.dtype), np.dtype(b.indptr.dtype))
-        _kern._launch(kern, n, (rows, a.indices, b.indptr, bind, pos, low, np.int64(n)))
-    return pos, low
-
-
-def _exclusive(xp, flags):
-    """``[0, f0, f0 + f1, ...]`` (int64, one longer than ``flags``)."""
-    out = xp.zeros(flags.shape[0] + 1, dtype=_I64)
-    if flags.shape[0]:
-        xp.cumsum(flags, dtype=_I64, out=out[1:])
-    return out
+    # keys sort row-major, so the global lower bound is the row-local one
+    kb = B._keys()
+    ka = rows * max(B.ncols, 1) + cols
+    low = np.searchsorted(kb, ka)
+    at = np.minimum(low, max(kb.shape[0] - 1, 0))
+    hit = (kb[at] == ka) if kb.shape[0] else np.zeros(ka.shape[0], dtype=bool)
+    return np.where(hit, low, -1), low
 
 
 def mult_rows(A, B, op):
     """``ewise_mult(A, B, op)`` (``op`` typed) of two matrices."""
     xp = A.xp
+    if xp is not np:
+        return _rowwise_gpu.mult_rows(A, B, op)
     pos, _ = _positions(A, B)
     idx = xp.flatnonzero(pos >= 0)
     pb = pos[idx]
@@ -149,6 +97,8 @@ def add_rows(A, B, op):
     """``ewise_add(A, B, op)`` (``op`` typed) of two matrices: ``op(a, b)`` where both have
     an entry, the one value (cast) where one has."""
     xp = A.xp
+    if xp is not np:
+        return _rowwise_gpu.add_rows(A, B, op)
     a, b = A.csr, B.csr
     out_dt = op.out_dtype
     pos_b, low_b = _positions(A, B)            # per entry of A
@@ -156,7 +106,7 @@ def add_rows(A, B, op):
     shared = pos_b >= 0
     b_only = pos_a < 0
     only_b = xp.flatnonzero(b_only)
-    c_only = _exclusive(xp, b_only)            # B-only entries before each entry of B
+    c_only = exclusive_cumsum(xp, b_only)            # B-only entries before each entry of B
     outptr = a.indptr.astype(_I64) + c_only[b.indptr.astype(_I64)]
     # Row-major order: an entry of A (index i) comes after the i entries of A before it and the
     # B-only entries of B before its lower bound in B; the k-th B-only entry comes after the k

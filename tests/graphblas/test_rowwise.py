@@ -78,20 +78,6 @@ def test_pattern_matrix_select_keeps_the_pattern(backend_name):
     assert L.dtype == np.bool_
 
 
-@pytest.mark.parametrize("idx,ptr", [(np.int32, np.int32), (np.int32, np.int64), (np.int64, np.int64)])
-def test_row_find_kernel_compiles(idx, ptr):
-    from hpgraph import backend
-    from hpgraph.exceptions import DeviceUnavailable
-    from hpgraph.graphblas._rowwise import find_source
-
-    src, name = find_source(np.dtype(idx), np.dtype(ptr))
-    try:
-        ptx = backend.compile_ptx(src, "row_find.cu")
-    except DeviceUnavailable as exc:
-        pytest.skip(str(exc))
-    assert f".entry {name}" in ptx
-
-
 @pytest.mark.parametrize("monoid", ["plus", "min", "max", "times", "any"])
 def test_reduce_rows_with_hub_rows(monoid, backend_name):
     """Rows longer than the device's one-thread limit (a block each there) beside short and
@@ -256,3 +242,100 @@ def test_group_and_block_reduce_keep_nan_emulated(monoid, dtype):
     out = np.zeros(3, dtype=dtype)
     _cuda_emu.kernel(src, name)((3,), (256,), (vals, starts, out, np.int64(3), np.uint64(0)))
     np.testing.assert_array_equal(out, want)
+
+
+# ---------------------------------------------------------------------------------------
+# the device forms of ewise_add / ewise_mult (_rowwise_gpu): NVRTC compiles, and the kernels
+# run on the host through the g++ emulation of CUDA against SciPy and the key-based forms
+
+DEVICE_OPS = {"add": ["plus", "minus", "firsti", "secondi", "user"],
+              "mult": ["times", "lt", "firsti", "user"]}
+
+
+def _typed_op(name, A, B):
+    from hpgraph import dtypes
+    from hpgraph.graphblas._args import binary_op
+
+    op = (lambda x, y: x * 2 - y) if name == "user" else name
+    return binary_op(op, dtypes.result_type(A.dtype, B.dtype))
+
+
+@pytest.mark.parametrize("which", ["add", "mult"])
+@pytest.mark.parametrize("variant", ["int32", "int64 A", "int64 B", "pattern"])
+def test_device_rowwise_kernels_compile(which, variant):
+    from hpgraph import backend
+    from hpgraph.exceptions import DeviceUnavailable
+    from hpgraph.graphblas import _rowwise_gpu
+
+    rng = np.random.default_rng(1)
+    A, B = _operands(rng, (6, 6), variant)
+    for name in DEVICE_OPS[which]:
+        t = _typed_op(name, A, B)
+        for idt in (np.dtype(np.int32), np.dtype(np.int64)):
+            src = (_rowwise_gpu.union_source if which == "add" else _rowwise_gpu.inter_source)(t, A, B, idt)
+            try:
+                ptx = backend.compile_ptx(src, "rowwise.cu")
+            except DeviceUnavailable as exc:
+                pytest.skip(str(exc))
+            kind = "union" if which == "add" else "inter"
+            assert f".entry hp_gb_{kind}_flag" in ptx and f".entry hp_gb_{kind}_write" in ptx
+
+
+def _operands(rng, shape, variant):
+    if all(shape):
+        A = _mat(rng, *shape, 0.4, empty_rows=range(0, shape[0], 4))
+        B = _mat(rng, *shape, 0.5, empty_rows=range(1, shape[0], 5))
+    else:
+        A = B = hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0),
+                                    nrows=shape[0], ncols=shape[1])
+    if variant == "int64 A":
+        A = _int64_indexed(A)
+    elif variant == "int64 B":
+        B = _int64_indexed(B)
+    elif variant == "pattern":
+        A, B = _pattern(A), _pattern(B)
+    elif variant == "int32 values":
+        r, c, v = A.to_coo()
+        A = hgb.Matrix.from_coo(r, c, v.astype(np.int32), nrows=A.nrows, ncols=A.ncols)
+    return A, B
+
+
+@pytest.fixture
+def emulated_gb(monkeypatch):
+    from tests.graphblas import _cuda_emu
+
+    if not _cuda_emu.available():
+        pytest.skip("g++ is not installed (the CUDA host emulation needs it)")
+    _cuda_emu.emulate(monkeypatch)
+
+
+@pytest.mark.parametrize("which,name", [(w, n) for w in DEVICE_OPS for n in DEVICE_OPS[w]])
+@pytest.mark.parametrize("shape", [(0, 5), (5, 0), (9, 4), (3, 3000)])
+@pytest.mark.parametrize("variant", ["int32", "int64 A", "int64 B", "pattern", "int32 values"])
+def test_device_rowwise_forms_emulated(which, name, shape, variant, emulated_gb, monkeypatch):
+    """The generated kernels (run on NumPy arrays by the emulator) give the key-based general
+    form's entries, values, dtypes and index dtype; plus / times also SciPy's."""
+    from hpgraph.graphblas import _rowwise, _rowwise_gpu
+
+    rng = np.random.default_rng(hash((which, name, shape, variant)) % 2**32)
+    A, B = _operands(rng, shape, variant)
+    before = [a.copy() for a in A.to_coo()] + [b.copy() for b in B.to_coo()]
+    t = _typed_op(name, A, B)
+    got = (_rowwise_gpu.add_rows if which == "add" else _rowwise_gpu.mult_rows)(A, B, t)
+    op = (lambda x, y: x * 2 - y) if name == "user" else name
+    monkeypatch.setattr(_rowwise, "plain", lambda *a: False)
+    want = (hgb.ewise_add if which == "add" else hgb.ewise_mult)(A, B, op)
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
+    assert got.csr.index_dtype == want.csr.index_dtype
+    np.testing.assert_array_equal(np.diff(got.csr.indptr), np.diff(want.csr.indptr))
+    np.testing.assert_array_equal(got._keys(), want._keys())
+    np.testing.assert_array_equal(got._values(), want._values())
+    if name in ("plus", "times") and variant != "pattern":
+        SA, SB = _scipy(A), _scipy(B)
+        ref = (SA + SB) if which == "add" else SA.multiply(SB)
+        dense = np.zeros(shape)
+        r, c, v = got.to_coo()
+        dense[r, c] = v
+        np.testing.assert_array_equal(dense, ref.toarray())
+    for a, b in zip(before, A.to_coo() + B.to_coo()):
+        np.testing.assert_array_equal(a, b)                       # operands untouched

@@ -1,0 +1,234 @@
+"""Device forms of ``ewise_add`` and ``ewise_mult`` of two CSR matrices with a plain output
+(:func:`._rowwise.plain`): two generated kernels and one prefix sum each.
+
+Every entry finds its column in the other operand's row by a binary search (rows are sorted)
+and learns from it where it lands in the result, so no key array, sort or gather of the
+operands is built (the CuPy forms of :mod:`._rowwise` moved eight int64 arrays of the
+operands' length):
+
+* union (``ewise_add``): a flag pass marks the entries only ``B`` has; with ``only`` its
+  exclusive prefix sum, an entry ``k`` of ``A`` lands at ``k + only[lower bound in B]`` and
+  a ``B``-only entry ``j`` at ``lower bound in A + only[j]`` (the entries of ``A`` and the
+  ``B``-only entries before it in row-major order); the result's row pointers are
+  ``A.indptr + only[B.indptr]``.
+* intersection (``ewise_mult``): a flag pass marks the entries of ``A`` that ``B`` also has;
+  their prefix sum places them, and read at ``A.indptr`` gives the row pointers.
+
+The write pass repeats the flag pass's search instead of storing its position (a search
+re-reads a short row through the cache; a stored position costs 16 bytes per entry).  The
+operator is the registry's CUDA C expression (``c_expr``), the same text every other device
+kernel of the operations uses, so user-defined operators run here too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import cuda_source
+from .. import dtypes as _dt
+from ..formats import CSR
+from .._arrayops import exclusive_cumsum
+from ._gpu_common import LOWER_BOUND, kernel
+from ._objects import Matrix
+
+__all__ = ["add_rows", "mult_rows", "union_source", "inter_source"]
+
+_I64 = np.dtype(np.int64)
+_BLOCK = 256
+
+_COMMON = r"""
+$PREAMBLE
+typedef $TAI a_idx_t;
+typedef $TAP a_ptr_t;
+typedef $TBI b_idx_t;
+typedef $TBP b_ptr_t;
+typedef $TA a_val_t;
+typedef $TB b_val_t;
+typedef $TIN in_t;
+typedef $TOUT out_t;
+typedef $TO o_idx_t;
+$LOWER_BOUND
+// lower_bound in row `row` of (ptr, ind); *end: the row's end
+template <class P, class I>
+__device__ __forceinline__ long long hp_lower(const P* __restrict__ ptr, const I* __restrict__ ind,
+                                              long long row, long long want, long long* end)
+{
+    *end = (long long)ptr[row + 1];
+    return lower_bound(ind, (long long)ptr[row], *end, want);
+}
+
+__device__ __forceinline__ out_t hp_op(a_val_t a, b_val_t b, long long iv, long long jv)
+{
+    const in_t xv = (in_t)a;
+    const in_t yv = (in_t)b;
+    (void)xv; (void)yv; (void)iv; (void)jv;
+    return (out_t)($EXPR);
+}
+"""
+
+_UNION = _COMMON + r"""
+// flag[j] = 1 when entry j of B has no entry of A beside it
+extern "C" __global__ void hp_gb_union_flag(const long long* __restrict__ brow,
+        const b_idx_t* __restrict__ bcol, const a_ptr_t* __restrict__ aptr,
+        const a_idx_t* __restrict__ acol, unsigned char* __restrict__ flag, long long nb)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < nb; j += stride) {
+        long long end;
+        const long long c = (long long)bcol[j];
+        const long long lo = hp_lower(aptr, acol, brow[j], c, &end);
+        flag[j] = !(lo < end && (long long)acol[lo] == c);
+    }
+}
+
+// every entry of A (k < na) and every B-only entry (k - na) to its place in the result;
+// only[j]: the B-only entries before entry j of B
+extern "C" __global__ void hp_gb_union_write(const long long* __restrict__ arow,
+        const a_ptr_t* __restrict__ aptr, const a_idx_t* __restrict__ acol,
+        const a_val_t* __restrict__ aval, long long na,
+        const long long* __restrict__ brow, const b_ptr_t* __restrict__ bptr,
+        const b_idx_t* __restrict__ bcol, const b_val_t* __restrict__ bval, long long nb,
+        const unsigned char* __restrict__ flag, const long long* __restrict__ only,
+        o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < na + nb; k += stride) {
+        long long end;
+        if (k < na) {
+            const long long r = arow[k], c = (long long)acol[k];
+            const long long lo = hp_lower(bptr, bcol, r, c, &end);
+            const long long p = k + only[lo];
+            ocol[p] = (o_idx_t)c;
+            oval[p] = (lo < end && (long long)bcol[lo] == c) ? hp_op(aval[k], bval[lo], r, c)
+                                                              : (out_t)aval[k];
+        } else {
+            const long long j = k - na;
+            if (!flag[j]) continue;
+            const long long c = (long long)bcol[j];
+            const long long p = hp_lower(aptr, acol, brow[j], c, &end) + only[j];
+            ocol[p] = (o_idx_t)c;
+            oval[p] = (out_t)bval[j];
+        }
+    }
+}
+"""
+
+_INTER = _COMMON + r"""
+// flag[k] = 1 when entry k of A has an entry of B beside it
+extern "C" __global__ void hp_gb_inter_flag(const long long* __restrict__ arow,
+        const a_idx_t* __restrict__ acol, const b_ptr_t* __restrict__ bptr,
+        const b_idx_t* __restrict__ bcol, unsigned char* __restrict__ flag, long long na)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < na; k += stride) {
+        long long end;
+        const long long c = (long long)acol[k];
+        const long long lo = hp_lower(bptr, bcol, arow[k], c, &end);
+        flag[k] = lo < end && (long long)bcol[lo] == c;
+    }
+}
+
+// the flagged entries of A to their places (pos: the flagged entries before each)
+extern "C" __global__ void hp_gb_inter_write(const long long* __restrict__ arow,
+        const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval, long long na,
+        const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
+        const b_val_t* __restrict__ bval, const unsigned char* __restrict__ flag,
+        const long long* __restrict__ pos, o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < na; k += stride) {
+        if (!flag[k]) continue;
+        long long end;
+        const long long r = arow[k], c = (long long)acol[k];
+        const long long lo = hp_lower(bptr, bcol, r, c, &end);
+        const long long p = pos[k];
+        ocol[p] = (o_idx_t)c;
+        oval[p] = hp_op(aval[k], bval[lo], r, c);
+    }
+}
+"""
+
+
+def _slots(op, A, B, out_idx) -> dict:
+    a, b = A.csr, B.csr
+    c = _dt.c_type
+    return {"PREAMBLE": op.c_preamble, "LOWER_BOUND": LOWER_BOUND, "EXPR": op.c_expr("xv", "yv", "iv", "jv"),
+            "TAI": c(a.indices.dtype), "TAP": c(a.indptr.dtype), "TBI": c(b.indices.dtype),
+            "TBP": c(b.indptr.dtype), "TA": c(A.dtype), "TB": c(B.dtype),
+            "TIN": c(op.in_dtype), "TOUT": c(op.out_dtype), "TO": c(out_idx)}
+
+
+def union_source(op, A, B, out_idx) -> str:
+    """Source of ``hp_gb_union_flag`` and ``hp_gb_union_write`` for these operands."""
+    return cuda_source.render(_UNION, _slots(op, A, B, out_idx))
+
+
+def inter_source(op, A, B, out_idx) -> str:
+    """Source of ``hp_gb_inter_flag`` and ``hp_gb_inter_write`` for these operands."""
+    return cuda_source.render(_INTER, _slots(op, A, B, out_idx))
+
+
+def _pair(src: str, flag: str, write: str):
+    return kernel(src, flag), kernel(src, write)
+
+
+def _grid(n: int) -> tuple:
+    return (max(1, min(-(-int(n) // _BLOCK), 65535 * 4)),)
+
+
+def add_rows(A, B, op):
+    """``ewise_add(A, B, op)`` (``op`` typed): ``op(a, b)`` where both have an entry, the one
+    value cast where one has."""
+    xp = A.xp
+    a, b = A.csr, B.csr
+    na, nb = int(a.nnz), int(b.nnz)
+    arow, brow = A._coords()[1], B._coords()[1]
+    # the index dtype of the result, as the general form picks it (int32 where it fits)
+    idt = _dt.index_dtype(A.nrows, A.ncols, na + nb)
+    flag_k, write_k = _pair(union_source(op, A, B, idt), "hp_gb_union_flag", "hp_gb_union_write")
+    flag = xp.empty(nb, dtype=np.uint8)
+    if nb:
+        flag_k(_grid(nb), (_BLOCK,), (brow, b.indices, a.indptr, a.indices, flag, np.int64(nb)))
+    only = exclusive_cumsum(xp, flag)
+    m = na + int(only[-1])
+    cols = xp.empty(m, dtype=idt)
+    vals = xp.empty(m, dtype=op.out_dtype)
+    if m:
+        write_k(_grid(na + nb), (_BLOCK,),
+                (arow, a.indptr, a.indices, A._values(), np.int64(na),
+                 brow, b.indptr, b.indices, B._values(), np.int64(nb), flag, only, cols, vals))
+    indptr = (a.indptr.astype(_I64) + only[b.indptr.astype(_I64)]).astype(idt)
+    return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
+
+
+def mult_rows(A, B, op):
+    """``ewise_mult(A, B, op)`` (``op`` typed): ``op(a, b)`` where both have an entry."""
+    xp = A.xp
+    a, b = A.csr, B.csr
+    na = int(a.nnz)
+    arow = A._coords()[1]
+    flag = xp.zeros(na, dtype=np.uint8)
+    # the result's size is known only after the flag pass; its index dtype follows A's size
+    # bound first and is narrowed after (both kernels' output type is the final one)
+    sources = {}
+
+    def kernels(idt):
+        if idt not in sources:
+            sources[idt] = _pair(inter_source(op, A, B, idt), "hp_gb_inter_flag",
+                                 "hp_gb_inter_write")
+        return sources[idt]
+
+    if na:
+        kernels(_dt.index_dtype(A.nrows, A.ncols, na))[0](
+            _grid(na), (_BLOCK,), (arow, a.indices, b.indptr, b.indices, flag, np.int64(na)))
+    pos = exclusive_cumsum(xp, flag)
+    m = int(pos[-1])
+    idt = _dt.index_dtype(A.nrows, A.ncols, m)
+    cols = xp.empty(m, dtype=idt)
+    vals = xp.empty(m, dtype=op.out_dtype)
+    if m:
+        kernels(idt)[1](_grid(na), (_BLOCK,),
+                        (arow, a.indices, A._values(), np.int64(na), b.indptr, b.indices,
+                         B._values(), flag, pos, cols, vals))
+    indptr = pos[a.indptr.astype(_I64)].astype(idt)
+    return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
