@@ -1,4 +1,8 @@
-"""Shared test configuration: the ``gpu`` marker skips where no CUDA device is visible."""
+"""Shared test configuration: the ``gpu`` marker skips where no CUDA device is visible; the
+count of graphblas differential checks is printed at the end (summed over pytest-xdist's
+workers when the suite runs with ``-n``)."""
+
+import sys
 
 import pytest
 
@@ -34,3 +38,28 @@ def hp_config():
     yield set_keys
     for restore in reversed(restores):
         restore.__exit__(None, None, None)
+
+
+_GB_COUNTS = []        # per pytest-xdist worker: its graphblas differential checks
+
+
+def _gb_checks() -> int:
+    helpers = sys.modules.get("tests.graphblas._helpers")
+    return helpers.COUNT["combinations"] if helpers is not None else 0
+
+
+def pytest_sessionfinish(session):
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:                      # an xdist worker: report to the controller
+        out["gb_combinations"] = _gb_checks()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    _GB_COUNTS.append(getattr(node, "workeroutput", {}).get("gb_combinations", 0))
+
+
+def pytest_terminal_summary(terminalreporter):
+    total = _gb_checks() + sum(_GB_COUNTS)
+    if total:
+        terminalreporter.write_line(f"graphblas differential checks: {total} combinations vs python-graphblas")
