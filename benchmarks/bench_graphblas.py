@@ -58,8 +58,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -73,37 +71,18 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import hpgraph as hp  # noqa: E402
 from hpgraph import graphblas as hgb  # noqa: E402
+from _harness import metadata  # noqa: E402
 from _harness import timed as harness_timed  # noqa: E402
 
 
-def _commit():
-    # the device tool's copy of the tree may carry a stale .git: the caller can name the commit
-    if os.environ.get("HPGRAPH_BENCH_COMMIT"):
-        return os.environ["HPGRAPH_BENCH_COMMIT"]
-    try:
-        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except Exception:
-        return None
-
-
 def _versions():
-    v = {"hpgraph": hp.__version__, "numpy": np.__version__, "python": platform.python_version()}
-    import scipy
-
-    v["scipy"] = scipy.__version__
+    """The CPU reference's versions (the harness's metadata has the rest)."""
+    v = {}
     try:
         import graphblas as gb
 
         v["python-graphblas"] = gb.__version__
         v["SuiteSparse:GraphBLAS"] = ".".join(map(str, gb.ss.about["library_version"]))
-    except Exception:
-        pass
-    try:
-        import cupy
-
-        v["cupy"] = cupy.__version__
-        v["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
     except Exception:
         pass
     return v
@@ -210,14 +189,10 @@ def run(args):
     on_gpu = hp.has_gpu() and not args.cpu
     scale = 10 if args.quick else args.scale
     mscales = [8] if args.quick else [int(x) for x in str(args.mxm_scale).split(",") if x]
-    meta = {"commit": _commit(), "device": None, "host": platform.node(), "cpus": os.cpu_count(),
-            "hpgraph_backend": "gpu" if on_gpu else "cpu", "repeat": args.repeat,
-            "scale": scale, "mxm_scales": mscales, "oracle_max_scale": args.oracle_max_scale,
-            "sample_rows": args.sample_rows, "versions": _versions()}
-    if on_gpu:
-        import cupy as cp
-
-        meta["device"] = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    meta = metadata(benchmark="graphblas", argv=sys.argv[1:], cpus=os.cpu_count(),
+                    hpgraph_backend="gpu" if on_gpu else "cpu", repeat=args.repeat, scale=scale,
+                    mxm_scales=mscales, oracle_max_scale=args.oracle_max_scale,
+                    sample_rows=args.sample_rows, versions=_versions())
     rows, mismatches = [], []
 
     def record(workload, graph, fn, gb_fn=None, *, nbytes=None, extra=None, check=None,
