@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from .. import backend, dtypes
+from .. import backend, cuda_source, dtypes
 from .._config import config
 from ..backend import device_free_bytes as _device_free_bytes
 from ..exceptions import DeviceOutOfMemory, InvalidValue
@@ -557,6 +557,23 @@ def _combine_sorted(xp, key, val, how):
 _OPS = {"sum": "acc = acc + x;", "min": "acc = x < acc ? x : acc;", "max": "acc = x > acc ? x : acc;"}
 
 
+_SEGMENT_REDUCE = """extern "C" __global__ void segment_reduce(const $T* __restrict__ val,
+    const long long* __restrict__ starts, const long long* __restrict__ ends,
+    $T* __restrict__ out, long long ngroups)
+{
+    for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < ngroups;
+         g += (long long)gridDim.x * blockDim.x) {
+        $T acc = val[starts[g]];
+        for (long long i = starts[g] + 1; i <= ends[g]; ++i) {
+            $T x = val[i];
+            $OP
+        }
+        out[g] = acc;
+    }
+}
+"""
+
+
 def segment_reduce_source(how: str, ctype: str) -> str:
     """CUDA source of the kernel combining each group ``val[starts[g]..ends[g]]`` in order."""
     op = _OPS[how]
@@ -564,21 +581,7 @@ def segment_reduce_source(how: str, ctype: str) -> str:
         op = "acc = acc && x;" if how == "min" else "acc = acc || x;"
     elif ctype == "bool":
         op = "acc = acc || x;"
-    return (
-        f'extern "C" __global__ void segment_reduce(const {ctype}* __restrict__ val,\n'
-        f"    const long long* __restrict__ starts, const long long* __restrict__ ends,\n"
-        f"    {ctype}* __restrict__ out, long long ngroups)\n"
-        "{\n"
-        "    for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < ngroups;\n"
-        "         g += (long long)gridDim.x * blockDim.x) {\n"
-        f"        {ctype} acc = val[starts[g]];\n"
-        "        for (long long i = starts[g] + 1; i <= ends[g]; ++i) {\n"
-        f"            {ctype} x = val[i];\n"
-        f"            {op}\n"
-        "        }\n"
-        "        out[g] = acc;\n"
-        "    }\n"
-        "}\n")
+    return cuda_source.render(_SEGMENT_REDUCE, T=ctype, OP=op)
 
 
 def segment_reduce(xp, how, val, starts, ends):

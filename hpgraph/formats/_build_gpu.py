@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import backend, dtypes
+from .. import backend, cuda_source, dtypes
 
+#: The kernels' sources (:func:`hpgraph.cuda_source.render` fills the ``$`` holes).  The
+#: count and the scatter walk the chunk's edges alike (``$LOOP``).
 _LOOP = """
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k;
          i += (long long)gridDim.x * blockDim.x) {
@@ -21,17 +23,47 @@ _LOOP = """
         if (drop && a == b) continue;
 """
 
+_COUNT = """extern "C" __global__ void $NAME(const $ID* __restrict__ u, const $ID* __restrict__ v,
+    unsigned long long* counts, long long k, int undirected, int drop)
+{${LOOP}        atomicAdd(&counts[a], 1ULL);
+        if (undirected && a != b) atomicAdd(&counts[b], 1ULL);
+    }
+}
+"""
+
+_SCATTER = """extern "C" __global__ void $NAME(const $ID* __restrict__ u, const $ID* __restrict__ v,
+    ${WPARAMS}unsigned long long* cursor, $OUT* cols, long long k, int undirected, int drop)
+{${LOOP}        unsigned long long p = atomicAdd(&cursor[a], 1ULL); cols[p] = ($OUT)b;$PUT_W
+        if (undirected && a != b) {
+            p = atomicAdd(&cursor[b], 1ULL); cols[p] = ($OUT)a;$PUT_W
+        }
+    }
+}
+"""
+
+_ID_RANGE = """extern "C" __global__ void $NAME(const $SRC* __restrict__ u, const $DST* __restrict__ v,
+    long long su, long long sv, long long k, long long* out)
+{
+    long long lo = 0x7fffffffffffffffLL, hi = -0x7fffffffffffffffLL - 1;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k;
+         i += (long long)gridDim.x * blockDim.x) {
+        const long long a = (long long)u[i * su], b = (long long)v[i * sv];
+        lo = min(lo, min(a, b));
+        hi = max(hi, max(a, b));
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        lo = min(lo, __shfl_down_sync(0xffffffffu, lo, off));
+        hi = max(hi, __shfl_down_sync(0xffffffffu, hi, off));
+    }
+    if ((threadIdx.x & 31) == 0) { atomicMin(out, lo); atomicMax(out + 1, hi); }
+}
+"""
+
 
 def count_source(id_ctype: str) -> tuple:
     """``(source, name)`` of the degree-count kernel for ids of C type ``id_ctype``."""
     name = "hpg_build_count_" + id_ctype.replace(" ", "_")
-    src = (f'extern "C" __global__ void {name}(const {id_ctype}* __restrict__ u, '
-           f"const {id_ctype}* __restrict__ v,\n"
-           "    unsigned long long* counts, long long k, int undirected, int drop)\n{" + _LOOP +
-           "        atomicAdd(&counts[a], 1ULL);\n"
-           "        if (undirected && a != b) atomicAdd(&counts[b], 1ULL);\n"
-           "    }\n}\n")
-    return src, name
+    return cuda_source.render(_COUNT, NAME=name, ID=id_ctype, LOOP=_LOOP), name
 
 
 def scatter_source(id_ctype: str, out_ctype: str, val_ctype: str | None) -> tuple:
@@ -40,16 +72,8 @@ def scatter_source(id_ctype: str, out_ctype: str, val_ctype: str | None) -> tupl
     name = "hpg_build_scatter_" + tag
     wparams = "" if val_ctype is None else f"const {val_ctype}* __restrict__ w, {val_ctype}* vals, "
     put_w = "" if val_ctype is None else " vals[p] = w[i];"
-    src = (f'extern "C" __global__ void {name}(const {id_ctype}* __restrict__ u, '
-           f"const {id_ctype}* __restrict__ v,\n"
-           f"    {wparams}unsigned long long* cursor, {out_ctype}* cols, long long k, int undirected, int drop)\n"
-           "{" + _LOOP +
-           f"        unsigned long long p = atomicAdd(&cursor[a], 1ULL); cols[p] = ({out_ctype})b;{put_w}\n"
-           "        if (undirected && a != b) {\n"
-           f"            p = atomicAdd(&cursor[b], 1ULL); cols[p] = ({out_ctype})a;{put_w}\n"
-           "        }\n"
-           "    }\n}\n")
-    return src, name
+    return cuda_source.render(_SCATTER, NAME=name, ID=id_ctype, OUT=out_ctype, WPARAMS=wparams,
+                              PUT_W=put_w, LOOP=_LOOP), name
 
 
 def id_range_source(src_ctype: str, dst_ctype: str) -> tuple:
@@ -61,23 +85,7 @@ def id_range_source(src_ctype: str, dst_ctype: str) -> tuple:
     pass reads the edges once instead of four times.
     """
     name = "hpg_build_id_range_" + "_".join(t.replace(" ", "_") for t in (src_ctype, dst_ctype))
-    src = (f'extern "C" __global__ void {name}(const {src_ctype}* __restrict__ u, '
-           f"const {dst_ctype}* __restrict__ v,\n"
-           "    long long su, long long sv, long long k, long long* out)\n{\n"
-           "    long long lo = 0x7fffffffffffffffLL, hi = -0x7fffffffffffffffLL - 1;\n"
-           "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < k;\n"
-           "         i += (long long)gridDim.x * blockDim.x) {\n"
-           "        const long long a = (long long)u[i * su], b = (long long)v[i * sv];\n"
-           "        lo = min(lo, min(a, b));\n"
-           "        hi = max(hi, max(a, b));\n"
-           "    }\n"
-           "    for (int off = 16; off > 0; off >>= 1) {\n"
-           "        lo = min(lo, __shfl_down_sync(0xffffffffu, lo, off));\n"
-           "        hi = max(hi, __shfl_down_sync(0xffffffffu, hi, off));\n"
-           "    }\n"
-           "    if ((threadIdx.x & 31) == 0) { atomicMin(out, lo); atomicMax(out + 1, hi); }\n"
-           "}\n")
-    return src, name
+    return cuda_source.render(_ID_RANGE, NAME=name, SRC=src_ctype, DST=dst_ctype), name
 
 
 def id_range(cp, u, v) -> tuple:

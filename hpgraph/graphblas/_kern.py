@@ -21,6 +21,7 @@ import functools
 
 import numpy as np
 
+from .. import cuda_source
 from .. import dtypes as _dt
 from ..compiler import _numerics as _n
 
@@ -58,27 +59,49 @@ def cast(a, dtype, xp):
 # CUDA sources (compiled on the device; CI compiles them with NVRTC alone)
 
 
-def binary_source(op, index: bool) -> tuple[str, str]:
-    """(source, kernel name) of ``z[k] = op(x[k], y[k], i[k], j[k])`` over ``n`` entries."""
-    tin = _dt.c_type(op.in_dtype)
-    tout = _dt.c_type(op.out_dtype)
-    name = "hp_gb_binary"
-    expr = op.c_expr("xv", "yv", "iv", "jv")
-    idx = "const long long* __restrict__ I, const long long* __restrict__ J, " if index else ""
-    ij = "long long iv = I[k]; long long jv = J[k];" if index else "long long iv = 0, jv = 0;"
-    src = f"""{op.c_preamble}
-extern "C" __global__ void {name}(const {tin}* __restrict__ X, const {tin}* __restrict__ Y, {idx}
-                                  {tout}* __restrict__ Z, long long n) {{
+_BINARY = """$PREAMBLE
+extern "C" __global__ void $NAME(const $TIN* __restrict__ X, const $TIN* __restrict__ Y, $IDX
+                                  $TOUT* __restrict__ Z, long long n) {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long stride = (long long)gridDim.x * blockDim.x;
-    for (; k < n; k += stride) {{
-        {tin} xv = X[k]; {tin} yv = Y[k]; {ij}
+    for (; k < n; k += stride) {
+        $TIN xv = X[k]; $TIN yv = Y[k]; $IJ
         (void)iv; (void)jv; (void)xv; (void)yv;
-        Z[k] = ({tout})({expr});
-    }}
-}}
+        Z[k] = ($TOUT)($EXPR);
+    }
+}
 """
+
+
+def binary_source(op, index: bool) -> tuple[str, str]:
+    """(source, kernel name) of ``z[k] = op(x[k], y[k], i[k], j[k])`` over ``n`` entries."""
+    name = "hp_gb_binary"
+    idx = "const long long* __restrict__ I, const long long* __restrict__ J, " if index else ""
+    ij = "long long iv = I[k]; long long jv = J[k];" if index else "long long iv = 0, jv = 0;"
+    src = cuda_source.render(_BINARY, PREAMBLE=op.c_preamble, NAME=name, IDX=idx, IJ=ij,
+                             TIN=_dt.c_type(op.in_dtype), TOUT=_dt.c_type(op.out_dtype),
+                             EXPR=op.c_expr("xv", "yv", "iv", "jv"))
     return src, name
+
+
+_SEGMENT = """$PREAMBLE
+extern "C" __global__ void $NAME(const $T* __restrict__ V, const long long* __restrict__ S,
+                                  $T* __restrict__ out, long long nseg, long long skip) {
+    long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (; s < nseg; s += stride) {
+        long long b = S[s], e = S[s + 1];
+        if (e - b > skip) continue;
+        $T acc = V[b];
+        for (long long k = b + 1; k < e; ++k) {
+            $BRK
+            $T v = V[k];
+            acc = ($T)($ADD);
+        }
+        out[s] = acc;
+    }
+}
+"""
 
 
 def segment_source(monoid) -> tuple[str, str]:
@@ -87,31 +110,14 @@ def segment_source(monoid) -> tuple[str, str]:
     One thread per segment, operands combined left to right (the order of the host path);
     segments longer than ``skip`` are left alone (a block each reduces them).
     """
-    t = _dt.c_type(monoid.dtype)
     name = "hp_gb_segment_reduce"
     term = monoid.c_is_terminal("acc")
     if term == "true":  # the any monoid: the first value of the segment (as on the host)
         brk = "break;"
     else:
         brk = f"if ({term}) break;" if term is not None else ""
-    src = f"""{monoid.c_preamble}
-extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __restrict__ S,
-                                  {t}* __restrict__ out, long long nseg, long long skip) {{
-    long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long stride = (long long)gridDim.x * blockDim.x;
-    for (; s < nseg; s += stride) {{
-        long long b = S[s], e = S[s + 1];
-        if (e - b > skip) continue;
-        {t} acc = V[b];
-        for (long long k = b + 1; k < e; ++k) {{
-            {brk}
-            {t} v = V[k];
-            acc = ({t})({monoid.c_add("acc", "v")});
-        }}
-        out[s] = acc;
-    }}
-}}
-"""
+    src = cuda_source.render(_SEGMENT, PREAMBLE=monoid.c_preamble, NAME=name,
+                             T=_dt.c_type(monoid.dtype), BRK=brk, ADD=monoid.c_add("acc", "v"))
     return src, name
 
 
@@ -134,6 +140,68 @@ def neutral(monoid) -> str:
     return monoid.c_identity
 
 
+_GROUP = """$PREAMBLE
+#define G $G
+extern "C" __global__ void $NAME(const $T* __restrict__ V, const long long* __restrict__ S,
+                                  $T* __restrict__ out, long long nseg, long long skip) {
+    const int lane = threadIdx.x & 31, sub = lane & (G - 1);
+    const long long per_warp = 32 / G;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long base = warp * per_warp; base < nseg; base += nwarps * per_warp) {
+        const long long s = base + (lane / G);
+        long long b = 0, e = 0;
+        bool mine = false;                      // s is this group's to write
+        if (s < nseg) {
+            b = S[s];
+            e = S[s + 1];
+            mine = e - b <= skip;
+            if (!mine) e = b;                   // a block reduces it
+        }
+        $T acc = $NEUTRAL;
+        for (long long k = b + sub; k < e; k += G) {
+            $T v = V[k];
+            acc = ($T)($ADD);
+        }
+        for (int off = G / 2; off > 0; off >>= 1) {
+            $T o = $SHFL;
+            acc = ($T)($ADD_O);
+        }
+        if (sub == 0 && mine) out[s] = acc;
+    }
+}
+"""
+
+_BLOCK = """$PREAMBLE
+extern "C" __global__ void $NAME(const $T* __restrict__ V, const long long* __restrict__ S,
+                                  $T* __restrict__ out, long long nseg,
+                                  const long long* __restrict__ ids) {
+    __shared__ $T sh[256];
+    for (long long i = blockIdx.x; i < nseg; i += gridDim.x) {
+        const long long s = ids ? ids[i] : i;
+        long long b = S[s], e = S[s + 1];
+        $T acc = $NEUTRAL;
+        for (long long k = b + threadIdx.x; k < e; k += blockDim.x) {
+            $T v = V[k];
+            acc = ($T)($ADD);
+        }
+        sh[threadIdx.x] = acc;
+        __syncthreads();
+        for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+            if (threadIdx.x < w) {
+                $T l = sh[threadIdx.x];
+                $T r = sh[threadIdx.x + w];
+                sh[threadIdx.x] = ($T)($ADD_LR);
+            }
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) out[s] = sh[0];
+        __syncthreads();
+    }
+}
+"""
+
+
 def group_segment_source(monoid, group: int) -> tuple[str, str]:
     """(source, kernel name) reducing segment ``s`` with a group of ``group`` lanes of a warp
     (a power of two, 2..32): the lanes read the segment in coalesced strides from the monoid's
@@ -146,37 +214,9 @@ def group_segment_source(monoid, group: int) -> tuple[str, str]:
     narrow = np.dtype(monoid.dtype).itemsize < 4
     shfl = (f"({t})__shfl_down_sync(0xffffffffu, (int)acc, off)" if narrow else
             "__shfl_down_sync(0xffffffffu, acc, off)")
-    src = f"""{monoid.c_preamble}
-#define G {int(group)}
-extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __restrict__ S,
-                                  {t}* __restrict__ out, long long nseg, long long skip) {{
-    const int lane = threadIdx.x & 31, sub = lane & (G - 1);
-    const long long per_warp = 32 / G;
-    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long base = warp * per_warp; base < nseg; base += nwarps * per_warp) {{
-        const long long s = base + (lane / G);
-        long long b = 0, e = 0;
-        bool mine = false;                      // s is this group's to write
-        if (s < nseg) {{
-            b = S[s];
-            e = S[s + 1];
-            mine = e - b <= skip;
-            if (!mine) e = b;                   // a block reduces it
-        }}
-        {t} acc = {neutral(monoid)};
-        for (long long k = b + sub; k < e; k += G) {{
-            {t} v = V[k];
-            acc = ({t})({monoid.c_add("acc", "v")});
-        }}
-        for (int off = G / 2; off > 0; off >>= 1) {{
-            {t} o = {shfl};
-            acc = ({t})({monoid.c_add("acc", "o")});
-        }}
-        if (sub == 0 && mine) out[s] = acc;
-    }}
-}}
-"""
+    src = cuda_source.render(_GROUP, PREAMBLE=monoid.c_preamble, G=int(group), NAME=name, T=t,
+                             NEUTRAL=neutral(monoid), SHFL=shfl, ADD=monoid.c_add("acc", "v"),
+                             ADD_O=monoid.c_add("acc", "o"))
     return src, name
 
 
@@ -197,34 +237,9 @@ def block_segment_source(monoid) -> tuple[str, str]:
     (its identity is not neutral under "keep the second operand")."""
     t = _dt.c_type(monoid.dtype)
     name = "hp_gb_block_reduce"
-    src = f"""{monoid.c_preamble}
-extern "C" __global__ void {name}(const {t}* __restrict__ V, const long long* __restrict__ S,
-                                  {t}* __restrict__ out, long long nseg,
-                                  const long long* __restrict__ ids) {{
-    __shared__ {t} sh[256];
-    for (long long i = blockIdx.x; i < nseg; i += gridDim.x) {{
-        const long long s = ids ? ids[i] : i;
-        long long b = S[s], e = S[s + 1];
-        {t} acc = {neutral(monoid)};
-        for (long long k = b + threadIdx.x; k < e; k += blockDim.x) {{
-            {t} v = V[k];
-            acc = ({t})({monoid.c_add("acc", "v")});
-        }}
-        sh[threadIdx.x] = acc;
-        __syncthreads();
-        for (int w = blockDim.x / 2; w > 0; w >>= 1) {{
-            if (threadIdx.x < w) {{
-                {t} l = sh[threadIdx.x];
-                {t} r = sh[threadIdx.x + w];
-                sh[threadIdx.x] = ({t})({monoid.c_add("l", "r")});
-            }}
-            __syncthreads();
-        }}
-        if (threadIdx.x == 0) out[s] = sh[0];
-        __syncthreads();
-    }}
-}}
-"""
+    src = cuda_source.render(_BLOCK, PREAMBLE=monoid.c_preamble, NAME=name, T=t,
+                             NEUTRAL=neutral(monoid), ADD=monoid.c_add("acc", "v"),
+                             ADD_LR=monoid.c_add("l", "r"))
     return src, name
 
 
