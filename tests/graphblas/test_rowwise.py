@@ -120,6 +120,27 @@ def _pattern(M):
     return hgb.Matrix._new(CSR._new(c.indptr, c.indices, None, tuple(M.shape)), np.dtype(np.bool_))
 
 
+def _operands(rng, shape, variant):
+    """Random ``A`` and ``B`` of ``shape`` (empty rows in both) in one of the variants: int64
+    indices on one side, pattern matrices, integer values in ``A``."""
+    if all(shape):
+        A = _mat(rng, *shape, 0.4, empty_rows=range(0, shape[0], 4))
+        B = _mat(rng, *shape, 0.5, empty_rows=range(1, shape[0], 5))
+    else:
+        A = B = hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0),
+                                    nrows=shape[0], ncols=shape[1])
+    if variant == "int64 A":
+        A = _int64_indexed(A)
+    elif variant == "int64 B":
+        B = _int64_indexed(B)
+    elif variant == "pattern":
+        A, B = _pattern(A), _pattern(B)
+    elif variant == "int32 values":
+        r, c, v = A.to_coo()
+        A = hgb.Matrix.from_coo(r, c, v.astype(np.int32), nrows=A.nrows, ncols=A.ncols)
+    return A, B
+
+
 CALLS = {
     "add_plus": lambda A, B: hgb.ewise_add(A, B, "plus"),
     "add_firsti": lambda A, B: hgb.ewise_add(A, B, "firsti"),
@@ -142,15 +163,7 @@ def test_rowwise_forms_equal_the_general_forms(call, shape, variant, backend_nam
     from hpgraph.graphblas import _rowwise
 
     rng = np.random.default_rng(hash((call, shape, variant)) % 2**32)
-    A = _mat(rng, *shape, 0.4, empty_rows=range(0, shape[0], 4)) if all(shape) else \
-        hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0), nrows=shape[0], ncols=shape[1])
-    B = _mat(rng, *shape, 0.5) if all(shape) else A
-    if variant == "int64 A":
-        A = _int64_indexed(A)
-    elif variant == "int64 B":
-        B = _int64_indexed(B)
-    elif variant == "pattern":
-        A, B = _pattern(A), _pattern(B)
+    A, B = _operands(rng, shape, variant)
     dA, dB = dev(A, backend_name), dev(B, backend_name)
     before = [a.copy() for a in A.to_coo()]
     got = CALLS[call](dA, dB).to_host()
@@ -279,25 +292,6 @@ def test_device_rowwise_kernels_compile(which, variant):
                 pytest.skip(str(exc))
             kind = "union" if which == "add" else "inter"
             assert f".entry hp_gb_{kind}_flag" in ptx and f".entry hp_gb_{kind}_write" in ptx
-
-
-def _operands(rng, shape, variant):
-    if all(shape):
-        A = _mat(rng, *shape, 0.4, empty_rows=range(0, shape[0], 4))
-        B = _mat(rng, *shape, 0.5, empty_rows=range(1, shape[0], 5))
-    else:
-        A = B = hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0),
-                                    nrows=shape[0], ncols=shape[1])
-    if variant == "int64 A":
-        A = _int64_indexed(A)
-    elif variant == "int64 B":
-        B = _int64_indexed(B)
-    elif variant == "pattern":
-        A, B = _pattern(A), _pattern(B)
-    elif variant == "int32 values":
-        r, c, v = A.to_coo()
-        A = hgb.Matrix.from_coo(r, c, v.astype(np.int32), nrows=A.nrows, ncols=A.ncols)
-    return A, B
 
 
 @pytest.fixture
