@@ -22,8 +22,7 @@ __all__ = ["semiring_slots", "reads_operand", "kernel", "COMMON", "LOWER_BOUND"]
 
 #: ``lower_bound``, the binary search of the generated kernels that look columns up in a
 #: sorted row (the products, the row-wise element-wise forms)
-LOWER_BOUND = r"""
-// first position in idx[lo, hi) whose key is >= key (hi if none)
+LOWER_BOUND = r"""// first position in idx[lo, hi) whose key is >= key (hi if none)
 template <typename I>
 __device__ __forceinline__ long long lower_bound(const I* __restrict__ idx, long long lo,
                                                  long long hi, long long key) {

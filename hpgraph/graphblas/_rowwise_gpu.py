@@ -2,9 +2,11 @@
 (:func:`._rowwise.plain`): two generated kernels and one prefix sum each.
 
 Every entry finds its column in the other operand's row by a binary search (rows are sorted)
-and learns from it where it lands in the result, so no key array, sort or gather of the
-operands is built (the CuPy forms of :mod:`._rowwise` moved eight int64 arrays of the
-operands' length):
+and learns from it where it lands in the result, so no sort or gather of the operands runs
+(the CuPy forms of :mod:`._rowwise` moved eight int64 arrays of the operands' length).  The
+kernels read each entry's row from the operands' cached coordinates (``Matrix._coords``,
+built once per Matrix and shared with the key-based forms: 24 bytes per entry while the
+Matrix lives).
 
 * union (``ewise_add``): a flag pass marks the entries only ``B`` has; with ``only`` its
   exclusive prefix sum, an entry ``k`` of ``A`` lands at ``k + only[lower bound in B]`` and
@@ -172,12 +174,16 @@ def inter_source(op, A, B, out_idx) -> str:
     return cuda_source.render(_INTER, _slots(op, A, B, out_idx))
 
 
-def _pair(src: str, flag: str, write: str):
-    return kernel(src, flag), kernel(src, write)
-
-
 def _grid(n: int) -> tuple:
     return (max(1, min(-(-int(n) // _BLOCK), 65535 * 4)),)
+
+
+def _output_source(render, op, A, B, guess, m):
+    """The source whose write kernel stores the result's column ids in the index dtype the
+    host and general forms pick for ``m`` entries (the flag kernel ran from ``guess``'s
+    source: it does not use that dtype, so one source serves both unless they differ)."""
+    idt = _dt.index_dtype(A.nrows, A.ncols, m)
+    return idt, (render(op, A, B, guess) if idt == guess else render(op, A, B, idt))
 
 
 def add_rows(A, B, op):
@@ -187,20 +193,21 @@ def add_rows(A, B, op):
     a, b = A.csr, B.csr
     na, nb = int(a.nnz), int(b.nnz)
     arow, brow = A._coords()[1], B._coords()[1]
-    # the index dtype of the result, as the general form picks it (int32 where it fits)
-    idt = _dt.index_dtype(A.nrows, A.ncols, na + nb)
-    flag_k, write_k = _pair(union_source(op, A, B, idt), "hp_gb_union_flag", "hp_gb_union_write")
+    guess = _dt.index_dtype(A.nrows, A.ncols, na + nb)     # at most na + nb entries
     flag = xp.empty(nb, dtype=np.uint8)
     if nb:
-        flag_k(_grid(nb), (_BLOCK,), (brow, b.indices, a.indptr, a.indices, flag, np.int64(nb)))
+        kernel(union_source(op, A, B, guess), "hp_gb_union_flag")(
+            _grid(nb), (_BLOCK,), (brow, b.indices, a.indptr, a.indices, flag, np.int64(nb)))
     only = exclusive_cumsum(xp, flag)
     m = na + int(only[-1])
+    idt, src = _output_source(union_source, op, A, B, guess, m)
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)
     if m:
-        write_k(_grid(na + nb), (_BLOCK,),
-                (arow, a.indptr, a.indices, A._values(), np.int64(na),
-                 brow, b.indptr, b.indices, B._values(), np.int64(nb), flag, only, cols, vals))
+        kernel(src, "hp_gb_union_write")(
+            _grid(na + nb), (_BLOCK,),
+            (arow, a.indptr, a.indices, A._values(), np.int64(na),
+             brow, b.indptr, b.indices, B._values(), np.int64(nb), flag, only, cols, vals))
     indptr = (a.indptr.astype(_I64) + only[b.indptr.astype(_I64)]).astype(idt)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
 
@@ -211,29 +218,20 @@ def mult_rows(A, B, op):
     a, b = A.csr, B.csr
     na = int(a.nnz)
     arow = A._coords()[1]
+    guess = _dt.index_dtype(A.nrows, A.ncols, na)           # at most na entries
     flag = xp.zeros(na, dtype=np.uint8)
     bpos = xp.empty(na, dtype=_I64)
-    # the result's size is known only after the flag pass; its index dtype follows A's size
-    # bound first and is narrowed after (both kernels' output type is the final one)
-    sources = {}
-
-    def kernels(idt):
-        if idt not in sources:
-            sources[idt] = _pair(inter_source(op, A, B, idt), "hp_gb_inter_flag",
-                                 "hp_gb_inter_write")
-        return sources[idt]
-
     if na:
-        kernels(_dt.index_dtype(A.nrows, A.ncols, na))[0](
+        kernel(inter_source(op, A, B, guess), "hp_gb_inter_flag")(
             _grid(na), (_BLOCK,), (arow, a.indices, b.indptr, b.indices, flag, bpos, np.int64(na)))
     pos = exclusive_cumsum(xp, flag)
     m = int(pos[-1])
-    idt = _dt.index_dtype(A.nrows, A.ncols, m)
+    idt, src = _output_source(inter_source, op, A, B, guess, m)
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)
     if m:
-        kernels(idt)[1](_grid(na), (_BLOCK,),
-                        (arow, a.indices, A._values(), np.int64(na), B._values(), flag, bpos,
-                         pos, cols, vals))
+        kernel(src, "hp_gb_inter_write")(
+            _grid(na), (_BLOCK,), (arow, a.indices, A._values(), np.int64(na), B._values(), flag,
+                                   bpos, pos, cols, vals))
     indptr = pos[a.indptr.astype(_I64)].astype(idt)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)

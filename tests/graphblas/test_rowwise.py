@@ -135,6 +135,12 @@ def _operands(rng, shape, variant):
         B = _int64_indexed(B)
     elif variant == "pattern":
         A, B = _pattern(A), _pattern(B)
+    elif variant == "int64 ptr":                 # a large graph's CSR: int64 pointers only
+        from hpgraph.formats import CSR
+
+        c = A.csr
+        A = hgb.Matrix._new(CSR._new(c.indptr.astype(np.int64), c.indices, c.values,
+                                     tuple(A.shape)), A.dtype)
     elif variant == "int32 values":
         r, c, v = A.to_coo()
         A = hgb.Matrix.from_coo(r, c, v.astype(np.int32), nrows=A.nrows, ncols=A.ncols)
@@ -305,7 +311,8 @@ def emulated_gb(monkeypatch):
 
 @pytest.mark.parametrize("which,name", [(w, n) for w in DEVICE_OPS for n in DEVICE_OPS[w]])
 @pytest.mark.parametrize("shape", [(0, 5), (5, 0), (9, 4), (3, 3000)])
-@pytest.mark.parametrize("variant", ["int32", "int64 A", "int64 B", "pattern", "int32 values"])
+@pytest.mark.parametrize("variant", ["int32", "int64 A", "int64 B", "int64 ptr", "pattern",
+                                     "int32 values"])
 def test_device_rowwise_forms_emulated(which, name, shape, variant, emulated_gb, monkeypatch):
     """The generated kernels (run on NumPy arrays by the emulator) give the key-based general
     form's entries, values, dtypes and index dtype; plus / times also SciPy's."""
@@ -333,3 +340,25 @@ def test_device_rowwise_forms_emulated(which, name, shape, variant, emulated_gb,
         np.testing.assert_array_equal(dense, ref.toarray())
     for a, b in zip(before, A.to_coo() + B.to_coo()):
         np.testing.assert_array_equal(a, b)                       # operands untouched
+
+
+@pytest.mark.parametrize("which", ["add", "mult"])
+def test_device_rowwise_index_dtype_follows_the_result_size(which, emulated_gb, monkeypatch):
+    """The result's index dtype is the host form's, chosen from the result's size, also where
+    the operands' sizes alone would pick a wider one (int32 limit lowered to 40 entries)."""
+    from hpgraph import dtypes
+    from hpgraph.graphblas import _rowwise, _rowwise_gpu
+
+    real = dtypes.index_dtype
+    monkeypatch.setattr(dtypes, "index_dtype", lambda *sizes: real(*(
+        s * (2**31 // 40) for s in sizes)))
+    rng = np.random.default_rng(9)
+    A = _mat(rng, 8, 8, 0.45)                  # ~29 entries
+    for B in (A, _mat(rng, 8, 8, 0.3)):        # heavy overlap: the union stays below 40
+        t = _typed_op("plus" if which == "add" else "times", A, B)
+        got = (_rowwise_gpu.add_rows if which == "add" else _rowwise_gpu.mult_rows)(A, B, t)
+        want = (_rowwise.add_rows if which == "add" else _rowwise.mult_rows)(A, B, t)
+        assert got.csr.index_dtype == want.csr.index_dtype
+        assert got.csr.indices.dtype == want.csr.indices.dtype
+        np.testing.assert_array_equal(got._keys(), want._keys())
+        np.testing.assert_array_equal(got._values(), want._values())
