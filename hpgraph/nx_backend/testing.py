@@ -69,6 +69,18 @@ class _Recorder:
             self._outcome = outcome
             self._reason = getattr(report, "wasxfail", None) or None
 
+    # pytest-xdist (``-n``): each worker records its own tests and hands them to the
+    # controller, which prints the summary of all of them
+    def pytest_sessionfinish(self, session):
+        out = getattr(session.config, "workeroutput", None)
+        if out is not None:
+            out["hpgraph_nx_tests"] = json.dumps(self.tests)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):
+        self.tests.update(json.loads(getattr(node, "workeroutput", {}).get("hpgraph_nx_tests",
+                                                                           "{}")))
+
     def counts(self):
         out = dict.fromkeys(_RANK, 0)
         for t in self.tests.values():

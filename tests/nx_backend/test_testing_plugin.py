@@ -6,12 +6,15 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 #: the checkout first, then what the caller had (where the entry points may come from)
 PYTHONPATH = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
 
 
-def test_plugin_counts_only_tests_that_reach_hpgraph(tmp_path):
+@pytest.mark.parametrize("workers", [None, "2"])
+def test_plugin_counts_only_tests_that_reach_hpgraph(tmp_path, workers):
     (tmp_path / "test_sample.py").write_text(textwrap.dedent("""
         import networkx as nx
         import pytest
@@ -32,7 +35,8 @@ def test_plugin_counts_only_tests_that_reach_hpgraph(tmp_path):
     out_json = tmp_path / "counts.json"
     env = dict(os.environ, PYTHONPATH=PYTHONPATH, HPGRAPH_NX_COUNT_JSON=str(out_json))
     env.pop("NETWORKX_TEST_BACKEND", None)
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    xdist = ["-n", workers] if workers else []      # pytest-xdist: the workers' tests summed
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *xdist,
                         "-p", "hpgraph.nx_backend.testing", str(tmp_path / "test_sample.py")],
                        capture_output=True, text=True, cwd=tmp_path, env=env)
     assert "tests that executed an hpgraph implementation: 2 (1 passed, 1 failed)" in r.stdout
