@@ -15,7 +15,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["any_true", "all_true", "count_true", "bincount", "exclusive_cumsum"]
+__all__ = ["any_true", "all_true", "count_true", "bincount"]
 
 
 def _on_host(a) -> bool:
@@ -33,14 +33,6 @@ def _as_bytes(xp, b):
         b = b != 0
     b = xp.ascontiguousarray(b).reshape(-1)
     return b.view(np.uint8)
-
-
-def exclusive_cumsum(xp, flags):
-    """``[0, f0, f0 + f1, ...]``: int64, one longer than ``flags`` (offsets from counts)."""
-    out = xp.zeros(flags.shape[0] + 1, dtype=np.int64)
-    if flags.shape[0]:
-        xp.cumsum(flags, dtype=np.int64, out=out[1:])
-    return out
 
 
 def any_true(xp, b) -> bool:

@@ -196,7 +196,7 @@ def counts_to_indptr(xp, counts, idt):
     """``[0, cumsum(counts)]`` as ``idt``."""
     out = xp.zeros(counts.shape[0] + 1, dtype=idt)
     if counts.shape[0]:
-        out[1:] = xp.cumsum(counts, dtype=idt)
+        xp.cumsum(counts, dtype=idt, out=out[1:])       # in place: no temporary
     return out
 
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from .._arrayops import any_true, exclusive_cumsum
+from .._arrayops import any_true
 from ..formats import CSR
+from ..formats._base import counts_to_indptr
 from . import _kern, _rowwise_gpu
 from ._objects import Matrix, Vector
 
@@ -106,7 +107,7 @@ def add_rows(A, B, op):
     shared = pos_b >= 0
     b_only = pos_a < 0
     only_b = xp.flatnonzero(b_only)
-    c_only = exclusive_cumsum(xp, b_only)            # B-only entries before each entry of B
+    c_only = counts_to_indptr(xp, b_only, _I64)      # B-only entries before each entry of B
     outptr = a.indptr.astype(_I64) + c_only[b.indptr.astype(_I64)]
     # Row-major order: an entry of A (index i) comes after the i entries of A before it and the
     # B-only entries of B before its lower bound in B; the k-th B-only entry comes after the k

@@ -31,14 +31,14 @@ import numpy as np
 from .. import cuda_source
 from .. import dtypes as _dt
 from ..formats import CSR
-from .._arrayops import exclusive_cumsum
+from ..formats._base import counts_to_indptr
 from ._gpu_common import LOWER_BOUND, kernel
+from ._kern import _launch
 from ._objects import Matrix
 
 __all__ = ["add_rows", "mult_rows", "union_source", "inter_source"]
 
 _I64 = np.dtype(np.int64)
-_BLOCK = 256
 
 _COMMON = r"""
 $PREAMBLE
@@ -174,18 +174,6 @@ def inter_source(op, A, B, out_idx) -> str:
     return cuda_source.render(_INTER, _slots(op, A, B, out_idx))
 
 
-def _grid(n: int) -> tuple:
-    return (max(1, min(-(-int(n) // _BLOCK), 65535 * 4)),)
-
-
-def _output_source(render, op, A, B, guess, m):
-    """The source whose write kernel stores the result's column ids in the index dtype the
-    host and general forms pick for ``m`` entries (the flag kernel ran from ``guess``'s
-    source: it does not use that dtype, so one source serves both unless they differ)."""
-    idt = _dt.index_dtype(A.nrows, A.ncols, m)
-    return idt, (render(op, A, B, guess) if idt == guess else render(op, A, B, idt))
-
-
 def add_rows(A, B, op):
     """``ewise_add(A, B, op)`` (``op`` typed): ``op(a, b)`` where both have an entry, the one
     value cast where one has."""
@@ -193,21 +181,25 @@ def add_rows(A, B, op):
     a, b = A.csr, B.csr
     na, nb = int(a.nnz), int(b.nnz)
     arow, brow = A._coords()[1], B._coords()[1]
-    guess = _dt.index_dtype(A.nrows, A.ncols, na + nb)     # at most na + nb entries
+    # the write kernel's column type is the result's index dtype, known once the flag pass
+    # has counted; at most na + nb entries: the same source unless the count narrows it
+    guess = _dt.index_dtype(A.nrows, A.ncols, na + nb)
+    src = union_source(op, A, B, guess)
     flag = xp.empty(nb, dtype=np.uint8)
     if nb:
-        kernel(union_source(op, A, B, guess), "hp_gb_union_flag")(
-            _grid(nb), (_BLOCK,), (brow, b.indices, a.indptr, a.indices, flag, np.int64(nb)))
-    only = exclusive_cumsum(xp, flag)
+        _launch(kernel(src, "hp_gb_union_flag"), nb,
+                (brow, b.indices, a.indptr, a.indices, flag, np.int64(nb)))
+    only = counts_to_indptr(xp, flag, _I64)
     m = na + int(only[-1])
-    idt, src = _output_source(union_source, op, A, B, guess, m)
+    idt = _dt.index_dtype(A.nrows, A.ncols, m)          # as the host and general forms
+    if idt != guess:
+        src = union_source(op, A, B, idt)
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)
     if m:
-        kernel(src, "hp_gb_union_write")(
-            _grid(na + nb), (_BLOCK,),
-            (arow, a.indptr, a.indices, A._values(), np.int64(na),
-             brow, b.indptr, b.indices, B._values(), np.int64(nb), flag, only, cols, vals))
+        _launch(kernel(src, "hp_gb_union_write"), na + nb,
+                (arow, a.indptr, a.indices, A._values(), np.int64(na),
+                 brow, b.indptr, b.indices, B._values(), np.int64(nb), flag, only, cols, vals))
     indptr = (a.indptr.astype(_I64) + only[b.indptr.astype(_I64)]).astype(idt)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
 
@@ -218,20 +210,23 @@ def mult_rows(A, B, op):
     a, b = A.csr, B.csr
     na = int(a.nnz)
     arow = A._coords()[1]
-    guess = _dt.index_dtype(A.nrows, A.ncols, na)           # at most na entries
-    flag = xp.zeros(na, dtype=np.uint8)
+    guess = _dt.index_dtype(A.nrows, A.ncols, na)       # at most na entries (as add_rows)
+    src = inter_source(op, A, B, guess)
+    flag = xp.empty(na, dtype=np.uint8)                 # the flag pass writes every entry
     bpos = xp.empty(na, dtype=_I64)
     if na:
-        kernel(inter_source(op, A, B, guess), "hp_gb_inter_flag")(
-            _grid(na), (_BLOCK,), (arow, a.indices, b.indptr, b.indices, flag, bpos, np.int64(na)))
-    pos = exclusive_cumsum(xp, flag)
+        _launch(kernel(src, "hp_gb_inter_flag"), na,
+                (arow, a.indices, b.indptr, b.indices, flag, bpos, np.int64(na)))
+    pos = counts_to_indptr(xp, flag, _I64)
     m = int(pos[-1])
-    idt, src = _output_source(inter_source, op, A, B, guess, m)
+    idt = _dt.index_dtype(A.nrows, A.ncols, m)
+    if idt != guess:
+        src = inter_source(op, A, B, idt)
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)
     if m:
-        kernel(src, "hp_gb_inter_write")(
-            _grid(na), (_BLOCK,), (arow, a.indices, A._values(), np.int64(na), B._values(), flag,
-                                   bpos, pos, cols, vals))
+        _launch(kernel(src, "hp_gb_inter_write"), na,
+                (arow, a.indices, A._values(), np.int64(na), B._values(), flag, bpos, pos,
+                 cols, vals))
     indptr = pos[a.indptr.astype(_I64)].astype(idt)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
