@@ -7,7 +7,8 @@ Rows (every result checked against SciPy; the run exits non-zero on a mismatch):
   and a witness declared (``SSSPNearFar``: near-far buckets and predecessors), on the device
   loop and on the host loop.
 * BFS: ``hp.bfs`` (depths and parents) against ``examples.bfs.BFSParents`` (an ``any``
-  reduction with a witness: parents) and ``BFSDepth`` (depths only).
+  reduction with a witness: parents; its host loop fuses push and APPLY, and the row "push and
+  APPLY apart" runs the same program without that) and ``BFSDepth`` (depths only).
 * Per-superstep cost with a one-vertex frontier: ``BFSDepth`` on a path (one vertex per
   superstep), device loop against host loop.
 * First use of a new program (a class whose gather and update hold a constant never
@@ -147,9 +148,20 @@ def bench_graph(label, G, source, repeat, gpu, rows):
         row("user BFS + witness (BFSParents)", lambda: hp.run(BFSParents, G, backend=backend,
                                                                source=source),
             chk_bfs("BFSParents"), loop=loop)
+        if loop != "device":        # the device loop does not fuse: the A/B of the fused push
+            row("user BFS + witness, push and APPLY apart", lambda: hp.run(
+                BFSParentsApart, G, backend=backend, source=source),
+                chk_bfs("BFSParentsApart"), loop=loop)
         row("user BFS depths (BFSDepth)", lambda: hp.run(BFSDepth, G, backend=backend,
                                                          source=source),
             chk_bfs("BFSDepth"), loop=loop)
+
+
+class BFSParentsApart(BFSParents):
+    """``BFSParents`` without ``mask_excludes_active``: its push supersteps launch push and
+    APPLY apart (the same program as before the fused push)."""
+
+    mask_excludes_active = False
 
 
 def bench_superstep(n, repeat, gpu, rows, blocks=(2,)):

@@ -36,13 +36,16 @@ class BFSParents(hp.VertexProgram):
     """Depths and parents: the winner of each vertex's reduction is its parent (``witness``).
 
     ``any`` stops a pull row at the first active in-neighbour (Beamer's bottom-up step), and
-    ``mask`` keeps visited vertices from receiving at all."""
+    ``mask`` keeps visited vertices from receiving at all -- every active vertex among them,
+    which ``mask_excludes_active`` declares: the GPU then runs each push superstep as one
+    launch (the first parent to reach a vertex updates it at once)."""
 
     edges = "in"
     properties = {"depth": ("int32", -1), "parent": ("int64", -1)}
     reduce = "any"
     apply_to = "received"
     witness = "parent"
+    mask_excludes_active = True
 
     def init(self, graph, source=0):
         return {"depth": hp.Seeded(-1, 0), "parent": hp.Seeded(-1, "id")}, [int(source)]

@@ -58,6 +58,7 @@ class BoundProgram:
     priority_order: str = "min"   # "min": smaller values first; "max": larger first
     priority_delta: Any = None    # bucket width, a NumPy scalar of the property's dtype
     witness: str | None = None    # integer property the engines write with the winner
+    mask_excludes_active: bool = False  # declared: mask(v) is False for every active vertex
     superstep_cap: int | None = None  # with no max_iterations: more supersteps than this
                                       # raise SuperstepLimitExceeded (set by run())
 
@@ -241,7 +242,8 @@ def bind(program, graph, params, max_iterations=None, outputs=None) -> BoundProg
         max_iterations = int(max_iterations)
     priority, delta, witness = _bind_ordering(cls, specs, kernels, graph, n)
     code_key = (cls.__name__, kernels.key, cls.edges, weighted, cls.apply_to, cls.gather_from,
-                tuple(sorted(tolerances.items())), priority, cls.priority_order, witness)
+                tuple(sorted(tolerances.items())), priority, cls.priority_order, witness,
+                bool(cls.mask_excludes_active))
     if outputs is not None:
         if isinstance(outputs, str):
             outputs = (outputs,)
@@ -258,7 +260,8 @@ def bind(program, graph, params, max_iterations=None, outputs=None) -> BoundProg
         gather_from=cls.gather_from, tolerances=tolerances, max_iterations=max_iterations,
         converged_hook=conv, kernels=kernels, init_props=props0, init_active=active0,
         code_key=code_key, outputs=outputs, priority=priority,
-        priority_order=cls.priority_order, priority_delta=delta, witness=witness)
+        priority_order=cls.priority_order, priority_delta=delta, witness=witness,
+        mask_excludes_active=bool(cls.mask_excludes_active))
 
 
 def default_priority_delta(graph) -> float:

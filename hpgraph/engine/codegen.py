@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import cuda_source
 from .. import dtypes as _dt
+from . import common
 
 _TEMPLATE_DIR = Path(__file__).with_name("templates")
 
@@ -43,7 +44,8 @@ KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_step", "hp_init_fr
 #: And units are few: each pays the whole template's front end and ptxas' start (~50 ms on
 #: that host: the two pull kernels took 141-216 ms as two units, 99-150 as one; the far-set
 #: split and setup kernels 234-249 against 177-196).
-UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_witness": 3, "hp_apply_step": 4,
+UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_push_fused": 2, "hp_witness": 3,
+         "hp_apply_step": 4,
          "hp_far_min": 6, "hp_far_take": 6, "hp_init_frontier": 6, "hp_init_fused": 6,
          "hp_block_loop": 7}
 
@@ -80,6 +82,18 @@ def block_loop_ok(bp) -> bool:
             and bp.monoid.atomic is not None)
 
 
+def fuse_ok(bp) -> bool:
+    """Whether ``bp``'s push supersteps can apply as they push (``hp_push_fused``: one launch
+    per superstep instead of push and APPLY): an ``any`` reduce applied to the receivers, one
+    gather side, no priority, and a mask that the program declares false on every active
+    vertex (``mask_excludes_active``), so no sender is also a receiver and the first sender to
+    claim a receiver may run its update at once (any received value is a valid ``any``)."""
+    return (bool(getattr(bp, "mask_excludes_active", False)) and bp.kernels.mask is not None
+            and bool(bp.monoid.terminal_any) and bp.apply_to == "received"
+            and bp.priority is None and bp.gather_from == "active"
+            and len(common.matrix_names(bp.edges)) == 1)
+
+
 def pack_ok(bp, idx_dtype) -> bool:
     """Whether ``bp`` records exact winners (``HP_PACK``): it has a witness, a min / max
     monoid on a 32-bit ``y`` (or ``any`` on 32-bit integers: the smallest packed word is one
@@ -101,7 +115,8 @@ def kernel_names(bp, idx_dtype) -> tuple:
     wit = bp.witness is not None and not pack_ok(bp, idx_dtype)
     extra = (("hp_witness",) if wit else ()) + \
         (("hp_far_min", "hp_far_take") if bp.priority is not None else ()) + \
-        (("hp_block_loop",) if block_loop_ok(bp) else ())
+        (("hp_block_loop",) if block_loop_ok(bp) else ()) + \
+        (("hp_push_fused",) if fuse_ok(bp) else ())
     return KERNELS + extra
 
 #: Push rows longer than this (heavy frontier vertices) are split over the whole grid.
@@ -169,6 +184,8 @@ def program_source(bp, idx_dtype) -> str:
     props = bp.props
     const_params = "".join(f", const {_dt.c_type(p.dtype)}* HP_MUT P_{p.name}" for p in props)
     mut_params = "".join(f", {_dt.c_type(p.dtype)}* HP_MUT P_{p.name}" for p in props)
+    # the fused push reads and writes the properties in one kernel: no __restrict__
+    plain_params = "".join(f", {_dt.c_type(p.dtype)}* P_{p.name}" for p in props)
     args = "".join(f", P_{p.name}" for p in props)
     # The kernels combine an inactive sender as the identity and test "terminal" on the
     # accumulated value.  ``any``'s identity is not neutral under its plain combine, and every
@@ -229,6 +246,8 @@ def program_source(bp, idx_dtype) -> str:
         ATOMIC=atomic_body(mon),
         PROPS_CONST_PARAMS=const_params,
         PROPS_MUT_PARAMS=mut_params,
+        PROPS_PLAIN_PARAMS=plain_params,
+        FUSED=int(fuse_ok(bp)),
         PROPS_ARGS=args,
         GATHER_BODY=gather_body,
         UPDATE_BODY=update_body,

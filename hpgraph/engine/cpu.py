@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from ..exceptions import SuperstepLimitExceeded
+from ..exceptions import InvalidProgram, SuperstepLimitExceeded
 from .program import Seeded
 from .results import RunResult, SuperstepStats
 from . import common
@@ -134,6 +134,10 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
                 chunks.append(p.pull_edges(None if bp.gather_from == "all" else active))
         dst, src, w = _concat(chunks, one)
         recv = k.mask_np(props) if k.mask is not None else None
+        if bp.mask_excludes_active and recv is not None and recv[senders].any():
+            v = int(senders[recv[senders]][0])
+            raise InvalidProgram(f"{bp.name}.mask_excludes_active is True, but active vertex {v} "
+                                 f"passes its mask in superstep {step}")
         if recv is not None and dst.size:
             keep = recv[dst]
             dst, src = dst[keep], src[keep]

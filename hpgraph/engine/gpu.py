@@ -113,6 +113,9 @@ class _Run(Launches):
                 s.bm[1].fill(0)
                 if s.far is not None:
                     s.far.fill(0)
+        if s.stamp is not None and s.calls > 1:     # made zero; each later run zeroes it
+            with s.stream:
+                s.stamp.fill(0)         # the superstep count restarts at 0 (claims' stamps)
         s.clean = False
 
     def _init_frontier(self, ids):
@@ -238,8 +241,12 @@ class _Run(Launches):
         touched = self.bp.apply_to == "received"
         if kind == "push":
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
-            self._push(2 if self.direction == "auto" else 0,
-                       count_hint, heavy, small=edges == 0)
+            mode = 2 if self.direction == "auto" else 0
+            if self.s.stamp is not None:           # one launch: it applies and closes too
+                self._push_fused(mode, count_hint, heavy, small=edges == 0)
+                self._far()
+                return
+            self._push(mode, count_hint, heavy, small=edges == 0)
             self._witness(0, touched, pushed=1)
             self._apply(touched=touched, dir_code=0, edges=edges)
         elif kind == "pull":
@@ -412,7 +419,9 @@ class _Run(Launches):
                     if timed:
                         ev = (self.cp.cuda.Event(), self.cp.cuda.Event())
                         ev[0].record(self.s.stream)
-                    if push:
+                    if push and self.s.stamp is not None:
+                        self._push_fused(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
+                    elif push:
                         self._push(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
                         self._witness(0, bp.apply_to == "received", pushed=1)
                         self._apply(touched=bp.apply_to == "received", dir_code=0, edges=edg)

@@ -55,23 +55,38 @@ class Launches:
                                   s.y, s.st, self.limit, np.int32(mode)) + self._win_args()
                                  + self.prop_args)
 
-    def _push(self, mode, count_hint=None, heavy=0, small=False):
+    def _push_grid(self, count_hint, heavy, small):
         s = self.s
-        track = self.bp.apply_to == "received"
         if count_hint is None:
             # frontier size unknown (blind or mixed batch): a full device, unless the batch
             # started far below the tracking threshold (``small``)
-            grid = ((SMALL_BLOCKS_PER_SM if small else 8) * s.n_sm,)
-        else:
-            grid = self._grid(count_hint, BLOCK // 32, s.n_sm * 16)
-            if heavy:      # heavy-row chunks go a block each
-                grid = (max(grid[0], min(heavy, 8 * s.n_sm)),)
+            return ((SMALL_BLOCKS_PER_SM if small else 8) * s.n_sm,)
+        grid = self._grid(count_hint, BLOCK // 32, s.n_sm * 16)
+        if heavy:      # heavy-row chunks go a block each
+            grid = (max(grid[0], min(heavy, 8 * s.n_sm)),)
+        return grid
+
+    def _push(self, mode, count_hint=None, heavy=0, small=False):
+        s = self.s
+        track = self.bp.apply_to == "received"
+        grid = self._push_grid(count_hint, heavy, small)
         for i, p in enumerate(s.parts):
             s.k["hp_push"](grid, (BLOCK,),
                            (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,
                             s.q[0], s.q[1], s.qh[0], s.qh[1], s.deg, s.y,
                             s.tbm, s.tq, s.st, self.limit, np.int32(mode), np.int32(i == 0),
                             np.int32(track)) + self._win_args() + self.prop_args)
+
+    def _push_fused(self, mode, count_hint=None, heavy=0, small=False):
+        """``hp_push_fused`` (:func:`.codegen.fuse_ok`): the push superstep, its updates and
+        its close in one launch (one gather side)."""
+        s = self.s
+        p = s.parts[0]
+        s.k["hp_push_fused"](self._push_grid(count_hint, heavy, small), (BLOCK,),
+                             (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,
+                              s.bm[0], s.bm[1], s.q[0], s.q[1], s.qh[0], s.qh[1], s.deg,
+                              s.stamp, s.st, s.hist, np.int64(_st.HIST_CAP), self.limit,
+                              np.int32(mode)) + self.prop_args)
 
     def _apply_args(self):
         s = self.s

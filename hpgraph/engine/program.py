@@ -174,6 +174,13 @@ class VertexProgram:
         Needs a selecting monoid (``min``, ``max`` or ``any``); ``update`` must not write the
         property itself.  Under ties either winner may be recorded (the GPU may pick another
         one than the CPU; both are winners).
+    mask_excludes_active : bool
+        Declares that ``mask(v)`` is False for every active vertex (a vertex that changed
+        never receives again, as BFS's ``depth < 0``).  With an ``any`` reduce applied to the
+        receivers, one gather side and no priority, the GPU then runs a push superstep as one
+        launch: the first sender to reach a receiver runs its update at once.  The CPU engine
+        checks the declaration every superstep and raises ``InvalidProgram`` where it does not
+        hold.  Default: False.
 
     Methods
     -------
@@ -223,6 +230,7 @@ class VertexProgram:
     priority_order = "min"
     priority_delta = None
     witness = None
+    mask_excludes_active = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -368,6 +376,11 @@ def _check_attributes(cls, complete: bool):
             except DomainMismatch as exc:
                 raise InvalidProgram(f"{name}.{attr}: {exc}") from None
     _check_ordering(cls, name, props)
+    if not isinstance(cls.mask_excludes_active, (bool, np.bool_)):
+        raise InvalidProgram(f"{name}.mask_excludes_active must be True or False, got "
+                             f"{cls.mask_excludes_active!r}")
+    if complete and cls.mask_excludes_active and _callback(cls, "mask")[0] is None:
+        raise InvalidProgram(f"{name}.mask_excludes_active is True but {name} defines no mask")
     if complete:
         if not props:
             raise InvalidProgram(f"{name}.properties is empty: declare at least one property, "
@@ -397,7 +410,8 @@ def _check_attributes(cls, complete: bool):
 # every callback, dtype lookups) cost ~0.1 ms -- a fifth of a small GPU run.
 _SIG_ATTRS = ("edges", "properties", "reduce", "y_dtype", "edge_dtype", "apply_to",
               "gather_from", "max_iterations", "tolerance", "priority", "priority_order",
-              "priority_delta", "witness", "gather", "update", "mask", "converged", "init")
+              "priority_delta", "witness", "mask_excludes_active", "gather", "update", "mask",
+              "converged", "init")
 _CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _CHECKED_LOCK = threading.Lock()
 

@@ -371,6 +371,73 @@ class _Kernels:
                     tq[int(st[TCNT])] = v
                     st[TCNT] += 1
 
+    def hp_push_fused(self, a):
+        """hp_push_fused: the first sender to reach a receiver (in the kernel's visiting order,
+        here sequential) claims it and runs the update with its own value; then the close."""
+        (indptr, indices, vals, bm0, bm1, q0, q1, qh0, qh1, deg, stamp, st, hist, cap, limit,
+         mode, *pa) = a
+        if st[HALT]:
+            return
+        cur = int(st[EXEC]) & 1
+        nxt = cur ^ 1
+        cnt = int(st[CNT + cur])
+        if cnt == 0:
+            return
+        if mode != 0 and not self.pushes(st, cur, limit):
+            if mode == 2:
+                st[HALT] = 2
+            return
+        q = q1 if cur else q0
+        bm_cur, bm_nxt = (bm1, bm0) if cur else (bm0, bm1)
+        q_nxt, qh_nxt = (q0, qh0) if cur else (q1, qh1)
+        props = self.props(pa)
+        tag = int(st[STEP]) + 1
+        ident = self.m.identity
+        for u in [int(q[i]) for i in range(cnt)]:
+            for e in range(int(indptr[u]), int(indptr[u + 1])):
+                v = int(indices[e])
+                # the mask on the properties as they are now (earlier claims changed some)
+                if not self.k.mask_np(props)[v] or int(stamp[v]) >= tag:
+                    continue
+                yv = self.gather(props, u, self.w(vals, e), v)
+                if self.same(yv, ident):
+                    continue
+                stamp[v] = tag
+                new = self.k.update_np(props, np.array([v]), np.array([yv], self.bp.y_dtype))
+                changed = False
+                for name, val in new.items():
+                    changed |= bool(common.np_changed(val, props[name][[v]],
+                                                      self.bp.tolerances.get(name))[0])
+                    props[name][v] = val[0]
+                if self.bp.witness is not None and changed:
+                    props[self.bp.witness][v] = u
+                if changed:
+                    bm_nxt[v >> 5] |= np.uint32(1 << (v & 31))
+                    q_nxt[int(st[CNT + nxt])] = v
+                    st[CNT + nxt] += 1
+                    st[EDG + nxt] += np.uint64(deg[v])
+                    if deg[v] > codegen.HEAVY:
+                        _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
+        OPS["fused_supersteps"] += 1
+        self._close(st, hist, cap, 0, cur, nxt, cnt, bm_cur, q)
+
+    def _close(self, st, hist, cap, d, cur, nxt, cnt, bm_cur, q_cur):
+        """The consumed frontier's bits cleared, then hp_close."""
+        for i in range(cnt):
+            bm_cur[int(q_cur[i]) >> 5] = 0
+        step = int(st[STEP])
+        h = (step % int(cap)) * 3
+        hist[h:h + 3] = [cnt, st[EDG + cur], d]
+        st[STEP] = step + 1
+        st[CNT + cur] = 0
+        st[EDG + cur] = 0
+        st[HCNT + cur] = 0
+        st[TCNT] = 0
+        st[DONE] = 0
+        st[EXEC] += 1
+        if st[CNT + nxt] == 0:
+            st[HALT] = 1
+
     def _apply(self, a, touched):
         n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, cap, d, *pa = a
         if st[HALT]:
@@ -410,20 +477,8 @@ class _Kernels:
                 st[EDG + nxt] += np.uint64(deg[v])
                 if deg[v] > codegen.HEAVY:
                     _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
-        for i in range(cnt):
-            bm_cur[int(q_cur[i]) >> 5] = 0
-        step = int(st[STEP])
-        h = (step % int(cap)) * 3
-        hist[h:h + 3] = [cnt, st[EDG + cur], d]
-        st[STEP] = step + 1
-        st[CNT + cur] = 0
-        st[EDG + cur] = 0
-        st[HCNT + cur] = 0
-        st[TCNT] = 0
-        st[DONE] = 0
-        st[EXEC] += 1
-        if st[CNT + nxt] == 0:
-            st[HALT] = 1
+        OPS["apply_supersteps"] += 1
+        self._close(st, hist, cap, d, cur, nxt, cnt, bm_cur, q_cur)
 
     def hp_apply_step(self, a):
         """hp_apply_step: mode 0 every vertex, 1 the recorded receivers, 2 after whichever

@@ -26,3 +26,43 @@ class Mixed(hp.VertexProgram):
         return {"d": m, "b": v.b or m < 5, "i8": v.i8 + 1 if m < v.d else v.i8,
                 "u64": v.u64 - 1 if m < v.d else v.u64, "f64": v.f64 + m if m < v.d else v.f64,
                 "lab": v.lab if v.lab >= 0 else 7}
+
+
+class BFSAny(hp.VertexProgram):
+    """BFS depths with an ``any`` reduce and a mask that rejects every visited vertex, declared
+    (``mask_excludes_active``): the GPU engine fuses its push supersteps."""
+
+    edges = "in"
+    properties = {"depth": ("int32", -1)}
+    reduce = "any"
+    apply_to = "received"
+    mask_excludes_active = True
+
+    def init(self, graph, source=0):
+        return {"depth": hp.Seeded(-1, 0)}, [int(source)]
+
+    def mask(v):
+        return v.depth < 0
+
+    def gather(src, edge, dst):
+        return src.depth + 1
+
+    def update(v, y):
+        return {"depth": y if v.depth < 0 else v.depth}
+
+
+class BFSAnyParents(BFSAny):
+    """:class:`BFSAny` with parents (a witness)."""
+
+    properties = {"depth": ("int32", -1), "parent": ("int64", -1)}
+    witness = "parent"
+
+    def init(self, graph, source=0):
+        return {"depth": hp.Seeded(-1, 0), "parent": hp.Seeded(-1, "id")}, [int(source)]
+
+
+class FalselyExcluded(BFSAny):
+    """Declares ``mask_excludes_active`` with a mask that lets active vertices receive."""
+
+    def mask(v):
+        return v.depth < 5

@@ -306,3 +306,44 @@ def test_untracked_pushes_gpu_equals_cpu(track_edges):
     assert (pred[v] >= 0).all()
     w = np.asarray(A[pred[v], v]).ravel()
     np.testing.assert_array_equal(dist[pred[v]] + w, dist[v])
+
+
+# ---------------------------------------------------------------------------------------
+# the fused push (codegen.fuse_ok): push supersteps that apply as they push
+
+
+def _levels(G, source):
+    import scipy.sparse.csgraph as csg
+
+    d = csg.shortest_path(G.to_scipy(), unweighted=True, indices=source, directed=True)
+    return np.where(np.isinf(d), -1, d).astype(np.int32)
+
+
+@pytest.mark.parametrize("direction", ["auto", "push"])
+@pytest.mark.parametrize("loop", ["host", "device"])
+def test_fused_push_gives_bfs_levels_and_parents(direction, loop):
+    """Skewed graphs (hubs: heavy rows), a grid (thousands of small supersteps) and a graph
+    with self-loops, duplicates and isolated vertices: SciPy's levels, every parent an
+    in-neighbour one level up, and the same on a second call (the claims restart)."""
+    from tests.engine._programs import BFSAny, BFSAnyParents
+
+    rng = np.random.default_rng(3)
+    graphs = [_skewed(20000, 200000, seed=2), hp.generators.grid_2d(60, 70, backend="cpu"),
+              hp.Graph.from_edges(np.r_[rng.integers(0, 500, 3000), 5, 5],
+                                  np.r_[rng.integers(0, 500, 3000), 5, 6], num_vertices=520)]
+    with hp.config.set(engine_loop=loop):
+        for G in graphs:
+            want = _levels(G, 0)
+            A = G.to_scipy().tocsr()
+            Gd = G.to_device()
+            for _ in range(2):
+                d = hp.run(BFSAny, Gd, source=0, direction=direction, backend="gpu")
+                np.testing.assert_array_equal(_host(d.depth), want)
+                r = hp.run(BFSAnyParents, Gd, source=0, direction=direction, backend="gpu")
+                depth, parent = _host(r.depth), _host(r.parent)
+                np.testing.assert_array_equal(depth, want)
+                v = np.flatnonzero(want > 0)
+                p = parent[v]
+                assert np.all(want[p] == want[v] - 1)
+                assert np.all(np.asarray(A[p, v]).ravel() != 0)
+                assert parent[0] == 0 and np.all(parent[want < 0] == -1)

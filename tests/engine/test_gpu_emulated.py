@@ -592,3 +592,136 @@ def test_emulated_bfs_setup_op_counts(emulated, srcs):
     assert ops.get("h2d", 0) == 0 and ops.get("setitem", 0) == 0
     assert ops["launch:hp_init_fused"] == 1
     assert "launch:hp_init_frontier" not in ops
+
+
+# ---------------------------------------------------------------------------------------
+# the fused push (codegen.fuse_ok): one launch per push superstep
+
+
+def _bfs_oracle(G, source):
+    """Hop counts from ``source`` along out-edges (SciPy; -1 unreached)."""
+    import scipy.sparse.csgraph as csg
+
+    d = csg.shortest_path(G.to_scipy(), unweighted=True, indices=source, directed=True)
+    return np.where(np.isinf(d), -1, d).astype(np.int32)
+
+
+def _messy(seed, n=50, m=160):
+    """Self-loops, duplicate edges, isolated vertices and a second component."""
+    rng = np.random.default_rng(seed)
+    s, d = rng.integers(0, n, m), rng.integers(0, n, m)
+    s = np.r_[s, [3, 3, 7], n + 1]
+    d = np.r_[d, [3, 4, 4], n + 2]
+    return hp.Graph.from_edges(s, d, num_vertices=n + 4, directed=True)
+
+
+@pytest.mark.parametrize("direction", ["auto", "push"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_emulated_fused_push_equals_scipy(emulated, direction, seed):
+    """A program whose push supersteps are fused: the depths of SciPy's BFS, the CPU engine's
+    supersteps and frontiers, and every push superstep one fused launch."""
+    from tests.engine._programs import BFSAny
+
+    G = _messy(seed)
+    ref = hp.run(BFSAny, G, backend="cpu", source=0, direction=direction, push_alpha=4.0)
+    with hp.config.set(engine_small_frontier=0):       # no block loop: every push fused
+        OPS.clear()
+        r = emulated(BFSAny, G, source=0, direction=direction)
+    np.testing.assert_array_equal(r.depth, _bfs_oracle(G, 0))
+    assert (r.supersteps, r.active, r.directions) == (ref.supersteps, ref.active, ref.directions)
+    # every superstep closes once, fused or by APPLY; under "auto" the first supersteps run in
+    # a mixed batch (the direction chosen on the device), which is not fused
+    assert OPS["fused_supersteps"] + OPS["apply_supersteps"] == r.supersteps
+    if direction == "push":
+        assert OPS["fused_supersteps"] == r.supersteps
+
+
+@pytest.mark.parametrize("n", [40, 400])
+def test_emulated_fused_push_after_the_mixed_batch(emulated, n):
+    """Under direction="auto" the push batches after the first (mixed) batch are fused."""
+    from tests.engine._programs import BFSAny
+
+    with hp.config.set(engine_small_frontier=0):
+        OPS.clear()
+        r = emulated(BFSAny, _path(n), source=0)
+    np.testing.assert_array_equal(r.depth, np.arange(n))
+    assert r.directions == ["push"] * n
+    assert OPS["apply_supersteps"] == hp.config["engine_mixed_batch"]
+    assert OPS["fused_supersteps"] == n - OPS["apply_supersteps"]
+
+
+def test_emulated_fused_push_with_witness(emulated):
+    """Fused supersteps write the witness: every parent is an in-neighbour one level up."""
+    from tests.engine._programs import BFSAnyParents
+
+    G = _messy(4, n=80, m=300)
+    want = _bfs_oracle(G, 0)
+    with hp.config.set(engine_small_frontier=0):
+        OPS.clear()
+        r = emulated(BFSAnyParents, G, source=0, direction="push")
+    np.testing.assert_array_equal(r.depth, want)
+    assert OPS["fused_supersteps"] == r.supersteps
+    A = G.to_scipy().tocsr()
+    for v in np.flatnonzero(want > 0):
+        p = int(r.parent[v])
+        assert want[p] == want[v] - 1 and A[p, v] != 0, v
+    assert r.parent[0] == 0 and np.all(r.parent[want < 0] == -1)
+
+
+def test_emulated_fused_push_with_block_loop_and_reruns(emulated):
+    """Small frontiers in the block loop (unfused), larger ones fused; a second run on the
+    kept state (stamps zeroed) gives the same depths."""
+    from tests.engine._programs import BFSAny
+
+    G = _path(300)
+    for _ in range(2):
+        OPS.clear()
+        r = emulated(BFSAny, G, source=0, direction="push")
+        np.testing.assert_array_equal(r.depth, np.arange(300))
+        assert r.supersteps == 300
+
+
+def test_fuse_ok_needs_every_condition():
+    from tests.engine._programs import BFSAny, BFSAnyParents
+
+    G = _path(10)
+    assert codegen.fuse_ok(program.bind(BFSAny, G, {}))
+    assert codegen.fuse_ok(program.bind(BFSAnyParents, G, {}))
+    assert not codegen.fuse_ok(program.bind(BFSDepth, G, {}))          # no declaration
+
+    class TwoSides(BFSAny):
+        edges = "all"
+
+    class MinReduce(BFSAny):
+        reduce = "min"
+
+    class ApplyAll(BFSAny):
+        apply_to = "all"
+
+    for cls in (TwoSides, MinReduce, ApplyAll):
+        assert not codegen.fuse_ok(program.bind(cls, G, {})), cls.__name__
+
+
+def test_cpu_engine_checks_mask_excludes_active():
+    from tests.engine._programs import FalselyExcluded
+
+    with pytest.raises(hp.exceptions.InvalidProgram, match="mask_excludes_active"):
+        hp.run(FalselyExcluded, _path(8), backend="cpu", source=0)
+
+
+def test_mask_excludes_active_needs_a_mask_and_a_bool():
+    with pytest.raises(hp.exceptions.InvalidProgram, match="True or False"):
+        class Bad(hp.VertexProgram):
+            mask_excludes_active = "yes"
+    class NoMask(hp.VertexProgram):
+        properties = {"d": "int32"}
+        reduce = "any"
+        mask_excludes_active = True
+
+        def gather(src, edge, dst):
+            return src.d
+
+        def update(v, y):
+            return y
+    with pytest.raises(hp.exceptions.InvalidProgram, match="defines no mask"):
+        hp.run(NoMask, _path(4), backend="cpu")

@@ -30,7 +30,8 @@
 // HP_UNIT (defined k > 0 by the host): only the kernels of unit k are compiled, so the host
 // can compile the units of one program in parallel (NVRTC runs one compile per thread); 0 (the
 // default) compiles every kernel.  Units: 1 pull (ELL, COO tail), 2 push, 3 witness,
-// 4 APPLY, 6 initial frontier, per-call setup and the priority's far-set split; with
+// 4 APPLY, 6 initial frontier, per-call setup and the priority's far-set split (the fused
+// push, hp_push_fused, is in unit 2); with
 // HP_PERSISTENT, 7 the block loop and 8 the device loop (their phases, the other kernels'
 // bodies, are then device functions).
 #ifndef HP_UNIT
@@ -83,6 +84,7 @@ typedef unsigned long long u64;
 #define HP_RECEIVED_ONLY $RECEIVED_ONLY
 #define HP_HAS_MASK $HAS_MASK      // the program defines mask(v): receivers it rejects get nothing
 #define HP_ANY $ANY                // the `any` monoid: load a sender only once its bit is set
+#define HP_FUSED $FUSED            // hp_push_fused: push supersteps apply as they push (codegen.fuse_ok)
 #define HP_EDGE(vals, pos) $EDGE_LOAD
 
 $PREAMBLE

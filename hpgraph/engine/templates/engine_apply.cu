@@ -321,3 +321,132 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
 }
 #endif
 #endif
+
+#if HP_FUSED && HP_IN_UNIT(2) && !HP_PERSISTENT
+// ---------------------------------------------------------------------------------------
+// PUSH and APPLY in one launch (codegen.fuse_ok: an `any` reduce applied to the receivers,
+// one gather side, no priority, and a program that declares mask_excludes_active -- its
+// mask rejects every vertex of the frontier, so no sender is also a receiver).  The first
+// sender to claim a receiver v runs the update with its own gathered value (any received
+// value is a valid `any`), so no y, no touched list and no APPLY pass are needed: claims are
+// superstep stamps (stamp[v] = S_STEP + 1 by atomicMax; the host zeroes them per run), and
+// the last block closes the superstep.  Other senders read v's properties only through the
+// mask and the gather before their claim fails, and their values are then dropped; the
+// senders' own properties do not change during the superstep (none is a receiver).
+// `mode` 0: always run; 2: a frontier with more push edges than `limit` aborts the batch.
+HP_KERNEL
+hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
+              unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1,
+              const long long* __restrict__ deg, unsigned* stamp, u64* st, u64* hist, long long hist_cap,
+              u64 limit, int mode$PROPS_PLAIN_PARAMS)
+{
+    __shared__ int s_last;
+    if (st[S_HALT]) return;
+    const int cur = (int)(st[S_EXEC] & 1ull), nxt = cur ^ 1;
+    const u64 cnt = st[S_CNT + cur];
+    if (cnt == 0ull) return;
+    if (mode != 0 && !hp_pushes(st, cur, limit)) {
+        if (mode == 2 && blockIdx.x == 0 && threadIdx.x == 0) st[S_HALT] = 2ull;
+        return;
+    }
+    const idx_t* q = cur ? q1 : q0;
+    const idx_t* qh = cur ? qh1 : qh0;
+    unsigned* bm_cur = cur ? bm1 : bm0;
+    unsigned* bm_nxt = cur ? bm0 : bm1;
+    idx_t* q_nxt = cur ? q0 : q1;
+    idx_t* qh_nxt = cur ? qh0 : qh1;
+    const u64 hcnt = st[S_HCNT + cur];
+    const unsigned tag = (unsigned)st[S_STEP] + 1u;
+    // relax one edge; true when v changed (d: its push degree, for the next frontier's count)
+    auto relax = [&](idx_t u, long long e, idx_t& v, long long& d) -> bool {
+        v = __ldg(indices + e);
+        if (!hp_mask(v$PROPS_ARGS)) return false;
+        if (*((volatile unsigned*)(stamp + v)) >= tag) return false;     // claimed already
+        const y_t yv = hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS);
+        if (hp_is_identity(yv)) return false;              // received nothing (as in APPLY)
+        if (atomicMax(stamp + v, tag) >= tag) return false;               // another sender won
+        bool changed = false;
+$UPDATE_BODY
+#if HP_WITNESS
+        if (changed) P_$WITNESS_PROP[v] = ($WITNESS_T)u;
+#endif
+        if (!changed) return false;
+        atomicOr(bm_nxt + (v >> 5), 1u << (v & 31));
+        d = deg[v];
+        if (d > HP_HEAVY) hp_heavy_add(qh_nxt, st + S_HCNT + nxt, v, d);
+        return true;
+    };
+    // the next frontier: queue slots by one atomic per warp; push edges summed per block in
+    // shared memory, added to the state word once at the end
+    __shared__ u64 s_edg;
+    if (threadIdx.x == 0) s_edg = 0ull;
+    __syncthreads();
+    auto append = [&](bool add, idx_t v, long long d) {
+        const unsigned act = __activemask();
+        const unsigned m = __ballot_sync(act, add);
+        if (m == 0u) return;
+        const int lane = threadIdx.x & 31;
+        const int leader = __ffs(m) - 1;
+        u64 base = 0;
+        if (lane == leader) base = atomicAdd(st + S_CNT + nxt, (u64)__popc(m));
+        base = __shfl_sync(act, base, leader);
+        if (add) {
+            q_nxt[base + __popc(m & ((1u << lane) - 1u))] = v;
+            if (d) atomicAdd(&s_edg, (u64)d);
+        }
+    };
+    // light rows: a warp takes `per` frontier vertices and deals their edges over its lanes
+    const int lane = threadIdx.x & 31;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const int per = per_warp((long long)cnt, nwarps);
+    for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per;
+         base < (long long)cnt; base += nwarps * per) {
+        idx_t u = 0;
+        long long s = 0, d = 0;
+        if (lane < per && base + lane < (long long)cnt) {
+            u = q[base + lane];
+            if (hcnt == 0ull || deg[u] <= HP_HEAVY) {       // else: in the heavy list
+                s = indptr[u];
+                d = indptr[u + 1] - s;
+            }
+        }
+        expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
+            const idx_t src = __shfl_sync(HP_FULL, u, owner);
+            idx_t v = 0;
+            long long dv = 0;
+            const bool add = valid && relax(src, e, v, dv);
+            append(add, v, dv);
+        });
+    }
+    // heavy rows: their HP_HEAVY-edge chunks, a block each
+    for (long long h = blockIdx.x; h < (long long)hcnt; h += gridDim.x) {
+        const idx_t x = qh[h];
+        const long long c = x < 0 ? -(long long)x : 0;
+        const idx_t u = x < 0 ? qh[h - c] : x;
+        const long long s = indptr[u] + c * HP_HEAVY;
+        const long long end = min(s + (long long)HP_HEAVY, (long long)indptr[u + 1]);
+        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) {
+            idx_t v = 0;
+            long long dv = 0;
+            const bool add = relax(u, e, v, dv);
+            append(add, v, dv);
+        }
+    }
+    // x_bitmask <- 0 for the consumed frontier (nothing here reads it), then the last block
+    // closes the superstep as APPLY's does
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)cnt; i += stride)
+        bm_cur[q[i] >> 5] = 0u;
+    __syncthreads();
+    if (threadIdx.x == 0 && s_edg) atomicAdd(st + S_EDG + nxt, s_edg);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = (atomicAdd(st + S_DONE, 1ull) == (u64)(gridDim.x - 1));
+    __syncthreads();
+    if (s_last && threadIdx.x == 0) {
+        __threadfence();
+        hp_close(st, hist, hist_cap, 0);
+        __threadfence();
+    }
+}
+#endif
