@@ -250,6 +250,8 @@ def program_source(bp, idx_dtype) -> str:
         FUSED=int(fuse_ok(bp)),
         PROPS_ARGS=args,
         GATHER_BODY=gather_body,
+        GATHER_BODY_CG=gather_body.replace("HP_LDM(", "__ldcg("),
+        MASK_BODY_CG=mask_body.replace("HP_LDM(", "__ldcg("),
         UPDATE_BODY=update_body,
         FILL_PARAMS=fill_params,
         FILL_BODY="\n".join(fill_lines) if fill_lines else "        (void)v;",

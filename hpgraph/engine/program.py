@@ -379,6 +379,10 @@ def _check_attributes(cls, complete: bool):
     if not isinstance(cls.mask_excludes_active, (bool, np.bool_)):
         raise InvalidProgram(f"{name}.mask_excludes_active must be True or False, got "
                              f"{cls.mask_excludes_active!r}")
+    if cls.mask_excludes_active and "mask" in vars(cls) and "mask_excludes_active" not in vars(cls):
+        raise InvalidProgram(f"{name} defines its own mask and inherits mask_excludes_active=True: "
+                             "set mask_excludes_active in the class too (True only if the new "
+                             "mask is false on every active vertex)")
     if complete and cls.mask_excludes_active and _callback(cls, "mask")[0] is None:
         raise InvalidProgram(f"{name}.mask_excludes_active is True but {name} defines no mask")
     if complete:

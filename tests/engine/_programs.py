@@ -64,5 +64,7 @@ class BFSAnyParents(BFSAny):
 class FalselyExcluded(BFSAny):
     """Declares ``mask_excludes_active`` with a mask that lets active vertices receive."""
 
+    mask_excludes_active = True
+
     def mask(v):
         return v.depth < 5

@@ -320,18 +320,30 @@ def _levels(G, source):
 
 
 @pytest.mark.parametrize("direction", ["auto", "push"])
-@pytest.mark.parametrize("loop", ["host", "device"])
-def test_fused_push_gives_bfs_levels_and_parents(direction, loop):
+@pytest.mark.parametrize("loop", ["host", "host, traced", "host, block loop", "device"])
+def test_fused_push_gives_bfs_levels_and_parents(direction, loop, monkeypatch):
     """Skewed graphs (hubs: heavy rows), a grid (thousands of small supersteps) and a graph
     with self-loops, duplicates and isolated vertices: SciPy's levels, every parent an
-    in-neighbour one level up, and the same on a second call (the claims restart)."""
+    in-neighbour one level up, and the same on a second call (the claims restart).  "host":
+    no block loop, so every host-chosen push superstep is fused; the block loop and the
+    device loop launch push and APPLY apart."""
+    from hpgraph.engine import gpu
     from tests.engine._programs import BFSAny, BFSAnyParents
 
+    fused = []
+    real = gpu._Run._push_fused
+    monkeypatch.setattr(gpu._Run, "_push_fused", lambda self, *a, **k: (fused.append(1),
+                                                                        real(self, *a, **k)))
+    cfg = {"engine_loop": "device" if loop == "device" else "host"}
+    if loop in ("host", "host, traced"):
+        cfg["engine_small_frontier"] = 0
+    if loop == "host, traced":                  # one superstep at a time (the non-blind path)
+        cfg["trace"] = True
     rng = np.random.default_rng(3)
     graphs = [_skewed(20000, 200000, seed=2), hp.generators.grid_2d(60, 70, backend="cpu"),
               hp.Graph.from_edges(np.r_[rng.integers(0, 500, 3000), 5, 5],
                                   np.r_[rng.integers(0, 500, 3000), 5, 6], num_vertices=520)]
-    with hp.config.set(engine_loop=loop):
+    with hp.config.set(**cfg):
         for G in graphs:
             want = _levels(G, 0)
             A = G.to_scipy().tocsr()
@@ -347,3 +359,5 @@ def test_fused_push_gives_bfs_levels_and_parents(direction, loop):
                 assert np.all(want[p] == want[v] - 1)
                 assert np.all(np.asarray(A[p, v]).ravel() != 0)
                 assert parent[0] == 0 and np.all(parent[want < 0] == -1)
+    if loop in ("host", "host, traced"):
+        assert fused                              # launched (or captured into a CUDA graph)

@@ -725,3 +725,26 @@ def test_mask_excludes_active_needs_a_mask_and_a_bool():
             return y
     with pytest.raises(hp.exceptions.InvalidProgram, match="defines no mask"):
         hp.run(NoMask, _path(4), backend="cpu")
+
+
+def test_a_new_mask_does_not_inherit_the_declaration():
+    from tests.engine._programs import BFSAny
+
+    with pytest.raises(hp.exceptions.InvalidProgram, match="inherits mask_excludes_active"):
+        class Wider(BFSAny):
+            def mask(v):
+                return v.depth < 3
+
+    class Restated(BFSAny):                     # stated again: accepted
+        mask_excludes_active = True
+
+        def mask(v):
+            return v.depth < 0
+
+    class Undeclared(BFSAny):                   # or taken back
+        mask_excludes_active = False
+
+        def mask(v):
+            return v.depth < 3
+
+    assert Restated.mask_excludes_active and not Undeclared.mask_excludes_active

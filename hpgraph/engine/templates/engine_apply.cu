@@ -331,9 +331,42 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
 // value is a valid `any`), so no y, no touched list and no APPLY pass are needed: claims are
 // superstep stamps (stamp[v] = S_STEP + 1 by atomicMax; the host zeroes them per run), and
 // the last block closes the superstep.  Other senders read v's properties only through the
-// mask and the gather before their claim fails, and their values are then dropped; the
-// senders' own properties do not change during the superstep (none is a receiver).
+// mask and the gather before their claim fails (a stale value is harmless there: the stamp
+// decides), and their values are then dropped; the senders' own properties do not change
+// during the superstep (none is a receiver).
 // `mode` 0: always run; 2: a frontier with more push edges than `limit` aborts the batch.
+//
+// The fused push's mask and gather: the same bodies with L2 (coherent) loads, since the
+// claimers write properties during the launch (a non-coherent load must see data that is
+// read-only for the kernel's lifetime).
+__device__ __forceinline__ bool hp_mask_cg(idx_t v$PROPS_CONST_PARAMS) {
+$MASK_BODY_CG
+}
+__device__ __forceinline__ y_t hp_gather_cg(idx_t u, w_t w, idx_t v$PROPS_CONST_PARAMS) {
+$GATHER_BODY_CG
+}
+
+// Claim v for sender u (value yv) and, if this sender won, run the update: the program's
+// update compiled once for the kernel's two loops (NVRTC's time grows with every inlined
+// copy), called only for senders that passed the mask and the stamp.  Returns v's push
+// degree when v changed, else -1.
+__device__ __noinline__ long long hp_fused_apply(idx_t u, idx_t v, y_t yv, unsigned tag, unsigned* stamp,
+        unsigned* bm_nxt, idx_t* qh_nxt, u64* hcnt, const long long* __restrict__ deg$PROPS_PLAIN_PARAMS)
+{
+    (void)u;
+    if (atomicMax(stamp + v, tag) >= tag) return -1;                      // another sender won
+    bool changed = false;
+$UPDATE_BODY
+#if HP_WITNESS
+    if (changed) P_$WITNESS_PROP[v] = ($WITNESS_T)u;
+#endif
+    if (!changed) return -1;
+    atomicOr(bm_nxt + (v >> 5), 1u << (v & 31));
+    const long long d = deg[v];
+    if (d > HP_HEAVY) hp_heavy_add(qh_nxt, hcnt, v, d);
+    return d;
+}
+
 HP_KERNEL
 hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
               unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1,
@@ -360,21 +393,12 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
     // relax one edge; true when v changed (d: its push degree, for the next frontier's count)
     auto relax = [&](idx_t u, long long e, idx_t& v, long long& d) -> bool {
         v = __ldg(indices + e);
-        if (!hp_mask(v$PROPS_ARGS)) return false;
+        if (!hp_mask_cg(v$PROPS_ARGS)) return false;
         if (*((volatile unsigned*)(stamp + v)) >= tag) return false;     // claimed already
-        const y_t yv = hp_gather(u, HP_EDGE(vals, e), v$PROPS_ARGS);
+        const y_t yv = hp_gather_cg(u, HP_EDGE(vals, e), v$PROPS_ARGS);
         if (hp_is_identity(yv)) return false;              // received nothing (as in APPLY)
-        if (atomicMax(stamp + v, tag) >= tag) return false;               // another sender won
-        bool changed = false;
-$UPDATE_BODY
-#if HP_WITNESS
-        if (changed) P_$WITNESS_PROP[v] = ($WITNESS_T)u;
-#endif
-        if (!changed) return false;
-        atomicOr(bm_nxt + (v >> 5), 1u << (v & 31));
-        d = deg[v];
-        if (d > HP_HEAVY) hp_heavy_add(qh_nxt, st + S_HCNT + nxt, v, d);
-        return true;
+        d = hp_fused_apply(u, v, yv, tag, stamp, bm_nxt, qh_nxt, st + S_HCNT + nxt, deg$PROPS_ARGS);
+        return d >= 0;
     };
     // the next frontier: queue slots by one atomic per warp; push edges summed per block in
     // shared memory, added to the state word once at the end
