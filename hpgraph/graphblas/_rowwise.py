@@ -12,7 +12,8 @@ the union at once: an entry lands after the entries of ``A`` and the entries onl
 that come before it in row-major order, both counts read from a lower bound in the other
 operand and one prefix sum -- instead of a sort of both key arrays.  On the device
 ``ewise_mult`` and ``ewise_add`` are generated kernels (:mod:`._rowwise_gpu`) doing the same
-placement in place.  Same results as the general forms, on NumPy and CuPy.
+placement in place, and ``reduce_rowwise`` reads the row pointers in two generated kernels
+(:mod:`._reduce_gpu`).  Same results as the general forms, on NumPy and CuPy.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .. import dtypes as _dt
 from .._arrayops import any_true
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
-from . import _kern, _rowwise_gpu
+from . import _kern, _reduce_gpu, _rowwise_gpu
 from ._objects import Matrix, Vector
 
 __all__ = ["plain", "select_rows", "reduce_rows", "mult_rows", "add_rows"]
@@ -58,6 +59,9 @@ def select_rows(A, keep):
 def reduce_rows(A, monoid):
     """``reduce_rowwise(A, monoid)``: one value per non-empty row (``monoid`` typed)."""
     xp, csr = A.xp, A.csr
+    if xp is not np and not monoid.terminal_any:
+        rows, vals = _reduce_gpu.reduce_rows(xp, csr.indptr, A._values(), monoid)
+        return Vector._new(xp, rows, vals, A.nrows, monoid.dtype)
     ptr = csr.indptr.astype(_I64, copy=False)
     rows = xp.flatnonzero(ptr[1:] != ptr[:-1]).astype(_I64, copy=False)
     vals = _kern.reduce_segments(monoid, _kern.cast(A._values(), monoid.dtype, xp), ptr[rows], xp)

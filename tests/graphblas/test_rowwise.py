@@ -362,3 +362,68 @@ def test_device_rowwise_index_dtype_follows_the_result_size(which, emulated_gb, 
         assert got.csr.indices.dtype == want.csr.indices.dtype
         np.testing.assert_array_equal(got._keys(), want._keys())
         np.testing.assert_array_equal(got._values(), want._values())
+
+
+# ---------------------------------------------------------------------------------------
+# the device form of reduce_rowwise (_reduce_gpu): NVRTC compiles, and the two kernels run on
+# the host through the g++ emulation against NumPy
+
+REDUCE_CASES = [("plus", "float64"), ("min", "float32"), ("max", "int32"), ("times", "float64"),
+                ("plus", "int64"), ("lor", "bool"), ("min", "int8"), ("plus", "uint16")]
+
+
+@pytest.mark.parametrize("ptr", ["int32", "int64"])
+def test_device_reduce_rows_kernels_compile(ptr):
+    from hpgraph import backend
+    from hpgraph.exceptions import DeviceUnavailable
+    from hpgraph.graphblas import _reduce_gpu
+    from hpgraph.ops import lookup_monoid
+
+    for name, dt in REDUCE_CASES:
+        src = _reduce_gpu.rows_source(lookup_monoid(name, np.dtype(dt)), np.dtype(ptr), 8)
+        try:
+            ptx = backend.compile_ptx(src, "reduce_rows.cu")
+        except DeviceUnavailable as exc:
+            pytest.skip(str(exc))
+        assert ".entry hp_gb_rows_short" in ptx and ".entry hp_gb_rows_long" in ptx
+
+
+@pytest.mark.parametrize("name,dt", REDUCE_CASES)
+@pytest.mark.parametrize("ptr", ["int32", "int64"])
+@pytest.mark.parametrize("skip", [3, 40])
+def test_device_reduce_rows_emulated(name, dt, ptr, skip, emulated_gb):
+    """Empty rows, rows on both sides of ``skip`` (a block each above it), of the group size
+    and of a long-row block's four strides: every non-empty row once, in order, with NumPy's
+    reduction of its values."""
+    from hpgraph.graphblas import _reduce_gpu
+    from hpgraph.ops import lookup_monoid
+
+    m = lookup_monoid(name, np.dtype(dt))
+    rng = np.random.default_rng(skip)
+    # 2,567: past four strides of a long-row block (four partial values per thread)
+    lens = np.array([0, 1, 2, skip - 1, skip, skip + 1, 0, 0, 3 * skip + 5, 9, 1, 0, 70, 4,
+                     5 * _reduce_gpu.LONG_THREADS + 7])
+    ptr_a = np.concatenate([[0], np.cumsum(lens)]).astype(ptr)
+    if dt == "bool":
+        vals = rng.random(ptr_a[-1]) < 0.3
+    elif name == "times":
+        vals = rng.choice([-1.0, 1.0, 0.5, 2.0], ptr_a[-1])
+    else:
+        vals = rng.integers(-20 if dt[0] != "u" else 0, 20, ptr_a[-1]).astype(dt)
+    before = vals.copy()
+    rows, got = _reduce_gpu.reduce_rows(np, ptr_a, vals, m, skip=skip)
+    nonempty = np.flatnonzero(lens)
+    np.testing.assert_array_equal(rows, nonempty)
+    assert rows.dtype == np.int64 and got.dtype == np.dtype(dt)
+    np.testing.assert_array_equal(got, m.np_reduce_segments(vals.astype(dt), ptr_a[:-1][nonempty]))
+    np.testing.assert_array_equal(vals, before)                    # the operand untouched
+    for n_rows in (0, 3):                                          # no rows; rows, no entries
+        rows, got = _reduce_gpu.reduce_rows(np, np.zeros(n_rows + 1, dtype=ptr), vals[:0], m)
+        assert rows.shape == (0,) and got.shape == (0,)
+
+
+def test_reduce_rows_lanes_follow_a_quarter_of_the_mean_row():
+    from hpgraph.graphblas._reduce_gpu import lanes
+
+    assert [lanes(n, 100) for n in (0, 100, 900, 1000, 3000, 10**6)] == [2, 2, 4, 4, 8, 32]
+    assert lanes(10, 0) == 4
