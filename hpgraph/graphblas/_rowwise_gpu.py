@@ -19,8 +19,8 @@ Matrix lives).
 The intersection's flag pass keeps the position it found for its write pass (on an H200,
 searching again in the write pass made ``ewise_mult`` of R-MAT 21 no faster than the CuPy
 form: 2.8-3.0 ms); the union's write pass searches for the entries of ``A`` once, and again
-for the ``B``-only ones.  The
-operator is the registry's CUDA C expression (``c_expr``), the same text every other device
+for the ``B``-only ones.  Positions and prefix counts are int32 while the operands hold fewer
+than 2^31 entries.  The operator is the registry's CUDA C expression (``c_expr``), the same text every other device
 kernel of the operations uses, so user-defined operators run here too.
 """
 
@@ -40,6 +40,7 @@ from ._objects import Matrix
 
 __all__ = ["add_rows", "mult_rows", "union_source", "inter_source"]
 
+_I32 = np.dtype(np.int32)
 _I64 = np.dtype(np.int64)
 
 _COMMON = r"""
@@ -53,6 +54,7 @@ typedef $TB b_val_t;
 typedef $TIN in_t;
 typedef $TOUT out_t;
 typedef $TO o_idx_t;
+typedef $TPOS pos_t;   // positions and counts: int32 below 2^31 entries
 $LOWER_BOUND
 // lower_bound in row `row` of (ptr, ind); *end: the row's end
 template <class P, class I>
@@ -94,7 +96,7 @@ extern "C" __global__ void hp_gb_union_write(const long long* __restrict__ arow,
         const a_val_t* __restrict__ aval, long long na,
         const long long* __restrict__ brow, const b_ptr_t* __restrict__ bptr,
         const b_idx_t* __restrict__ bcol, const b_val_t* __restrict__ bval, long long nb,
-        const unsigned char* __restrict__ flag, const long long* __restrict__ only,
+        const unsigned char* __restrict__ flag, const pos_t* __restrict__ only,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
     const long long stride = (long long)gridDim.x * blockDim.x;
@@ -103,7 +105,7 @@ extern "C" __global__ void hp_gb_union_write(const long long* __restrict__ arow,
         if (k < na) {
             const long long r = arow[k], c = (long long)acol[k];
             const long long lo = hp_lower(bptr, bcol, r, c, &end);
-            const long long p = k + only[lo];
+            const long long p = k + (long long)only[lo];
             ocol[p] = (o_idx_t)c;
             oval[p] = (lo < end && (long long)bcol[lo] == c) ? hp_op(aval[k], bval[lo], r, c)
                                                               : (out_t)aval[k];
@@ -111,7 +113,7 @@ extern "C" __global__ void hp_gb_union_write(const long long* __restrict__ arow,
             const long long j = k - na;
             if (!flag[j]) continue;
             const long long c = (long long)bcol[j];
-            const long long p = hp_lower(aptr, acol, brow[j], c, &end) + only[j];
+            const long long p = hp_lower(aptr, acol, brow[j], c, &end) + (long long)only[j];
             ocol[p] = (o_idx_t)c;
             oval[p] = (out_t)bval[j];
         }
@@ -124,7 +126,7 @@ _INTER = _COMMON + r"""
 extern "C" __global__ void hp_gb_inter_flag(const long long* __restrict__ arow,
         const a_idx_t* __restrict__ acol, const b_ptr_t* __restrict__ bptr,
         const b_idx_t* __restrict__ bcol, unsigned char* __restrict__ flag,
-        long long* __restrict__ bpos, long long na)
+        pos_t* __restrict__ bpos, long long na)
 {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < na; k += stride) {
@@ -133,7 +135,7 @@ extern "C" __global__ void hp_gb_inter_flag(const long long* __restrict__ arow,
         const long long lo = hp_lower(bptr, bcol, arow[k], c, &end);
         const bool hit = lo < end && (long long)bcol[lo] == c;
         flag[k] = hit;
-        if (hit) bpos[k] = lo;
+        if (hit) bpos[k] = (pos_t)lo;
     }
 }
 
@@ -142,14 +144,14 @@ extern "C" __global__ void hp_gb_inter_flag(const long long* __restrict__ arow,
 extern "C" __global__ void hp_gb_inter_write(const long long* __restrict__ arow,
         const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval, long long na,
         const b_val_t* __restrict__ bval, const unsigned char* __restrict__ flag,
-        const long long* __restrict__ bpos, const long long* __restrict__ pos,
+        const pos_t* __restrict__ bpos, const pos_t* __restrict__ pos,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < na; k += stride) {
         if (!flag[k]) continue;
         const long long c = (long long)acol[k];
-        const long long p = pos[k];
+        const long long p = (long long)pos[k];
         ocol[p] = (o_idx_t)c;
         oval[p] = hp_op(aval[k], bval[bpos[k]], arow[k], c);
     }
@@ -157,12 +159,23 @@ extern "C" __global__ void hp_gb_inter_write(const long long* __restrict__ arow,
 """
 
 
+#: operands with fewer entries than this keep their positions and prefix counts as int32
+POS32_LIMIT = 2**31 - 1
+
+
+def _pos_dtype(A, B) -> np.dtype:
+    """Type of the positions and prefix counts over the operands' entries: int32 below
+    :data:`POS32_LIMIT` entries (half the bytes of the arrays the passes write and read)."""
+    return _I32 if max(int(A.csr.nnz), int(B.csr.nnz)) < POS32_LIMIT else _I64
+
+
 def _types(A, B, out_idx) -> tuple:
     """The dtypes a source depends on: A's and B's index, pointer and value types, the
-    result's index type."""
+    result's index type and the positions' type."""
     a, b = A.csr, B.csr
     return tuple(np.dtype(t) for t in (a.indices.dtype, a.indptr.dtype, b.indices.dtype,
-                                       b.indptr.dtype, A.dtype, B.dtype, out_idx))
+                                       b.indptr.dtype, A.dtype, B.dtype, out_idx,
+                                       _pos_dtype(A, B)))
 
 
 @functools.lru_cache(maxsize=256)
@@ -170,12 +183,12 @@ def _render(template: str, op, types: tuple) -> str:
     # cached: a render costs ~0.1 ms of host time per call, while the device idles; the
     # registry's typed operators are interned, so they key the cache
     c = _dt.c_type
-    tai, tap, tbi, tbp, ta, tb, to = (c(t) for t in types)
+    tai, tap, tbi, tbp, ta, tb, to, tpos = (c(t) for t in types)
     return cuda_source.render(template, {
         "PREAMBLE": op.c_preamble, "LOWER_BOUND": LOWER_BOUND,
         "EXPR": op.c_expr("xv", "yv", "iv", "jv"), "TAI": tai, "TAP": tap, "TBI": tbi,
         "TBP": tbp, "TA": ta, "TB": tb, "TIN": c(op.in_dtype), "TOUT": c(op.out_dtype),
-        "TO": to})
+        "TO": to, "TPOS": tpos})
 
 
 def union_source(op, A, B, out_idx) -> str:
@@ -203,7 +216,8 @@ def add_rows(A, B, op):
     if nb:
         _launch(kernel(src, "hp_gb_union_flag"), nb,
                 (brow, b.indices, a.indptr, a.indices, flag, np.int64(nb)))
-    only = counts_to_indptr(xp, flag, _I64)
+    pdt = _pos_dtype(A, B)
+    only = counts_to_indptr(xp, flag, pdt)
     m = na + int(only[-1])
     idt = _dt.index_dtype(A.nrows, A.ncols, m)          # as the host and general forms
     if idt != guess:
@@ -214,7 +228,7 @@ def add_rows(A, B, op):
         _launch(kernel(src, "hp_gb_union_write"), na + nb,
                 (arow, a.indptr, a.indices, A._values(), np.int64(na),
                  brow, b.indptr, b.indices, B._values(), np.int64(nb), flag, only, cols, vals))
-    indptr = (a.indptr.astype(_I64) + only[b.indptr.astype(_I64)]).astype(idt)
+    indptr = (a.indptr.astype(_I64) + only[b.indptr].astype(_I64)).astype(idt)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
 
 
@@ -227,11 +241,12 @@ def mult_rows(A, B, op):
     guess = _dt.index_dtype(A.nrows, A.ncols, na)       # at most na entries (as add_rows)
     src = inter_source(op, A, B, guess)
     flag = xp.empty(na, dtype=np.uint8)                 # the flag pass writes every entry
-    bpos = xp.empty(na, dtype=_I64)
+    pdt = _pos_dtype(A, B)
+    bpos = xp.empty(na, dtype=pdt)
     if na:
         _launch(kernel(src, "hp_gb_inter_flag"), na,
                 (arow, a.indices, b.indptr, b.indices, flag, bpos, np.int64(na)))
-    pos = counts_to_indptr(xp, flag, _I64)
+    pos = counts_to_indptr(xp, flag, pdt)
     m = int(pos[-1])
     idt = _dt.index_dtype(A.nrows, A.ncols, m)
     if idt != guess:
@@ -242,5 +257,5 @@ def mult_rows(A, B, op):
         _launch(kernel(src, "hp_gb_inter_write"), na,
                 (arow, a.indices, A._values(), np.int64(na), B._values(), flag, bpos, pos,
                  cols, vals))
-    indptr = pos[a.indptr.astype(_I64)].astype(idt)
+    indptr = pos[a.indptr].astype(idt)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)

@@ -343,6 +343,26 @@ def test_device_rowwise_forms_emulated(which, name, shape, variant, emulated_gb,
 
 
 @pytest.mark.parametrize("which", ["add", "mult"])
+@pytest.mark.parametrize("variant", ["int32", "int64 A", "pattern"])
+def test_device_rowwise_int64_positions_emulated(which, variant, emulated_gb, monkeypatch):
+    """Operands past the int32 position limit (lowered to 10 entries) keep int64 positions
+    and prefix counts: the same result as the key-based general form."""
+    from hpgraph.graphblas import _rowwise, _rowwise_gpu
+
+    monkeypatch.setattr(_rowwise_gpu, "POS32_LIMIT", 10)
+    rng = np.random.default_rng(11)
+    A, B = _operands(rng, (9, 7), variant)
+    assert _rowwise_gpu._pos_dtype(A, B) == np.int64
+    t = _typed_op("plus" if which == "add" else "times", A, B)
+    got = (_rowwise_gpu.add_rows if which == "add" else _rowwise_gpu.mult_rows)(A, B, t)
+    monkeypatch.setattr(_rowwise, "plain", lambda *a: False)
+    want = (hgb.ewise_add if which == "add" else hgb.ewise_mult)(A, B, "plus" if which == "add" else "times")
+    np.testing.assert_array_equal(np.diff(got.csr.indptr), np.diff(want.csr.indptr))
+    np.testing.assert_array_equal(got._keys(), want._keys())
+    np.testing.assert_array_equal(got._values(), want._values())
+
+
+@pytest.mark.parametrize("which", ["add", "mult"])
 def test_device_rowwise_index_dtype_follows_the_result_size(which, emulated_gb, monkeypatch):
     """The result's index dtype is the host form's, chosen from the result's size, also where
     the operands' sizes alone would pick a wider one (int32 limit lowered to 40 entries)."""
