@@ -45,12 +45,13 @@ LONG_THREADS = 512
 
 def lanes(nnz: int, n: int) -> int:
     """Lanes of a warp per row in ``hp_gb_rows_short``: the power of two (2..32) nearest
-    above a quarter of the mean row length, so a lane reads about four values (one H100,
-    R-MAT 21, mean 30: 8 lanes 0.233 ms, 16 0.287, 32 0.410 on an H200)."""
+    above a quarter of the mean row length, so a lane reads about four values (R-MAT 21,
+    mean 30: 8 lanes 0.219 ms, 16 0.276, 32 0.410 on an H200)."""
     g = 2
     while g < 32 and 4 * g < nnz / max(n, 1):
         g <<= 1
     return g
+
 
 _ROWS = r"""$PREAMBLE
 #define G $G
@@ -96,15 +97,15 @@ extern "C" __global__ void hp_gb_rows_short(const ptr_t* __restrict__ P,
     }
 }
 
-// the listed rows, a block of LONG_THREADS threads each; every thread keeps four partial
-// values, so four loads are in flight per thread (one accumulator left them one at a time:
-// 2.6x slower on R-MAT 21's hub rows, session 18)
+// the listed rows, a block of LT threads each; every thread keeps four partial values, so
+// four loads are in flight per thread (with one accumulator, 512 threads took 1.5x as long
+// on R-MAT 21's hub rows)
 extern "C" __global__ void hp_gb_rows_long(const ptr_t* __restrict__ P,
         const val_t* __restrict__ V, const long long* __restrict__ pos,
         const long long* __restrict__ longs, const unsigned long long* __restrict__ nlong,
         long long* __restrict__ oidx, val_t* __restrict__ oval)
 {
-    __shared__ val_t sh[$LONG_THREADS];
+    __shared__ val_t sh[$LT];
     const long long nl = (long long)*nlong;
     const long long step = blockDim.x;
     for (long long i = blockIdx.x; i < nl; i += gridDim.x) {
@@ -150,11 +151,12 @@ extern "C" __global__ void hp_gb_rows_long(const ptr_t* __restrict__ P,
 
 
 @functools.lru_cache(maxsize=256)
-def rows_source(monoid, ptr_dtype, group: int) -> str:
+def rows_source(monoid, ptr_dtype, group: int, threads: int = LONG_THREADS) -> str:
     """Source of ``hp_gb_rows_short`` (``group`` lanes per row, a power of two 2..32) and
-    ``hp_gb_rows_long`` for ``monoid`` (not ``any``) and row pointers of ``ptr_dtype``
-    (cached: rendering took ~0.12 ms of host time per call, during which the device idled;
-    the registry's typed monoids are interned, so they key the cache)."""
+    ``hp_gb_rows_long`` (launched with ``threads``, a power of two: its shared array's size)
+    for ``monoid`` (not ``any``) and row pointers of ``ptr_dtype`` (cached: rendering took
+    ~0.03-0.12 ms of host time per call, during which the device idled; typed operators hash
+    and compare by their key, which covers everything the source depends on)."""
     t = _dt.c_type(monoid.dtype)
     narrow = np.dtype(monoid.dtype).itemsize < 4
     shfl = (f"({t})__shfl_down_sync(0xffffffffu, (int)acc, off)" if narrow else
@@ -164,13 +166,15 @@ def rows_source(monoid, ptr_dtype, group: int) -> str:
                               SHFL=shfl, ADD=monoid.c_add("acc", "v"),
                               ADD_O=monoid.c_add("acc", "o"), ADD_LR=monoid.c_add("l", "r"),
                               ADD1=monoid.c_add("acc1", "v1"), ADD2=monoid.c_add("acc2", "v2"),
-                              ADD3=monoid.c_add("acc3", "v3"), LONG_THREADS=LONG_THREADS)
+                              ADD3=monoid.c_add("acc3", "v3"), LT=int(threads))
 
 
 def reduce_rows(xp, indptr, values, monoid, skip: int = LONG_SEGMENT):
     """``(rows, vals)``: the non-empty rows (int64) of the CSR row pointers ``indptr`` (int32
     or int64) and ``monoid`` over each row's ``values`` (device arrays; ``monoid`` typed, not
-    ``any``)."""
+    ``any``).  Rows longer than ``skip`` (>= 0) are reduced a block each."""
+    if skip < 0:
+        raise ValueError(f"skip must be >= 0, got {skip}")
     n = int(indptr.shape[0]) - 1
     nnz = int(values.shape[0])
     vals = xp.ascontiguousarray(cast(values, monoid.dtype, xp))
@@ -179,13 +183,16 @@ def reduce_rows(xp, indptr, values, monoid, skip: int = LONG_SEGMENT):
     oval = xp.empty(n, dtype=monoid.dtype)
     if n and nnz:
         g = lanes(nnz, n)
-        src = rows_source(monoid, np.dtype(indptr.dtype), g)
+        threads = LONG_THREADS
+        src = rows_source(monoid, np.dtype(indptr.dtype), g, threads)
         longs = xp.empty(nnz // (skip + 1) + 1, dtype=_I64)
         nlong = xp.zeros(1, dtype=np.uint64)
         grid = max(1, min(-(-n // (256 // g)), 65535 * 4))
         kernel(src, "hp_gb_rows_short")((grid,), (256,), (indptr, vals, pos, np.int64(n),
                                                             np.int64(skip), oidx, oval, longs, nlong))
-        kernel(src, "hp_gb_rows_long")((min(LONG_BLOCKS, longs.shape[0]),), (LONG_THREADS,),
+        kernel(src, "hp_gb_rows_long")((min(LONG_BLOCKS, longs.shape[0]),), (threads,),
                                         (indptr, vals, pos, longs, nlong, oidx, oval))
     m = int(pos[-1])
+    if m < n // 2:              # few non-empty rows: do not keep n-long buffers alive
+        return oidx[:m].copy(), oval[:m].copy()
     return oidx[:m], oval[:m]

@@ -409,15 +409,16 @@ def test_device_reduce_rows_kernels_compile(ptr):
 
 
 @pytest.mark.parametrize("name,dt", REDUCE_CASES)
-@pytest.mark.parametrize("ptr", ["int32", "int64"])
+@pytest.mark.parametrize("ptr,group", [("int32", 2), ("int64", 8), ("int32", 32)])
 @pytest.mark.parametrize("skip", [3, 40])
-def test_device_reduce_rows_emulated(name, dt, ptr, skip, emulated_gb):
+def test_device_reduce_rows_emulated(name, dt, ptr, group, skip, emulated_gb, monkeypatch):
     """Empty rows, rows on both sides of ``skip`` (a block each above it), of the group size
-    and of a long-row block's four strides: every non-empty row once, in order, with NumPy's
-    reduction of its values."""
+    (several rows per warp below 32 lanes) and of a long-row block's four strides: every
+    non-empty row once, in order, with NumPy's reduction of its values."""
     from hpgraph.graphblas import _reduce_gpu
     from hpgraph.ops import lookup_monoid
 
+    monkeypatch.setattr(_reduce_gpu, "lanes", lambda nnz, n: group)
     m = lookup_monoid(name, np.dtype(dt))
     rng = np.random.default_rng(skip)
     # 2,567: past four strides of a long-row block (four partial values per thread)
@@ -440,6 +441,28 @@ def test_device_reduce_rows_emulated(name, dt, ptr, skip, emulated_gb):
     for n_rows in (0, 3):                                          # no rows; rows, no entries
         rows, got = _reduce_gpu.reduce_rows(np, np.zeros(n_rows + 1, dtype=ptr), vals[:0], m)
         assert rows.shape == (0,) and got.shape == (0,)
+
+
+@pytest.mark.parametrize("name", ["min", "max"])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("skip", [1, 1024])
+def test_device_reduce_rows_keep_nan_emulated(name, dt, skip, emulated_gb):
+    """fmin / fmax ignore NaN operands: a row of only NaNs reduces to NaN (as on the host),
+    one with a number to that number, in the short-row and the long-row kernels."""
+    from hpgraph.graphblas import _reduce_gpu
+    from hpgraph.ops import lookup_monoid
+
+    m = lookup_monoid(name, np.dtype(dt))
+    nan = np.nan
+    rows = [[nan], [nan, nan], [1.0, nan], [nan, 2.0, nan, -3.0], [nan] * 600,
+            [nan] * 300 + [4.0] + [nan] * 299]
+    vals = np.concatenate([np.array(r, dtype=dt) for r in rows])
+    ptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    want = m.np_reduce_segments(vals, ptr[:-1])
+    assert np.isnan(want[:2]).all() and np.isnan(want[4]) and not np.isnan(want[[2, 3, 5]]).any()
+    idx, got = _reduce_gpu.reduce_rows(np, ptr, vals, m, skip=skip)
+    np.testing.assert_array_equal(idx, np.arange(len(rows)))
+    np.testing.assert_array_equal(got, want)
 
 
 def test_reduce_rows_lanes_follow_a_quarter_of_the_mean_row():
