@@ -403,23 +403,29 @@ class _Kernels:
                 if self.same(yv, ident):
                     continue
                 stamp[v] = tag
-                new = self.k.update_np(props, np.array([v]), np.array([yv], self.bp.y_dtype))
-                changed = False
-                for name, val in new.items():
-                    changed |= bool(common.np_changed(val, props[name][[v]],
-                                                      self.bp.tolerances.get(name))[0])
-                    props[name][v] = val[0]
-                if self.bp.witness is not None and changed:
+                if self._update(props, v, yv, st, nxt, bm_nxt, q_nxt, qh_nxt, deg) \
+                        and self.bp.witness is not None:
                     props[self.bp.witness][v] = u
-                if changed:
-                    bm_nxt[v >> 5] |= np.uint32(1 << (v & 31))
-                    q_nxt[int(st[CNT + nxt])] = v
-                    st[CNT + nxt] += 1
-                    st[EDG + nxt] += np.uint64(deg[v])
-                    if deg[v] > codegen.HEAVY:
-                        _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
         OPS["fused_supersteps"] += 1
         self._close(st, hist, cap, 0, cur, nxt, cnt, bm_cur, q)
+
+    def _update(self, props, v, yv, st, nxt, bm_nxt, q_nxt, qh_nxt, deg) -> bool:
+        """``update`` on vertex ``v`` with ``yv``; a vertex that changed joins the next
+        frontier (bit, queue, edge count, heavy list).  True when it changed."""
+        new = self.k.update_np(props, np.array([v]), np.array([yv], self.bp.y_dtype))
+        changed = False
+        for name, val in new.items():
+            changed |= bool(common.np_changed(val, props[name][[v]],
+                                              self.bp.tolerances.get(name))[0])
+            props[name][v] = val[0]
+        if changed:
+            bm_nxt[v >> 5] |= np.uint32(1 << (v & 31))
+            q_nxt[int(st[CNT + nxt])] = v
+            st[CNT + nxt] += 1
+            st[EDG + nxt] += np.uint64(deg[v])
+            if deg[v] > codegen.HEAVY:
+                _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
+        return changed
 
     def _close(self, st, hist, cap, d, cur, nxt, cnt, bm_cur, q_cur):
         """The consumed frontier's bits cleared, then hp_close."""
@@ -464,19 +470,7 @@ class _Kernels:
                 y[v] = ident
             if self.bp.apply_to == "received" and none:
                 continue
-            new = self.k.update_np(props, np.array([v]), np.array([yv], self.bp.y_dtype))
-            changed = False
-            for name, val in new.items():
-                changed |= bool(common.np_changed(val, props[name][[v]],
-                                                  self.bp.tolerances.get(name))[0])
-                props[name][v] = val[0]
-            if changed:
-                bm_nxt[v >> 5] |= np.uint32(1 << (v & 31))
-                q_nxt[int(st[CNT + nxt])] = v
-                st[CNT + nxt] += 1
-                st[EDG + nxt] += np.uint64(deg[v])
-                if deg[v] > codegen.HEAVY:
-                    _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
+            self._update(props, v, yv, st, nxt, bm_nxt, q_nxt, qh_nxt, deg)
         OPS["apply_supersteps"] += 1
         self._close(st, hist, cap, d, cur, nxt, cnt, bm_cur, q_cur)
 

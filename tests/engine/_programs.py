@@ -51,16 +51,6 @@ class BFSAny(hp.VertexProgram):
         return {"depth": y if v.depth < 0 else v.depth}
 
 
-class BFSAnyParents(BFSAny):
-    """:class:`BFSAny` with parents (a witness)."""
-
-    properties = {"depth": ("int32", -1), "parent": ("int64", -1)}
-    witness = "parent"
-
-    def init(self, graph, source=0):
-        return {"depth": hp.Seeded(-1, 0), "parent": hp.Seeded(-1, "id")}, [int(source)]
-
-
 class FalselyExcluded(BFSAny):
     """Declares ``mask_excludes_active`` with a mask that lets active vertices receive."""
 

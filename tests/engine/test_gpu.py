@@ -328,7 +328,7 @@ def test_fused_push_gives_bfs_levels_and_parents(direction, loop, monkeypatch):
     no block loop, so every host-chosen push superstep is fused; the block loop and the
     device loop launch push and APPLY apart."""
     from hpgraph.engine import gpu
-    from tests.engine._programs import BFSAny, BFSAnyParents
+    from tests.engine._programs import BFSAny
 
     fused = []
     real = gpu._Run._push_fused
@@ -351,7 +351,7 @@ def test_fused_push_gives_bfs_levels_and_parents(direction, loop, monkeypatch):
             for _ in range(2):
                 d = hp.run(BFSAny, Gd, source=0, direction=direction, backend="gpu")
                 np.testing.assert_array_equal(_host(d.depth), want)
-                r = hp.run(BFSAnyParents, Gd, source=0, direction=direction, backend="gpu")
+                r = hp.run(BFSParents, Gd, source=0, direction=direction, backend="gpu")
                 depth, parent = _host(r.depth), _host(r.parent)
                 np.testing.assert_array_equal(depth, want)
                 v = np.flatnonzero(want > 0)

@@ -652,13 +652,13 @@ def test_emulated_fused_push_after_the_mixed_batch(emulated, n):
 
 def test_emulated_fused_push_with_witness(emulated):
     """Fused supersteps write the witness: every parent is an in-neighbour one level up."""
-    from tests.engine._programs import BFSAnyParents
+    from examples.bfs import BFSParents
 
     G = _messy(4, n=80, m=300)
     want = _bfs_oracle(G, 0)
     with hp.config.set(engine_small_frontier=0):
         OPS.clear()
-        r = emulated(BFSAnyParents, G, source=0, direction="push")
+        r = emulated(BFSParents, G, source=0, direction="push")
     np.testing.assert_array_equal(r.depth, want)
     assert OPS["fused_supersteps"] == r.supersteps
     A = G.to_scipy().tocsr()
@@ -682,11 +682,12 @@ def test_emulated_fused_push_with_block_loop_and_reruns(emulated):
 
 
 def test_fuse_ok_needs_every_condition():
-    from tests.engine._programs import BFSAny, BFSAnyParents
+    from examples.bfs import BFSParents
+    from tests.engine._programs import BFSAny
 
     G = _path(10)
     assert codegen.fuse_ok(program.bind(BFSAny, G, {}))
-    assert codegen.fuse_ok(program.bind(BFSAnyParents, G, {}))
+    assert codegen.fuse_ok(program.bind(BFSParents, G, {}))
     assert not codegen.fuse_ok(program.bind(BFSDepth, G, {}))          # no declaration
 
     class TwoSides(BFSAny):
