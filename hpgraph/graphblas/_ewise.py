@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._arrayops import any_true
 from ..exceptions import DimensionMismatch, DomainMismatch, InvalidValue
-from . import _kern, _rowwise
+from . import _kern, _rowwise, _select_gpu
 from ._args import as_mask, binary_op, check_out, same_side, write
 from ._keys import lookup, union
 from ._objects import Matrix, Vector
@@ -277,6 +277,18 @@ _VALUE_SELECT = {"valueeq": "eq", "valuene": "ne", "valuelt": "lt", "valuele": "
 _INDEX_DEFAULT = {"tril", "triu", "diag", "offdiag"}
 
 
+def _select_in_place(A, op, thunk):
+    """``select(A, op, thunk)`` of a built-in selector with a plain output, by the generated
+    kernels of :mod:`._select_gpu` (``thunk`` checked by the caller)."""
+    if op in SELECT:
+        return _select_gpu.select_rows(A, _select_gpu.INDEX_PRED[op], int(thunk or 0), _I64,
+                                       needs_row=op not in ("colle", "colgt"))
+    t = binary_op(_VALUE_SELECT[op], A.dtype)
+    return _select_gpu.select_rows(A, t.c_expr("xv", "yv", "i", "j"),
+                                   _scalar(thunk, A.dtype, "thunk"), A.dtype,
+                                   in_dtype=t.in_dtype, preamble=t.c_preamble, needs_row=False)
+
+
 def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None):
     """The entries of ``A`` that ``op`` keeps.
 
@@ -297,19 +309,27 @@ def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
     """
     kind, mask, out = _prep(A, None, "select", mask, out)
     xp, (A,) = same_side(A)
-    keys, vals = A._keys(), A._values()
     rowwise = kind == "matrix" and _rowwise.plain(mask, accum, out)
+    # a built-in selector into a plain device matrix: generated kernels on the CSR
+    in_place = rowwise and xp is not np
     if isinstance(op, str) and op in SELECT:
         if thunk is None and op not in _INDEX_DEFAULT:
             raise InvalidValue(f"select {op!r} needs thunk= (the row / column index)")
+        if in_place:
+            return _select_in_place(A, op, thunk)
+        keys, vals = A._keys(), A._values()
         i, j = A._coords()[1:] if kind == "matrix" else _rc(xp, keys, A)
         keep = SELECT[op](vals, i, j, int(thunk or 0))
     elif isinstance(op, str) and op in _VALUE_SELECT:
         if thunk is None:
             raise InvalidValue(f"select {op!r} needs thunk= (the value compared with)")
+        if in_place:
+            return _select_in_place(A, op, thunk)
         t = binary_op(_VALUE_SELECT[op], A.dtype)
+        keys, vals = A._keys(), A._values()
         keep = _kern.binary(t, vals, _scalar(thunk, A.dtype, "thunk"), xp)
     elif callable(op) and not isinstance(op, str):
+        keys, vals = A._keys(), A._values()
         # copies: the user's predicate may write to its arguments
         i, j = (a.copy() for a in A._coords()[1:]) if kind == "matrix" else _rc(xp, keys, A)
         keep = xp.asarray(op(vals, i, j, thunk))

@@ -470,3 +470,86 @@ def test_reduce_rows_lanes_follow_a_quarter_of_the_mean_row():
 
     assert [lanes(n, 100) for n in (0, 100, 900, 1000, 3000, 10**6)] == [2, 2, 4, 4, 8, 32]
     assert lanes(10, 0) == 4
+
+
+# ---------------------------------------------------------------------------------------
+# the device form of select with a built-in selector (_select_gpu), emulated against the
+# general form
+
+SELECTORS = [("tril", None), ("tril", -2), ("triu", 1), ("diag", 0), ("offdiag", 3),
+             ("rowle", 4), ("rowgt", 2), ("colle", 700), ("colgt", 10), (">", 1),
+             ("==", 0), ("<=", -1), ("!=", 2)]
+
+# every selector on the plain variant; the index and value kinds on the others
+SELECT_CASES = [(op, t, "int32") for op, t in SELECTORS] + [
+    (op, t, v) for v in ("int64", "pattern", "int32 values", "bool values")
+    for op, t in (("tril", None), ("colgt", 10), (">", 1), ("==", 0))]
+
+
+def _long_rows_matrix(rng, variant):
+    """Rows of 0 to 1,100 entries, empty rows first, inside and last, with diagonal entries,
+    in one of the variants."""
+    lens = np.array([0, 0, 3, 600, 1, 0, 1100, 7, 40, 2, 0, 0])
+    ncols = 1500
+    rows = np.repeat(np.arange(lens.size), lens)
+    cols = np.concatenate([np.sort(rng.choice(ncols, k, replace=False)) for k in lens])
+    cols[np.flatnonzero(rows == 7)[:1]] = 7                          # a diagonal entry
+    cols = np.concatenate([np.sort(cols[rows == r]) for r in range(lens.size)])
+    vals = rng.integers(-3, 4, rows.size).astype(np.float64)
+    if variant == "int32 values":
+        vals = vals.astype(np.int32)
+    elif variant == "bool values":
+        vals = vals > 0
+    A = hgb.Matrix.from_coo(rows, cols, vals, nrows=lens.size, ncols=ncols)
+    if variant == "int64":
+        A = _int64_indexed(A)
+    elif variant == "pattern":
+        A = _pattern(A)
+    return A
+
+
+@pytest.mark.parametrize("op,thunk,variant", SELECT_CASES)
+@pytest.mark.parametrize("chunk", [(32, 2), (256, 8)])
+def test_device_select_emulated(op, thunk, variant, chunk, emulated_gb, monkeypatch):
+    """The generated select kernels (run on NumPy arrays by the emulator) give the general
+    form's entries, values, dtype, index dtype and row pointers; the operand is untouched.
+    Chunks of 64 entries make rows span many chunks; 2,048 hold most of a matrix."""
+    from hpgraph.graphblas import _ewise, _select_gpu
+
+    if variant == "bool values" and op in (">", "<="):
+        thunk = False
+    monkeypatch.setattr(_select_gpu, "TPB", chunk[0])
+    monkeypatch.setattr(_select_gpu, "IPT", chunk[1])
+    rng = np.random.default_rng(len(op) + chunk[0])
+    for A in (_long_rows_matrix(rng, variant),
+              hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0), nrows=4,
+                                  ncols=0),
+              _mat(rng, 12, 12, 0.4, empty_rows=(0, 5, 11))):
+        before = [a.copy() for a in A.to_coo()]
+        got = _ewise._select_in_place(A, op, thunk)
+        want = hgb.select(A, op, thunk)                # the general form on the host
+        assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
+        assert got.csr.indices.dtype == want.csr.indices.dtype
+        assert got.csr.indptr.dtype == want.csr.indptr.dtype
+        np.testing.assert_array_equal(got.csr.indptr, want.csr.indptr)
+        np.testing.assert_array_equal(got._keys(), want._keys())
+        np.testing.assert_array_equal(got._values(), want._values())
+        for a, b in zip(before, A.to_coo()):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.gpu
+def test_device_select_on_the_gpu():
+    """``hgb.select`` of a device matrix (the generated kernels) against the general form on
+    the host, for every case of the emulated test."""
+    rng = np.random.default_rng(5)
+    for op, thunk, variant in SELECT_CASES:
+        if variant == "bool values" and op in (">", "<="):
+            thunk = False
+        A = _long_rows_matrix(rng, variant)
+        got = hgb.select(A.to_device(), op, thunk).to_host()
+        want = hgb.select(A, op, thunk)
+        assert got.dtype == want.dtype and got.csr.indices.dtype == want.csr.indices.dtype
+        np.testing.assert_array_equal(got.csr.indptr, want.csr.indptr)
+        np.testing.assert_array_equal(got._keys(), want._keys())
+        np.testing.assert_array_equal(got._values(), want._values())
