@@ -18,7 +18,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 
-__all__ = ["semiring_slots", "reads_operand", "kernel", "COMMON", "LOWER_BOUND"]
+__all__ = ["semiring_slots", "reads_operand", "kernel", "COMMON", "LOWER_BOUND", "CHUNK_WALK",
+           "chunk_rows"]
 
 #: ``lower_bound``, the binary search of the generated kernels that look columns up in a
 #: sorted row (the products, the row-wise element-wise forms)
@@ -65,6 +66,151 @@ ${ATOMIC}
 
 
 COMMON += LOWER_BOUND
+
+#: Walking a CSR's entries in chunks of ``CH`` (a block each, ``TPB`` threads of ``IPT``
+#: entries, strided so a warp reads consecutive entries) without a row array: the kernels of
+#: the entry-parallel forms (select, ewise_add, ewise_mult) find each entry's row in the
+#: chunk's slice of row pointers, held in shared memory.  ``hp_gb_chunk_rows`` lists, per
+#: chunk, the first row of that slice, the row of its first entry and the row of its last.
+#: The including source defines ``TPB`` and ``IPT``.
+CHUNK_WALK = r"""
+#define CH (TPB * IPT)
+#define PS (CH + 2)      // shared row-pointer slots; a chunk with more rows reads them globally
+// the last r in [lo, hi] with P[r] <= k (P[lo] <= k)
+template <class P>
+__device__ __forceinline__ long long hp_last_le(const P* __restrict__ ptr, long long lo,
+                                                long long hi, long long k)
+{
+    while (lo < hi) {
+        const long long mid = (lo + hi + 1) >> 1;
+        if ((long long)ptr[mid] <= k) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+// rows[3c]: the slice's first row (empty rows that start at the chunk's first entry
+// included), rows[3c + 1]: the row of the chunk's first entry, rows[3c + 2]: of its last
+template <class P>
+__device__ __forceinline__ void hp_chunk_rows(const P* __restrict__ ptr, long long n,
+                                              long long nnz, long long* __restrict__ rows)
+{
+    const long long nch = (nnz + CH - 1) / CH;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < nch; c += stride) {
+        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nnz);
+        const long long r0 = hp_last_le(ptr, 0, n - 1, b0);
+        long long lo = 0, hi = r0;                      // the first r with P[r] == b0, if any
+        while (lo < hi) {
+            const long long mid = (lo + hi) >> 1;
+            if ((long long)ptr[mid] < b0) lo = mid + 1; else hi = mid;
+        }
+        rows[3 * c] = min(lo, r0);
+        rows[3 * c + 1] = r0;
+        rows[3 * c + 2] = hp_last_le(ptr, r0, n - 1, b1 - 1);
+    }
+}
+
+// one chunk's walk: the slice P[q0 .. q0 + nr) of row pointers (rows q0 to the row after the
+// last entry's), shared when it fits; x: the slice index of the row of the entry looked at
+struct hp_walk_t { long long q0, nr, x, xr1; };
+
+template <class P>
+__device__ __forceinline__ hp_walk_t hp_walk_open(const P* __restrict__ ptr,
+        const long long* __restrict__ rows, long long c, long long* s_p)
+{
+    hp_walk_t w;
+    w.q0 = rows[3 * c];
+    w.x = rows[3 * c + 1] - w.q0;
+    w.xr1 = rows[3 * c + 2] - w.q0;
+    w.nr = w.xr1 + 2;
+    __syncthreads();                                   // the previous chunk is done with s_p
+    if (w.nr <= PS)
+        for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) s_p[i] = (long long)ptr[w.q0 + i];
+    __syncthreads();
+    return w;
+}
+
+template <class P>
+__device__ __forceinline__ long long hp_walk_ptr(const P* __restrict__ ptr, const long long* s_p,
+                                                 const hp_walk_t& w, long long i)
+{
+    return w.nr <= PS ? s_p[i] : (long long)ptr[w.q0 + i];
+}
+
+// the row of entry k (entries looked at in increasing order per thread)
+template <class P>
+__device__ __forceinline__ long long hp_walk_row(const P* __restrict__ ptr, const long long* s_p,
+                                                 hp_walk_t& w, long long k)
+{
+    long long lo = w.x, hi = w.xr1;
+    while (lo < hi) {
+        const long long mid = (lo + hi + 1) >> 1;
+        if (hp_walk_ptr(ptr, s_p, w, mid) <= k) lo = mid; else hi = mid - 1;
+    }
+    w.x = lo;
+    return w.q0 + lo;
+}
+
+// the slot of this thread's entry among the kept entries of the block's slice of TPB entries
+// (a ballot per warp, the warps' counts in shared memory); *done advances past the slice
+__device__ __forceinline__ long long hp_place(bool keep, long long* done, int* s_w)
+{
+    const int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
+    const unsigned bal = __ballot_sync(0xffffffffu, keep);
+    if (lane == 0) s_w[wp] = __popc(bal);
+    __syncthreads();
+    long long before = 0, total = 0;
+    for (int i = 0; i < TPB / 32; ++i) {
+        before += i < wp ? s_w[i] : 0;
+        total += s_w[i];
+    }
+    const long long p = *done + before + __popc(bal & ((1u << lane) - 1u));
+    *done += total;
+    __syncthreads();
+    return p;
+}
+
+// the block's sum of v (thread 0's result)
+__device__ __forceinline__ long long hp_block_sum(int v, int* s_w)
+{
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    if ((threadIdx.x & 31) == 0) s_w[threadIdx.x >> 5] = v;
+    __syncthreads();
+    long long sum = 0;
+    if (threadIdx.x == 0)
+        for (int i = 0; i < TPB / 32; ++i) sum += s_w[i];
+    __syncthreads();
+    return sum;
+}
+
+// the row pointers of the rows that start inside the chunk [b0, b1): optr[r] = base + the
+// kept entries of the chunk before P[r] (s_q, per entry of the chunk)
+template <class P, class O>
+__device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const long long* s_p,
+        const hp_walk_t& w, long long b0, long long b1, const int* s_q, long long base,
+        O* __restrict__ optr)
+{
+    __syncthreads();
+    for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) {
+        const long long v = hp_walk_ptr(ptr, s_p, w, i);
+        if (v >= b0 && v < b1) optr[w.q0 + i] = (O)(base + s_q[v - b0]);
+    }
+}
+"""
+
+
+def chunk_rows(xp, src: str, ptr, n: int, nnz: int, ch: int, name: str = "hp_gb_chunk_rows"):
+    """``rows`` of kernel ``name`` of ``src`` (a wrapper of :data:`CHUNK_WALK`'s
+    ``hp_chunk_rows`` for ``ptr``'s type) for the row pointers ``ptr`` of ``n`` rows and ``nnz`` entries in
+    chunks of ``ch``: three int64 per chunk."""
+    from . import _kern
+
+    nch = -(-nnz // ch)
+    rows = xp.empty(3 * nch, dtype=np.int64)
+    if nch:
+        _kern._launch(kernel(src, name), nch,
+                      (ptr, np.int64(n), np.int64(nnz), rows))
+    return rows
 
 
 def reads_operand(mul, which: str) -> bool:

@@ -2,26 +2,24 @@
 (:func:`._rowwise.plain`): two generated kernels and one prefix sum each.
 
 Every entry finds its column in the other operand's row by a binary search (rows are sorted)
-and learns from it where it lands in the result, so no sort or gather of the operands runs
-(the CuPy forms of :mod:`._rowwise` moved eight int64 arrays of the operands' length).  The
-kernels read each entry's row from the operands' cached coordinates (``Matrix._coords``,
-built once per Matrix and shared with the key-based forms: 24 bytes per entry while the
-Matrix lives).
+and learns from it where it lands in the result, so no sort or gather of the operands runs.
+The kernels walk the entries in chunks of ``TPB * IPT`` (:data:`._gpu_common.CHUNK_WALK`: a
+block per chunk, each entry's row found in the chunk's row pointers in shared memory), so no
+per-entry row array is read or built.
 
 * union (``ewise_add``): a flag pass marks the entries only ``B`` has; with ``only`` its
   exclusive prefix sum, an entry ``k`` of ``A`` lands at ``k + only[lower bound in B]`` and
   a ``B``-only entry ``j`` at ``lower bound in A + only[j]`` (the entries of ``A`` and the
   ``B``-only entries before it in row-major order); the result's row pointers are
   ``A.indptr + only[B.indptr]``.
-* intersection (``ewise_mult``): a flag pass marks the entries of ``A`` that ``B`` also has;
-  their prefix sum places them, and read at ``A.indptr`` gives the row pointers.
+* intersection (``ewise_mult``): a count pass counts per chunk the entries of ``A`` that
+  ``B`` also has; one prefix sum over the chunks; the write pass searches again, places the
+  kept entries of each chunk by warp ballots (so the result keeps ``A``'s order) and writes
+  the row pointers of the rows that start in the chunk.
 
-The intersection's flag pass keeps the position it found for its write pass (on an H200,
-searching again in the write pass made ``ewise_mult`` of R-MAT 21 no faster than the CuPy
-form: 2.8-3.0 ms); the union's write pass searches for the entries of ``A`` once, and again
-for the ``B``-only ones.  Positions and prefix counts are int32 while the operands hold
-fewer than :data:`POS32_LIMIT` (2^31 - 1) entries.  The operator is the registry's CUDA C
-expression (``c_expr``), the same text every other device kernel of the operations uses, so
+Positions and prefix counts are int32 while the operands hold fewer than
+:data:`POS32_LIMIT` (2^31 - 1) entries.  The operator is the registry's CUDA C expression
+(``c_expr``), the same text every other device kernel of the operations uses, so
 user-defined operators run here too.
 """
 
@@ -35,8 +33,7 @@ from .. import cuda_source
 from .. import dtypes as _dt
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
-from ._gpu_common import LOWER_BOUND, kernel
-from ._kern import _launch
+from ._gpu_common import CHUNK_WALK, LOWER_BOUND, chunk_rows, kernel
 from ._objects import Matrix
 
 __all__ = ["add_rows", "mult_rows", "union_source", "inter_source"]
@@ -46,6 +43,8 @@ _I64 = np.dtype(np.int64)
 
 _COMMON = r"""
 $PREAMBLE
+#define TPB $TPB
+#define IPT $IPT
 typedef $TAI a_idx_t;
 typedef $TAP a_ptr_t;
 typedef $TBI b_idx_t;
@@ -57,6 +56,7 @@ typedef $TOUT out_t;
 typedef $TO o_idx_t;
 typedef $TPOS pos_t;   // positions and counts: int32 below 2^31 entries
 $LOWER_BOUND
+$CHUNK_WALK
 // lower_bound in row `row` of (ptr, ind); *end: the row's end
 template <class P, class I>
 __device__ __forceinline__ long long hp_lower(const P* __restrict__ ptr, const I* __restrict__ ind,
@@ -73,88 +73,152 @@ __device__ __forceinline__ out_t hp_op(a_val_t a, b_val_t b, long long iv, long 
     (void)xv; (void)yv; (void)iv; (void)jv;
     return (out_t)($EXPR);
 }
+
+extern "C" __global__ void hp_gb_chunk_rows_a(const a_ptr_t* __restrict__ P, long long n,
+                                              long long nnz, long long* __restrict__ rows)
+{
+    hp_chunk_rows(P, n, nnz, rows);
+}
+
+extern "C" __global__ void hp_gb_chunk_rows_b(const b_ptr_t* __restrict__ P, long long n,
+                                              long long nnz, long long* __restrict__ rows)
+{
+    hp_chunk_rows(P, n, nnz, rows);
+}
 """
 
 _UNION = _COMMON + r"""
-// flag[j] = 1 when entry j of B has no entry of A beside it
-extern "C" __global__ void hp_gb_union_flag(const long long* __restrict__ brow,
+// flag[j] = 1 when entry j of B has no entry of A beside it (B's entries walked in chunks)
+extern "C" __global__ void hp_gb_union_flag(const b_ptr_t* __restrict__ bptr,
         const b_idx_t* __restrict__ bcol, const a_ptr_t* __restrict__ aptr,
-        const a_idx_t* __restrict__ acol, unsigned char* __restrict__ flag, long long nb)
+        const a_idx_t* __restrict__ acol, const long long* __restrict__ brows,
+        pos_t* __restrict__ flag, long long nb)
 {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < nb; j += stride) {
-        long long end;
-        const long long c = (long long)bcol[j];
-        const long long lo = hp_lower(aptr, acol, brow[j], c, &end);
-        flag[j] = !(lo < end && (long long)acol[lo] == c);
+    __shared__ long long s_p[PS];
+    for (long long c = blockIdx.x; c * CH < nb; c += gridDim.x) {
+        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nb);
+        hp_walk_t w = hp_walk_open(bptr, brows, c, s_p);
+        for (int u = 0; u < IPT; ++u) {
+            const long long j = b0 + (long long)u * TPB + threadIdx.x;
+            if (j >= b1) break;
+            long long end;
+            const long long col = (long long)bcol[j];
+            const long long lo = hp_lower(aptr, acol, hp_walk_row(bptr, s_p, w, j), col, &end);
+            flag[j] = !(lo < end && (long long)acol[lo] == col);
+        }
     }
 }
 
-// every entry of A (k < na) and every B-only entry (k - na) to its place in the result;
-// only[j]: the B-only entries before entry j of B
-extern "C" __global__ void hp_gb_union_write(const long long* __restrict__ arow,
-        const a_ptr_t* __restrict__ aptr, const a_idx_t* __restrict__ acol,
-        const a_val_t* __restrict__ aval, long long na,
-        const long long* __restrict__ brow, const b_ptr_t* __restrict__ bptr,
-        const b_idx_t* __restrict__ bcol, const b_val_t* __restrict__ bval, long long nb,
-        const unsigned char* __restrict__ flag, const pos_t* __restrict__ only,
+// every entry of A (chunks c < ncha) and every B-only entry (the chunks after) to its place
+// in the result; only[j]: the B-only entries before entry j of B
+extern "C" __global__ void hp_gb_union_write(const a_ptr_t* __restrict__ aptr,
+        const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval,
+        const long long* __restrict__ arows, long long na,
+        const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
+        const b_val_t* __restrict__ bval, const long long* __restrict__ brows, long long nb,
+        const pos_t* __restrict__ flag, const pos_t* __restrict__ only,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < na + nb; k += stride) {
-        long long end;
-        if (k < na) {
-            const long long r = arow[k], c = (long long)acol[k];
-            const long long lo = hp_lower(bptr, bcol, r, c, &end);
-            const long long p = k + (long long)only[lo];
-            ocol[p] = (o_idx_t)c;
-            oval[p] = (lo < end && (long long)bcol[lo] == c) ? hp_op(aval[k], bval[lo], r, c)
-                                                              : (out_t)aval[k];
+    __shared__ long long s_p[PS];
+    const long long ncha = (na + CH - 1) / CH, nch = ncha + (nb + CH - 1) / CH;
+    for (long long c = blockIdx.x; c < nch; c += gridDim.x) {
+        if (c < ncha) {
+            const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
+            hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
+            for (int u = 0; u < IPT; ++u) {
+                const long long k = b0 + (long long)u * TPB + threadIdx.x;
+                if (k >= b1) break;
+                long long end;
+                const long long r = hp_walk_row(aptr, s_p, w, k), col = (long long)acol[k];
+                const long long lo = hp_lower(bptr, bcol, r, col, &end);
+                const long long p = k + (long long)only[lo];
+                ocol[p] = (o_idx_t)col;
+                oval[p] = (lo < end && (long long)bcol[lo] == col)
+                          ? hp_op(aval[k], bval[lo], r, col) : (out_t)aval[k];
+            }
         } else {
-            const long long j = k - na;
-            if (!flag[j]) continue;
-            const long long c = (long long)bcol[j];
-            const long long p = hp_lower(aptr, acol, brow[j], c, &end) + (long long)only[j];
-            ocol[p] = (o_idx_t)c;
-            oval[p] = (out_t)bval[j];
+            const long long cb = c - ncha;
+            const long long b0 = cb * CH, b1 = min(b0 + (long long)CH, nb);
+            hp_walk_t w = hp_walk_open(bptr, brows, cb, s_p);
+            for (int u = 0; u < IPT; ++u) {
+                const long long j = b0 + (long long)u * TPB + threadIdx.x;
+                if (j >= b1) break;
+                if (!flag[j]) continue;
+                long long end;
+                const long long col = (long long)bcol[j];
+                const long long r = hp_walk_row(bptr, s_p, w, j);
+                const long long p = hp_lower(aptr, acol, r, col, &end) + (long long)only[j];
+                ocol[p] = (o_idx_t)col;
+                oval[p] = (out_t)bval[j];
+            }
         }
     }
 }
 """
 
 _INTER = _COMMON + r"""
-// flag[k] = 1 when entry k of A has an entry of B beside it, at bpos[k] (set only then)
-extern "C" __global__ void hp_gb_inter_flag(const long long* __restrict__ arow,
+// cnt[c]: the entries of chunk c of A that have an entry of B beside them
+extern "C" __global__ void hp_gb_inter_count(const a_ptr_t* __restrict__ aptr,
         const a_idx_t* __restrict__ acol, const b_ptr_t* __restrict__ bptr,
-        const b_idx_t* __restrict__ bcol, unsigned char* __restrict__ flag,
-        pos_t* __restrict__ bpos, long long na)
+        const b_idx_t* __restrict__ bcol, const long long* __restrict__ arows, long long na,
+        long long* __restrict__ cnt)
 {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < na; k += stride) {
-        long long end;
-        const long long c = (long long)acol[k];
-        const long long lo = hp_lower(bptr, bcol, arow[k], c, &end);
-        const bool hit = lo < end && (long long)bcol[lo] == c;
-        flag[k] = hit;
-        if (hit) bpos[k] = (pos_t)lo;
+    __shared__ long long s_p[PS];
+    __shared__ int s_w[TPB / 32];
+    for (long long c = blockIdx.x; c * CH < na; c += gridDim.x) {
+        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
+        hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
+        int kept = 0;
+        for (int u = 0; u < IPT; ++u) {
+            const long long k = b0 + (long long)u * TPB + threadIdx.x;
+            if (k >= b1) break;
+            long long end;
+            const long long col = (long long)acol[k];
+            const long long lo = hp_lower(bptr, bcol, hp_walk_row(aptr, s_p, w, k), col, &end);
+            kept += lo < end && (long long)bcol[lo] == col;
+        }
+        const long long sum = hp_block_sum(kept, s_w);
+        if (threadIdx.x == 0) cnt[c] = sum;
     }
 }
 
-// the flagged entries of A to their places (pos: the flagged entries before each); the row
-// is read only by index operators (the compiler drops the load for the others)
-extern "C" __global__ void hp_gb_inter_write(const long long* __restrict__ arow,
-        const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval, long long na,
-        const b_val_t* __restrict__ bval, const unsigned char* __restrict__ flag,
-        const pos_t* __restrict__ bpos, const pos_t* __restrict__ pos,
+// the entries of A that B also has to their places (coff[c]: those before chunk c), with
+// the row pointers of the rows that start inside each chunk
+extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
+        const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval,
+        const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
+        const b_val_t* __restrict__ bval, const long long* __restrict__ arows, long long n,
+        long long na, const long long* __restrict__ coff, o_idx_t* __restrict__ optr,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < na; k += stride) {
-        if (!flag[k]) continue;
-        const long long c = (long long)acol[k];
-        const long long p = (long long)pos[k];
-        ocol[p] = (o_idx_t)c;
-        oval[p] = hp_op(aval[k], bval[bpos[k]], arow[k], c);
+    __shared__ long long s_p[PS];
+    __shared__ int s_q[CH];
+    __shared__ int s_w[TPB / 32];
+    for (long long c = blockIdx.x; c * CH < na; c += gridDim.x) {
+        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
+        hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
+        long long done = 0;                             // kept entries of the chunk so far
+        for (int u = 0; u < IPT; ++u) {
+            const long long k = b0 + (long long)u * TPB + threadIdx.x;
+            const bool valid = k < b1;
+            long long r = 0, col = 0, lo = 0, end = 0;
+            if (valid) {
+                r = hp_walk_row(aptr, s_p, w, k);
+                col = (long long)acol[k];
+                lo = hp_lower(bptr, bcol, r, col, &end);
+            }
+            const bool keep = valid && lo < end && (long long)bcol[lo] == col;
+            const long long q = hp_place(keep, &done, s_w);
+            if (valid) s_q[k - b0] = (int)q;
+            if (keep) {
+                ocol[coff[c] + q] = (o_idx_t)col;
+                oval[coff[c] + q] = hp_op(aval[k], bval[lo], r, col);
+            }
+        }
+        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_q, coff[c], optr);
+        if (b1 == na)                     // the rows after the last entry's, and optr[n]
+            for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += TPB)
+                optr[r] = (o_idx_t)coff[c + 1];
     }
 }
 """
@@ -179,14 +243,20 @@ def _types(A, B, out_idx) -> tuple:
                                        _pos_dtype(A, B)))
 
 
+#: threads per block and entries per thread of a chunk (:data:`._gpu_common.CHUNK_WALK`)
+TPB = 256
+IPT = 8
+
+
 @functools.lru_cache(maxsize=256)
-def _render(template: str, op, types: tuple) -> str:
+def _render(template: str, op, types: tuple, chunk: tuple) -> str:
     # cached: a render costs ~0.03-0.1 ms of host time per call, while the device idles;
     # typed operators hash and compare by their key, which covers what the source reads
     c = _dt.c_type
     tai, tap, tbi, tbp, ta, tb, to, tpos = (c(t) for t in types)
     return cuda_source.render(template, {
-        "PREAMBLE": op.c_preamble, "LOWER_BOUND": LOWER_BOUND,
+        "PREAMBLE": op.c_preamble, "LOWER_BOUND": LOWER_BOUND, "CHUNK_WALK": CHUNK_WALK,
+        "TPB": chunk[0], "IPT": chunk[1],
         "EXPR": op.c_expr("xv", "yv", "iv", "jv"), "TAI": tai, "TAP": tap, "TBI": tbi,
         "TBP": tbp, "TA": ta, "TB": tb, "TIN": c(op.in_dtype), "TOUT": c(op.out_dtype),
         "TO": to, "TPOS": tpos})
@@ -194,12 +264,16 @@ def _render(template: str, op, types: tuple) -> str:
 
 def union_source(op, A, B, out_idx) -> str:
     """Source of ``hp_gb_union_flag`` and ``hp_gb_union_write`` for these operands."""
-    return _render(_UNION, op, _types(A, B, out_idx))
+    return _render(_UNION, op, _types(A, B, out_idx), (TPB, IPT))
 
 
 def inter_source(op, A, B, out_idx) -> str:
-    """Source of ``hp_gb_inter_flag`` and ``hp_gb_inter_write`` for these operands."""
-    return _render(_INTER, op, _types(A, B, out_idx))
+    """Source of ``hp_gb_inter_count`` and ``hp_gb_inter_write`` for these operands."""
+    return _render(_INTER, op, _types(A, B, out_idx), (TPB, IPT))
+
+
+def _grid(chunks: int) -> tuple:
+    return (max(1, min(chunks, 65535)),)
 
 
 def add_rows(A, B, op):
@@ -207,17 +281,19 @@ def add_rows(A, B, op):
     value cast where one has."""
     xp = A.xp
     a, b = A.csr, B.csr
-    na, nb = int(a.nnz), int(b.nnz)
-    arow, brow = A._coords()[1], B._coords()[1]
+    n, na, nb = int(A.nrows), int(a.nnz), int(b.nnz)
+    ch = TPB * IPT
     # the write kernel's column type is the result's index dtype, known once the flag pass
     # has counted; at most na + nb entries: the same source unless the count narrows it
     guess = _dt.index_dtype(A.nrows, A.ncols, na + nb)
     src = union_source(op, A, B, guess)
-    flag = xp.empty(nb, dtype=np.uint8)
-    if nb:
-        _launch(kernel(src, "hp_gb_union_flag"), nb,
-                (brow, b.indices, a.indptr, a.indices, flag, np.int64(nb)))
+    arows = chunk_rows(xp, src, a.indptr, n, na, ch, "hp_gb_chunk_rows_a")
+    brows = chunk_rows(xp, src, b.indptr, n, nb, ch, "hp_gb_chunk_rows_b")
     pdt = _pos_dtype(A, B)
+    flag = xp.empty(nb, dtype=pdt)
+    if nb:
+        kernel(src, "hp_gb_union_flag")(_grid(-(-nb // ch)), (TPB,), (
+            b.indptr, b.indices, a.indptr, a.indices, brows, flag, np.int64(nb)))
     only = counts_to_indptr(xp, flag, pdt)
     m = na + int(only[-1])
     idt = _dt.index_dtype(A.nrows, A.ncols, m)          # as the host and general forms
@@ -226,9 +302,9 @@ def add_rows(A, B, op):
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)
     if m:
-        _launch(kernel(src, "hp_gb_union_write"), na + nb,
-                (arow, a.indptr, a.indices, A._values(), np.int64(na),
-                 brow, b.indptr, b.indices, B._values(), np.int64(nb), flag, only, cols, vals))
+        kernel(src, "hp_gb_union_write")(_grid(-(-na // ch) + -(-nb // ch)), (TPB,), (
+            a.indptr, a.indices, A._values(), arows, np.int64(na),
+            b.indptr, b.indices, B._values(), brows, np.int64(nb), flag, only, cols, vals))
     indptr = (a.indptr.astype(_I64) + only[b.indptr].astype(_I64)).astype(idt)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
 
@@ -237,26 +313,28 @@ def mult_rows(A, B, op):
     """``ewise_mult(A, B, op)`` (``op`` typed): ``op(a, b)`` where both have an entry."""
     xp = A.xp
     a, b = A.csr, B.csr
-    na = int(a.nnz)
-    arow = A._coords()[1]
+    n, na = int(A.nrows), int(a.nnz)
+    ch = TPB * IPT
+    nch = -(-na // ch)
     guess = _dt.index_dtype(A.nrows, A.ncols, na)       # at most na entries (as add_rows)
     src = inter_source(op, A, B, guess)
-    flag = xp.empty(na, dtype=np.uint8)                 # the flag pass writes every entry
-    pdt = _pos_dtype(A, B)
-    bpos = xp.empty(na, dtype=pdt)
+    arows = chunk_rows(xp, src, a.indptr, n, na, ch, "hp_gb_chunk_rows_a")
+    cnt = xp.empty(nch, dtype=_I64)
     if na:
-        _launch(kernel(src, "hp_gb_inter_flag"), na,
-                (arow, a.indices, b.indptr, b.indices, flag, bpos, np.int64(na)))
-    pos = counts_to_indptr(xp, flag, pdt)
-    m = int(pos[-1])
+        kernel(src, "hp_gb_inter_count")(_grid(nch), (TPB,), (
+            a.indptr, a.indices, b.indptr, b.indices, arows, np.int64(na), cnt))
+    coff = counts_to_indptr(xp, cnt, _I64)
+    m = int(coff[-1])
     idt = _dt.index_dtype(A.nrows, A.ncols, m)
     if idt != guess:
         src = inter_source(op, A, B, idt)
+    indptr = xp.empty(n + 1, dtype=idt)
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)
-    if m:
-        _launch(kernel(src, "hp_gb_inter_write"), na,
-                (arow, a.indices, A._values(), np.int64(na), B._values(), flag, bpos, pos,
-                 cols, vals))
-    indptr = pos[a.indptr].astype(idt)
+    if na:
+        kernel(src, "hp_gb_inter_write")(_grid(nch), (TPB,), (
+            a.indptr, a.indices, A._values(), b.indptr, b.indices, B._values(), arows,
+            np.int64(n), np.int64(na), coff, indptr, cols, vals))
+    else:
+        indptr.fill(0)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)

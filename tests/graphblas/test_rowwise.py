@@ -296,8 +296,10 @@ def test_device_rowwise_kernels_compile(which, variant):
                 ptx = backend.compile_ptx(src, "rowwise.cu")
             except DeviceUnavailable as exc:
                 pytest.skip(str(exc))
-            kind = "union" if which == "add" else "inter"
-            assert f".entry hp_gb_{kind}_flag" in ptx and f".entry hp_gb_{kind}_write" in ptx
+            first = "hp_gb_union_flag" if which == "add" else "hp_gb_inter_count"
+            write = "hp_gb_union_write" if which == "add" else "hp_gb_inter_write"
+            assert f".entry {first}" in ptx and f".entry {write}" in ptx
+            assert ".entry hp_gb_chunk_rows_a" in ptx
 
 
 @pytest.fixture
@@ -508,6 +510,40 @@ def _long_rows_matrix(rng, variant):
     return A
 
 
+@pytest.mark.parametrize("variant", ["int32", "int64"])
+def test_device_select_kernels_compile(variant):
+    """NVRTC compiles both select kernels for every index selector and a value comparison."""
+    from hpgraph import backend
+    from hpgraph.exceptions import DeviceUnavailable
+    from hpgraph.graphblas import _select_gpu
+    from hpgraph.graphblas._args import binary_op
+
+    A = _long_rows_matrix(np.random.default_rng(2), variant)
+    gt = binary_op("gt", A.dtype)
+    preds = [(p, np.int64, A.dtype, "", op not in ("colle", "colgt"))
+             for op, p in _select_gpu.INDEX_PRED.items()]
+    preds.append((gt.c_expr("xv", "yv", "i", "j"), A.dtype, gt.in_dtype, gt.c_preamble, False))
+    for pred, tdt, idt_in, pre, row in preds:
+        src = _select_gpu.select_source(A, pred, idt_in, tdt, pre, np.int64, row)
+        try:
+            ptx = backend.compile_ptx(src, "select.cu")
+        except DeviceUnavailable as exc:
+            pytest.skip(str(exc))
+        for name in ("hp_gb_chunk_rows", "hp_gb_self_count", "hp_gb_self_write"):
+            assert f".entry {name}" in ptx
+
+
+def _sparse_rows_matrix(rng):
+    """900 rows of which 14 hold entries (up to 40), so a chunk's rows outnumber its entries
+    and the kernels read the row pointers from global memory, not from shared memory."""
+    full = np.sort(rng.choice(900, 14, replace=False))
+    lens = rng.integers(1, 41, full.size)
+    rows = np.repeat(full, lens)
+    cols = np.concatenate([np.sort(rng.choice(900, k, replace=False)) for k in lens])
+    vals = rng.integers(-3, 4, rows.size).astype(np.float64)
+    return hgb.Matrix.from_coo(rows, cols, vals, nrows=900, ncols=900)
+
+
 @pytest.mark.parametrize("op,thunk,variant", SELECT_CASES)
 @pytest.mark.parametrize("chunk", [(32, 2), (256, 8)])
 def test_device_select_emulated(op, thunk, variant, chunk, emulated_gb, monkeypatch):
@@ -524,7 +560,7 @@ def test_device_select_emulated(op, thunk, variant, chunk, emulated_gb, monkeypa
     for A in (_long_rows_matrix(rng, variant),
               hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0), nrows=4,
                                   ncols=0),
-              _mat(rng, 12, 12, 0.4, empty_rows=(0, 5, 11))):
+              _mat(rng, 12, 12, 0.4, empty_rows=(0, 5, 11)), _sparse_rows_matrix(rng)):
         before = [a.copy() for a in A.to_coo()]
         got = _ewise._select_in_place(A, op, thunk)
         want = hgb.select(A, op, thunk)                # the general form on the host
@@ -543,13 +579,60 @@ def test_device_select_on_the_gpu():
     """``hgb.select`` of a device matrix (the generated kernels) against the general form on
     the host, for every case of the emulated test."""
     rng = np.random.default_rng(5)
+    big = _mat(rng, 3000, 2000, 0.01, empty_rows=range(0, 3000, 7))   # ~26 chunks
     for op, thunk, variant in SELECT_CASES:
         if variant == "bool values" and op in (">", "<="):
             thunk = False
-        A = _long_rows_matrix(rng, variant)
-        got = hgb.select(A.to_device(), op, thunk).to_host()
-        want = hgb.select(A, op, thunk)
-        assert got.dtype == want.dtype and got.csr.indices.dtype == want.csr.indices.dtype
-        np.testing.assert_array_equal(got.csr.indptr, want.csr.indptr)
-        np.testing.assert_array_equal(got._keys(), want._keys())
-        np.testing.assert_array_equal(got._values(), want._values())
+        for A in (_long_rows_matrix(rng, variant), _sparse_rows_matrix(rng), big):
+            got = hgb.select(A.to_device(), op, thunk).to_host()
+            want = hgb.select(A, op, thunk)
+            assert got.dtype == want.dtype and got.csr.indices.dtype == want.csr.indices.dtype
+            np.testing.assert_array_equal(got.csr.indptr, want.csr.indptr)
+            np.testing.assert_array_equal(got._keys(), want._keys())
+            np.testing.assert_array_equal(got._values(), want._values())
+
+
+def _structure(A):
+    """A SciPy matrix of ones where ``A`` has an entry (0 included)."""
+    r, c, _ = A.to_coo()
+    return sp.csr_matrix((np.ones(r.size), (r, c)), shape=A.shape)
+
+
+def _overlapping(rng, A):
+    """A matrix of ``A``'s shape holding about half of ``A``'s entries and as many others."""
+    r, c, _ = A.to_coo()
+    half = rng.random(r.size) < 0.5
+    nr, nc = A.shape
+    extra = rng.integers(0, nr * nc, max(1, r.size // 2))
+    keys = np.unique(np.concatenate([r[half].astype(np.int64) * nc + c[half], extra]))
+    vals = rng.integers(-3, 4, keys.size).astype(np.float64)
+    return hgb.Matrix.from_coo(keys // nc, keys % nc, vals, nrows=nr, ncols=nc)
+
+
+@pytest.mark.parametrize("which", ["add", "mult"])
+@pytest.mark.parametrize("chunk", [(32, 2), (64, 3)])
+def test_device_rowwise_chunks_emulated(which, chunk, emulated_gb, monkeypatch):
+    """Chunks of 64 and 192 entries: rows span many chunks (rows of 600 and 1,100 entries),
+    and chunks span more rows than their row-pointer slots (900 rows, 14 of them with
+    entries: the pointers are read from global memory); same result as SciPy."""
+    from hpgraph.graphblas import _rowwise_gpu
+
+    monkeypatch.setattr(_rowwise_gpu, "TPB", chunk[0])
+    monkeypatch.setattr(_rowwise_gpu, "IPT", chunk[1])
+    rng = np.random.default_rng(chunk[0] + len(which))
+    for A in (_long_rows_matrix(rng, "plain"), _sparse_rows_matrix(rng)):
+        B = _overlapping(rng, A)
+        t = _typed_op("plus" if which == "add" else "times", A, B)
+        got = (_rowwise_gpu.add_rows if which == "add" else _rowwise_gpu.mult_rows)(A, B, t)
+        SA, SB = _scipy(A), _scipy(B)
+        ref = ((SA + SB) if which == "add" else SA.multiply(SB)).tocsr()
+        # SciPy drops the values that are 0; GraphBLAS keeps them as entries
+        OA, OB = (S.astype(bool).astype(np.int8) for S in (_structure(A), _structure(B)))
+        pattern = ((OA + OB) if which == "add" else OA.multiply(OB)).tocsr()
+        pattern.sort_indices()
+        np.testing.assert_array_equal(got.csr.indptr, pattern.indptr)
+        np.testing.assert_array_equal(got.csr.indices, pattern.indices)
+        dense = np.zeros(A.shape)
+        r, c, v = got.to_coo()
+        dense[r, c] = v
+        np.testing.assert_array_equal(dense, ref.toarray())
