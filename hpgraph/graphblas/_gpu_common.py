@@ -67,12 +67,12 @@ ${ATOMIC}
 
 COMMON += LOWER_BOUND
 
-#: Walking a CSR's entries in chunks of ``CH`` (a block each, ``TPB`` threads of ``IPT``
-#: entries, strided so a warp reads consecutive entries) without a row array: the kernels of
-#: the entry-parallel forms (select, ewise_add, ewise_mult) find each entry's row in the
-#: chunk's slice of row pointers, held in shared memory.  ``hp_gb_chunk_rows`` lists, per
-#: chunk, the first row of that slice, the row of its first entry and the row of its last.
-#: The including source defines ``TPB`` and ``IPT``.
+#: Walking a CSR's entries in chunks of ``CH`` without a row array: a block per chunk,
+#: ``TPB`` threads each taking ``IPT`` consecutive entries (so a thread's entries share rows
+#: and its searches in another operand's row resume where the last one stopped); each entry's
+#: row comes from the chunk's slice of row pointers, held in shared memory.
+#: ``hp_gb_chunk_rows`` lists, per chunk, the first row of that slice, the row of its first
+#: entry and the row of its last.  The including source defines ``TPB`` and ``IPT``.
 CHUNK_WALK = r"""
 #define CH (TPB * IPT)
 #define PS (CH + 2)      // shared row-pointer slots; a chunk with more rows reads them globally
@@ -137,37 +137,63 @@ __device__ __forceinline__ long long hp_walk_ptr(const P* __restrict__ ptr, cons
     return w.nr <= PS ? s_p[i] : (long long)ptr[w.q0 + i];
 }
 
-// the row of entry k (entries looked at in increasing order per thread)
+// the row of entry k, for entries looked at in increasing order per thread: one test while
+// the row holds, a search over the chunk's later rows when it changes
 template <class P>
 __device__ __forceinline__ long long hp_walk_row(const P* __restrict__ ptr, const long long* s_p,
                                                  hp_walk_t& w, long long k)
 {
-    long long lo = w.x, hi = w.xr1;
-    while (lo < hi) {
-        const long long mid = (lo + hi + 1) >> 1;
-        if (hp_walk_ptr(ptr, s_p, w, mid) <= k) lo = mid; else hi = mid - 1;
+    if (w.x < w.xr1 && hp_walk_ptr(ptr, s_p, w, w.x + 1) <= k) {
+        long long lo = w.x + 1, hi = w.xr1;
+        while (lo < hi) {
+            const long long mid = (lo + hi + 1) >> 1;
+            if (hp_walk_ptr(ptr, s_p, w, mid) <= k) lo = mid; else hi = mid - 1;
+        }
+        w.x = lo;
     }
-    w.x = lo;
-    return w.q0 + lo;
+    return w.q0 + w.x;
 }
 
-// the slot of this thread's entry among the kept entries of the block's slice of TPB entries
-// (a ballot per warp, the warps' counts in shared memory); *done advances past the slice
-__device__ __forceinline__ long long hp_place(bool keep, long long* done, int* s_w)
+// the first position in ind[lo, end) holding a key >= key (end if none), searched from lo
+// outwards (steps of 1, 2, 4, ...) then by halving: a thread's successive keys of one row
+// are close to each other in the other operand's row
+template <class I>
+__device__ __forceinline__ long long hp_gallop(const I* __restrict__ ind, long long lo,
+                                               long long end, long long key)
 {
-    const int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
-    const unsigned bal = __ballot_sync(0xffffffffu, keep);
-    if (lane == 0) s_w[wp] = __popc(bal);
-    __syncthreads();
-    long long before = 0, total = 0;
-    for (int i = 0; i < TPB / 32; ++i) {
-        before += i < wp ? s_w[i] : 0;
-        total += s_w[i];
+    long long hi = lo, step = 1;
+    while (hi < end && (long long)ind[hi] < key) {
+        lo = hi + 1;
+        hi += step;
+        step <<= 1;
     }
-    const long long p = *done + before + __popc(bal & ((1u << lane) - 1u));
-    *done += total;
-    __syncthreads();
-    return p;
+    hi = min(hi, end);
+    while (lo < hi) {
+        const long long mid = lo + ((hi - lo) >> 1);
+        if ((long long)ind[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// a thread's search cursor in another CSR (ptr, ind): the position found for its last key,
+// and that key's row
+struct hp_cursor_t { long long row, pos, end; };
+
+__device__ __forceinline__ hp_cursor_t hp_cursor() { hp_cursor_t c; c.row = -1; c.pos = c.end = 0; return c; }
+
+// the first position of row `row` of (ptr, ind) with a key >= key (the row's end if none);
+// keys of one row come in increasing order
+template <class P, class I>
+__device__ __forceinline__ long long hp_seek(const P* __restrict__ ptr, const I* __restrict__ ind,
+                                             hp_cursor_t& cur, long long row, long long key)
+{
+    if (row != cur.row) {
+        cur.row = row;
+        cur.pos = (long long)ptr[row];
+        cur.end = (long long)ptr[row + 1];
+    }
+    cur.pos = hp_gallop(ind, cur.pos, cur.end, key);
+    return cur.pos;
 }
 
 // the block's sum of v (thread 0's result)
@@ -181,6 +207,23 @@ __device__ __forceinline__ long long hp_block_sum(int v, int* s_w)
         for (int i = 0; i < TPB / 32; ++i) sum += s_w[i];
     __syncthreads();
     return sum;
+}
+
+// the sum of v over the block's threads before this one
+__device__ __forceinline__ int hp_block_before(int v, int* s_w)
+{
+    const int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
+    int x = v;
+    for (int off = 1; off < 32; off <<= 1) {
+        const int y = __shfl_up_sync(0xffffffffu, x, off);
+        if (lane >= off) x += y;
+    }
+    if (lane == 31) s_w[wp] = x;
+    __syncthreads();
+    int before = x - v;
+    for (int i = 0; i < wp; ++i) before += s_w[i];
+    __syncthreads();
+    return before;
 }
 
 // the row pointers of the rows that start inside the chunk [b0, b1): optr[r] = base + the

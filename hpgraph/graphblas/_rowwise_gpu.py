@@ -7,15 +7,19 @@ The kernels walk the entries in chunks of ``TPB * IPT`` (:data:`._gpu_common.CHU
 block per chunk, each entry's row found in the chunk's row pointers in shared memory), so no
 per-entry row array is read or built.
 
-* union (``ewise_add``): a flag pass marks the entries only ``B`` has; with ``only`` its
-  exclusive prefix sum, an entry ``k`` of ``A`` lands at ``k + only[lower bound in B]`` and
-  a ``B``-only entry ``j`` at ``lower bound in A + only[j]`` (the entries of ``A`` and the
-  ``B``-only entries before it in row-major order); the result's row pointers are
-  ``A.indptr + only[B.indptr]``.
+* union (``ewise_add``): a flag pass marks the entries only ``B`` has, a bit each, and
+  counts them per 32-entry word; with ``only[j]`` (the ``B``-only entries before entry
+  ``j``: the prefix sum of the words' counts and the bits before ``j`` in its word), an
+  entry ``k`` of ``A`` lands at ``k + only[lower bound in B]`` and a ``B``-only entry ``j``
+  at ``lower bound in A + only[j]`` (the entries of ``A`` and the ``B``-only entries before
+  it in row-major order); the result's row pointers are ``A.indptr + only[B.indptr]``.
 * intersection (``ewise_mult``): a count pass counts per chunk the entries of ``A`` that
   ``B`` also has; one prefix sum over the chunks; the write pass searches again, places the
-  kept entries of each chunk by warp ballots (so the result keeps ``A``'s order) and writes
-  the row pointers of the rows that start in the chunk.
+  kept entries of each chunk by a prefix sum over its threads (so the result keeps ``A``'s
+  order) and writes the row pointers of the rows that start in the chunk.
+
+A thread takes consecutive entries, so its searches in the other operand's row start where
+its last one in that row ended (outwards by steps of 1, 2, 4, ..., then halving).
 
 Positions and prefix counts are int32 while the operands hold fewer than
 :data:`POS32_LIMIT` (2^31 - 1) entries.  The operator is the registry's CUDA C expression
@@ -34,6 +38,7 @@ from .. import dtypes as _dt
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
 from ._gpu_common import CHUNK_WALK, LOWER_BOUND, chunk_rows, kernel
+from ._kern import _launch
 from ._objects import Matrix
 
 __all__ = ["add_rows", "mult_rows", "union_source", "inter_source"]
@@ -88,71 +93,96 @@ extern "C" __global__ void hp_gb_chunk_rows_b(const b_ptr_t* __restrict__ P, lon
 """
 
 _UNION = _COMMON + r"""
-// flag[j] = 1 when entry j of B has no entry of A beside it (B's entries walked in chunks)
+// the B-only entries before entry j of B: bit j of `bits` marks a B-only entry, woff[w] counts
+// those of the words before w
+__device__ __forceinline__ long long hp_only(const unsigned* __restrict__ bits,
+                                             const pos_t* __restrict__ woff, long long j)
+{
+    return (long long)woff[j >> 5] + __popc(bits[j >> 5] & ((1u << (j & 31)) - 1u));
+}
+
+// bit j of bits: entry j of B has no entry of A beside it; wcnt[w]: the bits of word w
 extern "C" __global__ void hp_gb_union_flag(const b_ptr_t* __restrict__ bptr,
         const b_idx_t* __restrict__ bcol, const a_ptr_t* __restrict__ aptr,
         const a_idx_t* __restrict__ acol, const long long* __restrict__ brows,
-        pos_t* __restrict__ flag, long long nb)
+        unsigned* __restrict__ bits, pos_t* __restrict__ wcnt, long long nb)
 {
     __shared__ long long s_p[PS];
+    __shared__ unsigned s_b[CH / 32];
     for (long long c = blockIdx.x; c * CH < nb; c += gridDim.x) {
         const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nb);
+        const long long j0 = b0 + (long long)threadIdx.x * IPT;
+        for (int i = threadIdx.x; i < CH / 32; i += TPB) s_b[i] = 0u;
         hp_walk_t w = hp_walk_open(bptr, brows, c, s_p);
-        for (int u = 0; u < IPT; ++u) {
-            const long long j = b0 + (long long)u * TPB + threadIdx.x;
-            if (j >= b1) break;
-            long long end;
-            const long long col = (long long)bcol[j];
-            const long long lo = hp_lower(aptr, acol, hp_walk_row(bptr, s_p, w, j), col, &end);
-            flag[j] = !(lo < end && (long long)acol[lo] == col);
+        hp_cursor_t cur = hp_cursor();
+        for (int u = 0; u < IPT && j0 + u < b1; ++u) {
+            const long long j = j0 + u, col = (long long)bcol[j];
+            const long long lo = hp_seek(aptr, acol, cur, hp_walk_row(bptr, s_p, w, j), col);
+            if (!(lo < cur.end && (long long)acol[lo] == col))
+                atomicOr(&s_b[(j - b0) >> 5], 1u << ((j - b0) & 31));
         }
+        __syncthreads();
+        for (long long i = threadIdx.x; i < CH / 32 && b0 + 32 * i < b1; i += TPB) {
+            bits[(b0 >> 5) + i] = s_b[i];
+            wcnt[(b0 >> 5) + i] = (pos_t)__popc(s_b[i]);
+        }
+        __syncthreads();
     }
 }
 
 // every entry of A (chunks c < ncha) and every B-only entry (the chunks after) to its place
-// in the result; only[j]: the B-only entries before entry j of B
+// in the result
 extern "C" __global__ void hp_gb_union_write(const a_ptr_t* __restrict__ aptr,
         const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval,
         const long long* __restrict__ arows, long long na,
         const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
         const b_val_t* __restrict__ bval, const long long* __restrict__ brows, long long nb,
-        const pos_t* __restrict__ flag, const pos_t* __restrict__ only,
+        const unsigned* __restrict__ bits, const pos_t* __restrict__ woff,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
     __shared__ long long s_p[PS];
     const long long ncha = (na + CH - 1) / CH, nch = ncha + (nb + CH - 1) / CH;
     for (long long c = blockIdx.x; c < nch; c += gridDim.x) {
+        hp_cursor_t cur = hp_cursor();
         if (c < ncha) {
             const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
+            const long long k0 = b0 + (long long)threadIdx.x * IPT;
             hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
-            for (int u = 0; u < IPT; ++u) {
-                const long long k = b0 + (long long)u * TPB + threadIdx.x;
-                if (k >= b1) break;
-                long long end;
-                const long long r = hp_walk_row(aptr, s_p, w, k), col = (long long)acol[k];
-                const long long lo = hp_lower(bptr, bcol, r, col, &end);
-                const long long p = k + (long long)only[lo];
+            for (int u = 0; u < IPT && k0 + u < b1; ++u) {
+                const long long k = k0 + u, col = (long long)acol[k];
+                const long long r = hp_walk_row(aptr, s_p, w, k);
+                const long long lo = hp_seek(bptr, bcol, cur, r, col);
+                const long long p = k + hp_only(bits, woff, lo);
                 ocol[p] = (o_idx_t)col;
-                oval[p] = (lo < end && (long long)bcol[lo] == col)
+                oval[p] = (lo < cur.end && (long long)bcol[lo] == col)
                           ? hp_op(aval[k], bval[lo], r, col) : (out_t)aval[k];
             }
         } else {
             const long long cb = c - ncha;
             const long long b0 = cb * CH, b1 = min(b0 + (long long)CH, nb);
+            const long long j0 = b0 + (long long)threadIdx.x * IPT;
             hp_walk_t w = hp_walk_open(bptr, brows, cb, s_p);
-            for (int u = 0; u < IPT; ++u) {
-                const long long j = b0 + (long long)u * TPB + threadIdx.x;
-                if (j >= b1) break;
-                if (!flag[j]) continue;
-                long long end;
+            for (int u = 0; u < IPT && j0 + u < b1; ++u) {
+                const long long j = j0 + u;
+                if (!(bits[j >> 5] >> (j & 31) & 1u)) continue;
                 const long long col = (long long)bcol[j];
                 const long long r = hp_walk_row(bptr, s_p, w, j);
-                const long long p = hp_lower(aptr, acol, r, col, &end) + (long long)only[j];
+                const long long p = hp_seek(aptr, acol, cur, r, col) + hp_only(bits, woff, j);
                 ocol[p] = (o_idx_t)col;
                 oval[p] = (out_t)bval[j];
             }
         }
     }
+}
+
+// the result's row pointers: optr[r] = A's entries and B-only entries before row r
+extern "C" __global__ void hp_gb_union_ptr(const a_ptr_t* __restrict__ aptr,
+        const b_ptr_t* __restrict__ bptr, const unsigned* __restrict__ bits,
+        const pos_t* __restrict__ woff, long long n, o_idx_t* __restrict__ optr)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r <= n; r += stride)
+        optr[r] = (o_idx_t)((long long)aptr[r] + hp_only(bits, woff, (long long)bptr[r]));
 }
 """
 
@@ -167,15 +197,14 @@ extern "C" __global__ void hp_gb_inter_count(const a_ptr_t* __restrict__ aptr,
     __shared__ int s_w[TPB / 32];
     for (long long c = blockIdx.x; c * CH < na; c += gridDim.x) {
         const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
+        const long long k0 = b0 + (long long)threadIdx.x * IPT;
         hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
+        hp_cursor_t cur = hp_cursor();
         int kept = 0;
-        for (int u = 0; u < IPT; ++u) {
-            const long long k = b0 + (long long)u * TPB + threadIdx.x;
-            if (k >= b1) break;
-            long long end;
-            const long long col = (long long)acol[k];
-            const long long lo = hp_lower(bptr, bcol, hp_walk_row(aptr, s_p, w, k), col, &end);
-            kept += lo < end && (long long)bcol[lo] == col;
+        for (int u = 0; u < IPT && k0 + u < b1; ++u) {
+            const long long k = k0 + u, col = (long long)acol[k];
+            const long long lo = hp_seek(bptr, bcol, cur, hp_walk_row(aptr, s_p, w, k), col);
+            kept += lo < cur.end && (long long)bcol[lo] == col;
         }
         const long long sum = hp_block_sum(kept, s_w);
         if (threadIdx.x == 0) cnt[c] = sum;
@@ -196,26 +225,35 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
     __shared__ int s_w[TPB / 32];
     for (long long c = blockIdx.x; c * CH < na; c += gridDim.x) {
         const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
+        const long long k0 = b0 + (long long)threadIdx.x * IPT;
         hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
-        long long done = 0;                             // kept entries of the chunk so far
+        hp_cursor_t cur = hp_cursor();
+        unsigned keep = 0;                              // bit u: entry k0 + u is kept
+        long long pos[IPT], row[IPT];                   // its place in B, its row
+#pragma unroll
         for (int u = 0; u < IPT; ++u) {
-            const long long k = b0 + (long long)u * TPB + threadIdx.x;
-            const bool valid = k < b1;
-            long long r = 0, col = 0, lo = 0, end = 0;
-            if (valid) {
-                r = hp_walk_row(aptr, s_p, w, k);
-                col = (long long)acol[k];
-                lo = hp_lower(bptr, bcol, r, col, &end);
-            }
-            const bool keep = valid && lo < end && (long long)bcol[lo] == col;
-            const long long q = hp_place(keep, &done, s_w);
-            if (valid) s_q[k - b0] = (int)q;
-            if (keep) {
-                ocol[coff[c] + q] = (o_idx_t)col;
-                oval[coff[c] + q] = hp_op(aval[k], bval[lo], r, col);
+            const long long k = k0 + u;
+            if (k >= b1) break;
+            const long long col = (long long)acol[k];
+            row[u] = hp_walk_row(aptr, s_p, w, k);
+            pos[u] = hp_seek(bptr, bcol, cur, row[u], col);
+            if (pos[u] < cur.end && (long long)bcol[pos[u]] == col) keep |= 1u << u;
+        }
+        const int before = hp_block_before(__popc(keep), s_w);
+        const long long base = coff[c];
+#pragma unroll
+        for (int u = 0; u < IPT; ++u) {
+            const long long k = k0 + u;
+            if (k >= b1) break;
+            const int q = before + __popc(keep & ((1u << u) - 1u));
+            s_q[k - b0] = q;
+            if (keep >> u & 1u) {
+                const long long col = (long long)acol[k];
+                ocol[base + q] = (o_idx_t)col;
+                oval[base + q] = hp_op(aval[k], bval[pos[u]], row[u], col);
             }
         }
-        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_q, coff[c], optr);
+        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_q, base, optr);
         if (b1 == na)                     // the rows after the last entry's, and optr[n]
             for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += TPB)
                 optr[r] = (o_idx_t)coff[c + 1];
@@ -290,12 +328,16 @@ def add_rows(A, B, op):
     arows = chunk_rows(xp, src, a.indptr, n, na, ch, "hp_gb_chunk_rows_a")
     brows = chunk_rows(xp, src, b.indptr, n, nb, ch, "hp_gb_chunk_rows_b")
     pdt = _pos_dtype(A, B)
-    flag = xp.empty(nb, dtype=pdt)
+    # a bit per entry of B (B-only), the bits of each 32-entry word and their prefix sum:
+    # 1/16 of the bytes of a position per entry
+    nw = nb // 32 + 1
+    bits = xp.zeros(nw, dtype=np.uint32)
+    wcnt = xp.zeros(nw, dtype=pdt)
     if nb:
         kernel(src, "hp_gb_union_flag")(_grid(-(-nb // ch)), (TPB,), (
-            b.indptr, b.indices, a.indptr, a.indices, brows, flag, np.int64(nb)))
-    only = counts_to_indptr(xp, flag, pdt)
-    m = na + int(only[-1])
+            b.indptr, b.indices, a.indptr, a.indices, brows, bits, wcnt, np.int64(nb)))
+    woff = counts_to_indptr(xp, wcnt, pdt)
+    m = na + int(woff[-1])
     idt = _dt.index_dtype(A.nrows, A.ncols, m)          # as the host and general forms
     if idt != guess:
         src = union_source(op, A, B, idt)
@@ -304,8 +346,10 @@ def add_rows(A, B, op):
     if m:
         kernel(src, "hp_gb_union_write")(_grid(-(-na // ch) + -(-nb // ch)), (TPB,), (
             a.indptr, a.indices, A._values(), arows, np.int64(na),
-            b.indptr, b.indices, B._values(), brows, np.int64(nb), flag, only, cols, vals))
-    indptr = (a.indptr.astype(_I64) + only[b.indptr].astype(_I64)).astype(idt)
+            b.indptr, b.indices, B._values(), brows, np.int64(nb), bits, woff, cols, vals))
+    indptr = xp.empty(n + 1, dtype=idt)
+    _launch(kernel(src, "hp_gb_union_ptr"), n + 1,
+            (a.indptr, b.indptr, bits, woff, np.int64(n), indptr))
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
 
 

@@ -7,15 +7,16 @@ row pointers and gathers the kept columns and values.  A form that walked rows i
 (count per row, write per row, long rows a block each) measured no faster on R-MAT 21's skew
 (1.58 against 1.54 ms on an H100), so these kernels split the entries, not the rows.  Both
 walk the entries in chunks of ``TPB * IPT`` (:data:`._gpu_common.CHUNK_WALK`:
-a block per chunk, ``IPT`` entries per thread strided so a warp reads consecutive entries,
-each entry's row found in the chunk's row pointers held in shared memory):
+a block per chunk, ``IPT`` consecutive entries per thread, each entry's row found in the
+chunk's row pointers held in shared memory):
 
 * ``hp_gb_self_count`` counts the entries of each chunk that the predicate keeps (the rows
   only when the predicate reads them).  One prefix sum over the chunks gives each chunk's
   first output slot; the host reads the total (the result's size, which sets its index
   dtype).
-* ``hp_gb_self_write`` places the kept entries of each slice of ``TPB`` entries by warp
-  ballots and the warps' counts in shared memory, so the result keeps ``A``'s order, and
+* ``hp_gb_self_write`` places the kept entries of each chunk by a prefix sum over its
+  threads' counts (warp shuffles, the warps' totals in shared memory), so the result keeps
+  ``A``'s order, and
   writes the pointers of the rows that start in its chunk (the last chunk also those of the
   trailing empty rows).
 
@@ -38,7 +39,7 @@ __all__ = ["INDEX_PRED", "select_source", "select_rows", "IPT", "TPB"]
 
 _I64 = np.dtype(np.int64)
 
-#: threads per block and entries per thread of a chunk
+#: threads per block and entries per thread (at most 32) of a chunk
 TPB = 256
 IPT = 8
 
@@ -83,12 +84,12 @@ extern "C" __global__ void hp_gb_self_count(const ptr_t* __restrict__ P,
     __shared__ int s_w[TPB / 32];
     for (long long c = blockIdx.x; c * CH < nnz; c += gridDim.x) {
         const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nnz);
+        const long long k0 = b0 + (long long)threadIdx.x * IPT;
         hp_walk_t w;
         if (HP_NEEDS_ROW) w = hp_walk_open(P, rows, c, s_p);
         int kept = 0;
-        for (int u = 0; u < IPT; ++u) {
-            const long long k = b0 + (long long)u * TPB + threadIdx.x;
-            if (k >= b1) break;
+        for (int u = 0; u < IPT && k0 + u < b1; ++u) {
+            const long long k = k0 + u;
             const long long row = HP_NEEDS_ROW ? hp_walk_row(P, s_p, w, k) : 0;
             kept += hp_keep(V[k], row, (long long)J[k], t);
         }
@@ -110,21 +111,24 @@ extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
     __shared__ int s_w[TPB / 32];
     for (long long c = blockIdx.x; c * CH < nnz; c += gridDim.x) {
         const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nnz);
+        const long long k0 = b0 + (long long)threadIdx.x * IPT;
         hp_walk_t w = hp_walk_open(P, rows, c, s_p);
-        long long done = 0;                             // kept entries of the chunk so far
-        for (int u = 0; u < IPT; ++u) {
-            const long long k = b0 + (long long)u * TPB + threadIdx.x;
-            const bool valid = k < b1;
-            const long long row = valid ? hp_walk_row(P, s_p, w, k) : 0;
-            const bool keep = valid && hp_keep(V[k], row, (long long)J[k], t);
-            const long long q = hp_place(keep, &done, s_w);
-            if (valid) s_q[k - b0] = (int)q;
-            if (keep) {
-                ocol[coff[c] + q] = (o_idx_t)J[k];
-                oval[coff[c] + q] = V[k];
+        unsigned keep = 0;                              // bit u: entry k0 + u is kept
+        for (int u = 0; u < IPT && k0 + u < b1; ++u)
+            if (hp_keep(V[k0 + u], hp_walk_row(P, s_p, w, k0 + u), (long long)J[k0 + u], t))
+                keep |= 1u << u;
+        const int before = hp_block_before(__popc(keep), s_w);
+        const long long base = coff[c];
+        for (int u = 0; u < IPT && k0 + u < b1; ++u) {
+            const long long k = k0 + u;
+            const int q = before + __popc(keep & ((1u << u) - 1u));
+            s_q[k - b0] = q;
+            if (keep >> u & 1u) {
+                ocol[base + q] = (o_idx_t)J[k];
+                oval[base + q] = V[k];
             }
         }
-        hp_walk_ptrs(P, s_p, w, b0, b1, s_q, coff[c], optr);
+        hp_walk_ptrs(P, s_p, w, b0, b1, s_q, base, optr);
         if (b1 == nnz)                    // the rows after the last entry's, and optr[n]
             for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += TPB)
                 optr[r] = (o_idx_t)coff[c + 1];
