@@ -67,10 +67,12 @@ ${ATOMIC}
 
 COMMON += LOWER_BOUND
 
-#: Walking a CSR's entries in chunks of ``CH`` without a row array: a block per chunk,
-#: ``TPB`` threads each taking ``IPT`` consecutive entries (so a thread's entries share rows
-#: and its searches in another operand's row resume where the last one stopped); each entry's
-#: row comes from the chunk's slice of row pointers, held in shared memory.
+#: Walking a CSR's entries in chunks of ``CH`` without a row array: a block per chunk of
+#: ``TPB`` threads, each entry's row found in the chunk's slice of row pointers, held in
+#: shared memory.  Kernels that search another operand take ``IPT`` consecutive entries per
+#: thread (a thread's entries share rows, and its searches in the other operand's row resume
+#: where the last one stopped); kernels that write most of their entries stride them (entry
+#: ``u * TPB + thread``, so a warp's stores land side by side).
 #: ``hp_gb_chunk_rows`` lists, per chunk, the first row of that slice, the row of its first
 #: entry and the row of its last.  The including source defines ``TPB`` and ``IPT``.
 CHUNK_WALK = r"""
@@ -137,8 +139,8 @@ __device__ __forceinline__ long long hp_walk_ptr(const P* __restrict__ ptr, cons
     return w.nr <= PS ? s_p[i] : (long long)ptr[w.q0 + i];
 }
 
-// the row of entry k, for entries looked at in increasing order per thread: one test while
-// the row holds, a search over the chunk's later rows when it changes
+// the row of entry k, for entries looked at in increasing order per thread (consecutive or
+// strided): one test while the row holds, a search over the chunk's later rows when not
 template <class P>
 __device__ __forceinline__ long long hp_walk_row(const P* __restrict__ ptr, const long long* s_p,
                                                  hp_walk_t& w, long long k)
@@ -207,6 +209,27 @@ __device__ __forceinline__ long long hp_block_sum(int v, int* s_w)
         for (int i = 0; i < TPB / 32; ++i) sum += s_w[i];
     __syncthreads();
     return sum;
+}
+
+// for kernels that stride a chunk's entries (entry u * TPB + thread, so a warp's stores
+// stay together): the slot of this thread's entry among the kept entries of the slice of
+// TPB entries (a ballot per warp, the warps' counts in shared memory); *done advances past
+// the slice
+__device__ __forceinline__ long long hp_place(bool keep, long long* done, int* s_w)
+{
+    const int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
+    const unsigned bal = __ballot_sync(0xffffffffu, keep);
+    if (lane == 0) s_w[wp] = __popc(bal);
+    __syncthreads();
+    long long before = 0, total = 0;
+    for (int i = 0; i < TPB / 32; ++i) {
+        before += i < wp ? s_w[i] : 0;
+        total += s_w[i];
+    }
+    const long long p = *done + before + __popc(bal & ((1u << lane) - 1u));
+    *done += total;
+    __syncthreads();
+    return p;
 }
 
 // the sum of v over the block's threads before this one

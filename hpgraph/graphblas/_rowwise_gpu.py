@@ -18,8 +18,10 @@ per-entry row array is read or built.
   kept entries of each chunk by a prefix sum over its threads (so the result keeps ``A``'s
   order) and writes the row pointers of the rows that start in the chunk.
 
-A thread takes consecutive entries, so its searches in the other operand's row start where
-its last one in that row ended (outwards by steps of 1, 2, 4, ..., then halving).
+The flag, count and intersection's write passes give a thread consecutive entries, so its
+searches in the other operand's row start where its last one in that row ended (outwards by
+steps of 1, 2, 4, ..., then halving); the union's write pass strides them so a warp's stores
+land side by side, and searches each by halving the row.
 
 Positions and prefix counts are int32 while the operands hold fewer than
 :data:`POS32_LIMIT` (2^31 - 1) entries.  The operator is the registry's CUDA C expression
@@ -131,7 +133,8 @@ extern "C" __global__ void hp_gb_union_flag(const b_ptr_t* __restrict__ bptr,
 }
 
 // every entry of A (chunks c < ncha) and every B-only entry (the chunks after) to its place
-// in the result
+// in the result; strided, so a warp's stores land side by side (consecutive entries per
+// thread with galloping searches measured 1.97 against 1.07 ms on R-MAT 21, H100)
 extern "C" __global__ void hp_gb_union_write(const a_ptr_t* __restrict__ aptr,
         const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval,
         const long long* __restrict__ arows, long long na,
@@ -143,31 +146,31 @@ extern "C" __global__ void hp_gb_union_write(const a_ptr_t* __restrict__ aptr,
     __shared__ long long s_p[PS];
     const long long ncha = (na + CH - 1) / CH, nch = ncha + (nb + CH - 1) / CH;
     for (long long c = blockIdx.x; c < nch; c += gridDim.x) {
-        hp_cursor_t cur = hp_cursor();
+        long long end;
         if (c < ncha) {
             const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
-            const long long k0 = b0 + (long long)threadIdx.x * IPT;
             hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
-            for (int u = 0; u < IPT && k0 + u < b1; ++u) {
-                const long long k = k0 + u, col = (long long)acol[k];
-                const long long r = hp_walk_row(aptr, s_p, w, k);
-                const long long lo = hp_seek(bptr, bcol, cur, r, col);
+            for (int u = 0; u < IPT; ++u) {
+                const long long k = b0 + (long long)u * TPB + threadIdx.x;
+                if (k >= b1) break;
+                const long long r = hp_walk_row(aptr, s_p, w, k), col = (long long)acol[k];
+                const long long lo = hp_lower(bptr, bcol, r, col, &end);
                 const long long p = k + hp_only(bits, woff, lo);
                 ocol[p] = (o_idx_t)col;
-                oval[p] = (lo < cur.end && (long long)bcol[lo] == col)
+                oval[p] = (lo < end && (long long)bcol[lo] == col)
                           ? hp_op(aval[k], bval[lo], r, col) : (out_t)aval[k];
             }
         } else {
             const long long cb = c - ncha;
             const long long b0 = cb * CH, b1 = min(b0 + (long long)CH, nb);
-            const long long j0 = b0 + (long long)threadIdx.x * IPT;
             hp_walk_t w = hp_walk_open(bptr, brows, cb, s_p);
-            for (int u = 0; u < IPT && j0 + u < b1; ++u) {
-                const long long j = j0 + u;
+            for (int u = 0; u < IPT; ++u) {
+                const long long j = b0 + (long long)u * TPB + threadIdx.x;
+                if (j >= b1) break;
                 if (!(bits[j >> 5] >> (j & 31) & 1u)) continue;
                 const long long col = (long long)bcol[j];
                 const long long r = hp_walk_row(bptr, s_p, w, j);
-                const long long p = hp_seek(aptr, acol, cur, r, col) + hp_only(bits, woff, j);
+                const long long p = hp_lower(aptr, acol, r, col, &end) + hp_only(bits, woff, j);
                 ocol[p] = (o_idx_t)col;
                 oval[p] = (out_t)bval[j];
             }
