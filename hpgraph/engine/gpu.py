@@ -243,8 +243,8 @@ class _Run(Launches):
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
             mode = 2 if self.direction == "auto" else 0
             if self.s.stamp is not None:           # one launch: it applies and closes too
+                # no far set to split: fusion needs a program without priority
                 self._push_fused(mode, count_hint, heavy, small=edges == 0)
-                self._far()
                 return
             self._push(mode, count_hint, heavy, small=edges == 0)
             self._witness(0, touched, pushed=1)

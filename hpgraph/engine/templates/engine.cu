@@ -178,3 +178,17 @@ __device__ __forceinline__ void hp_heavy_add(idx_t* qh, u64* cnt, idx_t v, long 
     qh[b] = v;
     for (long long x = 1; x < nch; ++x) qh[b + x] = (idx_t)(-x);
 }
+
+// true in one thread, thread 0 of the last block to get here, once every block of the grid
+// has got here (their writes visible to it); `done` counts the blocks and is reset by the
+// caller: the last block closes a superstep
+__device__ __forceinline__ bool hp_last_block(u64* HP_MUT done) {
+    __shared__ int s_last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = (atomicAdd(done, 1ull) == (u64)(gridDim.x - 1));
+    __syncthreads();
+    const bool last = s_last && threadIdx.x == 0;
+    if (last) __threadfence();
+    return last;
+}

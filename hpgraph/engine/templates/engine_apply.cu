@@ -40,7 +40,6 @@ __device__ __noinline__ void hp_apply(bool touched, long long n, y_t* HP_MUT y,
         const idx_t* HP_MUT tq, const long long* __restrict__ deg,
         u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
 {
-    __shared__ int s_last;
     __shared__ unsigned s_wcnt[32];     // per warp: active count, then its queue offset
     __shared__ u64 s_wedg[32];          // per warp: push edges of its active vertices
     __shared__ u64 s_base;              // the block's first queue slot in this pass
@@ -170,12 +169,7 @@ $UPDATE_BODY
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)cnt; i += stride)
         bm_cur[q_cur[i] >> 5] = 0u;
     if (!SELF_CLOSE) return;            // the device loop closes the superstep in its barrier
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) s_last = (atomicAdd(st + S_DONE, 1ull) == (u64)(gridDim.x - 1));
-    __syncthreads();
-    if (s_last && threadIdx.x == 0) {
-        __threadfence();
+    if (hp_last_block(st + S_DONE)) {
         hp_close(st, hist, hist_cap, dir);
         __threadfence();
     }
@@ -250,7 +244,6 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
             idx_t* qh0, idx_t* qh1, const long long* __restrict__ deg, u64* HP_MUT st,
             prio_t delta$PROPS_CONST_PARAMS)
 {
-    __shared__ int s_last;
     if (st[S_HALT] || !st[S_FARPEND]) return;
     const int cur = (int)(st[S_EXEC] & 1ull);
     unsigned* bm = cur ? bm1 : bm0;
@@ -302,12 +295,7 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
         if (lane == 31 && total) taken += (u64)total;
     }
     if (taken) atomicAdd(st + S_FARCNT, (u64)0 - taken);
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) s_last = (atomicAdd(st + S_FDONE, 1ull) == (u64)(gridDim.x - 1));
-    __syncthreads();
-    if (s_last && threadIdx.x == 0) {
-        __threadfence();
+    if (hp_last_block(st + S_FDONE)) {
         if (!all) {
             st[S_THR] = hp_prio_bits(thr);
             st[S_TSET] = 1ull;
@@ -373,7 +361,6 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
               const long long* __restrict__ deg, unsigned* stamp, u64* st, u64* hist, long long hist_cap,
               u64 limit, int mode$PROPS_PLAIN_PARAMS)
 {
-    __shared__ int s_last;
     if (st[S_HALT]) return;
     const int cur = (int)(st[S_EXEC] & 1ull), nxt = cur ^ 1;
     const u64 cnt = st[S_CNT + cur];
@@ -463,12 +450,7 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
         bm_cur[q[i] >> 5] = 0u;
     __syncthreads();
     if (threadIdx.x == 0 && s_edg) atomicAdd(st + S_EDG + nxt, s_edg);
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) s_last = (atomicAdd(st + S_DONE, 1ull) == (u64)(gridDim.x - 1));
-    __syncthreads();
-    if (s_last && threadIdx.x == 0) {
-        __threadfence();
+    if (hp_last_block(st + S_DONE)) {
         hp_close(st, hist, hist_cap, 0);
         __threadfence();
     }
