@@ -406,43 +406,12 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
             if (d) atomicAdd(&s_edg, (u64)d);
         }
     };
-    // light rows: a warp takes `per` frontier vertices and deals their edges over its lanes
-    const int lane = threadIdx.x & 31;
-    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    const int per = per_warp((long long)cnt, nwarps);
-    for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per;
-         base < (long long)cnt; base += nwarps * per) {
-        idx_t u = 0;
-        long long s = 0, d = 0;
-        if (lane < per && base + lane < (long long)cnt) {
-            u = q[base + lane];
-            if (hcnt == 0ull || deg[u] <= HP_HEAVY) {       // else: in the heavy list
-                s = indptr[u];
-                d = indptr[u + 1] - s;
-            }
-        }
-        expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
-            const idx_t src = __shfl_sync(HP_FULL, u, owner);
-            idx_t v = 0;
-            long long dv = 0;
-            const bool add = valid && relax(src, e, v, dv);
-            append(add, v, dv);
-        });
-    }
-    // heavy rows: their HP_HEAVY-edge chunks, a block each
-    for (long long h = blockIdx.x; h < (long long)hcnt; h += gridDim.x) {
-        const idx_t x = qh[h];
-        const long long c = x < 0 ? -(long long)x : 0;
-        const idx_t u = x < 0 ? qh[h - c] : x;
-        const long long s = indptr[u] + c * HP_HEAVY;
-        const long long end = min(s + (long long)HP_HEAVY, (long long)indptr[u + 1]);
-        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) {
-            idx_t v = 0;
-            long long dv = 0;
-            const bool add = relax(u, e, v, dv);
-            append(add, v, dv);
-        }
-    }
+    hp_frontier_edges(indptr, q, qh, cnt, hcnt, deg, [&](bool valid, idx_t u, long long e) {
+        idx_t v = 0;
+        long long dv = 0;
+        const bool add = valid && relax(u, e, v, dv);
+        append(add, v, dv);
+    });
     // x_bitmask <- 0 for the consumed frontier (nothing here reads it), then the last block
     // closes the superstep as APPLY's does
     const long long stride = (long long)gridDim.x * blockDim.x;

@@ -148,6 +148,45 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
 // switch to pull.  `track`: record receivers in the touched queue (apply_to="received": APPLY
 // then visits only them).  Receivers that mask(v) rejects are skipped before any load.
 #if HP_IN_UNIT(2)
+// Every edge of the frontier (cnt vertices of q; those of more than HP_HEAVY edges are in the
+// heavy list qh, hcnt chunks): light rows by warps, a warp taking `per` frontier vertices
+// (lanes < per hold one each) and dealing their edges evenly over its 32 lanes
+// (expand_balanced), whatever the degrees; heavy rows' HP_HEAVY-edge chunks (hp_heavy_add) a
+// block each.  visit(valid, u, e) per edge e of sender u; in the light loop every lane of a
+// warp calls it together (valid false on the lanes without an edge), so it may use warp
+// intrinsics over the whole warp.
+template <class F>
+__device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indptr, const idx_t* q,
+        const idx_t* qh, u64 cnt, u64 hcnt, const long long* __restrict__ deg, F visit)
+{
+    const int lane = threadIdx.x & 31;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const int per = per_warp((long long)cnt, nwarps);
+    for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per;
+         base < (long long)cnt; base += nwarps * per) {
+        idx_t u = 0;
+        long long s = 0, d = 0;
+        if (lane < per && base + lane < (long long)cnt) {
+            u = q[base + lane];
+            if (hcnt == 0ull || deg[u] <= HP_HEAVY) {       // else: in the heavy list
+                s = indptr[u];
+                d = indptr[u + 1] - s;
+            }
+        }
+        expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
+            visit(valid, __shfl_sync(HP_FULL, u, owner), e);
+        });
+    }
+    for (long long h = blockIdx.x; h < (long long)hcnt; h += gridDim.x) {
+        const idx_t x = qh[h];
+        const long long c = x < 0 ? -(long long)x : 0;
+        const idx_t u = x < 0 ? qh[h - c] : x;
+        const long long s = indptr[u] + c * HP_HEAVY;
+        const long long end = min(s + (long long)HP_HEAVY, (long long)indptr[u + 1]);
+        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) visit(true, u, e);
+    }
+}
+
 HP_KERNEL
 hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
         const idx_t* HP_MUT q0, const idx_t* HP_MUT q1,
@@ -218,41 +257,10 @@ hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, con
         base = __shfl_sync(act, base, leader);
         if (add) tq[base + __popc(m & ((1u << lane) - 1u))] = v;
     };
-    // light rows: a warp takes `per` frontier vertices (lanes < per hold one each) and deals
-    // their edges evenly over its 32 lanes (expand_balanced), whatever the degrees
-    const int lane = threadIdx.x & 31;
-    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    const int per = per_warp((long long)cnt, nwarps);
-    for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per;
-         base < (long long)cnt; base += nwarps * per) {
-        idx_t u = 0;
-        long long s = 0, d = 0;
-        if (lane < per && base + lane < (long long)cnt) {
-            u = q[base + lane];
-            if (hcnt == 0ull || deg[u] <= HP_HEAVY) {       // else: in the heavy list
-                s = indptr[u];
-                d = indptr[u + 1] - s;
-            }
-        }
-        expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
-            const idx_t src = __shfl_sync(HP_FULL, u, owner);
-            idx_t v = 0;
-            const bool add = valid && relax(src, e, v);
-            if (track) append(add, v);
-        });
-    }
-    // heavy rows: their HP_HEAVY-edge chunks (hp_heavy_add), a block each
-    for (long long h = blockIdx.x; h < (long long)hcnt; h += gridDim.x) {
-        const idx_t x = qh[h];
-        const long long c = x < 0 ? -(long long)x : 0;
-        const idx_t u = x < 0 ? qh[h - c] : x;
-        const long long s = indptr[u] + c * HP_HEAVY;
-        const long long end = min(s + (long long)HP_HEAVY, (long long)indptr[u + 1]);
-        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) {
-            idx_t v = 0;
-            const bool add = relax(u, e, v);
-            if (track) append(add, v);
-        }
-    }
+    hp_frontier_edges(indptr, q, qh, cnt, hcnt, deg, [&](bool valid, idx_t u, long long e) {
+        idx_t v = 0;
+        const bool add = valid && relax(u, e, v);
+        if (track) append(add, v);
+    });
 }
 #endif
