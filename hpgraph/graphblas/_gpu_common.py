@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes as _dt
 
 __all__ = ["semiring_slots", "reads_operand", "kernel", "COMMON", "LOWER_BOUND", "CHUNK_WALK",
-           "chunk_rows"]
+           "chunk_rows", "chunk_ipt"]
 
 #: ``lower_bound``, the binary search of the generated kernels that look columns up in a
 #: sorted row (the products, the row-wise element-wise forms)
@@ -69,10 +69,11 @@ COMMON += LOWER_BOUND
 
 #: Walking a CSR's entries in chunks of ``CH`` without a row array: a block per chunk of
 #: ``TPB`` threads, each entry's row found in the chunk's slice of row pointers, held in
-#: shared memory.  Kernels that search another operand take ``IPT`` consecutive entries per
-#: thread (a thread's entries share rows, and its searches in the other operand's row resume
-#: where the last one stopped); kernels that write most of their entries stride them (entry
-#: ``u * TPB + thread``, so a warp's stores land side by side).
+#: shared memory.  Most kernels take ``IPT`` consecutive entries per thread (a thread's
+#: entries share rows, and its searches in the other operand's row resume where the last one
+#: stopped); the compacting kernels stage a chunk's kept entries in shared memory and store
+#: them from there side by side; the union's write pass strides its entries (entry
+#: ``u * TPB + thread``) so a warp's stores land side by side.
 #: ``hp_gb_chunk_rows`` lists, per chunk, the first row of that slice, the row of its first
 #: entry and the row of its last.  The including source defines ``TPB`` and ``IPT``.
 CHUNK_WALK = r"""
@@ -211,27 +212,6 @@ __device__ __forceinline__ long long hp_block_sum(int v, int* s_w)
     return sum;
 }
 
-// for kernels that stride a chunk's entries (entry u * TPB + thread, so a warp's stores
-// stay together): the slot of this thread's entry among the kept entries of the slice of
-// TPB entries (a ballot per warp, the warps' counts in shared memory); *done advances past
-// the slice
-__device__ __forceinline__ long long hp_place(bool keep, long long* done, int* s_w)
-{
-    const int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
-    const unsigned bal = __ballot_sync(0xffffffffu, keep);
-    if (lane == 0) s_w[wp] = __popc(bal);
-    __syncthreads();
-    long long before = 0, total = 0;
-    for (int i = 0; i < TPB / 32; ++i) {
-        before += i < wp ? s_w[i] : 0;
-        total += s_w[i];
-    }
-    const long long p = *done + before + __popc(bal & ((1u << lane) - 1u));
-    *done += total;
-    __syncthreads();
-    return p;
-}
-
 // the sum of v over the block's threads before this one
 __device__ __forceinline__ int hp_block_before(int v, int* s_w)
 {
@@ -250,19 +230,34 @@ __device__ __forceinline__ int hp_block_before(int v, int* s_w)
 }
 
 // the row pointers of the rows that start inside the chunk [b0, b1): optr[r] = base + the
-// kept entries of the chunk before P[r] (s_q, per entry of the chunk)
+// kept entries of the chunk before P[r] (thread t's entries are b0 + t * IPT + u, u < IPT;
+// s_keep[t]: bit u set when kept, s_before[t]: the kept entries of the threads before t)
 template <class P, class O>
 __device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const long long* s_p,
-        const hp_walk_t& w, long long b0, long long b1, const int* s_q, long long base,
-        O* __restrict__ optr)
+        const hp_walk_t& w, long long b0, long long b1, const unsigned* s_keep,
+        const int* s_before, long long base, O* __restrict__ optr)
 {
-    __syncthreads();
     for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) {
         const long long v = hp_walk_ptr(ptr, s_p, w, i);
-        if (v >= b0 && v < b1) optr[w.q0 + i] = (O)(base + s_q[v - b0]);
+        if (v >= b0 && v < b1) {
+            const int t = (int)((v - b0) / IPT), u = (int)((v - b0) % IPT);
+            optr[w.q0 + i] = (O)(base + s_before[t] + __popc(s_keep[t] & ((1u << u) - 1u)));
+        }
     }
 }
 """
+
+
+#: static shared memory a block of the compacting kernels may use (the 48 KiB limit, less a
+#: margin for the small arrays)
+SHARED_BYTES = 46 * 1024
+
+
+def chunk_ipt(tpb: int, ipt: int, *item_sizes: int) -> int:
+    """Entries per thread of a compacting kernel (at most ``ipt``): its row-pointer slots
+    (8 bytes) and its staged entries (``item_sizes`` bytes each) fit :data:`SHARED_BYTES`."""
+    per_entry = 8 + sum(item_sizes)
+    return max(1, min(ipt, (SHARED_BYTES - 8 * tpb) // (tpb * per_entry)))
 
 
 def chunk_rows(xp, src: str, ptr, n: int, nnz: int, ch: int, name: str = "hp_gb_chunk_rows"):

@@ -16,7 +16,8 @@ per-entry row array is read or built.
 * intersection (``ewise_mult``): a count pass counts per chunk the entries of ``A`` that
   ``B`` also has; one prefix sum over the chunks; the write pass searches again, places the
   kept entries of each chunk by a prefix sum over its threads (so the result keeps ``A``'s
-  order) and writes the row pointers of the rows that start in the chunk.
+  order), stages them in shared memory, stores them from there side by side and writes the
+  row pointers of the rows that start in the chunk.
 
 The flag, count and intersection's write passes give a thread consecutive entries, so its
 searches in the other operand's row start where its last one in that row ended (outwards by
@@ -39,7 +40,7 @@ from .. import cuda_source
 from .. import dtypes as _dt
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
-from ._gpu_common import CHUNK_WALK, LOWER_BOUND, chunk_rows, kernel
+from ._gpu_common import CHUNK_WALK, LOWER_BOUND, chunk_ipt, chunk_rows, kernel
 from ._kern import _launch
 from ._objects import Matrix
 
@@ -214,8 +215,9 @@ extern "C" __global__ void hp_gb_inter_count(const a_ptr_t* __restrict__ aptr,
     }
 }
 
-// the entries of A that B also has to their places (coff[c]: those before chunk c), with
-// the row pointers of the rows that start inside each chunk
+// the entries of A that B also has to their places (coff[c]: those before chunk c), staged
+// in shared memory so the stores land side by side, with the row pointers of the rows that
+// start inside each chunk
 extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
         const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval,
         const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
@@ -224,7 +226,10 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
     __shared__ long long s_p[PS];
-    __shared__ int s_q[CH];
+    __shared__ o_idx_t s_col[CH];
+    __shared__ out_t s_val[CH];
+    __shared__ unsigned s_keep[TPB];
+    __shared__ int s_before[TPB];
     __shared__ int s_w[TPB / 32];
     for (long long c = blockIdx.x; c * CH < na; c += gridDim.x) {
         const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
@@ -243,20 +248,23 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
             if (pos[u] < cur.end && (long long)bcol[pos[u]] == col) keep |= 1u << u;
         }
         const int before = hp_block_before(__popc(keep), s_w);
-        const long long base = coff[c];
+        s_keep[threadIdx.x] = keep;
+        s_before[threadIdx.x] = before;
 #pragma unroll
-        for (int u = 0; u < IPT; ++u) {
-            const long long k = k0 + u;
-            if (k >= b1) break;
-            const int q = before + __popc(keep & ((1u << u) - 1u));
-            s_q[k - b0] = q;
+        for (int u = 0; u < IPT; ++u)
             if (keep >> u & 1u) {
-                const long long col = (long long)acol[k];
-                ocol[base + q] = (o_idx_t)col;
-                oval[base + q] = hp_op(aval[k], bval[pos[u]], row[u], col);
+                const long long k = k0 + u, col = (long long)acol[k];
+                const int q = before + __popc(keep & ((1u << u) - 1u));
+                s_col[q] = (o_idx_t)col;
+                s_val[q] = hp_op(aval[k], bval[pos[u]], row[u], col);
             }
+        __syncthreads();
+        const long long base = coff[c], total = coff[c + 1] - base;
+        for (long long i = threadIdx.x; i < total; i += TPB) {
+            ocol[base + i] = s_col[i];
+            oval[base + i] = s_val[i];
         }
-        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_q, base, optr);
+        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
         if (b1 == na)                     // the rows after the last entry's, and optr[n]
             for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += TPB)
                 optr[r] = (o_idx_t)coff[c + 1];
@@ -308,9 +316,16 @@ def union_source(op, A, B, out_idx) -> str:
     return _render(_UNION, op, _types(A, B, out_idx), (TPB, IPT))
 
 
+def _inter_ipt(op, A) -> int:
+    """Entries per thread of the intersection: its write kernel stages a chunk's kept columns
+    (at most the index type of ``A``'s size) and values in shared memory."""
+    idx = _dt.index_dtype(A.nrows, A.ncols, int(A.csr.nnz))
+    return chunk_ipt(TPB, IPT, idx.itemsize, np.dtype(op.out_dtype).itemsize)
+
+
 def inter_source(op, A, B, out_idx) -> str:
     """Source of ``hp_gb_inter_count`` and ``hp_gb_inter_write`` for these operands."""
-    return _render(_INTER, op, _types(A, B, out_idx), (TPB, IPT))
+    return _render(_INTER, op, _types(A, B, out_idx), (TPB, _inter_ipt(op, A)))
 
 
 def _grid(chunks: int) -> tuple:
@@ -361,7 +376,7 @@ def mult_rows(A, B, op):
     xp = A.xp
     a, b = A.csr, B.csr
     n, na = int(A.nrows), int(a.nnz)
-    ch = TPB * IPT
+    ch = TPB * _inter_ipt(op, A)
     nch = -(-na // ch)
     guess = _dt.index_dtype(A.nrows, A.ncols, na)       # at most na entries (as add_rows)
     src = inter_source(op, A, B, guess)

@@ -15,11 +15,14 @@ memory):
   only when the predicate reads them).  One prefix sum over the chunks gives each chunk's
   first output slot; the host reads the total (the result's size, which sets its index
   dtype).
-* ``hp_gb_self_write`` strides the chunk's entries (entry ``u * TPB + thread``) and places
-  the kept ones of each slice of ``TPB`` by warp ballots and the warps' counts in shared
-  memory, so the result keeps ``A``'s order and a warp's stores land side by side, and
-  writes the pointers of the rows that start in its chunk (the last chunk also those of the
-  trailing empty rows).
+* ``hp_gb_self_write`` takes the same entries, places the kept ones by a prefix sum over the
+  block's threads (warp shuffles, the warps' totals in shared memory), so the result keeps
+  ``A``'s order, stages them in shared memory and stores them from there side by side (as a
+  thread's consecutive entries, stored directly, they measured 0.85 ms on R-MAT 21 on an
+  H100; strided entries placed by warp ballots 0.67), and writes the pointers of the rows
+  that start in its chunk (the last chunk also those of the trailing empty rows).  A chunk
+  holds ``TPB * IPT`` entries, ``IPT`` lowered where the staged columns and values would not
+  fit the static shared memory (:func:`._gpu_common.chunk_ipt`).
 
 The predicate is C: ``j <= i + t`` and the like for the index selectors, the registry's
 comparison (``c_expr``) against the thunk for the value selectors.
@@ -33,7 +36,7 @@ from .. import cuda_source
 from .. import dtypes as _dt
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
-from ._gpu_common import CHUNK_WALK, chunk_rows, kernel
+from ._gpu_common import CHUNK_WALK, chunk_ipt, chunk_rows, kernel
 from ._objects import Matrix
 
 __all__ = ["INDEX_PRED", "select_source", "select_rows", "IPT", "TPB"]
@@ -100,9 +103,8 @@ extern "C" __global__ void hp_gb_self_count(const ptr_t* __restrict__ P,
 }
 
 // the kept entries of every chunk to their places (coff[c]: the kept entries before chunk
-// c), and the row pointers of the rows that start inside the chunk; strided, so a warp's
-// stores land side by side (consecutive entries per thread, as the count kernel takes them,
-// measured 0.85 against 0.67 ms on R-MAT 21, H100)
+// c), staged in shared memory so the stores land side by side, and the row pointers of the
+// rows that start inside the chunk
 extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
         const idx_t* __restrict__ J, const val_t* __restrict__ V, thunk_t t,
         const long long* __restrict__ rows, long long n, long long nnz,
@@ -110,25 +112,35 @@ extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
         o_idx_t* __restrict__ ocol, val_t* __restrict__ oval)
 {
     __shared__ long long s_p[PS];
-    __shared__ int s_q[CH];
+    __shared__ o_idx_t s_col[CH];
+    __shared__ val_t s_val[CH];
+    __shared__ unsigned s_keep[TPB];
+    __shared__ int s_before[TPB];
     __shared__ int s_w[TPB / 32];
     for (long long c = blockIdx.x; c * CH < nnz; c += gridDim.x) {
         const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nnz);
+        const long long k0 = b0 + (long long)threadIdx.x * IPT;
         hp_walk_t w = hp_walk_open(P, rows, c, s_p);
-        const long long base = coff[c];
-        long long done = 0;                             // kept entries of the chunk so far
-        for (int u = 0; u < IPT; ++u) {
-            const long long k = b0 + (long long)u * TPB + threadIdx.x;
-            const bool valid = k < b1;
-            const bool keep = valid && hp_keep(V[k], hp_walk_row(P, s_p, w, k), (long long)J[k], t);
-            const long long q = hp_place(keep, &done, s_w);
-            if (valid) s_q[k - b0] = (int)q;
-            if (keep) {
-                ocol[base + q] = (o_idx_t)J[k];
-                oval[base + q] = V[k];
+        unsigned keep = 0;                              // bit u: entry k0 + u is kept
+        for (int u = 0; u < IPT && k0 + u < b1; ++u)
+            if (hp_keep(V[k0 + u], hp_walk_row(P, s_p, w, k0 + u), (long long)J[k0 + u], t))
+                keep |= 1u << u;
+        const int before = hp_block_before(__popc(keep), s_w);
+        s_keep[threadIdx.x] = keep;
+        s_before[threadIdx.x] = before;
+        for (int u = 0; u < IPT; ++u)
+            if (keep >> u & 1u) {
+                const int q = before + __popc(keep & ((1u << u) - 1u));
+                s_col[q] = (o_idx_t)J[k0 + u];
+                s_val[q] = V[k0 + u];
             }
+        __syncthreads();
+        const long long base = coff[c], total = coff[c + 1] - base;
+        for (long long i = threadIdx.x; i < total; i += TPB) {
+            ocol[base + i] = s_col[i];
+            oval[base + i] = s_val[i];
         }
-        hp_walk_ptrs(P, s_p, w, b0, b1, s_q, base, optr);
+        hp_walk_ptrs(P, s_p, w, b0, b1, s_keep, s_before, base, optr);
         if (b1 == nnz)                    // the rows after the last entry's, and optr[n]
             for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += TPB)
                 optr[r] = (o_idx_t)coff[c + 1];
@@ -144,13 +156,21 @@ def _wide(dtype) -> np.dtype:
     return np.dtype(np.uint64 if dt == np.uint64 else np.int64)
 
 
+def _ipt(A) -> int:
+    """Entries per thread: the write kernel stages a chunk's kept columns (at most the index
+    type of ``A``'s size) and values in shared memory."""
+    idx = _dt.index_dtype(A.nrows, A.ncols, int(A.csr.nnz))
+    return chunk_ipt(TPB, IPT, idx.itemsize, np.dtype(A.dtype).itemsize)
+
+
 def select_source(A, pred: str, in_dtype, thunk_dtype, preamble: str, out_idx,
                   needs_row: bool = True) -> str:
     """Source of the two select kernels for ``A``'s CSR (``pred``: a C predicate over ``xv``
     and ``yv`` (the value and the thunk as ``in_dtype``), ``i``, ``j`` and ``t``; the thunk
     passed as ``thunk_dtype``, widened to 64 bits; ``needs_row``: ``pred`` reads ``i``)."""
     csr, c = A.csr, _dt.c_type
-    return cuda_source.render(_SEL, PREAMBLE=preamble, CHUNK_WALK=CHUNK_WALK, TPB=TPB, IPT=IPT,
+    return cuda_source.render(_SEL, PREAMBLE=preamble, CHUNK_WALK=CHUNK_WALK, TPB=TPB,
+                              IPT=_ipt(A),
                               NEEDS_ROW=int(bool(needs_row)), P=c(csr.indptr.dtype),
                               I=c(csr.indices.dtype), T=c(A.dtype), TT=c(_wide(thunk_dtype)),
                               TIN=c(np.dtype(in_dtype)), O=c(np.dtype(out_idx)), PRED=pred)
@@ -166,12 +186,13 @@ def select_rows(A, pred: str, thunk, thunk_dtype, in_dtype=None, preamble: str =
     in_dtype = A.dtype if in_dtype is None else in_dtype
     vals = A._values()
     t = _wide(thunk_dtype).type(thunk)       # a 64-bit number: exact for every type
-    nch = -(-nnz // (TPB * IPT))
+    ch = TPB * _ipt(A)
+    nch = -(-nnz // ch)
     grid = (max(1, min(nch, 65535)),)
     cnt = xp.empty(nch, dtype=_I64)
     if nnz:
         src = select_source(A, pred, in_dtype, thunk_dtype, preamble, _I64, needs_row)
-        rows = chunk_rows(xp, src, csr.indptr, n, nnz, TPB * IPT)
+        rows = chunk_rows(xp, src, csr.indptr, n, nnz, ch)
         kernel(src, "hp_gb_self_count")(grid, (TPB,), (csr.indptr, csr.indices, vals, t, rows,
                                                         np.int64(nnz), cnt))
     coff = counts_to_indptr(xp, cnt, _I64)

@@ -636,3 +636,16 @@ def test_device_rowwise_chunks_emulated(which, chunk, emulated_gb, monkeypatch):
         r, c, v = got.to_coo()
         dense[r, c] = v
         np.testing.assert_array_equal(dense, ref.toarray())
+
+
+def test_chunk_ipt_keeps_the_staging_kernels_in_static_shared_memory():
+    """Entries per thread of the compacting kernels: 8 for int32 columns and float64 values,
+    7 for int64 columns, at most the given maximum; the shared arrays then fit 48 KiB."""
+    from hpgraph.graphblas._gpu_common import chunk_ipt
+
+    assert chunk_ipt(256, 8, 4, 8) == 8 and chunk_ipt(256, 8, 8, 8) == 7
+    assert chunk_ipt(256, 8, 4, 1) == 8 and chunk_ipt(32, 2, 8, 8) == 2
+    for idx, val in ((4, 8), (8, 8), (8, 1), (4, 4)):
+        ch = 256 * chunk_ipt(256, 8, idx, val)
+        shared = (ch + 2) * 8 + ch * (idx + val) + 256 * 8 + 4 * 8     # as hp_gb_self_write's
+        assert shared <= 48 * 1024
