@@ -156,11 +156,16 @@ def _wide(dtype) -> np.dtype:
     return np.dtype(np.uint64 if dt == np.uint64 else np.int64)
 
 
+def _widest_idx(A) -> np.dtype:
+    """The result's index dtype at its largest (every entry kept): the count pass's source
+    is rendered with it, the write pass's with the result's, never wider."""
+    return _dt.index_dtype(A.nrows, A.ncols, int(A.csr.nnz))
+
+
 def _ipt(A) -> int:
-    """Entries per thread: the write kernel stages a chunk's kept columns (at most the index
-    type of ``A``'s size) and values in shared memory."""
-    idx = _dt.index_dtype(A.nrows, A.ncols, int(A.csr.nnz))
-    return chunk_ipt(TPB, IPT, idx.itemsize, np.dtype(A.dtype).itemsize)
+    """Entries per thread: the write kernel stages a chunk's kept columns (at most
+    :func:`_widest_idx`) and values in shared memory."""
+    return chunk_ipt(TPB, IPT, _widest_idx(A).itemsize, np.dtype(A.dtype).itemsize)
 
 
 def select_source(A, pred: str, in_dtype, thunk_dtype, preamble: str, out_idx,
@@ -191,7 +196,8 @@ def select_rows(A, pred: str, thunk, thunk_dtype, in_dtype=None, preamble: str =
     grid = (max(1, min(nch, 65535)),)
     cnt = xp.empty(nch, dtype=_I64)
     if nnz:
-        src = select_source(A, pred, in_dtype, thunk_dtype, preamble, _I64, needs_row)
+        src = select_source(A, pred, in_dtype, thunk_dtype, preamble, _widest_idx(A),
+                            needs_row)
         rows = chunk_rows(xp, src, csr.indptr, n, nnz, ch)
         kernel(src, "hp_gb_self_count")(grid, (TPB,), (csr.indptr, csr.indices, vals, t, rows,
                                                         np.int64(nnz), cnt))

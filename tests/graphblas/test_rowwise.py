@@ -281,8 +281,11 @@ def _typed_op(name, A, B):
 
 @pytest.mark.parametrize("which", ["add", "mult"])
 @pytest.mark.parametrize("variant", ["int32", "int64 A", "int64 B", "pattern"])
-def test_device_rowwise_kernels_compile(which, variant):
-    from hpgraph import backend
+def test_device_rowwise_kernels_compile(which, variant, monkeypatch):
+    """NVRTC and ptxas build both kernels for every operator, with int32 and (as for a matrix
+    whose sizes need it, monkeypatched) int64 result indices: the intersection's staged
+    write pass fits the static shared memory in both."""
+    from hpgraph import backend, dtypes
     from hpgraph.exceptions import DeviceUnavailable
     from hpgraph.graphblas import _rowwise_gpu
 
@@ -291,11 +294,13 @@ def test_device_rowwise_kernels_compile(which, variant):
     for name in DEVICE_OPS[which]:
         t = _typed_op(name, A, B)
         for idt in (np.dtype(np.int32), np.dtype(np.int64)):
+            monkeypatch.setattr(dtypes, "index_dtype", lambda *sizes, idt=idt: idt)
             src = (_rowwise_gpu.union_source if which == "add" else _rowwise_gpu.inter_source)(t, A, B, idt)
             try:
                 ptx = backend.compile_ptx(src, "rowwise.cu")
             except DeviceUnavailable as exc:
                 pytest.skip(str(exc))
+            assert len(_cubin_or_skip(src)) > 0                 # shared memory, registers
             first = "hp_gb_union_flag" if which == "add" else "hp_gb_inter_count"
             write = "hp_gb_union_write" if which == "add" else "hp_gb_inter_write"
             assert f".entry {first}" in ptx and f".entry {write}" in ptx
@@ -320,6 +325,8 @@ def test_device_rowwise_forms_emulated(which, name, shape, variant, emulated_gb,
     form's entries, values, dtypes and index dtype; plus / times also SciPy's."""
     from hpgraph.graphblas import _rowwise, _rowwise_gpu
 
+    if shape == (3, 3000):
+        _also_ptxas(monkeypatch)
     rng = np.random.default_rng(hash((which, name, shape, variant)) % 2**32)
     A, B = _operands(rng, shape, variant)
     before = [a.copy() for a in A.to_coo()] + [b.copy() for b in B.to_coo()]
@@ -510,27 +517,62 @@ def _long_rows_matrix(rng, variant):
     return A
 
 
-@pytest.mark.parametrize("variant", ["int32", "int64"])
-def test_device_select_kernels_compile(variant):
-    """NVRTC compiles both select kernels for every index selector and a value comparison."""
-    from hpgraph import backend
+_BUILT: dict = {}     # sources already built by ptxas in this process
+
+
+def _also_ptxas(monkeypatch):
+    """Every source the host renders (at the module's real chunk size) also goes through
+    ptxas for sm_90 before it runs emulated: its static shared memory fits 48 KiB."""
+    from hpgraph.graphblas import _kern
+
+    emulated = _kern._kernel
+
+    def built(src, name):
+        if src not in _BUILT:
+            _BUILT[src] = len(_cubin_or_skip(src))
+        return emulated(src, name)
+
+    monkeypatch.setattr(_kern, "_kernel", built)
+
+
+def _cubin_or_skip(src):
+    """The sm_90 cubin of ``src``: NVRTC and ptxas, so the static shared memory limit
+    (48 KiB) and register use are checked, not only the C++."""
+    from hpgraph import kernel_cache
     from hpgraph.exceptions import DeviceUnavailable
+
+    try:
+        return kernel_cache.cubin(src, ("-std=c++17",), "sm_90")
+    except DeviceUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("variant", ["int32", "int64"])
+@pytest.mark.parametrize("values", ["float64", "bool"])
+def test_device_select_kernels_compile(variant, values, monkeypatch):
+    """ptxas builds both select kernels for every index selector and a value comparison, as
+    the host renders them: the count pass with the widest result index dtype (int64 where
+    the sizes ask for it, monkeypatched), the write pass with the result's."""
+    from hpgraph import dtypes
     from hpgraph.graphblas import _select_gpu
     from hpgraph.graphblas._args import binary_op
 
-    A = _long_rows_matrix(np.random.default_rng(2), variant)
+    A = _long_rows_matrix(np.random.default_rng(2), "bool values" if values == "bool" else variant)
+    if values == "bool" and variant == "int64":
+        A = _int64_indexed(A)
     gt = binary_op("gt", A.dtype)
     preds = [(p, np.int64, A.dtype, "", op not in ("colle", "colgt"))
              for op, p in _select_gpu.INDEX_PRED.items()]
     preds.append((gt.c_expr("xv", "yv", "i", "j"), A.dtype, gt.in_dtype, gt.c_preamble, False))
-    for pred, tdt, idt_in, pre, row in preds:
-        src = _select_gpu.select_source(A, pred, idt_in, tdt, pre, np.int64, row)
-        try:
-            ptx = backend.compile_ptx(src, "select.cu")
-        except DeviceUnavailable as exc:
-            pytest.skip(str(exc))
-        for name in ("hp_gb_chunk_rows", "hp_gb_self_count", "hp_gb_self_write"):
-            assert f".entry {name}" in ptx
+    for wide in (False, True):
+        with monkeypatch.context() as m:
+            if wide:                          # the sizes of a matrix past 2^31 entries
+                m.setattr(dtypes, "index_dtype", lambda *sizes: np.dtype(np.int64))
+            idx = _select_gpu._widest_idx(A)
+            for pred, tdt, idt_in, pre, row in preds[::4] + preds[-1:]:
+                for out_idx in {idx, np.dtype(np.int32)}:
+                    src = _select_gpu.select_source(A, pred, idt_in, tdt, pre, out_idx, row)
+                    assert len(_cubin_or_skip(src)) > 0
 
 
 def _sparse_rows_matrix(rng):
@@ -556,6 +598,8 @@ def test_device_select_emulated(op, thunk, variant, chunk, emulated_gb, monkeypa
         thunk = False
     monkeypatch.setattr(_select_gpu, "TPB", chunk[0])
     monkeypatch.setattr(_select_gpu, "IPT", chunk[1])
+    if chunk == (256, 8):
+        _also_ptxas(monkeypatch)
     rng = np.random.default_rng(len(op) + chunk[0])
     for A in (_long_rows_matrix(rng, variant),
               hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0), nrows=4,
