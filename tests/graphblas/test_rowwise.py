@@ -10,23 +10,9 @@ import scipy.sparse as sp
 
 from hpgraph import graphblas as hgb
 from tests.graphblas._helpers import dev
-
-
-def _scipy(M):
-    r, c, v = M.to_host().to_coo()
-    return sp.csr_array((v, (r, c)), shape=M.shape)
-
-
-def _mat(rng, nrows, ncols, density, empty_rows=()):
-    S = sp.random(nrows, ncols, density=density, random_state=rng, format="csr",
-                  data_rvs=lambda k: rng.integers(-5, 6, k).astype(np.float64))
-    S = S.tolil()
-    for r in empty_rows:
-        S[r, :] = 0
-    S = S.tocsr()
-    S.eliminate_zeros()
-    S = S.tocoo()
-    return hgb.Matrix.from_coo(S.row, S.col, S.data, nrows=nrows, ncols=ncols)
+from tests.graphblas._matrices import (_also_ptxas, _cubin_or_skip, _int64_indexed,
+                                       _long_rows_matrix, _mat, _pattern, _scipy,
+                                       _sparse_rows_matrix)
 
 
 @pytest.mark.parametrize("shape", [(0, 0), (1, 5), (7, 7), (40, 25), (25, 40)])
@@ -102,22 +88,6 @@ def test_reduce_rows_with_hub_rows(monoid, backend_name):
         return
     ufunc = {"plus": np.add, "min": np.minimum, "max": np.maximum, "times": np.multiply}[monoid]
     np.testing.assert_array_equal(got, ufunc.reduceat(vals, starts))
-
-
-def _int64_indexed(M):
-    """The same matrix with int64 row pointers and column ids (as a shared int64 CSR gives)."""
-    from hpgraph.formats import CSR
-
-    c = M.csr
-    return hgb.Matrix._new(CSR._new(c.indptr.astype(np.int64), c.indices.astype(np.int64),
-                                    c.values, tuple(M.shape)), M.dtype)
-
-
-def _pattern(M):
-    from hpgraph.formats import CSR
-
-    c = M.csr
-    return hgb.Matrix._new(CSR._new(c.indptr, c.indices, None, tuple(M.shape)), np.dtype(np.bool_))
 
 
 def _operands(rng, shape, variant):
@@ -307,15 +277,6 @@ def test_device_rowwise_kernels_compile(which, variant, monkeypatch):
             assert ".entry hp_gb_chunk_rows_a" in ptx
 
 
-@pytest.fixture
-def emulated_gb(monkeypatch):
-    from tests.graphblas import _cuda_emu
-
-    if not _cuda_emu.available():
-        pytest.skip("g++ is not installed (the CUDA host emulation needs it)")
-    _cuda_emu.emulate(monkeypatch)
-
-
 @pytest.mark.parametrize("which,name", [(w, n) for w in DEVICE_OPS for n in DEVICE_OPS[w]])
 @pytest.mark.parametrize("shape", [(0, 5), (5, 0), (9, 4), (3, 3000)])
 @pytest.mark.parametrize("variant", ["int32", "int64 A", "int64 B", "int64 ptr", "pattern",
@@ -481,161 +442,6 @@ def test_reduce_rows_lanes_follow_a_quarter_of_the_mean_row():
     assert lanes(10, 0) == 4
 
 
-# ---------------------------------------------------------------------------------------
-# the device form of select with a built-in selector (_select_gpu), emulated against the
-# general form
-
-SELECTORS = [("tril", None), ("tril", -2), ("triu", 1), ("diag", 0), ("offdiag", 3),
-             ("rowle", 4), ("rowgt", 2), ("colle", 700), ("colgt", 10), (">", 1),
-             ("==", 0), ("<=", -1), ("!=", 2)]
-
-# every selector on the plain variant; the index and value kinds on the others
-SELECT_CASES = [(op, t, "int32") for op, t in SELECTORS] + [
-    (op, t, v) for v in ("int64", "pattern", "int32 values", "bool values")
-    for op, t in (("tril", None), ("colgt", 10), (">", 1), ("==", 0))]
-
-
-def _long_rows_matrix(rng, variant):
-    """Rows of 0 to 1,100 entries, empty rows first, inside and last, with diagonal entries,
-    in one of the variants."""
-    lens = np.array([0, 0, 3, 600, 1, 0, 1100, 7, 40, 2, 0, 0])
-    ncols = 1500
-    rows = np.repeat(np.arange(lens.size), lens)
-    cols = np.concatenate([np.sort(rng.choice(ncols, k, replace=False)) for k in lens])
-    cols[np.flatnonzero(rows == 7)[:1]] = 7                          # a diagonal entry
-    cols = np.concatenate([np.sort(cols[rows == r]) for r in range(lens.size)])
-    vals = rng.integers(-3, 4, rows.size).astype(np.float64)
-    if variant == "int32 values":
-        vals = vals.astype(np.int32)
-    elif variant == "bool values":
-        vals = vals > 0
-    A = hgb.Matrix.from_coo(rows, cols, vals, nrows=lens.size, ncols=ncols)
-    if variant == "int64":
-        A = _int64_indexed(A)
-    elif variant == "pattern":
-        A = _pattern(A)
-    return A
-
-
-_BUILT: dict = {}     # sources already built by ptxas in this process
-
-
-def _also_ptxas(monkeypatch):
-    """Every source the host renders (at the module's real chunk size) also goes through
-    ptxas for sm_90 before it runs emulated: its static shared memory fits 48 KiB."""
-    from hpgraph.graphblas import _kern
-
-    emulated = _kern._kernel
-
-    def built(src, name):
-        if src not in _BUILT:
-            _BUILT[src] = len(_cubin_or_skip(src))
-        return emulated(src, name)
-
-    monkeypatch.setattr(_kern, "_kernel", built)
-
-
-def _cubin_or_skip(src):
-    """The sm_90 cubin of ``src``: NVRTC and ptxas, so the static shared memory limit
-    (48 KiB) and register use are checked, not only the C++."""
-    from hpgraph import kernel_cache
-    from hpgraph.exceptions import DeviceUnavailable
-
-    try:
-        return kernel_cache.cubin(src, ("-std=c++17",), "sm_90")
-    except DeviceUnavailable as exc:
-        pytest.skip(str(exc))
-
-
-@pytest.mark.parametrize("variant", ["int32", "int64"])
-@pytest.mark.parametrize("values", ["float64", "bool"])
-def test_device_select_kernels_compile(variant, values, monkeypatch):
-    """ptxas builds both select kernels for every index selector and a value comparison, as
-    the host renders them: the count pass with the widest result index dtype (int64 where
-    the sizes ask for it, monkeypatched), the write pass with the result's."""
-    from hpgraph import dtypes
-    from hpgraph.graphblas import _select_gpu
-    from hpgraph.graphblas._args import binary_op
-
-    A = _long_rows_matrix(np.random.default_rng(2), "bool values" if values == "bool" else variant)
-    if values == "bool" and variant == "int64":
-        A = _int64_indexed(A)
-    gt = binary_op("gt", A.dtype)
-    preds = [(p, np.int64, A.dtype, "", op not in ("colle", "colgt"))
-             for op, p in _select_gpu.INDEX_PRED.items()]
-    preds.append((gt.c_expr("xv", "yv", "i", "j"), A.dtype, gt.in_dtype, gt.c_preamble, False))
-    for wide in (False, True):
-        with monkeypatch.context() as m:
-            if wide:                          # the sizes of a matrix past 2^31 entries
-                m.setattr(dtypes, "index_dtype", lambda *sizes: np.dtype(np.int64))
-            idx = _select_gpu._widest_idx(A)
-            for pred, tdt, idt_in, pre, row in preds[::4] + preds[-1:]:
-                for out_idx in {idx, np.dtype(np.int32)}:
-                    src = _select_gpu.select_source(A, pred, idt_in, tdt, pre, out_idx, row)
-                    assert len(_cubin_or_skip(src)) > 0
-
-
-def _sparse_rows_matrix(rng):
-    """900 rows of which 14 hold entries (up to 40), so a chunk's rows outnumber its entries
-    and the kernels read the row pointers from global memory, not from shared memory."""
-    full = np.sort(rng.choice(900, 14, replace=False))
-    lens = rng.integers(1, 41, full.size)
-    rows = np.repeat(full, lens)
-    cols = np.concatenate([np.sort(rng.choice(900, k, replace=False)) for k in lens])
-    vals = rng.integers(-3, 4, rows.size).astype(np.float64)
-    return hgb.Matrix.from_coo(rows, cols, vals, nrows=900, ncols=900)
-
-
-@pytest.mark.parametrize("op,thunk,variant", SELECT_CASES)
-@pytest.mark.parametrize("chunk", [(32, 2), (256, 8)])
-def test_device_select_emulated(op, thunk, variant, chunk, emulated_gb, monkeypatch):
-    """The generated select kernels (run on NumPy arrays by the emulator) give the general
-    form's entries, values, dtype, index dtype and row pointers; the operand is untouched.
-    Chunks of 64 entries make rows span many chunks; 2,048 hold most of a matrix."""
-    from hpgraph.graphblas import _ewise, _select_gpu
-
-    if variant == "bool values" and op in (">", "<="):
-        thunk = False
-    monkeypatch.setattr(_select_gpu, "TPB", chunk[0])
-    monkeypatch.setattr(_select_gpu, "IPT", chunk[1])
-    if chunk == (256, 8):
-        _also_ptxas(monkeypatch)
-    rng = np.random.default_rng(len(op) + chunk[0])
-    for A in (_long_rows_matrix(rng, variant),
-              hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0), nrows=4,
-                                  ncols=0),
-              _mat(rng, 12, 12, 0.4, empty_rows=(0, 5, 11)), _sparse_rows_matrix(rng)):
-        before = [a.copy() for a in A.to_coo()]
-        got = _ewise._select_in_place(A, op, thunk)
-        want = hgb.select(A, op, thunk)                # the general form on the host
-        assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
-        assert got.csr.indices.dtype == want.csr.indices.dtype
-        assert got.csr.indptr.dtype == want.csr.indptr.dtype
-        np.testing.assert_array_equal(got.csr.indptr, want.csr.indptr)
-        np.testing.assert_array_equal(got._keys(), want._keys())
-        np.testing.assert_array_equal(got._values(), want._values())
-        for a, b in zip(before, A.to_coo()):
-            np.testing.assert_array_equal(a, b)
-
-
-@pytest.mark.gpu
-def test_device_select_on_the_gpu():
-    """``hgb.select`` of a device matrix (the generated kernels) against the general form on
-    the host, for every case of the emulated test."""
-    rng = np.random.default_rng(5)
-    big = _mat(rng, 3000, 2000, 0.01, empty_rows=range(0, 3000, 7))   # ~26 chunks
-    for op, thunk, variant in SELECT_CASES:
-        if variant == "bool values" and op in (">", "<="):
-            thunk = False
-        for A in (_long_rows_matrix(rng, variant), _sparse_rows_matrix(rng), big):
-            got = hgb.select(A.to_device(), op, thunk).to_host()
-            want = hgb.select(A, op, thunk)
-            assert got.dtype == want.dtype and got.csr.indices.dtype == want.csr.indices.dtype
-            np.testing.assert_array_equal(got.csr.indptr, want.csr.indptr)
-            np.testing.assert_array_equal(got._keys(), want._keys())
-            np.testing.assert_array_equal(got._values(), want._values())
-
-
 def _structure(A):
     """A SciPy matrix of ones where ``A`` has an entry (0 included)."""
     r, c, _ = A.to_coo()
@@ -681,15 +487,3 @@ def test_device_rowwise_chunks_emulated(which, chunk, emulated_gb, monkeypatch):
         dense[r, c] = v
         np.testing.assert_array_equal(dense, ref.toarray())
 
-
-def test_chunk_ipt_keeps_the_staging_kernels_in_static_shared_memory():
-    """Entries per thread of the compacting kernels: 8 for int32 columns and float64 values,
-    7 for int64 columns, at most the given maximum; the shared arrays then fit 48 KiB."""
-    from hpgraph.graphblas._gpu_common import chunk_ipt
-
-    assert chunk_ipt(256, 8, 4, 8) == 8 and chunk_ipt(256, 8, 8, 8) == 7
-    assert chunk_ipt(256, 8, 4, 1) == 8 and chunk_ipt(32, 2, 8, 8) == 2
-    for idx, val in ((4, 8), (8, 8), (8, 1), (4, 4)):
-        ch = 256 * chunk_ipt(256, 8, idx, val)
-        shared = (ch + 2) * 8 + ch * (idx + val) + 256 * 8 + 4 * 8     # as hp_gb_self_write's
-        assert shared <= 48 * 1024
