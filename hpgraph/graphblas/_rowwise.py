@@ -12,8 +12,10 @@ the union at once: an entry lands after the entries of ``A`` and the entries onl
 that come before it in row-major order, both counts read from a lower bound in the other
 operand and one prefix sum -- instead of a sort of both key arrays.  On the device
 ``ewise_mult`` and ``ewise_add`` are generated kernels (:mod:`._rowwise_gpu`) doing the same
-placement in place, and ``reduce_rowwise`` reads the row pointers in two generated kernels
-(:mod:`._reduce_gpu`).  Same results as the general forms, on NumPy and CuPy.
+placement in place, walking the entries in chunks without a row array, ``select`` with a
+built-in selector is two such kernels (:mod:`._select_gpu`; a user predicate stays here),
+and ``reduce_rowwise`` reads the row pointers in two generated kernels (:mod:`._reduce_gpu`).
+Same results as the general forms, on NumPy and CuPy.
 """
 
 from __future__ import annotations
