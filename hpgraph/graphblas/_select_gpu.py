@@ -30,6 +30,8 @@ comparison (``c_expr``) against the thunk for the value selectors.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import cuda_source
@@ -173,12 +175,20 @@ def select_source(A, pred: str, in_dtype, thunk_dtype, preamble: str, out_idx,
     """Source of the two select kernels for ``A``'s CSR (``pred``: a C predicate over ``xv``
     and ``yv`` (the value and the thunk as ``in_dtype``), ``i``, ``j`` and ``t``; the thunk
     passed as ``thunk_dtype``, widened to 64 bits; ``needs_row``: ``pred`` reads ``i``)."""
-    csr, c = A.csr, _dt.c_type
-    return cuda_source.render(_SEL, PREAMBLE=preamble, CHUNK_WALK=CHUNK_WALK, TPB=TPB,
-                              IPT=_ipt(A),
-                              NEEDS_ROW=int(bool(needs_row)), P=c(csr.indptr.dtype),
-                              I=c(csr.indices.dtype), T=c(A.dtype), TT=c(_wide(thunk_dtype)),
-                              TIN=c(np.dtype(in_dtype)), O=c(np.dtype(out_idx)), PRED=pred)
+    csr = A.csr
+    types = tuple(np.dtype(t) for t in (csr.indptr.dtype, csr.indices.dtype, A.dtype,
+                                        _wide(thunk_dtype), in_dtype, out_idx))
+    return _render(pred, preamble, types, bool(needs_row), TPB, _ipt(A))
+
+
+@functools.lru_cache(maxsize=256)
+def _render(pred: str, preamble: str, types: tuple, needs_row: bool, tpb: int, ipt: int) -> str:
+    # cached: a render costs ~0.03-0.1 ms of host time, twice per call, while the device idles
+    c = _dt.c_type
+    p, i, t, tt, tin, o = (c(x) for x in types)
+    return cuda_source.render(_SEL, PREAMBLE=preamble, CHUNK_WALK=CHUNK_WALK, TPB=tpb, IPT=ipt,
+                              NEEDS_ROW=int(needs_row), P=p, I=i, T=t, TT=tt, TIN=tin, O=o,
+                              PRED=pred)
 
 
 def select_rows(A, pred: str, thunk, thunk_dtype, in_dtype=None, preamble: str = "",
