@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes as _dt
 
 __all__ = ["semiring_slots", "reads_operand", "kernel", "COMMON", "LOWER_BOUND", "CHUNK_WALK",
-           "chunk_rows", "chunk_ipt"]
+           "chunk_rows", "chunk_ipt", "chunk_grid", "widest_index"]
 
 #: ``lower_bound``, the binary search of the generated kernels that look columns up in a
 #: sorted row (the products, the row-wise element-wise forms)
@@ -258,6 +258,17 @@ def chunk_ipt(tpb: int, ipt: int, *item_sizes: int) -> int:
     (8 bytes) and its staged entries (``item_sizes`` bytes each) fit :data:`SHARED_BYTES`."""
     per_entry = 8 + sum(item_sizes)
     return max(1, min(ipt, (SHARED_BYTES - 8 * tpb) // (tpb * per_entry)))
+
+
+def widest_index(A) -> np.dtype:
+    """The index dtype of a result holding every entry of ``A``, the widest a compacted result
+    can need: both passes of a compacting kernel are sized for it (they must chunk alike)."""
+    return _dt.index_dtype(A.nrows, A.ncols, int(A.csr.nnz))
+
+
+def chunk_grid(chunks: int) -> tuple:
+    """The grid of a chunk-walking kernel: a block per chunk, grid-stride past 65,535."""
+    return (max(1, min(chunks, 65535)),)
 
 
 def chunk_rows(xp, src: str, ptr, n: int, nnz: int, ch: int, name: str = "hp_gb_chunk_rows"):

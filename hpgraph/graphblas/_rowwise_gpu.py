@@ -40,7 +40,8 @@ from .. import cuda_source
 from .. import dtypes as _dt
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
-from ._gpu_common import CHUNK_WALK, LOWER_BOUND, chunk_ipt, chunk_rows, kernel
+from ._gpu_common import (CHUNK_WALK, LOWER_BOUND, chunk_grid, chunk_ipt, chunk_rows, kernel,
+                          widest_index)
 from ._kern import _launch
 from ._objects import Matrix
 
@@ -319,17 +320,12 @@ def union_source(op, A, B, out_idx) -> str:
 def _inter_ipt(op, A) -> int:
     """Entries per thread of the intersection: its write kernel stages a chunk's kept columns
     (at most the index type of ``A``'s size) and values in shared memory."""
-    idx = _dt.index_dtype(A.nrows, A.ncols, int(A.csr.nnz))
-    return chunk_ipt(TPB, IPT, idx.itemsize, np.dtype(op.out_dtype).itemsize)
+    return chunk_ipt(TPB, IPT, widest_index(A).itemsize, np.dtype(op.out_dtype).itemsize)
 
 
 def inter_source(op, A, B, out_idx) -> str:
     """Source of ``hp_gb_inter_count`` and ``hp_gb_inter_write`` for these operands."""
     return _render(_INTER, op, _types(A, B, out_idx), (TPB, _inter_ipt(op, A)))
-
-
-def _grid(chunks: int) -> tuple:
-    return (max(1, min(chunks, 65535)),)
 
 
 def add_rows(A, B, op):
@@ -352,7 +348,7 @@ def add_rows(A, B, op):
     bits = xp.zeros(nw, dtype=np.uint32)
     wcnt = xp.zeros(nw, dtype=pdt)
     if nb:
-        kernel(src, "hp_gb_union_flag")(_grid(-(-nb // ch)), (TPB,), (
+        kernel(src, "hp_gb_union_flag")(chunk_grid(-(-nb // ch)), (TPB,), (
             b.indptr, b.indices, a.indptr, a.indices, brows, bits, wcnt, np.int64(nb)))
     woff = counts_to_indptr(xp, wcnt, pdt)
     m = na + int(woff[-1])
@@ -362,7 +358,7 @@ def add_rows(A, B, op):
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)
     if m:
-        kernel(src, "hp_gb_union_write")(_grid(-(-na // ch) + -(-nb // ch)), (TPB,), (
+        kernel(src, "hp_gb_union_write")(chunk_grid(-(-na // ch) + -(-nb // ch)), (TPB,), (
             a.indptr, a.indices, A._values(), arows, np.int64(na),
             b.indptr, b.indices, B._values(), brows, np.int64(nb), bits, woff, cols, vals))
     indptr = xp.empty(n + 1, dtype=idt)
@@ -378,12 +374,12 @@ def mult_rows(A, B, op):
     n, na = int(A.nrows), int(a.nnz)
     ch = TPB * _inter_ipt(op, A)
     nch = -(-na // ch)
-    guess = _dt.index_dtype(A.nrows, A.ncols, na)       # at most na entries (as add_rows)
+    guess = widest_index(A)                             # at most na entries (as add_rows)
     src = inter_source(op, A, B, guess)
     arows = chunk_rows(xp, src, a.indptr, n, na, ch, "hp_gb_chunk_rows_a")
     cnt = xp.empty(nch, dtype=_I64)
     if na:
-        kernel(src, "hp_gb_inter_count")(_grid(nch), (TPB,), (
+        kernel(src, "hp_gb_inter_count")(chunk_grid(nch), (TPB,), (
             a.indptr, a.indices, b.indptr, b.indices, arows, np.int64(na), cnt))
     coff = counts_to_indptr(xp, cnt, _I64)
     m = int(coff[-1])
@@ -394,7 +390,7 @@ def mult_rows(A, B, op):
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)
     if na:
-        kernel(src, "hp_gb_inter_write")(_grid(nch), (TPB,), (
+        kernel(src, "hp_gb_inter_write")(chunk_grid(nch), (TPB,), (
             a.indptr, a.indices, A._values(), b.indptr, b.indices, B._values(), arows,
             np.int64(n), np.int64(na), coff, indptr, cols, vals))
     else:

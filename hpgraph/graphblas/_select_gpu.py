@@ -38,7 +38,7 @@ from .. import cuda_source
 from .. import dtypes as _dt
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
-from ._gpu_common import CHUNK_WALK, chunk_ipt, chunk_rows, kernel
+from ._gpu_common import CHUNK_WALK, chunk_grid, chunk_ipt, chunk_rows, kernel, widest_index
 from ._objects import Matrix
 
 __all__ = ["INDEX_PRED", "select_source", "select_rows", "IPT", "TPB"]
@@ -158,16 +158,10 @@ def _wide(dtype) -> np.dtype:
     return np.dtype(np.uint64 if dt == np.uint64 else np.int64)
 
 
-def _widest_idx(A) -> np.dtype:
-    """The result's index dtype at its largest (every entry kept): the count pass's source
-    is rendered with it, the write pass's with the result's, never wider."""
-    return _dt.index_dtype(A.nrows, A.ncols, int(A.csr.nnz))
-
-
 def _ipt(A) -> int:
     """Entries per thread: the write kernel stages a chunk's kept columns (at most
-    :func:`_widest_idx`) and values in shared memory."""
-    return chunk_ipt(TPB, IPT, _widest_idx(A).itemsize, np.dtype(A.dtype).itemsize)
+    :func:`._gpu_common.widest_index`) and values in shared memory."""
+    return chunk_ipt(TPB, IPT, widest_index(A).itemsize, np.dtype(A.dtype).itemsize)
 
 
 def select_source(A, pred: str, in_dtype, thunk_dtype, preamble: str, out_idx,
@@ -203,10 +197,10 @@ def select_rows(A, pred: str, thunk, thunk_dtype, in_dtype=None, preamble: str =
     t = _wide(thunk_dtype).type(thunk)       # a 64-bit number: exact for every type
     ch = TPB * _ipt(A)
     nch = -(-nnz // ch)
-    grid = (max(1, min(nch, 65535)),)
+    grid = chunk_grid(nch)
     cnt = xp.empty(nch, dtype=_I64)
     if nnz:
-        src = select_source(A, pred, in_dtype, thunk_dtype, preamble, _widest_idx(A),
+        src = select_source(A, pred, in_dtype, thunk_dtype, preamble, widest_index(A),
                             needs_row)
         rows = chunk_rows(xp, src, csr.indptr, n, nnz, ch)
         kernel(src, "hp_gb_self_count")(grid, (TPB,), (csr.indptr, csr.indices, vals, t, rows,

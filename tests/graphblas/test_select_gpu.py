@@ -31,6 +31,7 @@ def test_device_select_kernels_compile(variant, values, monkeypatch):
     from hpgraph import dtypes
     from hpgraph.graphblas import _select_gpu
     from hpgraph.graphblas._args import binary_op
+    from hpgraph.graphblas._gpu_common import widest_index
 
     A = _long_rows_matrix(np.random.default_rng(2), "bool values" if values == "bool" else variant)
     if values == "bool" and variant == "int64":
@@ -43,7 +44,7 @@ def test_device_select_kernels_compile(variant, values, monkeypatch):
         with monkeypatch.context() as m:
             if wide:                          # the sizes of a matrix past 2^31 entries
                 m.setattr(dtypes, "index_dtype", lambda *sizes: np.dtype(np.int64))
-            idx = _select_gpu._widest_idx(A)
+            idx = widest_index(A)
             for pred, tdt, idt_in, pre, row in preds[::4] + preds[-1:]:
                 for out_idx in {idx, np.dtype(np.int32)}:
                     src = _select_gpu.select_source(A, pred, idt_in, tdt, pre, out_idx, row)
