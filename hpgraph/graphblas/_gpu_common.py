@@ -77,8 +77,10 @@ COMMON += LOWER_BOUND
 #: ``hp_gb_chunk_rows`` lists, per chunk, the first row of that slice, the row of its first
 #: entry and the row of its last.  The including source defines ``TPB`` and ``IPT``.
 CHUNK_WALK = r"""
-#define CH (TPB * IPT)
-#define PS (CH + 2)      // shared row-pointer slots; a chunk with more rows reads them globally
+#define HP_CH (HP_TPB * HP_IPT)
+#define HP_PS (HP_CH + 2)   // shared row-pointer slots; a chunk with more rows reads them globally
+// a thread's entries are bits of one word, a warp is whole, so a chunk holds whole 32-bit words
+static_assert(HP_IPT >= 1 && HP_IPT <= 32 && HP_TPB % 32 == 0, "chunk walk: IPT in 1..32, TPB a multiple of 32");
 // the last r in [lo, hi] with P[r] <= k (P[lo] <= k)
 template <class P>
 __device__ __forceinline__ long long hp_last_le(const P* __restrict__ ptr, long long lo,
@@ -97,10 +99,10 @@ template <class P>
 __device__ __forceinline__ void hp_chunk_rows(const P* __restrict__ ptr, long long n,
                                               long long nnz, long long* __restrict__ rows)
 {
-    const long long nch = (nnz + CH - 1) / CH;
+    const long long nch = (nnz + HP_CH - 1) / HP_CH;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < nch; c += stride) {
-        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nnz);
+        const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, nnz);
         const long long r0 = hp_last_le(ptr, 0, n - 1, b0);
         long long lo = 0, hi = r0;                      // the first r with P[r] == b0, if any
         while (lo < hi) {
@@ -127,7 +129,7 @@ __device__ __forceinline__ hp_walk_t hp_walk_open(const P* __restrict__ ptr,
     w.xr1 = rows[3 * c + 2] - w.q0;
     w.nr = w.xr1 + 2;
     __syncthreads();                                   // the previous chunk is done with s_p
-    if (w.nr <= PS)
+    if (w.nr <= HP_PS)
         for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) s_p[i] = (long long)ptr[w.q0 + i];
     __syncthreads();
     return w;
@@ -137,7 +139,7 @@ template <class P>
 __device__ __forceinline__ long long hp_walk_ptr(const P* __restrict__ ptr, const long long* s_p,
                                                  const hp_walk_t& w, long long i)
 {
-    return w.nr <= PS ? s_p[i] : (long long)ptr[w.q0 + i];
+    return w.nr <= HP_PS ? s_p[i] : (long long)ptr[w.q0 + i];
 }
 
 // the row of entry k, for entries looked at in increasing order per thread (consecutive or
@@ -207,7 +209,7 @@ __device__ __forceinline__ long long hp_block_sum(int v, int* s_w)
     __syncthreads();
     long long sum = 0;
     if (threadIdx.x == 0)
-        for (int i = 0; i < TPB / 32; ++i) sum += s_w[i];
+        for (int i = 0; i < HP_TPB / 32; ++i) sum += s_w[i];
     __syncthreads();
     return sum;
 }
@@ -230,7 +232,7 @@ __device__ __forceinline__ int hp_block_before(int v, int* s_w)
 }
 
 // the row pointers of the rows that start inside the chunk [b0, b1): optr[r] = base + the
-// kept entries of the chunk before P[r] (thread t's entries are b0 + t * IPT + u, u < IPT;
+// kept entries of the chunk before P[r] (thread t's entries are b0 + t * HP_IPT + u, u < HP_IPT;
 // s_keep[t]: bit u set when kept, s_before[t]: the kept entries of the threads before t)
 template <class P, class O>
 __device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const long long* s_p,
@@ -240,7 +242,7 @@ __device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const lo
     for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) {
         const long long v = hp_walk_ptr(ptr, s_p, w, i);
         if (v >= b0 && v < b1) {
-            const int t = (int)((v - b0) / IPT), u = (int)((v - b0) % IPT);
+            const int t = (int)((v - b0) / HP_IPT), u = (int)((v - b0) % HP_IPT);
             optr[w.q0 + i] = (O)(base + s_before[t] + __popc(s_keep[t] & ((1u << u) - 1u)));
         }
     }
