@@ -201,6 +201,15 @@ __device__ __forceinline__ long long hp_seek(const P* __restrict__ ptr, const I*
     return cur.pos;
 }
 
+// whether row `row` of (ptr, ind) holds key (its position, or where it would be, in cur.pos)
+template <class P, class I>
+__device__ __forceinline__ bool hp_has(const P* __restrict__ ptr, const I* __restrict__ ind,
+                                       hp_cursor_t& cur, long long row, long long key)
+{
+    const long long pos = hp_seek(ptr, ind, cur, row, key);
+    return pos < cur.end && (long long)ind[pos] == key;
+}
+
 // the block's sum of v (thread 0's result)
 __device__ __forceinline__ long long hp_block_sum(int v, int* s_w)
 {
@@ -246,6 +255,29 @@ __device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const lo
             optr[w.q0 + i] = (O)(base + s_before[t] + __popc(s_keep[t] & ((1u << u) - 1u)));
         }
     }
+}
+
+// a compacting kernel's chunk, once its kept entries are staged (s_col / s_val, in order) and
+// every thread's bits and prefix are in s_keep / s_before: the staged entries to
+// [coff[c], coff[c + 1]) side by side, the row pointers of the rows that start in the chunk,
+// and in the chunk holding the last of the nnz entries those of the rows after it (to n)
+template <class P, class O, class V>
+__device__ __forceinline__ void hp_stage_store(const P* __restrict__ ptr, const long long* s_p,
+        const hp_walk_t& w, long long c, long long b0, long long b1, long long n, long long nnz,
+        const unsigned* s_keep, const int* s_before, const O* s_col, const V* s_val,
+        const long long* __restrict__ coff, O* __restrict__ optr, O* __restrict__ ocol,
+        V* __restrict__ oval)
+{
+    __syncthreads();
+    const long long base = coff[c], total = coff[c + 1] - base;
+    for (long long i = threadIdx.x; i < total; i += HP_TPB) {
+        ocol[base + i] = s_col[i];
+        oval[base + i] = s_val[i];
+    }
+    hp_walk_ptrs(ptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
+    if (b1 == nnz)
+        for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += HP_TPB)
+            optr[r] = (O)coff[c + 1];
 }
 """
 

@@ -208,8 +208,7 @@ extern "C" __global__ void hp_gb_inter_count(const a_ptr_t* __restrict__ aptr,
         int kept = 0;
         for (int u = 0; u < HP_IPT && k0 + u < b1; ++u) {
             const long long k = k0 + u, col = (long long)acol[k];
-            const long long lo = hp_seek(bptr, bcol, cur, hp_walk_row(aptr, s_p, w, k), col);
-            kept += lo < cur.end && (long long)bcol[lo] == col;
+            kept += hp_has(bptr, bcol, cur, hp_walk_row(aptr, s_p, w, k), col);
         }
         const long long sum = hp_block_sum(kept, s_w);
         if (threadIdx.x == 0) cnt[c] = sum;
@@ -245,8 +244,8 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
             if (k >= b1) break;
             const long long col = (long long)acol[k];
             row[u] = hp_walk_row(aptr, s_p, w, k);
-            pos[u] = hp_seek(bptr, bcol, cur, row[u], col);
-            if (pos[u] < cur.end && (long long)bcol[pos[u]] == col) keep |= 1u << u;
+            if (hp_has(bptr, bcol, cur, row[u], col)) keep |= 1u << u;
+            pos[u] = cur.pos;
         }
         const int before = hp_block_before(__popc(keep), s_w);
         s_keep[threadIdx.x] = keep;
@@ -259,16 +258,8 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
                 s_col[q] = (o_idx_t)col;
                 s_val[q] = hp_op(aval[k], bval[pos[u]], row[u], col);
             }
-        __syncthreads();
-        const long long base = coff[c], total = coff[c + 1] - base;
-        for (long long i = threadIdx.x; i < total; i += HP_TPB) {
-            ocol[base + i] = s_col[i];
-            oval[base + i] = s_val[i];
-        }
-        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
-        if (b1 == na)                     // the rows after the last entry's, and optr[n]
-            for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += HP_TPB)
-                optr[r] = (o_idx_t)coff[c + 1];
+        hp_stage_store(aptr, s_p, w, c, b0, b1, n, na, s_keep, s_before, s_col, s_val, coff,
+                       optr, ocol, oval);
     }
 }
 """

@@ -136,16 +136,8 @@ extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
                 s_col[q] = (o_idx_t)J[k0 + u];
                 s_val[q] = V[k0 + u];
             }
-        __syncthreads();
-        const long long base = coff[c], total = coff[c + 1] - base;
-        for (long long i = threadIdx.x; i < total; i += HP_TPB) {
-            ocol[base + i] = s_col[i];
-            oval[base + i] = s_val[i];
-        }
-        hp_walk_ptrs(P, s_p, w, b0, b1, s_keep, s_before, base, optr);
-        if (b1 == nnz)                    // the rows after the last entry's, and optr[n]
-            for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += HP_TPB)
-                optr[r] = (o_idx_t)coff[c + 1];
+        hp_stage_store(P, s_p, w, c, b0, b1, n, nnz, s_keep, s_before, s_col, s_val, coff, optr,
+                       ocol, oval);
     }
 }
 """
