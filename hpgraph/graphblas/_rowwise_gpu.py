@@ -40,7 +40,7 @@ from .. import cuda_source
 from .. import dtypes as _dt
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
-from ._gpu_common import (CHUNK_WALK, LOWER_BOUND, chunk_grid, chunk_ipt, chunk_rows, kernel,
+from ._gpu_common import (CHUNK_WALK, LOWER_BOUND, chunk_grid, chunk_rows, kernel,
                           widest_index)
 from ._kern import _launch
 from ._objects import Matrix
@@ -215,9 +215,9 @@ extern "C" __global__ void hp_gb_inter_count(const a_ptr_t* __restrict__ aptr,
     }
 }
 
-// the entries of A that B also has to their places (coff[c]: those before chunk c), staged
-// in shared memory so the stores land side by side, with the row pointers of the rows that
-// start inside each chunk
+// the entries of A that B also has to their places (coff[c]: those before chunk c), stored
+// straight from the registers (no staging: small shared memory keeps more blocks per SM),
+// with the row pointers of the rows that start inside each chunk
 extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
         const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval,
         const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
@@ -226,8 +226,6 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
     __shared__ long long s_p[HP_PS];
-    __shared__ o_idx_t s_col[HP_CH];
-    __shared__ out_t s_val[HP_CH];
     __shared__ unsigned s_keep[HP_TPB];
     __shared__ int s_before[HP_TPB];
     __shared__ int s_w[HP_TPB / 32];
@@ -250,16 +248,20 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
         const int before = hp_block_before(__popc(keep), s_w);
         s_keep[threadIdx.x] = keep;
         s_before[threadIdx.x] = before;
+        const long long base = coff[c];
 #pragma unroll
         for (int u = 0; u < HP_IPT; ++u)
             if (keep >> u & 1u) {
                 const long long k = k0 + u, col = (long long)acol[k];
-                const int q = before + __popc(keep & ((1u << u) - 1u));
-                s_col[q] = (o_idx_t)col;
-                s_val[q] = hp_op(aval[k], bval[pos[u]], row[u], col);
+                const long long q = base + before + __popc(keep & ((1u << u) - 1u));
+                ocol[q] = (o_idx_t)col;
+                oval[q] = hp_op(aval[k], bval[pos[u]], row[u], col);
             }
-        hp_stage_store(aptr, s_p, w, c, b0, b1, n, na, s_keep, s_before, s_col, s_val, coff,
-                       optr, ocol, oval);
+        __syncthreads();
+        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
+        if (b1 == na)                     // the rows after the last entry's, and optr[n]
+            for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += HP_TPB)
+                optr[r] = (o_idx_t)coff[c + 1];
     }
 }
 """
@@ -309,9 +311,8 @@ def union_source(op, A, B, out_idx) -> str:
 
 
 def _inter_ipt(op, A) -> int:
-    """Entries per thread of the intersection: its write kernel stages a chunk's kept columns
-    (at most the index type of ``A``'s size) and values in shared memory."""
-    return chunk_ipt(TPB, IPT, widest_index(A).itemsize, np.dtype(op.out_dtype).itemsize)
+    """Entries per thread of the intersection (its kernels stage nothing but row pointers)."""
+    return IPT
 
 
 def inter_source(op, A, B, out_idx) -> str:
