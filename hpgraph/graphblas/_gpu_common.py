@@ -77,8 +77,10 @@ COMMON += LOWER_BOUND
 #: ``hp_gb_chunk_rows`` lists, per chunk, the first row of that slice, the row of its first
 #: entry and the row of its last.  The including source defines ``TPB`` and ``IPT``.
 CHUNK_WALK = r"""
-#define CH (TPB * IPT)
-#define PS (CH + 2)      // shared row-pointer slots; a chunk with more rows reads them globally
+#define HP_CH (HP_TPB * HP_IPT)
+#define HP_PS (HP_CH + 2)   // shared row-pointer slots; a chunk with more rows reads them globally
+// a thread's entries are bits of one word, a warp is whole, so a chunk holds whole 32-bit words
+static_assert(HP_IPT >= 1 && HP_IPT <= 32 && HP_TPB % 32 == 0, "chunk walk: IPT in 1..32, TPB a multiple of 32");
 // the last r in [lo, hi] with P[r] <= k (P[lo] <= k)
 template <class P>
 __device__ __forceinline__ long long hp_last_le(const P* __restrict__ ptr, long long lo,
@@ -97,10 +99,10 @@ template <class P>
 __device__ __forceinline__ void hp_chunk_rows(const P* __restrict__ ptr, long long n,
                                               long long nnz, long long* __restrict__ rows)
 {
-    const long long nch = (nnz + CH - 1) / CH;
+    const long long nch = (nnz + HP_CH - 1) / HP_CH;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < nch; c += stride) {
-        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nnz);
+        const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, nnz);
         const long long r0 = hp_last_le(ptr, 0, n - 1, b0);
         long long lo = 0, hi = r0;                      // the first r with P[r] == b0, if any
         while (lo < hi) {
@@ -127,7 +129,7 @@ __device__ __forceinline__ hp_walk_t hp_walk_open(const P* __restrict__ ptr,
     w.xr1 = rows[3 * c + 2] - w.q0;
     w.nr = w.xr1 + 2;
     __syncthreads();                                   // the previous chunk is done with s_p
-    if (w.nr <= PS)
+    if (w.nr <= HP_PS)
         for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) s_p[i] = (long long)ptr[w.q0 + i];
     __syncthreads();
     return w;
@@ -137,7 +139,7 @@ template <class P>
 __device__ __forceinline__ long long hp_walk_ptr(const P* __restrict__ ptr, const long long* s_p,
                                                  const hp_walk_t& w, long long i)
 {
-    return w.nr <= PS ? s_p[i] : (long long)ptr[w.q0 + i];
+    return w.nr <= HP_PS ? s_p[i] : (long long)ptr[w.q0 + i];
 }
 
 // the row of entry k, for entries looked at in increasing order per thread (consecutive or
@@ -199,6 +201,15 @@ __device__ __forceinline__ long long hp_seek(const P* __restrict__ ptr, const I*
     return cur.pos;
 }
 
+// whether row `row` of (ptr, ind) holds key (its position, or where it would be, in cur.pos)
+template <class P, class I>
+__device__ __forceinline__ bool hp_has(const P* __restrict__ ptr, const I* __restrict__ ind,
+                                       hp_cursor_t& cur, long long row, long long key)
+{
+    const long long pos = hp_seek(ptr, ind, cur, row, key);
+    return pos < cur.end && (long long)ind[pos] == key;
+}
+
 // the block's sum of v (thread 0's result)
 __device__ __forceinline__ long long hp_block_sum(int v, int* s_w)
 {
@@ -207,7 +218,7 @@ __device__ __forceinline__ long long hp_block_sum(int v, int* s_w)
     __syncthreads();
     long long sum = 0;
     if (threadIdx.x == 0)
-        for (int i = 0; i < TPB / 32; ++i) sum += s_w[i];
+        for (int i = 0; i < HP_TPB / 32; ++i) sum += s_w[i];
     __syncthreads();
     return sum;
 }
@@ -230,7 +241,7 @@ __device__ __forceinline__ int hp_block_before(int v, int* s_w)
 }
 
 // the row pointers of the rows that start inside the chunk [b0, b1): optr[r] = base + the
-// kept entries of the chunk before P[r] (thread t's entries are b0 + t * IPT + u, u < IPT;
+// kept entries of the chunk before P[r] (thread t's entries are b0 + t * HP_IPT + u, u < HP_IPT;
 // s_keep[t]: bit u set when kept, s_before[t]: the kept entries of the threads before t)
 template <class P, class O>
 __device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const long long* s_p,
@@ -240,10 +251,33 @@ __device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const lo
     for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) {
         const long long v = hp_walk_ptr(ptr, s_p, w, i);
         if (v >= b0 && v < b1) {
-            const int t = (int)((v - b0) / IPT), u = (int)((v - b0) % IPT);
+            const int t = (int)((v - b0) / HP_IPT), u = (int)((v - b0) % HP_IPT);
             optr[w.q0 + i] = (O)(base + s_before[t] + __popc(s_keep[t] & ((1u << u) - 1u)));
         }
     }
+}
+
+// a compacting kernel's chunk, once its kept entries are staged (s_col / s_val, in order) and
+// every thread's bits and prefix are in s_keep / s_before: the staged entries to
+// [coff[c], coff[c + 1]) side by side, the row pointers of the rows that start in the chunk,
+// and in the chunk holding the last of the nnz entries those of the rows after it (to n)
+template <class P, class O, class V>
+__device__ __forceinline__ void hp_stage_store(const P* __restrict__ ptr, const long long* s_p,
+        const hp_walk_t& w, long long c, long long b0, long long b1, long long n, long long nnz,
+        const unsigned* s_keep, const int* s_before, const O* s_col, const V* s_val,
+        const long long* __restrict__ coff, O* __restrict__ optr, O* __restrict__ ocol,
+        V* __restrict__ oval)
+{
+    __syncthreads();
+    const long long base = coff[c], total = coff[c + 1] - base;
+    for (long long i = threadIdx.x; i < total; i += HP_TPB) {
+        ocol[base + i] = s_col[i];
+        oval[base + i] = s_val[i];
+    }
+    hp_walk_ptrs(ptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
+    if (b1 == nnz)
+        for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += HP_TPB)
+            optr[r] = (O)coff[c + 1];
 }
 """
 

@@ -40,7 +40,7 @@ from .. import cuda_source
 from .. import dtypes as _dt
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
-from ._gpu_common import (CHUNK_WALK, LOWER_BOUND, chunk_grid, chunk_ipt, chunk_rows, kernel,
+from ._gpu_common import (CHUNK_WALK, LOWER_BOUND, chunk_grid, chunk_rows, kernel,
                           widest_index)
 from ._kern import _launch
 from ._objects import Matrix
@@ -52,8 +52,8 @@ _I64 = np.dtype(np.int64)
 
 _COMMON = r"""
 $PREAMBLE
-#define TPB $TPB
-#define IPT $IPT
+#define HP_TPB $TPB
+#define HP_IPT $IPT
 typedef $TAI a_idx_t;
 typedef $TAP a_ptr_t;
 typedef $TBI b_idx_t;
@@ -111,22 +111,22 @@ extern "C" __global__ void hp_gb_union_flag(const b_ptr_t* __restrict__ bptr,
         const a_idx_t* __restrict__ acol, const long long* __restrict__ brows,
         unsigned* __restrict__ bits, pos_t* __restrict__ wcnt, long long nb)
 {
-    __shared__ long long s_p[PS];
-    __shared__ unsigned s_b[CH / 32];
-    for (long long c = blockIdx.x; c * CH < nb; c += gridDim.x) {
-        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nb);
-        const long long j0 = b0 + (long long)threadIdx.x * IPT;
-        for (int i = threadIdx.x; i < CH / 32; i += TPB) s_b[i] = 0u;
+    __shared__ long long s_p[HP_PS];
+    __shared__ unsigned s_b[HP_CH / 32];
+    for (long long c = blockIdx.x; c * HP_CH < nb; c += gridDim.x) {
+        const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, nb);
+        const long long j0 = b0 + (long long)threadIdx.x * HP_IPT;
+        for (int i = threadIdx.x; i < HP_CH / 32; i += HP_TPB) s_b[i] = 0u;
         hp_walk_t w = hp_walk_open(bptr, brows, c, s_p);
         hp_cursor_t cur = hp_cursor();
-        for (int u = 0; u < IPT && j0 + u < b1; ++u) {
+        for (int u = 0; u < HP_IPT && j0 + u < b1; ++u) {
             const long long j = j0 + u, col = (long long)bcol[j];
             const long long lo = hp_seek(aptr, acol, cur, hp_walk_row(bptr, s_p, w, j), col);
             if (!(lo < cur.end && (long long)acol[lo] == col))
                 atomicOr(&s_b[(j - b0) >> 5], 1u << ((j - b0) & 31));
         }
         __syncthreads();
-        for (long long i = threadIdx.x; i < CH / 32 && b0 + 32 * i < b1; i += TPB) {
+        for (long long i = threadIdx.x; i < HP_CH / 32 && b0 + 32 * i < b1; i += HP_TPB) {
             bits[(b0 >> 5) + i] = s_b[i];
             wcnt[(b0 >> 5) + i] = (pos_t)__popc(s_b[i]);
         }
@@ -145,15 +145,15 @@ extern "C" __global__ void hp_gb_union_write(const a_ptr_t* __restrict__ aptr,
         const unsigned* __restrict__ bits, const pos_t* __restrict__ woff,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
-    __shared__ long long s_p[PS];
-    const long long ncha = (na + CH - 1) / CH, nch = ncha + (nb + CH - 1) / CH;
+    __shared__ long long s_p[HP_PS];
+    const long long ncha = (na + HP_CH - 1) / HP_CH, nch = ncha + (nb + HP_CH - 1) / HP_CH;
     for (long long c = blockIdx.x; c < nch; c += gridDim.x) {
         long long end;
         if (c < ncha) {
-            const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
+            const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, na);
             hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
-            for (int u = 0; u < IPT; ++u) {
-                const long long k = b0 + (long long)u * TPB + threadIdx.x;
+            for (int u = 0; u < HP_IPT; ++u) {
+                const long long k = b0 + (long long)u * HP_TPB + threadIdx.x;
                 if (k >= b1) break;
                 const long long r = hp_walk_row(aptr, s_p, w, k), col = (long long)acol[k];
                 const long long lo = hp_lower(bptr, bcol, r, col, &end);
@@ -164,10 +164,10 @@ extern "C" __global__ void hp_gb_union_write(const a_ptr_t* __restrict__ aptr,
             }
         } else {
             const long long cb = c - ncha;
-            const long long b0 = cb * CH, b1 = min(b0 + (long long)CH, nb);
+            const long long b0 = cb * HP_CH, b1 = min(b0 + (long long)HP_CH, nb);
             hp_walk_t w = hp_walk_open(bptr, brows, cb, s_p);
-            for (int u = 0; u < IPT; ++u) {
-                const long long j = b0 + (long long)u * TPB + threadIdx.x;
+            for (int u = 0; u < HP_IPT; ++u) {
+                const long long j = b0 + (long long)u * HP_TPB + threadIdx.x;
                 if (j >= b1) break;
                 if (!(bits[j >> 5] >> (j & 31) & 1u)) continue;
                 const long long col = (long long)bcol[j];
@@ -198,27 +198,26 @@ extern "C" __global__ void hp_gb_inter_count(const a_ptr_t* __restrict__ aptr,
         const b_idx_t* __restrict__ bcol, const long long* __restrict__ arows, long long na,
         long long* __restrict__ cnt)
 {
-    __shared__ long long s_p[PS];
-    __shared__ int s_w[TPB / 32];
-    for (long long c = blockIdx.x; c * CH < na; c += gridDim.x) {
-        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
-        const long long k0 = b0 + (long long)threadIdx.x * IPT;
+    __shared__ long long s_p[HP_PS];
+    __shared__ int s_w[HP_TPB / 32];
+    for (long long c = blockIdx.x; c * HP_CH < na; c += gridDim.x) {
+        const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, na);
+        const long long k0 = b0 + (long long)threadIdx.x * HP_IPT;
         hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
         hp_cursor_t cur = hp_cursor();
         int kept = 0;
-        for (int u = 0; u < IPT && k0 + u < b1; ++u) {
+        for (int u = 0; u < HP_IPT && k0 + u < b1; ++u) {
             const long long k = k0 + u, col = (long long)acol[k];
-            const long long lo = hp_seek(bptr, bcol, cur, hp_walk_row(aptr, s_p, w, k), col);
-            kept += lo < cur.end && (long long)bcol[lo] == col;
+            kept += hp_has(bptr, bcol, cur, hp_walk_row(aptr, s_p, w, k), col);
         }
         const long long sum = hp_block_sum(kept, s_w);
         if (threadIdx.x == 0) cnt[c] = sum;
     }
 }
 
-// the entries of A that B also has to their places (coff[c]: those before chunk c), staged
-// in shared memory so the stores land side by side, with the row pointers of the rows that
-// start inside each chunk
+// the entries of A that B also has to their places (coff[c]: those before chunk c), stored
+// straight from the registers (no staging: small shared memory keeps more blocks per SM),
+// with the row pointers of the rows that start inside each chunk
 extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
         const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval,
         const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
@@ -226,48 +225,42 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
         long long na, const long long* __restrict__ coff, o_idx_t* __restrict__ optr,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
-    __shared__ long long s_p[PS];
-    __shared__ o_idx_t s_col[CH];
-    __shared__ out_t s_val[CH];
-    __shared__ unsigned s_keep[TPB];
-    __shared__ int s_before[TPB];
-    __shared__ int s_w[TPB / 32];
-    for (long long c = blockIdx.x; c * CH < na; c += gridDim.x) {
-        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, na);
-        const long long k0 = b0 + (long long)threadIdx.x * IPT;
+    __shared__ long long s_p[HP_PS];
+    __shared__ unsigned s_keep[HP_TPB];
+    __shared__ int s_before[HP_TPB];
+    __shared__ int s_w[HP_TPB / 32];
+    for (long long c = blockIdx.x; c * HP_CH < na; c += gridDim.x) {
+        const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, na);
+        const long long k0 = b0 + (long long)threadIdx.x * HP_IPT;
         hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
         hp_cursor_t cur = hp_cursor();
         unsigned keep = 0;                              // bit u: entry k0 + u is kept
-        long long pos[IPT], row[IPT];                   // its place in B, its row
+        long long pos[HP_IPT], row[HP_IPT];                   // its place in B, its row
 #pragma unroll
-        for (int u = 0; u < IPT; ++u) {
+        for (int u = 0; u < HP_IPT; ++u) {
             const long long k = k0 + u;
             if (k >= b1) break;
             const long long col = (long long)acol[k];
             row[u] = hp_walk_row(aptr, s_p, w, k);
-            pos[u] = hp_seek(bptr, bcol, cur, row[u], col);
-            if (pos[u] < cur.end && (long long)bcol[pos[u]] == col) keep |= 1u << u;
+            if (hp_has(bptr, bcol, cur, row[u], col)) keep |= 1u << u;
+            pos[u] = cur.pos;
         }
         const int before = hp_block_before(__popc(keep), s_w);
         s_keep[threadIdx.x] = keep;
         s_before[threadIdx.x] = before;
+        const long long base = coff[c];
 #pragma unroll
-        for (int u = 0; u < IPT; ++u)
+        for (int u = 0; u < HP_IPT; ++u)
             if (keep >> u & 1u) {
                 const long long k = k0 + u, col = (long long)acol[k];
-                const int q = before + __popc(keep & ((1u << u) - 1u));
-                s_col[q] = (o_idx_t)col;
-                s_val[q] = hp_op(aval[k], bval[pos[u]], row[u], col);
+                const long long q = base + before + __popc(keep & ((1u << u) - 1u));
+                ocol[q] = (o_idx_t)col;
+                oval[q] = hp_op(aval[k], bval[pos[u]], row[u], col);
             }
         __syncthreads();
-        const long long base = coff[c], total = coff[c + 1] - base;
-        for (long long i = threadIdx.x; i < total; i += TPB) {
-            ocol[base + i] = s_col[i];
-            oval[base + i] = s_val[i];
-        }
         hp_walk_ptrs(aptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
         if (b1 == na)                     // the rows after the last entry's, and optr[n]
-            for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += TPB)
+            for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += HP_TPB)
                 optr[r] = (o_idx_t)coff[c + 1];
     }
 }
@@ -318,9 +311,8 @@ def union_source(op, A, B, out_idx) -> str:
 
 
 def _inter_ipt(op, A) -> int:
-    """Entries per thread of the intersection: its write kernel stages a chunk's kept columns
-    (at most the index type of ``A``'s size) and values in shared memory."""
-    return chunk_ipt(TPB, IPT, widest_index(A).itemsize, np.dtype(op.out_dtype).itemsize)
+    """Entries per thread of the intersection (its kernels stage nothing but row pointers)."""
+    return IPT
 
 
 def inter_source(op, A, B, out_idx) -> str:

@@ -56,8 +56,8 @@ INDEX_PRED = {"tril": "j <= i + t", "triu": "j >= i + t", "diag": "j == i + t",
               "colle": "j <= t", "colgt": "j > t"}
 
 _SEL = r"""$PREAMBLE
-#define TPB $TPB
-#define IPT $IPT
+#define HP_TPB $TPB
+#define HP_IPT $IPT
 #define HP_NEEDS_ROW $NEEDS_ROW
 typedef $P ptr_t;
 typedef $I idx_t;
@@ -86,15 +86,15 @@ extern "C" __global__ void hp_gb_self_count(const ptr_t* __restrict__ P,
         const idx_t* __restrict__ J, const val_t* __restrict__ V, thunk_t t,
         const long long* __restrict__ rows, long long nnz, long long* __restrict__ cnt)
 {
-    __shared__ long long s_p[HP_NEEDS_ROW ? PS : 1];
-    __shared__ int s_w[TPB / 32];
-    for (long long c = blockIdx.x; c * CH < nnz; c += gridDim.x) {
-        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nnz);
-        const long long k0 = b0 + (long long)threadIdx.x * IPT;
+    __shared__ long long s_p[HP_NEEDS_ROW ? HP_PS : 1];
+    __shared__ int s_w[HP_TPB / 32];
+    for (long long c = blockIdx.x; c * HP_CH < nnz; c += gridDim.x) {
+        const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, nnz);
+        const long long k0 = b0 + (long long)threadIdx.x * HP_IPT;
         hp_walk_t w;
         if (HP_NEEDS_ROW) w = hp_walk_open(P, rows, c, s_p);
         int kept = 0;
-        for (int u = 0; u < IPT && k0 + u < b1; ++u) {
+        for (int u = 0; u < HP_IPT && k0 + u < b1; ++u) {
             const long long k = k0 + u;
             const long long row = HP_NEEDS_ROW ? hp_walk_row(P, s_p, w, k) : 0;
             kept += hp_keep(V[k], row, (long long)J[k], t);
@@ -113,39 +113,31 @@ extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
         const long long* __restrict__ coff, o_idx_t* __restrict__ optr,
         o_idx_t* __restrict__ ocol, val_t* __restrict__ oval)
 {
-    __shared__ long long s_p[PS];
-    __shared__ o_idx_t s_col[CH];
-    __shared__ val_t s_val[CH];
-    __shared__ unsigned s_keep[TPB];
-    __shared__ int s_before[TPB];
-    __shared__ int s_w[TPB / 32];
-    for (long long c = blockIdx.x; c * CH < nnz; c += gridDim.x) {
-        const long long b0 = c * CH, b1 = min(b0 + (long long)CH, nnz);
-        const long long k0 = b0 + (long long)threadIdx.x * IPT;
+    __shared__ long long s_p[HP_PS];
+    __shared__ o_idx_t s_col[HP_CH];
+    __shared__ val_t s_val[HP_CH];
+    __shared__ unsigned s_keep[HP_TPB];
+    __shared__ int s_before[HP_TPB];
+    __shared__ int s_w[HP_TPB / 32];
+    for (long long c = blockIdx.x; c * HP_CH < nnz; c += gridDim.x) {
+        const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, nnz);
+        const long long k0 = b0 + (long long)threadIdx.x * HP_IPT;
         hp_walk_t w = hp_walk_open(P, rows, c, s_p);
         unsigned keep = 0;                              // bit u: entry k0 + u is kept
-        for (int u = 0; u < IPT && k0 + u < b1; ++u)
+        for (int u = 0; u < HP_IPT && k0 + u < b1; ++u)
             if (hp_keep(V[k0 + u], hp_walk_row(P, s_p, w, k0 + u), (long long)J[k0 + u], t))
                 keep |= 1u << u;
         const int before = hp_block_before(__popc(keep), s_w);
         s_keep[threadIdx.x] = keep;
         s_before[threadIdx.x] = before;
-        for (int u = 0; u < IPT; ++u)
+        for (int u = 0; u < HP_IPT; ++u)
             if (keep >> u & 1u) {
                 const int q = before + __popc(keep & ((1u << u) - 1u));
                 s_col[q] = (o_idx_t)J[k0 + u];
                 s_val[q] = V[k0 + u];
             }
-        __syncthreads();
-        const long long base = coff[c], total = coff[c + 1] - base;
-        for (long long i = threadIdx.x; i < total; i += TPB) {
-            ocol[base + i] = s_col[i];
-            oval[base + i] = s_val[i];
-        }
-        hp_walk_ptrs(P, s_p, w, b0, b1, s_keep, s_before, base, optr);
-        if (b1 == nnz)                    // the rows after the last entry's, and optr[n]
-            for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += TPB)
-                optr[r] = (o_idx_t)coff[c + 1];
+        hp_stage_store(P, s_p, w, c, b0, b1, n, nnz, s_keep, s_before, s_col, s_val, coff, optr,
+                       ocol, oval);
     }
 }
 """

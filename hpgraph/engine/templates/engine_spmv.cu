@@ -156,8 +156,8 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
 // warp calls it together (valid false on the lanes without an edge), so it may use warp
 // intrinsics over the whole warp.
 template <class F>
-__device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indptr, const idx_t* q,
-        const idx_t* qh, u64 cnt, u64 hcnt, const long long* __restrict__ deg, F visit)
+__device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indptr, const idx_t* HP_MUT q,
+        const idx_t* HP_MUT qh, u64 cnt, u64 hcnt, const long long* __restrict__ deg, F visit)
 {
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
