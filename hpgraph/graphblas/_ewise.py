@@ -280,6 +280,8 @@ _INDEX_DEFAULT = {"tril", "triu", "diag", "offdiag"}
 def _select_in_place(A, op, thunk):
     """``select(A, op, thunk)`` of a built-in selector with a plain output, by the generated
     kernels of :mod:`._select_gpu` (``thunk`` checked by the caller)."""
+    if op in _select_gpu.RANGE_BOUNDS:
+        return _select_gpu.range_rows(A, op, int(thunk or 0))
     if op in SELECT:
         return _select_gpu.select_rows(A, _select_gpu.INDEX_PRED[op], int(thunk or 0), _I64,
                                        needs_row=op not in ("colle", "colgt"))

@@ -38,10 +38,13 @@ from .. import cuda_source
 from .. import dtypes as _dt
 from ..formats import CSR
 from ..formats._base import counts_to_indptr
-from ._gpu_common import CHUNK_WALK, chunk_grid, chunk_ipt, chunk_rows, kernel, widest_index
+from ._gpu_common import (CHUNK_WALK, LOWER_BOUND, chunk_grid, chunk_ipt, chunk_rows, kernel,
+                          widest_index)
+from ._kern import _launch
 from ._objects import Matrix
 
-__all__ = ["INDEX_PRED", "select_source", "select_rows", "IPT", "TPB"]
+__all__ = ["INDEX_PRED", "RANGE_BOUNDS", "select_source", "select_rows", "range_source",
+           "range_rows", "IPT", "TPB"]
 
 _I64 = np.dtype(np.int64)
 
@@ -142,6 +145,74 @@ extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
 }
 """
 
+#: The selectors that keep one run of each row's sorted columns, as C: ``lo`` / ``hi`` (the
+#: run's first and past-the-end positions) of row ``i`` holding positions ``[b, e)`` of
+#: ``J``, for a thunk ``t`` clamped so ``i + t + 1`` cannot overflow
+RANGE_BOUNDS = {
+    "tril": "lo = b; hi = lower_bound(J, b, e, i + t + 1);",
+    "triu": "lo = lower_bound(J, b, e, i + t); hi = e;",
+    "diag": "lo = lower_bound(J, b, e, i + t); hi = lo < e && (long long)J[lo] == i + t ? lo + 1 : lo;",
+    "colle": "lo = b; hi = lower_bound(J, b, e, t + 1);",
+    "colgt": "lo = lower_bound(J, b, e, t + 1); hi = e;",
+    "rowle": "lo = b; hi = i <= t ? e : b;",
+    "rowgt": "lo = b; hi = i > t ? e : b;",
+}
+
+_RANGE = r"""
+#define HP_TPB $TPB
+#define HP_IPT $IPT
+typedef $P ptr_t;
+typedef $I idx_t;
+typedef $T val_t;
+typedef $O o_idx_t;
+$LOWER_BOUND
+$CHUNK_WALK
+
+// the run each row keeps: its first position lo[i] and its length cnt[i]
+extern "C" __global__ void hp_gb_range_rows(const ptr_t* __restrict__ P,
+        const idx_t* __restrict__ J, long long n, long long t, long long* __restrict__ lo_out,
+        long long* __restrict__ cnt)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const long long b = (long long)P[i], e = (long long)P[i + 1];
+        long long lo, hi;
+        $BOUNDS
+        lo_out[i] = lo;
+        cnt[i] = hi - lo;
+    }
+}
+
+extern "C" __global__ void hp_gb_chunk_rows_o(const long long* __restrict__ optr, long long n,
+                                              long long m, long long* __restrict__ rows)
+{
+    hp_chunk_rows(optr, n, m, rows);
+}
+
+// every entry of the result: entry q of row r (optr[r] <= q < optr[r + 1]) is entry
+// lo[r] + q - optr[r] of A; chunks of the result's entries, a thread's entries HP_TPB apart
+// so a warp's loads and stores land side by side
+extern "C" __global__ void hp_gb_range_copy(const long long* __restrict__ optr,
+        const long long* __restrict__ lo, const long long* __restrict__ rows,
+        const idx_t* __restrict__ J, const val_t* __restrict__ V, long long m,
+        o_idx_t* __restrict__ ocol, val_t* __restrict__ oval)
+{
+    __shared__ long long s_p[HP_PS];
+    for (long long c = blockIdx.x; c * HP_CH < m; c += gridDim.x) {
+        const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, m);
+        hp_walk_t w = hp_walk_open(optr, rows, c, s_p);
+        for (int u = 0; u < HP_IPT; ++u) {
+            const long long q = b0 + (long long)u * HP_TPB + threadIdx.x;
+            if (q >= b1) break;
+            const long long r = hp_walk_row(optr, s_p, w, q);
+            const long long k = lo[r] + q - hp_walk_ptr(optr, s_p, w, r - w.q0);
+            ocol[q] = (o_idx_t)J[k];
+            oval[q] = V[k];
+        }
+    }
+}
+"""
+
 
 def _wide(dtype) -> np.dtype:
     dt = np.dtype(dtype)
@@ -211,3 +282,52 @@ def select_rows(A, pred: str, thunk, thunk_dtype, in_dtype=None, preamble: str =
     else:
         optr.fill(0)
     return Matrix._new(CSR._new(optr, cols, out, tuple(A.shape)), A.dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _render_range(op: str, types: tuple, tpb: int, ipt: int) -> str:
+    c = _dt.c_type
+    p, i, t, o = (c(x) for x in types)
+    return cuda_source.render(_RANGE, TPB=tpb, IPT=ipt, P=p, I=i, T=t, O=o,
+                              LOWER_BOUND=LOWER_BOUND, CHUNK_WALK=CHUNK_WALK,
+                              BOUNDS=RANGE_BOUNDS[op])
+
+
+def range_source(A, op: str, out_idx) -> str:
+    """Source of the range kernels of selector ``op`` (a key of :data:`RANGE_BOUNDS`) for
+    ``A``'s CSR and a result with indices of ``out_idx``."""
+    csr = A.csr
+    types = tuple(np.dtype(x) for x in (csr.indptr.dtype, csr.indices.dtype, A.dtype, out_idx))
+    return _render_range(op, types, TPB, IPT)
+
+
+def range_rows(A, op: str, thunk: int):
+    """``select(A, op, thunk)`` for a selector of :data:`RANGE_BOUNDS` on device Matrix
+    ``A``: the kept entries of a row are one run of its sorted columns, so one thread per row
+    finds the run (a binary search or two), a prefix sum over the rows gives the result's row
+    pointers, and a copy walks the result's entries in chunks, each reading its source entry
+    at ``lo[row] + q - optr[row]``: only the kept entries are read."""
+    xp, csr = A.xp, A.csr
+    n, nnz = int(A.nrows), int(csr.nnz)
+    lim = int(A.nrows) + int(A.ncols) + 2       # every |i + t| past it keeps all rows or none
+    t = np.int64(max(-lim, min(lim, int(thunk))))
+    lo = xp.empty(n, dtype=_I64)
+    cnt = xp.zeros(n, dtype=_I64)
+    src = range_source(A, op, widest_index(A))
+    if nnz:
+        _launch(kernel(src, "hp_gb_range_rows"), n, (csr.indptr, csr.indices, np.int64(n), t,
+                                                     lo, cnt))
+    optr = counts_to_indptr(xp, cnt, _I64)
+    m = int(optr[-1])
+    idt = _dt.index_dtype(A.nrows, A.ncols, m)       # as the general form
+    if idt != widest_index(A):
+        src = range_source(A, op, idt)
+    cols = xp.empty(m, dtype=idt)
+    out = xp.empty(m, dtype=A.dtype)
+    if m:
+        ch = TPB * IPT
+        rows = chunk_rows(xp, src, optr, n, m, ch, "hp_gb_chunk_rows_o")
+        kernel(src, "hp_gb_range_copy")(chunk_grid(-(-m // ch)), (TPB,), (
+            optr, lo, rows, csr.indices, A._values(), np.int64(m), cols, out))
+    return Matrix._new(CSR._new(optr.astype(idt, copy=False), cols, out, tuple(A.shape)),
+                       A.dtype)

@@ -14,7 +14,9 @@ from tests.graphblas._matrices import (_also_ptxas, _cubin_or_skip,
 
 SELECTORS = [("tril", None), ("tril", -2), ("triu", 1), ("diag", 0), ("offdiag", 3),
              ("rowle", 4), ("rowgt", 2), ("colle", 700), ("colgt", 10), (">", 1),
-             ("==", 0), ("<=", -1), ("!=", 2)]
+             ("==", 0), ("<=", -1), ("!=", 2),
+             # thunks far past the shape: every row or none (the range kernels clamp them)
+             ("tril", 2**62), ("triu", -(2**62)), ("colle", -1), ("rowgt", 2**62), ("diag", -3)]
 
 # every selector on the plain variant; the index and value kinds on the others
 SELECT_CASES = [(op, t, "int32") for op, t in SELECTORS] + [
@@ -25,8 +27,8 @@ SELECT_CASES = [(op, t, "int32") for op, t in SELECTORS] + [
 @pytest.mark.parametrize("variant", ["int32", "int64"])
 @pytest.mark.parametrize("values", ["float64", "bool"])
 def test_device_select_kernels_compile(variant, values, monkeypatch):
-    """ptxas builds both select kernels for every index selector and a value comparison, as
-    the host renders them: the count pass with the widest result index dtype (int64 where
+    """ptxas builds both select kernels for every index selector and a value comparison, and
+    the range kernels of every range selector, as the host renders them: the count pass with the widest result index dtype (int64 where
     the sizes ask for it, monkeypatched), the write pass with the result's."""
     from hpgraph import dtypes
     from hpgraph.graphblas import _select_gpu
@@ -49,6 +51,9 @@ def test_device_select_kernels_compile(variant, values, monkeypatch):
                 for out_idx in {idx, np.dtype(np.int32)}:
                     src = _select_gpu.select_source(A, pred, idt_in, tdt, pre, out_idx, row)
                     assert len(_cubin_or_skip(src)) > 0
+            for op in _select_gpu.RANGE_BOUNDS:
+                for out_idx in {idx, np.dtype(np.int32)}:
+                    assert len(_cubin_or_skip(_select_gpu.range_source(A, op, out_idx))) > 0
 
 
 @pytest.mark.parametrize("op,thunk,variant", SELECT_CASES)
