@@ -71,41 +71,26 @@ extern "C" __global__ void hp_gb_rows_short(const ptr_t* __restrict__ P,
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (long long base = warp * per_warp; base < n; base += nwarps * per_warp) {
         const long long s = base + (lane / G);
-        long long b = 0, e = 0, p = 0;
+        long long b = 0, e = 0;
         if (s < n) {
             b = (long long)P[s];
             e = (long long)P[s + 1];
-            p = pos[s];                         // loaded beside the row pointers
             if (e - b > skip) {                 // a block reduces it
                 if (sub == 0) longs[atomicAdd(nlong, 1ull)] = s;
                 e = b;
             }
         }
-        // four partial values per lane: four loads in flight (a row of up to 4 G entries
-        // in one step)
-        val_t acc = $NEUTRAL, acc1 = $NEUTRAL, acc2 = $NEUTRAL, acc3 = $NEUTRAL;
-        for (long long k = b + sub; k < e; k += 4 * G) {
+        val_t acc = $NEUTRAL;
+        for (long long k = b + sub; k < e; k += G) {
             val_t v = V[k];
             acc = (val_t)($ADD);
-            if (k + G < e) { val_t v1 = V[k + G]; acc1 = (val_t)($ADD1); }
-            if (k + 2 * G < e) { val_t v2 = V[k + 2 * G]; acc2 = (val_t)($ADD2); }
-            if (k + 3 * G < e) { val_t v3 = V[k + 3 * G]; acc3 = (val_t)($ADD3); }
-        }
-        {
-            val_t l = acc, r = acc1;
-            acc = (val_t)($ADD_LR);
-            l = acc2;
-            r = acc3;
-            acc2 = (val_t)($ADD_LR);
-            l = acc;
-            r = acc2;
-            acc = (val_t)($ADD_LR);
         }
         for (int off = G / 2; off > 0; off >>= 1) {     // every lane of the warp gets here
             val_t o = $SHFL;
             acc = (val_t)($ADD_O);
         }
         if (sub == 0 && e > b) {
+            const long long p = pos[s];
             oidx[p] = s;
             oval[p] = acc;
         }
