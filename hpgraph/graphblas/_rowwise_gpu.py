@@ -13,11 +13,13 @@ per-entry row array is read or built.
   entry ``k`` of ``A`` lands at ``k + only[lower bound in B]`` and a ``B``-only entry ``j``
   at ``lower bound in A + only[j]`` (the entries of ``A`` and the ``B``-only entries before
   it in row-major order); the result's row pointers are ``A.indptr + only[B.indptr]``.
-* intersection (``ewise_mult``): a count pass counts per chunk the entries of ``A`` that
-  ``B`` also has; one prefix sum over the chunks; the write pass searches again, places the
-  kept entries of each chunk by a prefix sum over its threads (so the result keeps ``A``'s
-  order), stages them in shared memory, stores them from there side by side and writes the
-  row pointers of the rows that start in the chunk.
+* intersection (``ewise_mult``): the passes walk the operand with fewer entries (called
+  ``A`` in the kernels; the operator's operands swapped in its C text when that is ``B``)
+  and search the other.  A count pass counts per chunk the walked entries the other operand
+  also has; one prefix sum over the chunks; the write pass searches again, places the kept
+  entries of each chunk by a prefix sum over its threads (so the result keeps the walked
+  operand's order, which is the result's), stores each from its thread and writes the row
+  pointers of the rows that start in the chunk.
 
 The flag, count and intersection's write passes give a thread consecutive entries, so its
 searches in the other operand's row start where its last one in that row ended (outwards by
@@ -292,15 +294,17 @@ IPT = 8
 
 
 @functools.lru_cache(maxsize=256)
-def _render(template: str, op, types: tuple, chunk: tuple) -> str:
+def _render(template: str, op, types: tuple, chunk: tuple, swap: bool = False) -> str:
     # cached: a render costs ~0.03-0.1 ms of host time per call, while the device idles;
-    # typed operators hash and compare by their key, which covers what the source reads
+    # typed operators hash and compare by their key, which covers what the source reads.
+    # swap: the kernels' A is the operator's second operand
     c = _dt.c_type
     tai, tap, tbi, tbp, ta, tb, to, tpos = (c(t) for t in types)
     return cuda_source.render(template, {
         "PREAMBLE": op.c_preamble, "LOWER_BOUND": LOWER_BOUND, "CHUNK_WALK": CHUNK_WALK,
         "TPB": chunk[0], "IPT": chunk[1],
-        "EXPR": op.c_expr("xv", "yv", "iv", "jv"), "TAI": tai, "TAP": tap, "TBI": tbi,
+        "EXPR": op.c_expr(*(("yv", "xv") if swap else ("xv", "yv")), "iv", "jv"),
+        "TAI": tai, "TAP": tap, "TBI": tbi,
         "TBP": tbp, "TA": ta, "TB": tb, "TIN": c(op.in_dtype), "TOUT": c(op.out_dtype),
         "TO": to, "TPOS": tpos})
 
@@ -315,9 +319,10 @@ def _inter_ipt(op, A) -> int:
     return IPT
 
 
-def inter_source(op, A, B, out_idx) -> str:
-    """Source of ``hp_gb_inter_count`` and ``hp_gb_inter_write`` for these operands."""
-    return _render(_INTER, op, _types(A, B, out_idx), (TPB, _inter_ipt(op, A)))
+def inter_source(op, A, B, out_idx, swap: bool = False) -> str:
+    """Source of ``hp_gb_inter_count`` and ``hp_gb_inter_write`` walking ``A``'s entries and
+    searching ``B``'s rows (``swap``: ``op`` takes ``B``'s value first)."""
+    return _render(_INTER, op, _types(A, B, out_idx), (TPB, _inter_ipt(op, A)), bool(swap))
 
 
 def add_rows(A, B, op):
@@ -360,14 +365,19 @@ def add_rows(A, B, op):
 
 
 def mult_rows(A, B, op):
-    """``ewise_mult(A, B, op)`` (``op`` typed): ``op(a, b)`` where both have an entry."""
+    """``ewise_mult(A, B, op)`` (``op`` typed): ``op(a, b)`` where both have an entry.  The
+    kernels walk the operand with fewer entries (searches in the other: half the work when
+    one holds half the other's entries)."""
     xp = A.xp
+    swap = int(B.csr.nnz) < int(A.csr.nnz)
+    if swap:
+        A, B = B, A
     a, b = A.csr, B.csr
     n, na = int(A.nrows), int(a.nnz)
     ch = TPB * _inter_ipt(op, A)
     nch = -(-na // ch)
     guess = widest_index(A)                             # at most na entries (as add_rows)
-    src = inter_source(op, A, B, guess)
+    src = inter_source(op, A, B, guess, swap)
     arows = chunk_rows(xp, src, a.indptr, n, na, ch, "hp_gb_chunk_rows_a")
     cnt = xp.empty(nch, dtype=_I64)
     if na:
@@ -377,7 +387,7 @@ def mult_rows(A, B, op):
     m = int(coff[-1])
     idt = _dt.index_dtype(A.nrows, A.ncols, m)
     if idt != guess:
-        src = inter_source(op, A, B, idt)
+        src = inter_source(op, A, B, idt, swap)
     indptr = xp.empty(n + 1, dtype=idt)
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)

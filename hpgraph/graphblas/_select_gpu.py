@@ -24,6 +24,13 @@ memory):
   holds ``TPB * IPT`` entries, ``IPT`` lowered where the staged columns and values would not
   fit the static shared memory (:func:`._gpu_common.chunk_ipt`).
 
+The selectors that keep one run of each row's sorted columns (``tril``, ``triu``, ``diag``,
+the row and column comparisons: :data:`RANGE_BOUNDS`) take :func:`range_rows` instead: a
+thread per row finds the run by a binary search or two, a prefix sum over the rows gives
+the result's row pointers, and a copy walks the result's entries in chunks, so only the
+kept entries are read (R-MAT 21 on an H100: ``tril`` 0.51-0.52 ms against 0.92-0.93 by the
+two kernels above, ``diag`` 0.24 against 0.79).
+
 The predicate is C: ``j <= i + t`` and the like for the index selectors, the registry's
 comparison (``c_expr``) against the thunk for the value selectors.
 """

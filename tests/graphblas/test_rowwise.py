@@ -312,6 +312,36 @@ def test_device_rowwise_forms_emulated(which, name, shape, variant, emulated_gb,
         np.testing.assert_array_equal(a, b)                       # operands untouched
 
 
+@pytest.mark.parametrize("name", ["minus", "first", "second", "lt", "firsti", "user"])
+@pytest.mark.parametrize("variant", ["int32", "int64 A", "int64 B", "pattern", "int32 values"])
+def test_device_mult_walks_the_smaller_operand_emulated(name, variant, emulated_gb,
+                                                         monkeypatch):
+    """``ewise_mult`` walks the operand with fewer entries and searches the other: with the
+    operands either way round (the walked one ``A`` or ``B``), order-sensitive operators
+    give the key-based general form's values, pattern and dtypes."""
+    from hpgraph.graphblas import _rowwise, _rowwise_gpu
+
+    walked = []
+    real = _rowwise_gpu.inter_source
+    monkeypatch.setattr(_rowwise_gpu, "inter_source",
+                        lambda op, A, B, idt, swap=False: walked.append(swap) or
+                        real(op, A, B, idt, swap))
+    rng = np.random.default_rng(len(name) + len(variant))
+    A, B = _operands(rng, (11, 9), variant)
+    for X, Y in ((A, B), (B, A)):
+        t = _typed_op(name, X, Y)
+        walked.clear()
+        got = _rowwise_gpu.mult_rows(X, Y, t)
+        assert set(walked) == {Y.nvals < X.nvals}
+        with monkeypatch.context() as m:
+            m.setattr(_rowwise, "plain", lambda *a: False)
+            want = hgb.ewise_mult(X, Y, (lambda x, y: x * 2 - y) if name == "user" else name)
+        assert got.dtype == want.dtype and got.csr.index_dtype == want.csr.index_dtype
+        np.testing.assert_array_equal(got.csr.indptr, want.csr.indptr)
+        np.testing.assert_array_equal(got._keys(), want._keys())
+        np.testing.assert_array_equal(got._values(), want._values())
+
+
 @pytest.mark.parametrize("which", ["add", "mult"])
 @pytest.mark.parametrize("variant", ["int32", "int64 A", "pattern"])
 def test_device_rowwise_int64_positions_emulated(which, variant, emulated_gb, monkeypatch):

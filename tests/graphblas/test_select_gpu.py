@@ -28,8 +28,9 @@ SELECT_CASES = [(op, t, "int32") for op, t in SELECTORS] + [
 @pytest.mark.parametrize("values", ["float64", "bool"])
 def test_device_select_kernels_compile(variant, values, monkeypatch):
     """ptxas builds both select kernels for every index selector and a value comparison, and
-    the range kernels of every range selector, as the host renders them: the count pass with the widest result index dtype (int64 where
-    the sizes ask for it, monkeypatched), the write pass with the result's."""
+    the range kernels of every range selector, as the host renders them: the count pass with
+    the widest result index dtype (int64 where the sizes ask for it, monkeypatched), the
+    write pass with the result's."""
     from hpgraph import dtypes
     from hpgraph.graphblas import _select_gpu
     from hpgraph.graphblas._args import binary_op
