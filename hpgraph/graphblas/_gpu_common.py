@@ -249,7 +249,7 @@ __device__ __forceinline__ int hp_block_before(int v, int* s_w)
 #define HP_LB_INC (2ull << 62)
 #define HP_LB_VAL ((1ull << 62) - 1ull)
 
-// thread 0 of a block: the next chunk index (every thread reads it after a barrier)
+// the block's next chunk index (thread 0 takes it; every thread reads it after a barrier)
 __device__ __forceinline__ long long hp_ticket(unsigned long long* ticket, long long* s_c)
 {
     __syncthreads();                                   // everyone is done with the last s_c
@@ -258,21 +258,33 @@ __device__ __forceinline__ long long hp_ticket(unsigned long long* ticket, long 
     return *s_c;
 }
 
-// thread 0 of chunk c's block, once it knows the chunk's count agg: the count of the chunks
-// before c (published for the chunks after it)
+// warp 0 of chunk c's block (all 32 lanes), once it knows the chunk's count agg: the count
+// of the chunks before c (published for the chunks after it).  The warp reads 32 statuses
+// at a time, the nearest first, and stops at the nearest inclusive one (one thread walking
+// back a status at a time measured no faster than a count pass)
 __device__ __forceinline__ long long hp_lookback(unsigned long long* st, long long c, long long agg)
 {
     volatile unsigned long long* v = st;
-    if (c == 0) { v[0] = HP_LB_INC | (unsigned long long)agg; return 0; }
-    v[c] = HP_LB_AGG | (unsigned long long)agg;
-    long long before = 0;
-    for (long long j = c - 1;; --j) {
-        unsigned long long w;
-        do { w = v[j]; } while (w == 0ull);
-        before += (long long)(w & HP_LB_VAL);
-        if (w & HP_LB_INC) break;
+    const int lane = threadIdx.x & 31;
+    if (c == 0) {
+        if (lane == 0) v[0] = HP_LB_INC | (unsigned long long)agg;
+        return 0;
     }
-    v[c] = HP_LB_INC | (unsigned long long)(before + agg);
+    if (lane == 0) v[c] = HP_LB_AGG | (unsigned long long)agg;
+    long long before = 0;
+    for (long long j0 = c - 1;; j0 -= 32) {
+        const long long j = j0 - lane;                 // before chunk 0: inclusive, 0
+        unsigned long long w = HP_LB_INC;
+        if (j >= 0)
+            do { w = v[j]; } while (w == 0ull);
+        const unsigned inc = __ballot_sync(0xffffffffu, (w & HP_LB_INC) != 0ull);
+        const int stop = inc ? __ffs(inc) - 1 : 31;    // the nearest inclusive lane
+        long long x = lane <= stop ? (long long)(w & HP_LB_VAL) : 0;
+        for (int off = 16; off > 0; off >>= 1) x += __shfl_xor_sync(0xffffffffu, x, off);
+        before += x;
+        if (inc) break;
+    }
+    if (lane == 0) v[c] = HP_LB_INC | (unsigned long long)(before + agg);
     return before;
 }
 

@@ -305,10 +305,13 @@ extern "C" __global__ void hp_gb_inter_once(const a_ptr_t* __restrict__ aptr,
         s_keep[threadIdx.x] = keep;
         s_before[threadIdx.x] = before;
         __syncthreads();
-        if (threadIdx.x == 0) {
+        if (threadIdx.x < 32) {                         // warp 0
             const long long agg = (long long)s_before[HP_TPB - 1] + __popc(s_keep[HP_TPB - 1]);
-            s_base = hp_lookback(st, c, agg);
-            if (b1 == na) *total = s_base + agg;
+            const long long base = hp_lookback(st, c, agg);
+            if (threadIdx.x == 0) {
+                s_base = base;
+                if (b1 == na) *total = base + agg;
+            }
         }
         __syncthreads();
         const long long base = s_base;
