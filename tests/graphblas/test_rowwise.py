@@ -517,3 +517,33 @@ def test_device_rowwise_chunks_emulated(which, chunk, emulated_gb, monkeypatch):
         dense[r, c] = v
         np.testing.assert_array_equal(dense, ref.toarray())
 
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("which", ["add", "mult"])
+def test_device_rowwise_many_chunks_on_the_gpu(which):
+    """Operands of ~0.96M and ~0.96M entries (~470 chunks each, many blocks at once, so the one-pass
+    intersection's look-back walks over chunks still in flight): SciPy's pattern and values,
+    both ways round (non-commutative ``minus``)."""
+    rng = np.random.default_rng(21)
+    n = 60_000
+    S = sp.random(n, n, density=4e-4, random_state=rng, format="csr",
+                  data_rvs=lambda k: rng.choice([-3.0, -1.0, 2.0, 5.0], k))
+    S = (sp.diags((np.arange(n) % 3 != 0).astype(np.float64)) @ S).tocoo()   # empty rows
+    S.eliminate_zeros()
+    A = hgb.Matrix.from_coo(S.row, S.col, S.data, nrows=n, ncols=n)
+    B = _overlapping(rng, A)
+    SA, SB = _scipy(A), _scipy(B)
+    OA, OB = (S.astype(bool).astype(np.int8) for S in (_structure(A), _structure(B)))
+    for X, Y, SX, SY, OX, OY in ((A, B, SA, SB, OA, OB), (B, A, SB, SA, OB, OA)):
+        f = hgb.ewise_add if which == "add" else hgb.ewise_mult
+        got = f(X.to_device(), Y.to_device(), "minus").to_host()
+        pattern = ((OX + OY) if which == "add" else OX.multiply(OY)).tocsr()
+        pattern.sort_indices()
+        np.testing.assert_array_equal(got.csr.indptr, pattern.indptr)
+        np.testing.assert_array_equal(got.csr.indices, pattern.indices)
+        want = SX.multiply(OY) - SY.multiply(OX)           # where both have an entry
+        if which == "add":                                  # the lone entries as they are
+            want = want + (SX - SX.multiply(OY)) + (SY - SY.multiply(OX))
+        r, c, v = got.to_coo()
+        np.testing.assert_array_equal(v, np.asarray(want.tocsr()[r, c]).ravel())
