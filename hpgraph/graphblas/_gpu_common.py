@@ -240,54 +240,6 @@ __device__ __forceinline__ int hp_block_before(int v, int* s_w)
     return before;
 }
 
-// One pass that both counts and places (decoupled look-back): blocks take chunks in order
-// from a ticket counter (a chunk only waits on chunks taken before it, by running blocks),
-// so no count pass and no host round trip comes before the write.  st[c]: chunk c's status,
-// 0 (not yet), HP_LB_AGG | its own count, or HP_LB_INC | the count of chunks 0..c; one
-// 64-bit word each, so a reader sees the flag and the count together.
-#define HP_LB_AGG (1ull << 62)
-#define HP_LB_INC (2ull << 62)
-#define HP_LB_VAL ((1ull << 62) - 1ull)
-
-// the block's next chunk index (thread 0 takes it; every thread reads it after a barrier)
-__device__ __forceinline__ long long hp_ticket(unsigned long long* ticket, long long* s_c)
-{
-    __syncthreads();                                   // everyone is done with the last s_c
-    if (threadIdx.x == 0) *s_c = (long long)atomicAdd(ticket, 1ull);
-    __syncthreads();
-    return *s_c;
-}
-
-// warp 0 of chunk c's block (all 32 lanes), once it knows the chunk's count agg: the count
-// of the chunks before c (published for the chunks after it).  The warp reads 32 statuses
-// at a time, the nearest first, and stops at the nearest inclusive one (one thread walking
-// back a status at a time measured no faster than a count pass)
-__device__ __forceinline__ long long hp_lookback(unsigned long long* st, long long c, long long agg)
-{
-    volatile unsigned long long* v = st;
-    const int lane = threadIdx.x & 31;
-    if (c == 0) {
-        if (lane == 0) v[0] = HP_LB_INC | (unsigned long long)agg;
-        return 0;
-    }
-    if (lane == 0) v[c] = HP_LB_AGG | (unsigned long long)agg;
-    long long before = 0;
-    for (long long j0 = c - 1;; j0 -= 32) {
-        const long long j = j0 - lane;                 // before chunk 0: inclusive, 0
-        unsigned long long w = HP_LB_INC;
-        if (j >= 0)
-            do { w = v[j]; } while (w == 0ull);
-        const unsigned inc = __ballot_sync(0xffffffffu, (w & HP_LB_INC) != 0ull);
-        const int stop = inc ? __ffs(inc) - 1 : 31;    // the nearest inclusive lane
-        long long x = lane <= stop ? (long long)(w & HP_LB_VAL) : 0;
-        for (int off = 16; off > 0; off >>= 1) x += __shfl_xor_sync(0xffffffffu, x, off);
-        before += x;
-        if (inc) break;
-    }
-    if (lane == 0) v[c] = HP_LB_INC | (unsigned long long)(before + agg);
-    return before;
-}
-
 // the row pointers of the rows that start inside the chunk [b0, b1): optr[r] = base + the
 // kept entries of the chunk before P[r] (thread t's entries are b0 + t * HP_IPT + u, u < HP_IPT;
 // s_keep[t]: bit u set when kept, s_before[t]: the kept entries of the threads before t)

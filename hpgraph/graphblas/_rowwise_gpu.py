@@ -266,71 +266,6 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
                 optr[r] = (o_idx_t)coff[c + 1];
     }
 }
-
-// count and write in one pass: the chunks in ticket order, each placed after the chunks
-// before it by hp_lookback (st: nch status words, zeroed; *ticket zeroed; *total: the
-// result's size, written by the last chunk)
-extern "C" __global__ void hp_gb_inter_once(const a_ptr_t* __restrict__ aptr,
-        const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval,
-        const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
-        const b_val_t* __restrict__ bval, const long long* __restrict__ arows, long long n,
-        long long na, unsigned long long* st, unsigned long long* ticket,
-        long long* __restrict__ total, o_idx_t* __restrict__ optr, o_idx_t* __restrict__ ocol,
-        out_t* __restrict__ oval)
-{
-    __shared__ long long s_p[HP_PS];
-    __shared__ unsigned s_keep[HP_TPB];
-    __shared__ int s_before[HP_TPB];
-    __shared__ int s_w[HP_TPB / 32];
-    __shared__ long long s_c, s_base;
-    for (;;) {
-        const long long c = hp_ticket(ticket, &s_c);
-        if (c * HP_CH >= na) break;                     // block-uniform
-        const long long b0 = c * HP_CH, b1 = min(b0 + (long long)HP_CH, na);
-        const long long k0 = b0 + (long long)threadIdx.x * HP_IPT;
-        hp_walk_t w = hp_walk_open(aptr, arows, c, s_p);
-        hp_cursor_t cur = hp_cursor();
-        unsigned keep = 0;                              // bit u: entry k0 + u is kept
-        long long pos[HP_IPT], row[HP_IPT];             // its place in B, its row
-#pragma unroll
-        for (int u = 0; u < HP_IPT; ++u) {
-            const long long k = k0 + u;
-            if (k >= b1) break;
-            const long long col = (long long)acol[k];
-            row[u] = hp_walk_row(aptr, s_p, w, k);
-            if (hp_has(bptr, bcol, cur, row[u], col)) keep |= 1u << u;
-            pos[u] = cur.pos;
-        }
-        const int before = hp_block_before(__popc(keep), s_w);
-        s_keep[threadIdx.x] = keep;
-        s_before[threadIdx.x] = before;
-        __syncthreads();
-        if (threadIdx.x < 32) {                         // warp 0
-            const long long agg = (long long)s_before[HP_TPB - 1] + __popc(s_keep[HP_TPB - 1]);
-            const long long base = hp_lookback(st, c, agg);
-            if (threadIdx.x == 0) {
-                s_base = base;
-                if (b1 == na) *total = base + agg;
-            }
-        }
-        __syncthreads();
-        const long long base = s_base;
-#pragma unroll
-        for (int u = 0; u < HP_IPT; ++u)
-            if (keep >> u & 1u) {
-                const long long k = k0 + u, col = (long long)acol[k];
-                const long long q = base + before + __popc(keep & ((1u << u) - 1u));
-                ocol[q] = (o_idx_t)col;
-                oval[q] = hp_op(aval[k], bval[pos[u]], row[u], col);
-            }
-        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
-        if (b1 == na) {                   // the rows after the last entry's, and optr[n]
-            const long long end = base + (long long)s_before[HP_TPB - 1] + __popc(s_keep[HP_TPB - 1]);
-            for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += HP_TPB)
-                optr[r] = (o_idx_t)end;
-        }
-    }
-}
 """
 
 
@@ -444,8 +379,6 @@ def mult_rows(A, B, op):
     guess = widest_index(A)                             # at most na entries (as add_rows)
     src = inter_source(op, A, B, guess, swap)
     arows = chunk_rows(xp, src, a.indptr, n, na, ch, "hp_gb_chunk_rows_a")
-    if ONE_PASS:
-        return _mult_once(A, B, op, src, arows, n, na, nch, guess)
     cnt = xp.empty(nch, dtype=_I64)
     if na:
         kernel(src, "hp_gb_inter_count")(chunk_grid(nch), (TPB,), (
@@ -464,37 +397,4 @@ def mult_rows(A, B, op):
             np.int64(n), np.int64(na), coff, indptr, cols, vals))
     else:
         indptr.fill(0)
-    return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
-
-
-#: ewise_mult in one pass (count and write together, :func:`_mult_once`)
-ONE_PASS = True
-
-
-def _mult_once(A, B, op, src, arows, n: int, na: int, nch: int, idt):
-    """The intersection by ``hp_gb_inter_once``: the result is written into arrays of the
-    walked operand's size (at most that many entries), then cut to its size (copied when
-    it uses under half of them, so the spare memory is not held)."""
-    xp = A.xp
-    a, b = A.csr, B.csr
-    # st: a status word per chunk, then the ticket counter and the total
-    st = xp.zeros(nch + 2, dtype=np.uint64)
-    indptr = xp.empty(n + 1, dtype=idt)
-    cols = xp.empty(na, dtype=idt)
-    vals = xp.empty(na, dtype=op.out_dtype)
-    if na:
-        kernel(src, "hp_gb_inter_once")(chunk_grid(nch), (TPB,), (
-            a.indptr, a.indices, A._values(), b.indptr, b.indices, B._values(), arows,
-            np.int64(n), np.int64(na), st[:nch], st[nch:nch + 1], st[nch + 1:].view(_I64),
-            indptr, cols, vals))
-        m = int(st[nch + 1])
-    else:
-        indptr.fill(0)
-        m = 0
-    cols, vals = cols[:m], vals[:m]
-    if 2 * m < na:
-        cols, vals = cols.copy(), vals.copy()
-    odt = _dt.index_dtype(A.nrows, A.ncols, m)          # as the host and general forms
-    if odt != idt:
-        indptr, cols = indptr.astype(odt), cols.astype(odt)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)
