@@ -43,10 +43,6 @@ LONG_BLOCKS = 1024
 LONG_THREADS = 512
 
 
-#: rows a lane group of ``hp_gb_rows_short`` takes at a time
-ROWS = 2
-
-
 def lanes(nnz: int, n: int) -> int:
     """Lanes of a warp per row in ``hp_gb_rows_short``: the power of two (2..32) nearest
     above a quarter of the mean row length, so a lane reads about four values (R-MAT 21,
@@ -59,14 +55,11 @@ def lanes(nnz: int, n: int) -> int:
 
 _ROWS = r"""$PREAMBLE
 #define G $G
-#define HP_R $R
 typedef $P ptr_t;
 typedef $T val_t;
 
 // rows of at most `skip` entries: G lanes each; a non-empty row s is written at pos[s];
-// longer rows are appended to `longs` for hp_gb_rows_long.  A group takes HP_R rows per step
-// (per_warp apart), their pointers and values loaded together: a row of R-MAT is a few
-// entries, so one row's loads alone leave the memory system idle between dependent steps
+// longer rows are appended to `longs` for hp_gb_rows_long
 extern "C" __global__ void hp_gb_rows_short(const ptr_t* __restrict__ P,
         const val_t* __restrict__ V, const long long* __restrict__ pos, long long n,
         long long skip, long long* __restrict__ oidx, val_t* __restrict__ oval,
@@ -76,43 +69,30 @@ extern "C" __global__ void hp_gb_rows_short(const ptr_t* __restrict__ P,
     const long long per_warp = 32 / G;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long base = warp * per_warp * HP_R; base < n; base += nwarps * per_warp * HP_R) {
-        long long s[HP_R], b[HP_R], e[HP_R], p[HP_R], len = 0;
-        val_t acc[HP_R];
-#pragma unroll
-        for (int r = 0; r < HP_R; ++r) {
-            s[r] = base + r * per_warp + (lane / G);
-            b[r] = e[r] = p[r] = 0;
-            acc[r] = $NEUTRAL;
-            if (s[r] < n) {
-                b[r] = (long long)P[s[r]];
-                e[r] = (long long)P[s[r] + 1];
-                p[r] = pos[s[r]];
-                if (e[r] - b[r] > skip) {       // a block reduces it
-                    if (sub == 0) longs[atomicAdd(nlong, 1ull)] = s[r];
-                    e[r] = b[r];
-                }
+    for (long long base = warp * per_warp; base < n; base += nwarps * per_warp) {
+        const long long s = base + (lane / G);
+        long long b = 0, e = 0;
+        if (s < n) {
+            b = (long long)P[s];
+            e = (long long)P[s + 1];
+            if (e - b > skip) {                 // a block reduces it
+                if (sub == 0) longs[atomicAdd(nlong, 1ull)] = s;
+                e = b;
             }
-            len = max(len, e[r] - b[r]);
         }
-        for (long long o = sub; o < len; o += G) {      // each row in its own order
-#pragma unroll
-            for (int r = 0; r < HP_R; ++r)
-                if (b[r] + o < e[r]) {
-                    val_t v = V[b[r] + o];
-                    acc[r] = (val_t)($RADD);
-                }
+        val_t acc = $NEUTRAL;
+        for (long long k = b + sub; k < e; k += G) {
+            val_t v = V[k];
+            acc = (val_t)($ADD);
         }
-#pragma unroll
-        for (int r = 0; r < HP_R; ++r) {
-            for (int off = G / 2; off > 0; off >>= 1) { // every lane of the warp gets here
-                val_t o = $RSHFL;
-                acc[r] = (val_t)($RADD_O);
-            }
-            if (sub == 0 && e[r] > b[r]) {
-                oidx[p[r]] = s[r];
-                oval[p[r]] = acc[r];
-            }
+        for (int off = G / 2; off > 0; off >>= 1) {     // every lane of the warp gets here
+            val_t o = $SHFL;
+            acc = (val_t)($ADD_O);
+        }
+        if (sub == 0 && e > b) {
+            const long long p = pos[s];
+            oidx[p] = s;
+            oval[p] = acc;
         }
     }
 }
@@ -171,23 +151,20 @@ extern "C" __global__ void hp_gb_rows_long(const ptr_t* __restrict__ P,
 
 
 @functools.lru_cache(maxsize=256)
-def rows_source(monoid, ptr_dtype, group: int, threads: int = LONG_THREADS,
-                rows: int = 1) -> str:
-    """Source of ``hp_gb_rows_short`` (``group`` lanes per row, a power of two 2..32,
-    ``rows`` rows per group at a time) and
+def rows_source(monoid, ptr_dtype, group: int, threads: int = LONG_THREADS) -> str:
+    """Source of ``hp_gb_rows_short`` (``group`` lanes per row, a power of two 2..32) and
     ``hp_gb_rows_long`` (launched with ``threads``, a power of two: its shared array's size)
     for ``monoid`` (not ``any``) and row pointers of ``ptr_dtype`` (cached: rendering took
     ~0.03-0.12 ms of host time per call, during which the device idled; typed operators hash
     and compare by their key, which covers everything the source depends on)."""
     t = _dt.c_type(monoid.dtype)
     narrow = np.dtype(monoid.dtype).itemsize < 4
-    shfl = (f"({t})__shfl_down_sync(0xffffffffu, (int)acc[r], off)" if narrow else
-            "__shfl_down_sync(0xffffffffu, acc[r], off)")
-    return cuda_source.render(_ROWS, PREAMBLE=monoid.c_preamble, G=int(group), R=int(rows),
+    shfl = (f"({t})__shfl_down_sync(0xffffffffu, (int)acc, off)" if narrow else
+            "__shfl_down_sync(0xffffffffu, acc, off)")
+    return cuda_source.render(_ROWS, PREAMBLE=monoid.c_preamble, G=int(group),
                               P=_dt.c_type(np.dtype(ptr_dtype)), T=t, NEUTRAL=neutral(monoid),
-                              RSHFL=shfl, RADD=monoid.c_add("acc[r]", "v"),
-                              RADD_O=monoid.c_add("acc[r]", "o"), ADD=monoid.c_add("acc", "v"),
-                              ADD_LR=monoid.c_add("l", "r"),
+                              SHFL=shfl, ADD=monoid.c_add("acc", "v"),
+                              ADD_O=monoid.c_add("acc", "o"), ADD_LR=monoid.c_add("l", "r"),
                               ADD1=monoid.c_add("acc1", "v1"), ADD2=monoid.c_add("acc2", "v2"),
                               ADD3=monoid.c_add("acc3", "v3"), LT=int(threads))
 
@@ -207,10 +184,10 @@ def reduce_rows(xp, indptr, values, monoid, skip: int = LONG_SEGMENT):
     if n and nnz:
         g = lanes(nnz, n)
         threads = LONG_THREADS
-        src = rows_source(monoid, np.dtype(indptr.dtype), g, threads, ROWS)
+        src = rows_source(monoid, np.dtype(indptr.dtype), g, threads)
         longs = xp.empty(nnz // (skip + 1) + 1, dtype=_I64)
         nlong = xp.zeros(1, dtype=np.uint64)
-        grid = max(1, min(-(-n // (256 // g * ROWS)), 65535 * 4))
+        grid = max(1, min(-(-n // (256 // g)), 65535 * 4))
         kernel(src, "hp_gb_rows_short")((grid,), (256,), (indptr, vals, pos, np.int64(n),
                                                             np.int64(skip), oidx, oval, longs, nlong))
         kernel(src, "hp_gb_rows_long")((min(LONG_BLOCKS, longs.shape[0]),), (threads,),

@@ -400,8 +400,7 @@ def test_device_reduce_rows_kernels_compile(ptr):
     from hpgraph.ops import lookup_monoid
 
     for name, dt in REDUCE_CASES:
-        src = _reduce_gpu.rows_source(lookup_monoid(name, np.dtype(dt)), np.dtype(ptr), 8,
-                                      rows=_reduce_gpu.ROWS)
+        src = _reduce_gpu.rows_source(lookup_monoid(name, np.dtype(dt)), np.dtype(ptr), 8)
         try:
             ptx = backend.compile_ptx(src, "reduce_rows.cu")
         except DeviceUnavailable as exc:
@@ -442,28 +441,6 @@ def test_device_reduce_rows_emulated(name, dt, ptr, group, skip, emulated_gb, mo
     for n_rows in (0, 3):                                          # no rows; rows, no entries
         rows, got = _reduce_gpu.reduce_rows(np, np.zeros(n_rows + 1, dtype=ptr), vals[:0], m)
         assert rows.shape == (0,) and got.shape == (0,)
-
-
-@pytest.mark.parametrize("rows", [1, 3, 4])
-@pytest.mark.parametrize("name,dt", [("plus", "float64"), ("min", "int8")])
-def test_device_reduce_rows_groups_take_several_rows_emulated(rows, name, dt, emulated_gb,
-                                                               monkeypatch):
-    """A lane group takes ``rows`` rows at a time (rows of 0 to 70 entries side by side, the
-    last step cut short by the row count): NumPy's reduction of every non-empty row."""
-    from hpgraph.graphblas import _reduce_gpu
-    from hpgraph.ops import lookup_monoid
-
-    monkeypatch.setattr(_reduce_gpu, "ROWS", rows)
-    monkeypatch.setattr(_reduce_gpu, "lanes", lambda nnz, n: 4)
-    m = lookup_monoid(name, np.dtype(dt))
-    rng = np.random.default_rng(rows)
-    lens = rng.choice([0, 1, 2, 5, 9, 70], 203)
-    ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    vals = rng.integers(-20, 20, ptr[-1]).astype(dt)
-    idx, got = _reduce_gpu.reduce_rows(np, ptr, vals, m, skip=40)
-    nonempty = np.flatnonzero(lens)
-    np.testing.assert_array_equal(idx, nonempty)
-    np.testing.assert_array_equal(got, m.np_reduce_segments(vals, ptr[:-1][nonempty]))
 
 
 @pytest.mark.parametrize("name", ["min", "max"])
