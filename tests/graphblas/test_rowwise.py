@@ -312,8 +312,8 @@ def test_device_rowwise_forms_emulated(which, name, shape, variant, emulated_gb,
         np.testing.assert_array_equal(a, b)                       # operands untouched
 
 
-@pytest.mark.parametrize("name", ["minus", "first", "second", "lt", "firsti", "user"])
-@pytest.mark.parametrize("variant", ["int32", "int64 A", "int64 B", "pattern", "int32 values"])
+@pytest.mark.parametrize("name", ["minus", "second", "user"])
+@pytest.mark.parametrize("variant", ["int32", "int64 B", "pattern"])
 def test_device_mult_walks_the_smaller_operand_emulated(name, variant, emulated_gb,
                                                          monkeypatch):
     """``ewise_mult`` walks the operand with fewer entries and searches the other: with the
