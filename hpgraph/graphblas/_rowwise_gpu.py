@@ -314,15 +314,10 @@ def union_source(op, A, B, out_idx) -> str:
     return _render(_UNION, op, _types(A, B, out_idx), (TPB, IPT))
 
 
-def _inter_ipt(op, A) -> int:
-    """Entries per thread of the intersection (its kernels stage nothing but row pointers)."""
-    return IPT
-
-
 def inter_source(op, A, B, out_idx, swap: bool = False) -> str:
     """Source of ``hp_gb_inter_count`` and ``hp_gb_inter_write`` walking ``A``'s entries and
     searching ``B``'s rows (``swap``: ``op`` takes ``B``'s value first)."""
-    return _render(_INTER, op, _types(A, B, out_idx), (TPB, _inter_ipt(op, A)), bool(swap))
+    return _render(_INTER, op, _types(A, B, out_idx), (TPB, IPT), bool(swap))
 
 
 def add_rows(A, B, op):
@@ -366,15 +361,16 @@ def add_rows(A, B, op):
 
 def mult_rows(A, B, op):
     """``ewise_mult(A, B, op)`` (``op`` typed): ``op(a, b)`` where both have an entry.  The
-    kernels walk the operand with fewer entries (searches in the other: half the work when
-    one holds half the other's entries)."""
+    kernels walk the operand with fewer entries and search the other (a 1,670-entry operand
+    beside R-MAT 21: 0.49 ms against 0.86 walking R-MAT 21; operands of 2:1 entries measure
+    the same either way, the searches reading nearly all of the other's columns)."""
     xp = A.xp
     swap = int(B.csr.nnz) < int(A.csr.nnz)
     if swap:
         A, B = B, A
     a, b = A.csr, B.csr
     n, na = int(A.nrows), int(a.nnz)
-    ch = TPB * _inter_ipt(op, A)
+    ch = TPB * IPT
     nch = -(-na // ch)
     guess = widest_index(A)                             # at most na entries (as add_rows)
     src = inter_source(op, A, B, guess, swap)
