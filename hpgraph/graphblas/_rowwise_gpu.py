@@ -223,8 +223,8 @@ extern "C" __global__ void hp_gb_inter_count(const a_ptr_t* __restrict__ aptr,
 extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
         const a_idx_t* __restrict__ acol, const a_val_t* __restrict__ aval,
         const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
-        const b_val_t* __restrict__ bval, const long long* __restrict__ arows, long long n,
-        long long na, const long long* __restrict__ coff, o_idx_t* __restrict__ optr,
+        const b_val_t* __restrict__ bval, const long long* __restrict__ arows, long long na,
+        const long long* __restrict__ coff, o_idx_t* __restrict__ optr,
         o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
 {
     __shared__ long long s_p[HP_PS];
@@ -261,10 +261,14 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
             }
         __syncthreads();
         hp_walk_ptrs(aptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
-        if (b1 == na)                     // the rows after the last entry's, and optr[n]
-            for (long long r = w.q0 + w.xr1 + 1 + threadIdx.x; r <= n; r += HP_TPB)
-                optr[r] = (o_idx_t)coff[c + 1];
     }
+}
+
+// the rows after A's last entry's row, and optr[n]
+extern "C" __global__ void hp_gb_inter_tail(const long long* __restrict__ arows, long long nch,
+        const long long* __restrict__ coff, long long n, o_idx_t* __restrict__ optr)
+{
+    hp_tail_fill(arows, nch, coff, n, optr);
 }
 """
 
@@ -390,7 +394,9 @@ def mult_rows(A, B, op):
     if na:
         kernel(src, "hp_gb_inter_write")(chunk_grid(nch), (TPB,), (
             a.indptr, a.indices, A._values(), b.indptr, b.indices, B._values(), arows,
-            np.int64(n), np.int64(na), coff, indptr, cols, vals))
+            np.int64(na), coff, indptr, cols, vals))
+        _launch(kernel(src, "hp_gb_inter_tail"), n + 1,
+                (arows, np.int64(nch), coff, np.int64(n), indptr))
     else:
         indptr.fill(0)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)

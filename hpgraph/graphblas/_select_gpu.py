@@ -20,7 +20,8 @@ memory):
   ``A``'s order, stages them in shared memory and stores them from there side by side (as a
   thread's consecutive entries, stored directly, they measured 0.85 ms on R-MAT 21 on an
   H100; strided entries placed by warp ballots 0.67), and writes the pointers of the rows
-  that start in its chunk (the last chunk also those of the trailing empty rows).  A chunk
+  that start in its chunk; ``hp_gb_self_tail`` writes those after the last entry's row
+  with the whole grid.  A chunk
   holds ``TPB * IPT`` entries, ``IPT`` lowered where the staged columns and values would not
   fit the static shared memory (:func:`._gpu_common.chunk_ipt`).
 
@@ -119,7 +120,7 @@ extern "C" __global__ void hp_gb_self_count(const ptr_t* __restrict__ P,
 // rows that start inside the chunk
 extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
         const idx_t* __restrict__ J, const val_t* __restrict__ V, thunk_t t,
-        const long long* __restrict__ rows, long long n, long long nnz,
+        const long long* __restrict__ rows, long long nnz,
         const long long* __restrict__ coff, o_idx_t* __restrict__ optr,
         o_idx_t* __restrict__ ocol, val_t* __restrict__ oval)
 {
@@ -146,9 +147,16 @@ extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
                 s_col[q] = (o_idx_t)J[k0 + u];
                 s_val[q] = V[k0 + u];
             }
-        hp_stage_store(P, s_p, w, c, b0, b1, n, nnz, s_keep, s_before, s_col, s_val, coff, optr,
-                       ocol, oval);
+        hp_stage_store(P, s_p, w, c, b0, b1, s_keep, s_before, s_col, s_val, coff, optr, ocol,
+                       oval);
     }
+}
+
+// the rows after the last entry's row, and optr[n]
+extern "C" __global__ void hp_gb_self_tail(const long long* __restrict__ rows, long long nch,
+        const long long* __restrict__ coff, long long n, o_idx_t* __restrict__ optr)
+{
+    hp_tail_fill(rows, nch, coff, n, optr);
 }
 """
 
@@ -284,8 +292,9 @@ def select_rows(A, pred: str, thunk, thunk_dtype, in_dtype=None, preamble: str =
     if nnz:
         src = select_source(A, pred, in_dtype, thunk_dtype, preamble, idt, True)
         kernel(src, "hp_gb_self_write")(grid, (TPB,), (csr.indptr, csr.indices, vals, t, rows,
-                                                        np.int64(n), np.int64(nnz), coff, optr,
-                                                        cols, out))
+                                                        np.int64(nnz), coff, optr, cols, out))
+        _launch(kernel(src, "hp_gb_self_tail"), n + 1, (rows, np.int64(nch), coff, np.int64(n),
+                                                        optr))
     else:
         optr.fill(0)
     return Matrix._new(CSR._new(optr, cols, out, tuple(A.shape)), A.dtype)

@@ -495,7 +495,8 @@ def test_device_rowwise_chunks_emulated(which, chunk, emulated_gb, monkeypatch):
     monkeypatch.setattr(_rowwise_gpu, "TPB", chunk[0])
     monkeypatch.setattr(_rowwise_gpu, "IPT", chunk[1])
     rng = np.random.default_rng(chunk[0] + len(which))
-    for A in (_long_rows_matrix(rng, "plain"), _sparse_rows_matrix(rng)):
+    few = _mat(rng, 3000, 40, 0.4, empty_rows=range(8, 3000))    # 2,992 trailing rows
+    for A in (_long_rows_matrix(rng, "plain"), _sparse_rows_matrix(rng), few):
         B = _overlapping(rng, A)
         t = _typed_op("plus" if which == "add" else "times", A, B)
         got = (_rowwise_gpu.add_rows if which == "add" else _rowwise_gpu.mult_rows)(A, B, t)

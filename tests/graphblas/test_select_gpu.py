@@ -75,7 +75,10 @@ def test_device_select_emulated(op, thunk, variant, chunk, emulated_gb, monkeypa
     for A in (_long_rows_matrix(rng, variant),
               hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0), nrows=4,
                                   ncols=0),
-              _mat(rng, 12, 12, 0.4, empty_rows=(0, 5, 11)), _sparse_rows_matrix(rng)):
+              _mat(rng, 12, 12, 0.4, empty_rows=(0, 5, 11)), _sparse_rows_matrix(rng),
+              # entries in the first rows only: 2,996 trailing row pointers
+              hgb.Matrix.from_coo(np.array([0, 1, 1, 3]), np.array([2, 0, 3, 1]),
+                                  np.array([1.0, -2.0, 3.0, 0.5]), nrows=3000, ncols=5)):
         before = [a.copy() for a in A.to_coo()]
         got = _ewise._select_in_place(A, op, thunk)
         want = hgb.select(A, op, thunk)                # the general form on the host
