@@ -328,7 +328,7 @@ def range_rows(A, op: str, thunk: int):
     lim = int(A.nrows) + int(A.ncols) + 2       # every |i + t| past it keeps all rows or none
     t = np.int64(max(-lim, min(lim, int(thunk))))
     lo = xp.empty(n, dtype=_I64)
-    cnt = xp.zeros(n, dtype=_I64)
+    cnt = (xp.empty if nnz else xp.zeros)(n, dtype=_I64)      # the kernel writes every row
     src = range_source(A, op, widest_index(A))
     if nnz:
         _launch(kernel(src, "hp_gb_range_rows"), n, (csr.indptr, csr.indices, np.int64(n), t,
