@@ -269,9 +269,9 @@ def masked_dot_gpu(xp, A, B, sr, mask):
     state = xp.empty(n_m, dtype=np.uint8)
     hashed = None
     if config["mxm_dot_kernel"] != "merge" and _mdot_hash.applies(sr):
-        ratio = None if config["mxm_dot_kernel"] == "hash" else _mdot_hash.RATIO
+        every = config["mxm_dot_kernel"] == "hash"
         hashed = _mdot_hash.masked_hash_gpu(xp, A, BT, aval, bval, _vdtype(aval, A),
-                                            _vdtype(bval, B), sr, mrow, mcol, mval, ratio, out,
+                                            _vdtype(bval, B), sr, mrow, mcol, mval, every, out,
                                             state)
     kernel(src, name + "_entry")(
         (_grid(n_m),), (BLOCK,),

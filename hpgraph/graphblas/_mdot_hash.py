@@ -43,7 +43,7 @@ from ._gpu_common import COMMON, kernel, semiring_slots
 from ._keys import repeat_index
 
 __all__ = ["HASH_SOURCE", "hash_source", "applies", "hashed_entries", "masked_hash_gpu",
-           "BLOCK", "WARP_CAP", "BLOCK_CAP", "RATIO"]
+           "BLOCK", "WARP_CAP", "BLOCK_CAP", "MIN_COLUMN", "BY_COLUMN", "BY_ROW"]
 
 #: threads per block of both kernels (the warp kernel runs BLOCK / 32 warps a block)
 BLOCK = 256
@@ -51,14 +51,15 @@ BLOCK = 256
 WARP_CAP = 64
 #: hashed keys per piece of the block kernel's table (2 * BLOCK_CAP slots of key and position)
 BLOCK_CAP = 1024
-#: an entry is hashed only when its column of B has at least this many entries: shorter
-#: columns intersect faster by merging or binary search (H100, R-MAT 21 triangles, the product
-#: alone timed by a profiling script, 1 / 32 / 128 / 512: ``L .* (L @ L)`` 162 / 162 / 159 /
-#: 151 ms, the degree-ordered ``U`` form 61 / 61 / 59 / 43 ms; without hashing 259 and 35 ms)
+#: an entry is hashed only when the longer of its row of A and its column of B (the list
+#: hashed) has at least this many entries: shorter lists intersect faster by merging or binary
+#: search (H100, R-MAT 21 triangles, hashing columns only, the product alone timed by a
+#: profiling script, 1 / 32 / 128 / 512: ``L .* (L @ L)`` 162 / 162 / 159 / 151 ms, the
+#: degree-ordered ``U`` form 61 / 61 / 59 / 43 ms; without hashing 259 and 35 ms)
 MIN_COLUMN = 512
-#: an entry is hashed when its row of A is at most RATIO times as long as the hashed column
-#: (else a binary search of the shorter list in the longer one costs less)
-RATIO = 8
+#: :func:`hashed_entries`' codes: the column of B hashed, rows of A probed (the mask's entries
+#: grouped by column) / the row of A hashed, columns of B probed (grouped by row)
+BY_COLUMN, BY_ROW = 1, 2
 
 
 def _slots(cap: int) -> int:
@@ -69,11 +70,13 @@ def _slots(cap: int) -> int:
 
 
 HASH_SOURCE = COMMON + r"""
-typedef ${AI} ai_t;   // A's indptr / indices
-typedef ${BI} bi_t;   // B^T's indptr / indices
-typedef ${MR} mr_t;   // the mask's row of each entry
+typedef ${PI} pi_t;   // the probed rows' indptr / indices (A's; B^T's when swapped)
+typedef ${HI} hi_t;   // the hashed rows' indptr / indices (B^T's; A's when swapped)
+typedef ${PV} pv_t;   // the probed rows' value type
+typedef ${HV} hv_t;   // the hashed rows' value type
+typedef ${MR} mr_t;   // each entry's probed row (the mask's row; its column when swapped)
 typedef ${MV} mv_t;   // the mask's values (value masks)
-typedef bi_t hkey_t;   // hashed keys: B^T's column indices (-1: an empty slot)
+typedef hi_t hkey_t;  // hashed keys: the contracted index k (-1: an empty slot)
 #define FULL 0xffffffffu
 #define BLOCK ${BLOCK}
 #define WCAP ${WCAP}
@@ -94,7 +97,7 @@ __device__ __forceinline__ long long key_cas(long long* a, long long c, long lon
                                 (unsigned long long)v);
 }
 
-// Keys of one row of B^T are distinct and the table is at most half full: probing ends.
+// Keys of one hashed row are distinct and the table is at most half full: probing ends.
 __device__ __forceinline__ void h_insert(hkey_t* keys, int* pos, unsigned mask, hkey_t k, int p) {
     unsigned s = slot_of((long long)k, mask);
     while (key_cas(keys + s, (hkey_t)-1, k) != (hkey_t)-1) s = (s + 1) & mask;
@@ -120,19 +123,20 @@ template <int G, int SLOTS> struct Shared {
     int pos[SLOTS];
     long long start[G];     // each entry's first element of A (clipped)
     long long excl[G];      // elements before it in the concatenation
-    long long row[G];       // its row i
+    long long row[G];       // its probed row
     z_t acc[G];             // its terms so far, this piece
     int hit[G];             // it has a term this piece
     long long wsum[G / 32];
 };
 
-// Column j (row j of B^T), entries ent[t0:t1] (mask entry ids, their rows in mrow).  Called
-// by all G threads of the group.
+// Hashed row j (row j of B^T: the mask's column j; row j of A when swapped: the mask's row
+// j), entries ent[t0:t1] (mask entry ids, their probed rows in mrow).  Called by all G
+// threads of the group.
 template <int G, int CAP, int SLOTS>
 __device__ void do_column(
         long long j, long long t0, long long t1,
-        const ai_t* __restrict__ aptr, const ai_t* __restrict__ aidx, const av_t* __restrict__ aval,
-        const bi_t* __restrict__ bptr, const bi_t* __restrict__ bidx, const bv_t* __restrict__ bval,
+        const pi_t* __restrict__ aptr, const pi_t* __restrict__ aidx, const pv_t* __restrict__ aval,
+        const hi_t* __restrict__ bptr, const hi_t* __restrict__ bidx, const hv_t* __restrict__ bval,
         const mr_t* __restrict__ mrow, const mv_t* __restrict__ mval,
         const long long* __restrict__ ent, z_t* __restrict__ out,
         unsigned char* __restrict__ state, Shared<G, SLOTS>& sh, int tid) {
@@ -192,7 +196,7 @@ __device__ void do_column(
                     const long long key = (long long)aidx[pa];
                     const int q = h_find(sh.keys, sh.pos, hmask, key);
                     if (q >= 0) {
-                        t = hp_mul(hp_av(aval, pa), hp_bv(bval, p0 + q), sh.row[l], key);
+                        t = ${TERM_EXPR};
                         has = true;
                     }
                 }
@@ -215,8 +219,8 @@ __device__ void do_column(
 // One warp per task (column task_j[w], entries ent[task_b[w]:task_e[w]]; tasks taken in
 // order through work[0]).
 extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
-        const ai_t* __restrict__ aptr, const ai_t* __restrict__ aidx, const av_t* __restrict__ aval,
-        const bi_t* __restrict__ bptr, const bi_t* __restrict__ bidx, const bv_t* __restrict__ bval,
+        const pi_t* __restrict__ aptr, const pi_t* __restrict__ aidx, const pv_t* __restrict__ aval,
+        const hi_t* __restrict__ bptr, const hi_t* __restrict__ bidx, const hv_t* __restrict__ bval,
         const mr_t* __restrict__ mrow, const mv_t* __restrict__ mval,
         const long long* __restrict__ ent, const long long* __restrict__ task_j,
         const long long* __restrict__ task_b, const long long* __restrict__ task_e,
@@ -236,8 +240,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
 
 // One block per task (as above; taken through work[1]).
 extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
-        const ai_t* __restrict__ aptr, const ai_t* __restrict__ aidx, const av_t* __restrict__ aval,
-        const bi_t* __restrict__ bptr, const bi_t* __restrict__ bidx, const bv_t* __restrict__ bval,
+        const pi_t* __restrict__ aptr, const pi_t* __restrict__ aidx, const pv_t* __restrict__ aval,
+        const hi_t* __restrict__ bptr, const hi_t* __restrict__ bidx, const hv_t* __restrict__ bval,
         const mr_t* __restrict__ mrow, const mv_t* __restrict__ mval,
         const long long* __restrict__ ent, const long long* __restrict__ task_j,
         const long long* __restrict__ task_b, const long long* __restrict__ task_e,
@@ -272,14 +276,23 @@ def applies(sr) -> bool:
     return add.name in ("min", "max") or (add.name in ("plus", "times") and dt.kind in "iu")
 
 
-def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
+def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None, swap=False) -> tuple[str, str]:
     """``(source, name prefix)`` of the hash kernels (``<name>_warp``, ``<name>_block``) for
     the typed semiring ``sr`` (:func:`applies`), the stored value dtypes of A and B, the index
-    dtypes ``ai`` (A), ``bi`` (B^T) and ``mr`` (the mask's rows); ``mv``: the mask's value
-    dtype for a value mask (None: structural)."""
-    name = "hp_gb_mhash"
+    dtypes ``ai`` (A), ``bi`` (B^T) and ``mr`` (each entry's probed row: the mask's rows, its
+    columns when ``swap``); ``mv``: the mask's value dtype for a value mask (None:
+    structural).  ``swap``: the kernels hash rows of A and probe rows of B^T (groups are
+    the mask's rows) instead of hashing rows of B^T and probing rows of A."""
+    name = "hp_gb_mhash" + ("_row" if swap else "")
     slots = semiring_slots(sr, a_dtype, b_dtype)
-    src = render(HASH_SOURCE, slots, AI=_dt.c_type(ai), BI=_dt.c_type(bi), MR=_dt.c_type(mr),
+    if swap:   # the probed element is B's, the hashed one A's; the output row is the group's
+        term = "hp_mul(hp_av(bval, p0 + q), hp_bv(aval, pa), j, key)"
+        pi, hi, pv, hv = bi, ai, "bv_t", "av_t"
+    else:
+        term = "hp_mul(hp_av(aval, pa), hp_bv(bval, p0 + q), sh.row[l], key)"
+        pi, hi, pv, hv = ai, bi, "av_t", "bv_t"
+    src = render(HASH_SOURCE, slots, PI=_dt.c_type(pi), HI=_dt.c_type(hi), PV=pv, HV=hv,
+                 TERM_EXPR=term, MR=_dt.c_type(mr),
                  MV=_dt.c_type(mv if mv is not None else np.bool_),
                  VALUE_MASK="true" if mv is not None else "false",
                  IDENTITY=_kern.neutral(sr.add), BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
@@ -288,41 +301,43 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None) -> tuple[str, str]:
     return src, name
 
 
-def hashed_entries(xp, aptr, bptr, mrow, mcol, ratio=RATIO):
-    """Which mask entries the hash kernels take (uint8 per entry): the row of A and the column
-    of B both non-empty; unless ``ratio`` is None (every such entry), the column at least
-    :data:`MIN_COLUMN` long and the row at most ``ratio`` times as long as the column."""
+def hashed_entries(xp, aptr, bptr, mrow, mcol, every=False):
+    """Which mask entries the hash kernels take (uint8 per entry: 0 none, :data:`BY_COLUMN`
+    or :data:`BY_ROW`): the row of A and the column of B both non-empty; the longer of the two
+    is hashed (the column on a tie); unless ``every``, only when it has at least
+    :data:`MIN_COLUMN` entries."""
     la = xp.diff(aptr.astype(np.int64, copy=False))[mrow]
     lb = xp.diff(bptr.astype(np.int64, copy=False))[mcol]
-    return _take(la, lb, ratio)
+    return _take(la, lb, every)
 
 
-def _take(la, lb, ratio):
+def _take(la, lb, every):
     """:func:`hashed_entries` from each entry's row length ``la`` and column length ``lb``."""
     take = (la > 0) & (lb > 0)
-    if ratio is not None:
-        take &= (la <= ratio * lb) & (lb >= MIN_COLUMN)
-    return take.astype(np.uint8)
+    if not every:
+        take &= (la >= MIN_COLUMN) | (lb >= MIN_COLUMN)
+    return take.astype(np.uint8) * (BY_COLUMN + (la > lb).astype(np.uint8))
 
 
-def _tasks(xp, order, mcol, la, lb):
-    """Task lists ``(j, begin, end)`` over ``order`` (entry ids grouped by column, columns
-    ascending): a task is a column's entries from its start on, ``hp.config["mxm_hash_split"]``
-    at a time; by decreasing cost (look-ups: the rows' lengths), split into the warp's and the
-    block's."""
+def _tasks(xp, order, key, plen, hlen):
+    """Task lists ``(j, begin, end)`` over ``order`` (entry ids grouped by their hashed row
+    ``key[order]``, ascending): a task is a hashed row's entries from its start on,
+    ``hp.config["mxm_hash_split"]`` at a time; by decreasing cost (look-ups: the probed rows'
+    lengths ``plen``, per entry), split into the warp's and the block's (``hlen``: each
+    hashed row's length)."""
     split = config["mxm_hash_split"]
-    col = mcol[order].astype(np.int64, copy=False)
-    cnt = bincount(xp, col, minlength=int(lb.shape[0]))        # entries per column
-    start = xp.cumsum(cnt) - cnt
+    k = key[order].astype(np.int64, copy=False)
+    bounds = xp.searchsorted(k, xp.arange(int(hlen.shape[0]) + 1, dtype=np.int64))
+    start, cnt = bounds[:-1], xp.diff(bounds)                 # entries per hashed row
     ntask = (cnt + split - 1) // split
-    tj = repeat_index(xp, ntask)                                # each task's column
+    tj = repeat_index(xp, ntask)                                # each task's hashed row
     first = xp.cumsum(ntask) - ntask
     begin = start[tj] + (xp.arange(tj.shape[0], dtype=np.int64) - first[tj]) * split
     end = xp.minimum(begin + split, start[tj] + cnt[tj])
     csum = xp.zeros(int(order.shape[0]) + 1, dtype=np.int64)
-    csum[1:] = xp.cumsum(la[order])
+    csum[1:] = xp.cumsum(plen[order])
     cost = csum[end] - csum[begin]
-    big = (lb[tj] > WARP_CAP) | (cost > config["mxm_hash_block_work"])
+    big = (hlen[tj] > WARP_CAP) | (cost > config["mxm_hash_block_work"])
 
     def pick(s):
         ids = xp.flatnonzero(s)
@@ -332,28 +347,46 @@ def _tasks(xp, order, mcol, la, lb):
     return pick(~big), pick(big)
 
 
-def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, ratio, out,
+def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, every, out,
                     state):
     """Compute into ``out`` / ``state`` (1: a result, 0: none) the mask entries the hash kernels
-    take (:func:`hashed_entries` with ``ratio``), on the device (or NumPy arrays under the
-    emulation), and return their flags (uint8 per entry).  ``BT``: B's transpose as CSR;
-    ``aval`` / ``bval``: the values the multiply reads (None: not read), of value dtypes
-    ``a_vdt`` / ``b_vdt``."""
-    la = xp.diff(A.csr.indptr.astype(np.int64, copy=False))[mrow]      # per entry
-    lb = xp.diff(BT.indptr.astype(np.int64, copy=False))                # per column
-    hashed = _take(la, lb[mcol], ratio)
-    ids = xp.flatnonzero(hashed)
-    if ids.shape[0] == 0:
+    take (:func:`hashed_entries` with ``every``), on the device (or NumPy arrays under the
+    emulation), and return their flags (uint8 per entry, nonzero: taken).  ``BT``: B's
+    transpose as CSR; ``aval`` / ``bval``: the values the multiply reads (None: not read), of
+    value dtypes ``a_vdt`` / ``b_vdt``."""
+    arow = xp.diff(A.csr.indptr.astype(np.int64, copy=False))           # per row of A
+    bcol = xp.diff(BT.indptr.astype(np.int64, copy=False))              # per column of B
+    la, lb = arow[mrow], bcol[mcol]                                     # per entry
+    hashed = _take(la, lb, every)
+    taken = xp.flatnonzero(hashed)
+    if taken.shape[0] == 0:
         return hashed
-    state[ids] = 0
-    order = ids[xp.argsort(mcol[ids])].astype(np.int64, copy=False)   # grouped by column
-    warp_t, block_t = _tasks(xp, order, mcol, la, lb)
-    src, name = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mrow.dtype,
-                            None if mval is None else mval.dtype)
-    work = xp.zeros(2, dtype=np.uint64)
+    state[taken] = 0
+    by_col = xp.flatnonzero(hashed == BY_COLUMN)
+    by_row = xp.flatnonzero(hashed == BY_ROW)                         # grouped by row already
+    if by_col.shape[0]:
+        order = by_col[xp.argsort(mcol[by_col])].astype(np.int64, copy=False)
+        _launch(xp, sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mval, False,
+                (A.csr.indptr, A.csr.indices, aval, BT.indptr, BT.indices, bval, mrow),
+                order, _tasks(xp, order, mcol, la, bcol), out, state)
+    if by_row.shape[0]:
+        order = by_row.astype(np.int64, copy=False)
+        _launch(xp, sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mval, True,
+                (BT.indptr, BT.indices, bval, A.csr.indptr, A.csr.indices, aval, mcol),
+                order, _tasks(xp, order, mrow, lb, arow), out, state)
+    return hashed
+
+
+def _launch(xp, sr, a_vdt, b_vdt, ai, bi, mval, swap, rows, order, tasks, out, state):
+    """Run the warp and block kernels over ``tasks`` (:func:`_tasks`); ``rows``: the probed
+    CSR's ``(indptr, indices, values)``, the hashed CSR's, and each entry's probed row."""
+    warp_t, block_t = tasks
+    src, name = hash_source(sr, a_vdt, b_vdt, ai, bi, rows[6].dtype,
+                            None if mval is None else mval.dtype, swap)
     null = np.uint64(0)
-    args = (A.csr.indptr, A.csr.indices, null if aval is None else aval, BT.indptr, BT.indices,
-            null if bval is None else bval, mrow, null if mval is None else mval, order)
+    work = xp.zeros(2, dtype=np.uint64)     # tasks taken by the block / the warp kernel
+    args = tuple(null if a is None else a for a in rows) + (null if mval is None else mval,
+                                                            order)
     sms = _backend.num_sms() if xp is not np else 1
     nb, nw = int(block_t[0].shape[0]), int(warp_t[0].shape[0])
     if nb:
@@ -363,4 +396,3 @@ def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, r
         wpb = BLOCK // 32
         kernel(src, name + "_warp")((max(1, min(-(-nw // wpb), sms * 8)),), (BLOCK,),
                                     args + warp_t + (np.int64(nw), work, out, state))
-    return hashed

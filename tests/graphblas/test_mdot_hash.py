@@ -24,7 +24,9 @@ from tests.graphblas._helpers import compare, gb_mask, gb_run, hp_mask, rand_mat
 #: order-free (semiring, dtype) pairs: the hash kernels take them
 HASHED = (("plus_times", "int64"), ("plus_pair", "int64"), ("min_plus", "int32"),
           ("min_plus", "float64"), ("max_min", "float32"), ("times_times", "int32"),
-          ("max_plus", "uint64"))
+          ("max_plus", "uint64"),
+          # multiplies that are not symmetric: the kernels that hash rows of A swap operands
+          ("plus_minus", "int64"), ("plus_firsti", "int64"), ("min_first", "int32"))
 
 
 def _typed(name, dtype):
@@ -43,15 +45,19 @@ def test_applies_only_to_order_free_monoids():
 def test_hashed_entries_rule(monkeypatch):
     monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 1)
     aptr = np.array([0, 0, 2, 10, 30])          # rows of A: 0, 2, 8, 20 entries
-    bptr = np.array([0, 1, 3, 3])               # columns of B: 1, 2, 0 entries
-    mrow = np.array([0, 1, 2, 3, 3, 1])
-    mcol = np.array([0, 0, 1, 1, 0, 2])
-    got = _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol)
-    # row 0 empty; 2 <= 8 * 1; 8 <= 8 * 2; 20 > 16; 20 > 8; column 2 empty
-    assert got.tolist() == [0, 1, 1, 0, 0, 0]
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, None).tolist() == [0, 1, 1, 1, 1, 0]
-    monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 2)        # column 0 is too short now
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [0, 0, 1, 0, 0, 0]
+    bptr = np.array([0, 1, 3, 3, 12, 20])       # columns of B: 1, 2, 0, 9, 8 entries
+    mrow = np.array([0, 1, 2, 3, 3, 1, 1, 2, 2])
+    mcol = np.array([0, 0, 1, 1, 0, 2, 3, 3, 4])
+    col, row = _mdot_hash.BY_COLUMN, _mdot_hash.BY_ROW
+    # row 0 empty; the row longer (2 > 1, 8 > 2, 20 > 2, 20 > 1); column 2 empty; the column
+    # longer (9 > 2, 9 > 8); a tie hashes the column
+    want = [0, row, row, row, row, 0, col, col, col]
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == want
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, True).tolist() == want
+    monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 9)        # the longer list has >= 9 entries
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [
+        0, 0, 0, row, row, 0, col, col, 0]
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, True).tolist() == want
 
 
 @pytest.mark.parametrize("name,dtype", HASHED)
