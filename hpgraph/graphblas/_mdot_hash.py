@@ -178,6 +178,7 @@ __device__ void do_column(
             sh.hit[tid] = 0;
             gsync<G>();
             const int cn = (int)(t1 - c0 < (long long)G ? t1 - c0 : (long long)G);
+            int cur = 0;   // this thread's last entry: its elements only move forward
             for (long long base = 0; base < total; base += G) {   // group-uniform trip count
                 const long long k = base + tid;
                 int lo = -1;
@@ -185,13 +186,18 @@ __device__ void do_column(
                 z_t t = hp_identity();
                 if (k < total) {
                     // the last entry starting at or before k holds element k (empty entries
-                    // before it share its start)
-                    int l = 0, h = cn - 1;
+                    // before it share its start): a galloping search forward from `cur`
+                    // (sh.excl[cur] <= k), mostly one step when the entries are long
+                    int l = cur, h = cn - 1, step = 1;
+                    while (l + step <= h) {
+                        if (sh.excl[l + step] <= k) { l += step; step <<= 1; }
+                        else { h = l + step - 1; break; }
+                    }
                     while (l < h) {
                         int mid = (l + h + 1) >> 1;
                         if (sh.excl[mid] <= k) l = mid; else h = mid - 1;
                     }
-                    lo = l;
+                    lo = cur = l;
                     const long long pa = sh.start[l] + (k - sh.excl[l]);
                     const long long key = (long long)aidx[pa];
                     const int q = h_find(sh.keys, sh.pos, hmask, key);
@@ -390,7 +396,7 @@ def _launch(xp, sr, a_vdt, b_vdt, ai, bi, mval, swap, rows, order, tasks, out, s
     sms = _backend.num_sms() if xp is not np else 1
     nb, nw = int(block_t[0].shape[0]), int(warp_t[0].shape[0])
     if nb:
-        kernel(src, name + "_block")((max(1, min(nb, sms * 4)),), (BLOCK,),
+        kernel(src, name + "_block")((max(1, min(nb, sms * (2048 // BLOCK))),), (BLOCK,),
                                      args + block_t + (np.int64(nb), work, out, state))
     if nw:
         wpb = BLOCK // 32
