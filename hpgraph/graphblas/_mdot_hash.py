@@ -35,7 +35,6 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import backend as _backend
-from .._arrayops import bincount
 from .._config import config
 from ..cuda_source import GROUP_SCAN, render
 from . import _kern
@@ -60,6 +59,9 @@ MIN_COLUMN = 512
 #: :func:`hashed_entries`' codes: the column of B hashed, rows of A probed (the mask's entries
 #: grouped by column) / the row of A hashed, columns of B probed (grouped by row)
 BY_COLUMN, BY_ROW = 1, 2
+#: an entry is hashed only when the hashed list is at least SKEW times as long as the probed
+#: one (lists of alike lengths merge faster)
+SKEW = 1
 
 
 def _slots(cap: int) -> int:
@@ -101,7 +103,7 @@ __device__ __forceinline__ long long key_cas(long long* a, long long c, long lon
 __device__ __forceinline__ void h_insert(hkey_t* keys, int* pos, unsigned mask, hkey_t k, int p) {
     unsigned s = slot_of((long long)k, mask);
     while (key_cas(keys + s, (hkey_t)-1, k) != (hkey_t)-1) s = (s + 1) & mask;
-    pos[s] = p;
+    if (${READ_A} || ${READ_B}) pos[s] = p;   // positions only for a multiply that reads values
 }
 
 __device__ __forceinline__ int h_find(const hkey_t* keys, const int* pos, unsigned mask,
@@ -109,7 +111,7 @@ __device__ __forceinline__ int h_find(const hkey_t* keys, const int* pos, unsign
     unsigned s = slot_of(k, mask);
     while (true) {
         const hkey_t t = keys[s];
-        if ((long long)t == k) return pos[s];
+        if ((long long)t == k) return (${READ_A} || ${READ_B}) ? pos[s] : 0;
         if (t == (hkey_t)-1) return -1;
         s = (s + 1) & mask;
     }
@@ -321,7 +323,9 @@ def _take(la, lb, every):
     """:func:`hashed_entries` from each entry's row length ``la`` and column length ``lb``."""
     take = (la > 0) & (lb > 0)
     if not every:
-        take &= (la >= MIN_COLUMN) | (lb >= MIN_COLUMN)
+        xp = _backend.get_array_module(la)
+        longer, shorter = xp.maximum(la, lb), xp.minimum(la, lb)
+        take &= (longer >= MIN_COLUMN) & (longer >= SKEW * shorter)
     return take.astype(np.uint8) * (BY_COLUMN + (la > lb).astype(np.uint8))
 
 
