@@ -31,6 +31,8 @@ taken through an atomic counter in order of decreasing cost (look-ups), columns 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -39,7 +41,6 @@ from .._config import config
 from ..cuda_source import GROUP_SCAN, render
 from . import _kern
 from ._gpu_common import COMMON, kernel, semiring_slots
-from ._keys import repeat_index
 
 __all__ = ["HASH_SOURCE", "hash_source", "applies", "hashed_entries", "masked_hash_gpu",
            "BLOCK", "WARP_CAP", "BLOCK_CAP", "MIN_COLUMN", "BY_COLUMN", "BY_ROW"]
@@ -78,6 +79,7 @@ typedef ${PV} pv_t;   // the probed rows' value type
 typedef ${HV} hv_t;   // the hashed rows' value type
 typedef ${MR} mr_t;   // each entry's probed row (the mask's row; its column when swapped)
 typedef ${MV} mv_t;   // the mask's values (value masks)
+typedef ${MC} mc_t;   // the mask's column of each entry
 typedef hi_t hkey_t;  // hashed keys: the contracted index k (-1: an empty slot)
 #define FULL 0xffffffffu
 #define BLOCK ${BLOCK}
@@ -270,6 +272,34 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
 """
 
 
+#: the kernel that sorts the entries out (appended to the unswapped :data:`HASH_SOURCE`)
+CLASSIFY_SOURCE = r"""
+// Which entries the hash kernels take (the codes of hashed_entries: 0, 1 hash the column of B,
+// 2 hash the row of A), the lengths of each entry's row of A (la) and column of B (lb), and
+// state 0 for every entry (the hash kernels combine into it; the intersection kernel
+// overwrites its own).  aptr: A's row pointers, bptr: B^T's (the kernel of the unswapped
+// source); min_len / skew 0: every entry with both lists non-empty.
+extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_classify(
+        const pi_t* __restrict__ aptr, const hi_t* __restrict__ bptr,
+        const mr_t* __restrict__ mrow, const mc_t* __restrict__ mcol, long long nm,
+        long long min_len, long long skew, unsigned char* __restrict__ code,
+        long long* __restrict__ la, long long* __restrict__ lb,
+        unsigned char* __restrict__ state) {
+    const long long stride = (long long)gridDim.x * BLOCK;
+    for (long long e = (long long)blockIdx.x * BLOCK + threadIdx.x; e < nm; e += stride) {
+        const long long r = (long long)mrow[e], c = (long long)mcol[e];
+        const long long a = (long long)aptr[r + 1] - (long long)aptr[r];
+        const long long b = (long long)bptr[c + 1] - (long long)bptr[c];
+        const long long lo = a < b ? a : b, hi = a < b ? b : a;
+        const bool take = lo > 0 && hi >= min_len && hi >= skew * lo;
+        code[e] = take ? (a > b ? 2 : 1) : 0;
+        la[e] = a;
+        lb[e] = b;
+        state[e] = 0;
+    }
+}
+"""
+
 def applies(sr) -> bool:
     """Whether the add monoid of ``sr`` gives the same result in any order of its terms, on a
     type the kernels combine by compare-and-swap (4 or 8 bytes): ``plus`` / ``times`` on
@@ -284,13 +314,14 @@ def applies(sr) -> bool:
     return add.name in ("min", "max") or (add.name in ("plus", "times") and dt.kind in "iu")
 
 
-def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None, swap=False) -> tuple[str, str]:
-    """``(source, name prefix)`` of the hash kernels (``<name>_warp``, ``<name>_block``) for
-    the typed semiring ``sr`` (:func:`applies`), the stored value dtypes of A and B, the index
-    dtypes ``ai`` (A), ``bi`` (B^T) and ``mr`` (each entry's probed row: the mask's rows, its
-    columns when ``swap``); ``mv``: the mask's value dtype for a value mask (None:
-    structural).  ``swap``: the kernels hash rows of A and probe rows of B^T (groups are
-    the mask's rows) instead of hashing rows of B^T and probing rows of A."""
+def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mc, mv=None, swap=False) -> tuple[str, str]:
+    """``(source, name prefix)`` of the hash kernels (``<name>_warp``, ``<name>_block``; and
+    ``<name>_classify`` when not ``swap``) for the typed semiring ``sr`` (:func:`applies`), the
+    stored value dtypes of A and B, the index dtypes ``ai`` (A), ``bi`` (B^T), ``mr`` (each
+    entry's probed row: the mask's rows, its columns when ``swap``) and ``mc`` (the mask's
+    columns); ``mv``: the mask's value dtype for a value mask (None: structural).  ``swap``:
+    the kernels hash rows of A and probe rows of B^T (groups are the mask's rows) instead of
+    hashing rows of B^T and probing rows of A."""
     name = "hp_gb_mhash" + ("_row" if swap else "")
     slots = semiring_slots(sr, a_dtype, b_dtype)
     if swap:   # the probed element is B's, the hashed one A's; the output row is the group's
@@ -300,12 +331,14 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mv=None, swap=False) -> tuple[
         term = "hp_mul(hp_av(aval, pa), hp_bv(bval, p0 + q), sh.row[l], key)"
         pi, hi, pv, hv = ai, bi, "av_t", "bv_t"
     src = render(HASH_SOURCE, slots, PI=_dt.c_type(pi), HI=_dt.c_type(hi), PV=pv, HV=hv,
-                 TERM_EXPR=term, MR=_dt.c_type(mr),
+                 TERM_EXPR=term, MR=_dt.c_type(mr), MC=_dt.c_type(mc),
                  MV=_dt.c_type(mv if mv is not None else np.bool_),
                  VALUE_MASK="true" if mv is not None else "false",
                  IDENTITY=_kern.neutral(sr.add), BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
                  WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name,
                  GROUP_SCAN=GROUP_SCAN)
+    if not swap:
+        src += render(CLASSIFY_SOURCE, NAME=name)
     return src, name
 
 
@@ -340,8 +373,12 @@ def _tasks(xp, order, key, plen, hlen):
     bounds = xp.searchsorted(k, xp.arange(int(hlen.shape[0]) + 1, dtype=np.int64))
     start, cnt = bounds[:-1], xp.diff(bounds)                 # entries per hashed row
     ntask = (cnt + split - 1) // split
-    tj = repeat_index(xp, ntask)                                # each task's hashed row
-    first = xp.cumsum(ntask) - ntask
+    incl = xp.cumsum(ntask)
+    total = int(incl[-1]) if incl.shape[0] else 0
+    # each task's hashed row (few tasks, most rows none: a search, not repeat_index's
+    # bincount, whose atomics pile up on the rows without tasks)
+    tj = xp.searchsorted(incl, xp.arange(total, dtype=np.int64), side="right")
+    first = incl - ntask
     begin = start[tj] + (xp.arange(tj.shape[0], dtype=np.int64) - first[tj]) * split
     end = xp.minimum(begin + split, start[tj] + cnt[tj])
     csum = xp.zeros(int(order.shape[0]) + 1, dtype=np.int64)
@@ -359,40 +396,74 @@ def _tasks(xp, order, key, plen, hlen):
 
 def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, every, out,
                     state):
-    """Compute into ``out`` / ``state`` (1: a result, 0: none) the mask entries the hash kernels
-    take (:func:`hashed_entries` with ``every``), on the device (or NumPy arrays under the
-    emulation), and return their flags (uint8 per entry, nonzero: taken).  ``BT``: B's
-    transpose as CSR; ``aval`` / ``bval``: the values the multiply reads (None: not read), of
-    value dtypes ``a_vdt`` / ``b_vdt``."""
-    arow = xp.diff(A.csr.indptr.astype(np.int64, copy=False))           # per row of A
-    bcol = xp.diff(BT.indptr.astype(np.int64, copy=False))              # per column of B
-    la, lb = arow[mrow], bcol[mcol]                                     # per entry
-    hashed = _take(la, lb, every)
-    taken = xp.flatnonzero(hashed)
-    if taken.shape[0] == 0:
-        return hashed
-    state[taken] = 0
+    """Start computing into ``out`` / ``state`` (1: a result, 0: none) the mask entries the
+    hash kernels take (:func:`hashed_entries` with ``every``), on the device (or NumPy arrays
+    under the emulation); return their flags (uint8 per entry, nonzero: taken) and a
+    function to call once the other entries' kernel is queued (on the device the hash
+    kernels run on side streams beside it; the function makes the current stream wait for
+    them).  ``BT``: B's transpose as CSR; ``aval`` / ``bval``: the values the multiply reads
+    (None: not read), of value dtypes ``a_vdt`` / ``b_vdt``."""
+    n_m = int(mrow.shape[0])
+    mv = None if mval is None else mval.dtype
+    src, name = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mrow.dtype,
+                            mcol.dtype, mv)
+    hashed = xp.empty(n_m, dtype=np.uint8)
+    la, lb = xp.empty(n_m, dtype=np.int64), xp.empty(n_m, dtype=np.int64)
+    sms = _backend.num_sms() if xp is not np else 1
+    kernel(src, name + "_classify")(
+        (max(1, min(-(-n_m // BLOCK), sms * 16)),), (BLOCK,),
+        (A.csr.indptr, BT.indptr, mrow, mcol, np.int64(n_m), np.int64(0 if every else MIN_COLUMN),
+         np.int64(0 if every else SKEW), hashed, la, lb, state))
     by_col = xp.flatnonzero(hashed == BY_COLUMN)
     by_row = xp.flatnonzero(hashed == BY_ROW)                         # grouped by row already
+    jobs = []
     if by_col.shape[0]:
         order = by_col[xp.argsort(mcol[by_col])].astype(np.int64, copy=False)
-        _launch(xp, sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mval, False,
-                (A.csr.indptr, A.csr.indices, aval, BT.indptr, BT.indices, bval, mrow),
-                order, _tasks(xp, order, mcol, la, bcol), out, state)
+        bcol = xp.diff(BT.indptr.astype(np.int64, copy=False))          # per column of B
+        jobs.append((src, name, (A.csr.indptr, A.csr.indices, aval, BT.indptr, BT.indices,
+                                 bval, mrow), order, _tasks(xp, order, mcol, la, bcol)))
     if by_row.shape[0]:
         order = by_row.astype(np.int64, copy=False)
-        _launch(xp, sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mval, True,
-                (BT.indptr, BT.indices, bval, A.csr.indptr, A.csr.indices, aval, mcol),
-                order, _tasks(xp, order, mrow, lb, arow), out, state)
-    return hashed
+        arow = xp.diff(A.csr.indptr.astype(np.int64, copy=False))       # per row of A
+        rsrc, rname = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype,
+                                  mcol.dtype, mcol.dtype, mv, True)
+        jobs.append((rsrc, rname, (BT.indptr, BT.indices, bval, A.csr.indptr, A.csr.indices,
+                                   aval, mcol), order, _tasks(xp, order, mrow, lb, arow)))
+    if xp is np or not jobs:
+        for job in jobs:
+            _launch(xp, *job, mval, out, state)
+        return hashed, lambda: None
+    main = _backend.cupy().cuda.get_current_stream()
+    ready = main.record()
+    done, keep = [], []
+    for job, side in zip(jobs, _side_streams(_backend.cupy().cuda.Device().id)):
+        side.wait_event(ready)
+        with side:
+            keep.append(_launch(xp, *job, mval, out, state))
+        done.append(side.record())
+
+    def join(jobs=jobs, keep=keep):
+        # the current stream waits for the side streams; `jobs` and `keep` hold the arrays
+        # they read until then (the memory pool hands freed memory only to work queued later)
+        for ev in done:
+            main.wait_event(ev)
+
+    return hashed, join
 
 
-def _launch(xp, sr, a_vdt, b_vdt, ai, bi, mval, swap, rows, order, tasks, out, state):
-    """Run the warp and block kernels over ``tasks`` (:func:`_tasks`); ``rows``: the probed
-    CSR's ``(indptr, indices, values)``, the hashed CSR's, and each entry's probed row."""
+@functools.cache
+def _side_streams(device: int):
+    """Two streams of ``device`` for the hash kernels (made once: a stream made per call
+    could reuse a handle whose work the pool still counts on)."""
+    cp = _backend.cupy()
+    return tuple(cp.cuda.Stream(non_blocking=True) for _ in range(2))
+
+
+def _launch(xp, src, name, rows, order, tasks, mval, out, state):
+    """Run the warp and block kernels of ``src`` over ``tasks`` (:func:`_tasks`); ``rows``:
+    the probed CSR's ``(indptr, indices, values)``, the hashed CSR's, and each entry's probed
+    row.  Returns the task counters (they must live until the kernels have run)."""
     warp_t, block_t = tasks
-    src, name = hash_source(sr, a_vdt, b_vdt, ai, bi, rows[6].dtype,
-                            None if mval is None else mval.dtype, swap)
     null = np.uint64(0)
     work = xp.zeros(2, dtype=np.uint64)     # tasks taken by the block / the warp kernel
     args = tuple(null if a is None else a for a in rows) + (null if mval is None else mval,
@@ -406,3 +477,4 @@ def _launch(xp, sr, a_vdt, b_vdt, ai, bi, mval, swap, rows, order, tasks, out, s
         wpb = BLOCK // 32
         kernel(src, name + "_warp")((max(1, min(-(-nw // wpb), sms * 8)),), (BLOCK,),
                                     args + warp_t + (np.int64(nw), work, out, state))
+    return work

@@ -66,13 +66,46 @@ def test_hash_kernels_compile(name, dtype, idx):
     pytest.importorskip("cupy_backends.cuda.libs.nvrtc", reason="NVRTC is not installed")
     try:
         for mv in (None, np.dtype(np.float64)):
-            src, kname = _mdot_hash.hash_source(_typed(name, dtype), np.dtype(dtype),
-                                                np.dtype(dtype), np.dtype(idx), np.dtype(idx),
-                                                np.dtype(np.int64), mv)
-            ptx = hp.backend.compile_ptx(src, "mhash.cu")
-            assert kname + "_warp" in ptx and kname + "_block" in ptx
+            for swap in (False, True):
+                src, kname = _mdot_hash.hash_source(
+                    _typed(name, dtype), np.dtype(dtype), np.dtype(dtype), np.dtype(idx),
+                    np.dtype(idx), np.dtype(np.int64), np.dtype(idx), mv, swap)
+                ptx = hp.backend.compile_ptx(src, "mhash.cu")
+                assert kname + "_warp" in ptx and kname + "_block" in ptx
+                assert (kname + "_classify" in ptx) != swap
     except hp.exceptions.DeviceUnavailable as exc:
         pytest.skip(str(exc))
+
+
+def test_classify_kernel_emulated(emulated, monkeypatch):
+    """The device's rule (kernel ``_classify``) gives :func:`hashed_entries`' codes, each
+    entry's two lengths and a zero state, for the default thresholds, a skew and every
+    entry."""
+    rng = np.random.default_rng(_seed(("mhash-classify",)))
+    aptr = np.concatenate([[0], np.cumsum(rng.integers(0, 12, 40))]).astype(np.int32)
+    bptr = np.concatenate([[0], np.cumsum(rng.integers(0, 12, 30))]).astype(np.int64)
+    mrow = rng.integers(0, 40, 500).astype(np.int64)
+    mcol = rng.integers(0, 30, 500).astype(np.int32)
+    sr = _typed("plus_times", "int64")
+    src, name = _mdot_hash.hash_source(sr, np.dtype(np.int64), np.dtype(np.int64),
+                                       aptr.dtype, bptr.dtype, mrow.dtype, mcol.dtype)
+    for min_len, skew in ((6, 1), (3, 2), (0, 0)):
+        monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", min_len)
+        monkeypatch.setattr(_mdot_hash, "SKEW", skew)
+        code = np.full(500, 9, np.uint8)
+        la, lb = np.zeros(500, np.int64), np.zeros(500, np.int64)
+        state = np.full(500, 7, np.uint8)
+        from hpgraph.graphblas._gpu_common import kernel
+
+        kernel(src, name + "_classify")((3,), (_mdot_hash.BLOCK,), (
+            aptr, bptr, mrow, mcol, np.int64(500), np.int64(min_len), np.int64(skew), code, la,
+            lb, state))
+        want = _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, min_len == 0)
+        assert code.tolist() == want.tolist()
+        assert len(set(want.tolist())) == 3          # none, by column and by row all occur
+        assert la.tolist() == np.diff(aptr)[mrow].tolist()
+        assert lb.tolist() == np.diff(bptr)[mcol].tolist()
+        assert not state.any()
 
 
 #: launches of the hash kernels under the emulation (a test can see that they ran)
