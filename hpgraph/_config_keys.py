@@ -396,9 +396,9 @@ _KERNELS = (
          "times as long to the shared-memory hash kernels, 'hash' every entry, 'merge' none "
          "(all stay on the sorted-list intersection, as other monoids do).",
          str),
-    _Key("mxm_hash_split", 2048, _int("mxm_hash_split", 1),
-         "Masked-dot mxm, hash kernels: a mask column's entries are split into tasks of at most "
-         "this many (each task hashes the column of B again).", int),
+    _Key("mxm_hash_split", 512, _int("mxm_hash_split", 1),
+         "Masked-dot mxm, hash kernels: the mask entries of a hashed column of B (or row of A) "
+         "are split into tasks of at most this many (each task hashes the list again).", int),
     _Key("mxm_hash_block_work", 8192, _int("mxm_hash_block_work", 0),
          "Masked-dot mxm, hash kernels: tasks with more look-ups than this (or a column of B "
          "longer than 64 entries) go to a block instead of a warp.", int),

@@ -270,16 +270,14 @@ def masked_dot_gpu(xp, A, B, sr, mask):
     hashed = None
     if config["mxm_dot_kernel"] != "merge" and _mdot_hash.applies(sr):
         every = config["mxm_dot_kernel"] == "hash"
-        hashed, join = _mdot_hash.masked_hash_gpu(xp, A, BT, aval, bval, _vdtype(aval, A),
-                                                  _vdtype(bval, B), sr, mrow, mcol, mval, every,
-                                                  out, state)
+        hashed = _mdot_hash.masked_hash_gpu(xp, A, BT, aval, bval, _vdtype(aval, A),
+                                            _vdtype(bval, B), sr, mrow, mcol, mval, every, out,
+                                            state)
     kernel(src, name + "_entry")(
         (_grid(n_m),), (BLOCK,),
         (A.csr.indptr, A.csr.indices, _ptr(aval), BT.indptr, BT.indices, _ptr(bval), mrow, mcol,
          _ptr(mval), np.int64(n_m), np.int64(config["mxm_dot_heavy_cost"]), _ptr(hashed), out,
          state))
-    if hashed is not None:
-        join()   # the hash kernels' entries are done before anything reads `state`
     hv = xp.flatnonzero(state == 2)
     nh = int(hv.shape[0])
     if nh:

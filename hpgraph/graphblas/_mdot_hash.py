@@ -1,37 +1,41 @@
-"""Masked SpGEMM on the device by shared-memory hash tables, one warp or block per mask column.
+"""Masked SpGEMM on the device by shared-memory hash tables, one warp or block per hashed list.
 
-For the mask entries ``(i, j)`` of one column ``j``, a group of threads puts row ``j`` of
-``B^T`` (the column ``j`` of ``B``: keys ``k``, and where each sits) in a shared-memory hash
-table, piece by piece, then looks up every ``k`` of row ``i`` of ``A`` (clipped to the piece's
-key range by two binary searches) for every entry of the column.  The group works through the
-concatenation of these rows, 32 or :data:`BLOCK` elements at a time (a prefix sum of the row
-lengths and a binary search of it map each thread to its element), so long and short rows keep
-every thread busy and neighbouring threads read neighbouring words -- the scheme of the triangle
-kernel (:mod:`hpgraph.algorithms._tc_hash`), which ``mxm(U, U.T, plus_pair, mask=U.S)`` on a
-degree-ordered ``U`` reproduces step for step.
+For a mask entry ``(i, j)`` the terms are over the ``k`` in both row ``i`` of ``A`` and column
+``j`` of ``B`` (row ``j`` of ``B^T``).  The longer of the two lists is hashed: for the mask
+entries of one column ``j`` whose column of ``B`` is the longer, a group of threads puts it in
+a shared-memory hash table, piece by piece, then looks up every ``k`` of each entry's row of
+``A`` (clipped to the piece's key range by two binary searches); the entries whose row of
+``A`` is the longer are grouped by row ``i`` the same way, with the roles swapped (the
+``_row`` kernels: the multiply's operands stay in order).  A group works through the
+concatenation of the probed lists, 32 or :data:`BLOCK` elements at a time (a prefix sum of
+the lengths, and a galloping search of it from the thread's last entry, map each thread to
+its element), so long and short lists keep every thread busy and neighbouring threads read
+neighbouring words -- the scheme of the triangle kernel (:mod:`hpgraph.algorithms._tc_hash`).
 
 Each term is combined into its entry's shared-memory accumulator with the add monoid's
 atomic form (a segmented warp reduction before it measured 10% slower on the ``L`` form), so
-the order of combination is not that of ``k``:
-only add monoids whose result does not depend on the order run here (:func:`applies`: ``plus``
-and ``times`` on integers, ``min`` / ``max`` on any 4- or 8-byte type); the others stay on the
-sorted-list intersection of :mod:`._mdot_gpu`, which also takes the entries this scheme would
-serve badly (:func:`hashed_entries`: a short column, or a row of ``A`` much longer than it).
+the order of combination is not that of ``k``: only add monoids whose result does not depend
+on the order run here (:func:`applies`: ``plus`` and ``times`` on integers, ``min`` / ``max``
+on any 4- or 8-byte type); the others stay on the sorted-list intersection of
+:mod:`._mdot_gpu`, which also takes the entries it serves better (:func:`hashed_entries`:
+short lists, or lists of alike, modest lengths).  The kernel ``_classify`` sorts the entries
+out on the device in one pass.
 
-Measured (one H100, R-MAT 21, ``plus_pair``, 949,098,081 triangles; ``hp.triangle_count``
-19.15 ms; ``benchmarks/bench_graphblas.py``, product and reduction to a scalar):
-``L .* (L @ L)`` 271 ms on the intersection alone, 184 ms with these kernels; the
-degree-ordered ``U .* (U @ U^T)`` 74.7 ms and 81.0 ms (its columns are at most ``sqrt(2m)``
-long, where the per-entry binary searches win).
+Measured (one NVIDIA H200, R-MAT 21, ``plus_pair``, 948,810,669 triangles;
+``hp.triangle_count`` 19.1-19.4 ms; the product alone, CUDA-event medians, same process):
+``L .* (L @ L)`` 147.8 ms with columns hashed only (512 entries at least, the row at most 8x
+longer), 112.9 with the longer list hashed, 96-97 with 8 blocks per SM instead of 4, 86.6 with
+the galloping search, 59.5 without the positions table for a multiply that reads no value,
+65.1 with the cost rule (:data:`RATIO`); 211.5 on the intersection alone.  The degree-ordered
+``U .* (U @ U^T)``: 42.5 ms before, 33.4 now, 29.8 on the intersection alone.
 
-Work: the tasks are a column and at most ``hp.config["mxm_hash_split"]`` of its entries,
-taken through an atomic counter in order of decreasing cost (look-ups), columns of at most
-:data:`WARP_CAP` keys by a warp, longer ones (pieces of :data:`BLOCK_CAP`) by a block.
+Work: the tasks are a hashed list and at most ``hp.config["mxm_hash_split"]`` of its entries,
+taken through an atomic counter in order of decreasing cost (look-ups), lists of at most
+:data:`WARP_CAP` keys by a warp, longer ones (pieces of :data:`BLOCK_CAP`) by a block
+(``2048 / BLOCK`` blocks per SM).
 """
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
@@ -52,17 +56,19 @@ WARP_CAP = 64
 #: hashed keys per piece of the block kernel's table (2 * BLOCK_CAP slots of key and position)
 BLOCK_CAP = 1024
 #: an entry is hashed only when the longer of its row of A and its column of B (the list
-#: hashed) has at least this many entries: shorter lists intersect faster by merging or binary
-#: search (H100, R-MAT 21 triangles, hashing columns only, the product alone timed by a
-#: profiling script, 1 / 32 / 128 / 512: ``L .* (L @ L)`` 162 / 162 / 159 / 151 ms, the
-#: degree-ordered ``U`` form 61 / 61 / 59 / 43 ms; without hashing 259 and 35 ms)
-MIN_COLUMN = 512
+#: hashed) has at least this many entries (one NVIDIA H200, R-MAT 21 triangles: 128 / 512 /
+#: 2048 gave ``L .* (L @ L)`` 59.5 / 69.3 / 96.3 ms with the cost rule off / on)
+MIN_COLUMN = 128
+#: ... and when the intersection kernel would take at least RATIO steps per element of the
+#: shorter list (its binary searches on skewed lists), or more than
+#: ``hp.config["mxm_dot_heavy_cost"]`` steps in all (lists it would share out in chunks):
+#: lists of alike, modest lengths merge faster than they hash.  Same runs: RATIO 4 / 8 / 12
+#: with the heavy cost 2048: ``L`` 65.1 / 68.1 / 73.7 ms, the degree-ordered ``U`` form 33.4 /
+#: 33.4 / 35.5; every entry with a long enough list: 59.5 and 37.9; none: 212 and 29.8
+RATIO = 4
 #: :func:`hashed_entries`' codes: the column of B hashed, rows of A probed (the mask's entries
 #: grouped by column) / the row of A hashed, columns of B probed (grouped by row)
 BY_COLUMN, BY_ROW = 1, 2
-#: an entry is hashed only when the hashed list is at least SKEW times as long as the probed
-#: one (lists of alike lengths merge faster)
-SKEW = 1
 
 
 def _slots(cap: int) -> int:
@@ -124,7 +130,7 @@ ${GROUP_SCAN}
 // The shared memory of one group.
 template <int G, int SLOTS> struct Shared {
     hkey_t keys[SLOTS];
-    int pos[SLOTS];
+    int pos[(${READ_A} || ${READ_B}) ? SLOTS : 1];   // where each key sits (values read)
     long long start[G];     // each entry's first element of A (clipped)
     long long excl[G];      // elements before it in the concatenation
     long long row[G];       // its probed row
@@ -278,11 +284,12 @@ CLASSIFY_SOURCE = r"""
 // 2 hash the row of A), the lengths of each entry's row of A (la) and column of B (lb), and
 // state 0 for every entry (the hash kernels combine into it; the intersection kernel
 // overwrites its own).  aptr: A's row pointers, bptr: B^T's (the kernel of the unswapped
-// source); min_len / skew 0: every entry with both lists non-empty.
+// source); min_len / heavy / ratio: the rule's constants (0 / -1 / 0: every entry with both
+// lists non-empty).
 extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_classify(
         const pi_t* __restrict__ aptr, const hi_t* __restrict__ bptr,
         const mr_t* __restrict__ mrow, const mc_t* __restrict__ mcol, long long nm,
-        long long min_len, long long skew, unsigned char* __restrict__ code,
+        long long min_len, long long heavy, long long ratio, unsigned char* __restrict__ code,
         long long* __restrict__ la, long long* __restrict__ lb,
         unsigned char* __restrict__ state) {
     const long long stride = (long long)gridDim.x * BLOCK;
@@ -291,7 +298,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_classify(
         const long long a = (long long)aptr[r + 1] - (long long)aptr[r];
         const long long b = (long long)bptr[c + 1] - (long long)bptr[c];
         const long long lo = a < b ? a : b, hi = a < b ? b : a;
-        const bool take = lo > 0 && hi >= min_len && hi >= skew * lo;
+        // the intersection kernel's cost of the entry (its search_cost, unclipped lengths)
+        const long long cost = hi > 16 * lo ? lo * (64 - __clzll((unsigned long long)hi)) : lo + hi;
+        const bool take = lo > 0 && hi >= min_len && (cost > heavy || cost >= ratio * lo);
         code[e] = take ? (a > b ? 2 : 1) : 0;
         la[e] = a;
         lb[e] = b;
@@ -344,21 +353,22 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mc, mv=None, swap=False) -> tu
 
 def hashed_entries(xp, aptr, bptr, mrow, mcol, every=False):
     """Which mask entries the hash kernels take (uint8 per entry: 0 none, :data:`BY_COLUMN`
-    or :data:`BY_ROW`): the row of A and the column of B both non-empty; the longer of the two
-    is hashed (the column on a tie); unless ``every``, only when it has at least
-    :data:`MIN_COLUMN` entries."""
+    or :data:`BY_ROW`), by the rule the device applies (kernel ``_classify``): the row of A
+    and the column of B both non-empty; the longer of the two is hashed (the column on a tie);
+    unless ``every``, only when it has at least :data:`MIN_COLUMN` entries and the
+    intersection kernel would cost more than ``hp.config["mxm_dot_heavy_cost"]`` steps or at
+    least :data:`RATIO` per element of the shorter list."""
     la = xp.diff(aptr.astype(np.int64, copy=False))[mrow]
     lb = xp.diff(bptr.astype(np.int64, copy=False))[mcol]
-    return _take(la, lb, every)
-
-
-def _take(la, lb, every):
-    """:func:`hashed_entries` from each entry's row length ``la`` and column length ``lb``."""
-    take = (la > 0) & (lb > 0)
+    lo, hi = xp.minimum(la, lb), xp.maximum(la, lb)
+    take = lo > 0
     if not every:
-        xp = _backend.get_array_module(la)
-        longer, shorter = xp.maximum(la, lb), xp.minimum(la, lb)
-        take &= (longer >= MIN_COLUMN) & (longer >= SKEW * shorter)
+        bits = xp.zeros(hi.shape, dtype=np.int64)       # bit length of hi (64 - clz)
+        for b in range(63):
+            bits += (hi >> b) > 0
+        cost = xp.where(hi > 16 * lo, lo * bits, lo + hi)   # the intersection's search_cost
+        take &= (hi >= MIN_COLUMN) & ((cost > config["mxm_dot_heavy_cost"]) |
+                                      (cost >= RATIO * lo))
     return take.astype(np.uint8) * (BY_COLUMN + (la > lb).astype(np.uint8))
 
 
@@ -396,13 +406,11 @@ def _tasks(xp, order, key, plen, hlen):
 
 def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, every, out,
                     state):
-    """Start computing into ``out`` / ``state`` (1: a result, 0: none) the mask entries the
-    hash kernels take (:func:`hashed_entries` with ``every``), on the device (or NumPy arrays
-    under the emulation); return their flags (uint8 per entry, nonzero: taken) and a
-    function to call once the other entries' kernel is queued (on the device the hash
-    kernels run on side streams beside it; the function makes the current stream wait for
-    them).  ``BT``: B's transpose as CSR; ``aval`` / ``bval``: the values the multiply reads
-    (None: not read), of value dtypes ``a_vdt`` / ``b_vdt``."""
+    """Compute into ``out`` / ``state`` (1: a result, 0: none) the mask entries the hash
+    kernels take (:func:`hashed_entries` with ``every``), on the device (or NumPy arrays under
+    the emulation), and return their flags (uint8 per entry, nonzero: taken).  ``BT``: B's
+    transpose as CSR; ``aval`` / ``bval``: the values the multiply reads (None: not read), of
+    value dtypes ``a_vdt`` / ``b_vdt``."""
     n_m = int(mrow.shape[0])
     mv = None if mval is None else mval.dtype
     src, name = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mrow.dtype,
@@ -412,8 +420,10 @@ def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, e
     sms = _backend.num_sms() if xp is not np else 1
     kernel(src, name + "_classify")(
         (max(1, min(-(-n_m // BLOCK), sms * 16)),), (BLOCK,),
-        (A.csr.indptr, BT.indptr, mrow, mcol, np.int64(n_m), np.int64(0 if every else MIN_COLUMN),
-         np.int64(0 if every else SKEW), hashed, la, lb, state))
+        (A.csr.indptr, BT.indptr, mrow, mcol, np.int64(n_m),
+         np.int64(0 if every else MIN_COLUMN),
+         np.int64(-1 if every else config["mxm_dot_heavy_cost"]), np.int64(0 if every else RATIO),
+         hashed, la, lb, state))
     by_col = xp.flatnonzero(hashed == BY_COLUMN)
     by_row = xp.flatnonzero(hashed == BY_ROW)                         # grouped by row already
     jobs = []
@@ -429,40 +439,15 @@ def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, e
                                   mcol.dtype, mcol.dtype, mv, True)
         jobs.append((rsrc, rname, (BT.indptr, BT.indices, bval, A.csr.indptr, A.csr.indices,
                                    aval, mcol), order, _tasks(xp, order, mrow, lb, arow)))
-    if xp is np or not jobs:
-        for job in jobs:
-            _launch(xp, *job, mval, out, state)
-        return hashed, lambda: None
-    main = _backend.cupy().cuda.get_current_stream()
-    ready = main.record()
-    done, keep = [], []
-    for job, side in zip(jobs, _side_streams(_backend.cupy().cuda.Device().id)):
-        side.wait_event(ready)
-        with side:
-            keep.append(_launch(xp, *job, mval, out, state))
-        done.append(side.record())
-
-    def join(jobs=jobs, keep=keep):
-        # the current stream waits for the side streams; `jobs` and `keep` hold the arrays
-        # they read until then (the memory pool hands freed memory only to work queued later)
-        for ev in done:
-            main.wait_event(ev)
-
-    return hashed, join
-
-
-@functools.cache
-def _side_streams(device: int):
-    """Two streams of ``device`` for the hash kernels (made once: a stream made per call
-    could reuse a handle whose work the pool still counts on)."""
-    cp = _backend.cupy()
-    return tuple(cp.cuda.Stream(non_blocking=True) for _ in range(2))
+    for job in jobs:
+        _launch(xp, *job, mval, out, state)
+    return hashed
 
 
 def _launch(xp, src, name, rows, order, tasks, mval, out, state):
     """Run the warp and block kernels of ``src`` over ``tasks`` (:func:`_tasks`); ``rows``:
     the probed CSR's ``(indptr, indices, values)``, the hashed CSR's, and each entry's probed
-    row.  Returns the task counters (they must live until the kernels have run)."""
+    row."""
     warp_t, block_t = tasks
     null = np.uint64(0)
     work = xp.zeros(2, dtype=np.uint64)     # tasks taken by the block / the warp kernel
@@ -477,4 +462,3 @@ def _launch(xp, src, name, rows, order, tasks, mval, out, state):
         wpb = BLOCK // 32
         kernel(src, name + "_warp")((max(1, min(-(-nw // wpb), sms * 8)),), (BLOCK,),
                                     args + warp_t + (np.int64(nw), work, out, state))
-    return work

@@ -42,22 +42,29 @@ def test_applies_only_to_order_free_monoids():
         assert not _mdot_hash.applies(_typed(name, dtype)), (name, dtype)
 
 
-def test_hashed_entries_rule(monkeypatch):
+def test_hashed_entries_rule(hp_config, monkeypatch):
     monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 1)
+    monkeypatch.setattr(_mdot_hash, "RATIO", 4)
+    hp_config(mxm_dot_heavy_cost=2048)
     aptr = np.array([0, 0, 2, 10, 30])          # rows of A: 0, 2, 8, 20 entries
     bptr = np.array([0, 1, 3, 3, 12, 20])       # columns of B: 1, 2, 0, 9, 8 entries
     mrow = np.array([0, 1, 2, 3, 3, 1, 1, 2, 2])
     mcol = np.array([0, 0, 1, 1, 0, 2, 3, 3, 4])
     col, row = _mdot_hash.BY_COLUMN, _mdot_hash.BY_ROW
-    # row 0 empty; the row longer (2 > 1, 8 > 2, 20 > 2, 20 > 1); column 2 empty; the column
-    # longer (9 > 2, 9 > 8); a tie hashes the column
-    want = [0, row, row, row, row, 0, col, col, col]
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == want
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, True).tolist() == want
+    # (la, lb): (0, 1) (2, 1) (8, 2) (20, 2) (20, 1) (2, 0) (2, 9) (8, 9) (8, 8); the
+    # intersection's steps: -, 3, 10, 22, 5 (a search: 20 > 16 * 1), -, 11, 17, 16; steps per
+    # element of the shorter list: -, 3, 5, 11, 5, -, 5.5, 2.1, 2
+    every = [0, row, row, row, row, 0, col, col, col]        # the longer list hashed
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, True).tolist() == every
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [
+        0, 0, row, row, row, 0, col, 0, 0]                   # at least 4 steps per element
+    hp_config(mxm_dot_heavy_cost=15)                          # or more than 15 steps in all
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [
+        0, 0, row, row, row, 0, col, col, col]
     monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 9)        # the longer list has >= 9 entries
     assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [
         0, 0, 0, row, row, 0, col, col, 0]
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, True).tolist() == want
+    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, True).tolist() == every
 
 
 @pytest.mark.parametrize("name,dtype", HASHED)
@@ -77,30 +84,32 @@ def test_hash_kernels_compile(name, dtype, idx):
         pytest.skip(str(exc))
 
 
-def test_classify_kernel_emulated(emulated, monkeypatch):
+def test_classify_kernel_emulated(hp_config, emulated, monkeypatch):
     """The device's rule (kernel ``_classify``) gives :func:`hashed_entries`' codes, each
-    entry's two lengths and a zero state, for the default thresholds, a skew and every
-    entry."""
+    entry's two lengths and a zero state, for several thresholds and for every entry."""
+    from hpgraph.graphblas._gpu_common import kernel
+
     rng = np.random.default_rng(_seed(("mhash-classify",)))
-    aptr = np.concatenate([[0], np.cumsum(rng.integers(0, 12, 40))]).astype(np.int32)
-    bptr = np.concatenate([[0], np.cumsum(rng.integers(0, 12, 30))]).astype(np.int64)
+    aptr = np.concatenate([[0], np.cumsum(rng.integers(0, 40, 40))]).astype(np.int32)
+    bptr = np.concatenate([[0], np.cumsum(rng.integers(0, 40, 30))]).astype(np.int64)
+    aptr[5:8] = aptr[5]                                    # empty rows and long ones
     mrow = rng.integers(0, 40, 500).astype(np.int64)
     mcol = rng.integers(0, 30, 500).astype(np.int32)
     sr = _typed("plus_times", "int64")
     src, name = _mdot_hash.hash_source(sr, np.dtype(np.int64), np.dtype(np.int64),
                                        aptr.dtype, bptr.dtype, mrow.dtype, mcol.dtype)
-    for min_len, skew in ((6, 1), (3, 2), (0, 0)):
+    for min_len, heavy, ratio, every in ((6, 2048, 4, False), (3, 30, 3, False),
+                                         (0, -1, 0, True)):
         monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", min_len)
-        monkeypatch.setattr(_mdot_hash, "SKEW", skew)
+        monkeypatch.setattr(_mdot_hash, "RATIO", ratio)
+        hp_config(mxm_dot_heavy_cost=max(heavy, 0))
         code = np.full(500, 9, np.uint8)
         la, lb = np.zeros(500, np.int64), np.zeros(500, np.int64)
         state = np.full(500, 7, np.uint8)
-        from hpgraph.graphblas._gpu_common import kernel
-
         kernel(src, name + "_classify")((3,), (_mdot_hash.BLOCK,), (
-            aptr, bptr, mrow, mcol, np.int64(500), np.int64(min_len), np.int64(skew), code, la,
-            lb, state))
-        want = _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, min_len == 0)
+            aptr, bptr, mrow, mcol, np.int64(500), np.int64(min_len), np.int64(heavy),
+            np.int64(ratio), code, la, lb, state))
+        want = _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, every)
         assert code.tolist() == want.tolist()
         assert len(set(want.tolist())) == 3          # none, by column and by row all occur
         assert la.tolist() == np.diff(aptr)[mrow].tolist()
