@@ -70,7 +70,7 @@ DEFAULTS = {
     "mxm_cusparse_max_flops": 1 << 30,
     "mxm_dot_heavy_cost": 2048,
     "mxm_dot_kernel": "auto",
-    "mxm_hash_split": 2048,
+    "mxm_hash_split": 512,
     "mxm_hash_block_work": 8192,
     "io_direct_min_bytes": 1 << 20,
     "io_arrow_min_bytes": 1 << 16,
