@@ -257,6 +257,19 @@ def test_gpu_long_segments_and_duplicates():
     gv = gb.Vector.from_coo(np.arange(200_000), vals, size=200_000)
     for m in ("plus", "min", "max"):  # exact in any order (times could overflow then meet 0)
         assert hgb.reduce_scalar(v, m) == gv.reduce(getattr(gb.monoid, m)).new().value
+    # reduce_scalar's two passes (a block per 65,536 values, then the partial results): int64
+    # and bool over a length that is not a multiple of the chunk
+    n = 1_000_003
+    ints = rng.integers(-1000, 1000, n)
+    signs = np.where(rng.random(n) < 0.5, -1, 1)
+    flags = rng.random(n) < 0.001
+    iv = hgb.Vector.from_coo(cp.arange(n), cp.asarray(ints), size=n)
+    sv = hgb.Vector.from_coo(cp.arange(n), cp.asarray(signs), size=n)
+    bv = hgb.Vector.from_coo(cp.arange(n), cp.asarray(flags), size=n)
+    assert (hgb.reduce_scalar(iv, "plus"), hgb.reduce_scalar(iv, "min"),
+            hgb.reduce_scalar(iv, "max")) == (ints.sum(), ints.min(), ints.max())
+    assert hgb.reduce_scalar(sv, "times") == np.prod(signs)
+    assert (hgb.reduce_scalar(bv, "lor"), hgb.reduce_scalar(bv, "land")) == (True, False)
     rows = np.r_[np.zeros(50_000, np.int64), rng.integers(1, 100, 5_000)]
     cols = np.r_[np.arange(50_000), rng.integers(0, 50_000, 5_000)]
     w = rng.integers(1, 9, rows.size).astype(np.float64)
