@@ -1,11 +1,12 @@
 """GPU triangle counting with shared-memory hash tables, one warp or block per vertex.
 
 **Kept beside the engine because it is faster by more than the 20% the project allows**
-(one NVIDIA H100, 2026-11-26, R-MAT 21 undirected, 949,098,081 triangles, CUDA-event medians):
-19.2 ms here against 74.7 ms for the same count through the engine's GraphBLAS operations, the
-degree-ordered masked product ``mxm(U, U.T, plus_pair, mask=U.S)``, and 184 ms in the ``tril``
-form ``mxm(L, L, plus_pair, mask=L.S)`` (``benchmarks/bench_graphblas.py``, the same process);
-46.1 ms for the per-edge merge kernel of :mod:`._kernels` (2026-11-24).
+(one NVIDIA H200, 2026-11-27, R-MAT 21 undirected, 948,810,669 triangles, CUDA-event medians):
+19.0 ms here against 34.1 ms for the same count through the engine's GraphBLAS operations, the
+degree-ordered masked product ``mxm(U, U.T, plus_pair, mask=U.S)`` and its ``reduce_scalar``
+(a process of its own), and 65.1 ms in the ``tril`` form ``mxm(L, L, plus_pair, mask=L.S)``
+(``benchmarks/bench_graphblas.py``); 46.1 ms for the per-edge merge kernel of :mod:`._kernels`
+(one H100, 2026-11-24).
 
 The default GPU method of :func:`hpgraph.triangle_count` (``hp.config["triangle_kernel"] ==
 "hash"``; ``"merge"`` selects the per-edge merge of :mod:`._kernels`).  On the

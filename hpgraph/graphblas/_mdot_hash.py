@@ -56,8 +56,8 @@ WARP_CAP = 64
 #: hashed keys per piece of the block kernel's table (2 * BLOCK_CAP slots of key and position)
 BLOCK_CAP = 1024
 #: an entry is hashed only when the longer of its row of A and its column of B (the list
-#: hashed) has at least this many entries (one NVIDIA H200, R-MAT 21 triangles: 128 / 512 /
-#: 2048 gave ``L .* (L @ L)`` 59.5 / 69.3 / 96.3 ms with the cost rule off / on)
+#: hashed) has at least this many entries (one NVIDIA H200, R-MAT 21 triangles, ``L`` form:
+#: 64 / 128 gave 68.2 / 66.6 ms with the rule below; without it, 128 / 512 gave 76.2 / 81.2)
 MIN_COLUMN = 128
 #: ... and when the intersection kernel would take at least RATIO steps per element of the
 #: shorter list (its binary searches on skewed lists), or more than
