@@ -388,19 +388,22 @@ _KERNELS = (
          "(cupyx's SpGEMM fails on R-MAT 16, 1.24 G).", int),
     _Key("mxm_dot_heavy_cost", 2048, _int("mxm_dot_heavy_cost", 0),
          "Masked-dot mxm on the GPU: mask entries whose intersection costs more than this "
-         "many steps are left to a block each instead of a thread.", int),
+         "many steps are left to a block each instead of a thread, or to the hash kernels "
+         "when those apply (see mxm_dot_kernel).", int),
     _Key("mxm_dot_kernel", "auto", _choice("mxm_dot_kernel", ("auto", "hash", "merge")),
          "Masked-dot mxm on the GPU, for add monoids whose result does not depend on the "
-         "order of the terms (plus / times on integers, min / max): 'auto' sends the mask "
-         "entries whose column of B has at least 512 entries and whose row of A is at most 8 "
-         "times as long to the shared-memory hash kernels, 'hash' every entry, 'merge' none "
-         "(all stay on the sorted-list intersection, as other monoids do).",
+         "order of the terms (plus / times on integers, min / max): 'auto' sends a mask "
+         "entry to the shared-memory hash kernels (the longer of its row of A and column of B "
+         "hashed) when that list has at least 128 entries and the intersection would cost "
+         "more than mxm_dot_heavy_cost steps or at least 4 per element of the shorter list; "
+         "'hash' every entry, 'merge' none (all stay on the sorted-list intersection, as "
+         "other monoids do).",
          str),
     _Key("mxm_hash_split", 512, _int("mxm_hash_split", 1),
          "Masked-dot mxm, hash kernels: the mask entries of a hashed column of B (or row of A) "
          "are split into tasks of at most this many (each task hashes the list again).", int),
     _Key("mxm_hash_block_work", 8192, _int("mxm_hash_block_work", 0),
-         "Masked-dot mxm, hash kernels: tasks with more look-ups than this (or a column of B "
+         "Masked-dot mxm, hash kernels: tasks with more look-ups than this (or a hashed list "
          "longer than 64 entries) go to a block instead of a warp.", int),
     _Key("io_direct_min_bytes", 1 << 20, _int("io_direct_min_bytes", 0),
          "hp.read: Matrix Market and edge-list files of at least this many bytes are parsed "

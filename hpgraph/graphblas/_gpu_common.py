@@ -18,8 +18,14 @@ import numpy as np
 
 from .. import dtypes as _dt
 
-__all__ = ["semiring_slots", "reads_operand", "kernel", "COMMON", "LOWER_BOUND", "CHUNK_WALK",
+__all__ = ["semiring_slots", "reads_operand", "kernel", "COMMON", "LOWER_BOUND", "SEARCH_RATIO",
+           "CHUNK_WALK",
            "chunk_rows", "chunk_ipt", "chunk_grid", "widest_index"]
+
+#: the masked-dot intersection merges two sorted lists when ``len(longer) <= SEARCH_RATIO *
+#: len(shorter)``, else binary-searches the shorter in the longer (the triangle kernel's tuned
+#: ratio); the hash kernels' rule estimates the intersection's cost the same way
+SEARCH_RATIO = 16
 
 #: ``lower_bound``, the binary search of the generated kernels that look columns up in a
 #: sorted row (the products, the row-wise element-wise forms)

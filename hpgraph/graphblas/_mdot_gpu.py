@@ -35,7 +35,7 @@ from .. import dtypes as _dt
 from .._config import config
 from ..cuda_source import render
 from . import _kern, _mdot_hash
-from ._gpu_common import COMMON, kernel, semiring_slots
+from ._gpu_common import COMMON, SEARCH_RATIO, kernel, semiring_slots
 
 __all__ = ["MDOT_SOURCE", "mdot_source", "masked_dot_gpu", "SEARCH_RATIO", "CHUNK", "BLOCK"]
 
@@ -43,9 +43,6 @@ __all__ = ["MDOT_SOURCE", "mdot_source", "masked_dot_gpu", "SEARCH_RATIO", "CHUN
 # the chunk kernel is hp.config["mxm_dot_heavy_cost"] (2048: the triangle kernel sends lists of
 # more than 2048 entries together to its warp kernel).
 
-#: a merge when ``len(longer) <= SEARCH_RATIO * len(shorter)``, else binary searches
-#: (the triangle kernel's tuned ratio)
-SEARCH_RATIO = 16
 #: elements of the shorter list per thread in the chunk kernel
 CHUNK = 32
 #: threads per block

@@ -32,7 +32,8 @@ the galloping search, 59.5 without the positions table for a multiply that reads
 Work: the tasks are a hashed list and at most ``hp.config["mxm_hash_split"]`` of its entries,
 taken through an atomic counter in order of decreasing cost (look-ups), lists of at most
 :data:`WARP_CAP` keys by a warp, longer ones (pieces of :data:`BLOCK_CAP`) by a block
-(``2048 / BLOCK`` blocks per SM).
+(grids of ``2048 / BLOCK`` blocks per SM: all resident with 4-byte keys and no positions
+table; with 8-byte keys or values read, the shared memory lets fewer run at once).
 """
 
 from __future__ import annotations
@@ -44,10 +45,10 @@ from .. import backend as _backend
 from .._config import config
 from ..cuda_source import GROUP_SCAN, render
 from . import _kern
-from ._gpu_common import COMMON, kernel, semiring_slots
+from ._gpu_common import COMMON, SEARCH_RATIO, kernel, semiring_slots
 
 __all__ = ["HASH_SOURCE", "hash_source", "applies", "hashed_entries", "masked_hash_gpu",
-           "BLOCK", "WARP_CAP", "BLOCK_CAP", "MIN_COLUMN", "BY_COLUMN", "BY_ROW"]
+           "BLOCK", "WARP_CAP", "BLOCK_CAP", "MIN_HASHED", "RATIO", "BY_COLUMN", "BY_ROW"]
 
 #: threads per block of both kernels (the warp kernel runs BLOCK / 32 warps a block)
 BLOCK = 256
@@ -58,13 +59,15 @@ BLOCK_CAP = 1024
 #: an entry is hashed only when the longer of its row of A and its column of B (the list
 #: hashed) has at least this many entries (one NVIDIA H200, R-MAT 21 triangles, ``L`` form:
 #: 64 / 128 gave 68.2 / 66.6 ms with the rule below; without it, 128 / 512 gave 76.2 / 81.2)
-MIN_COLUMN = 128
+MIN_HASHED = 128
 #: ... and when the intersection kernel would take at least RATIO steps per element of the
 #: shorter list (its binary searches on skewed lists), or more than
 #: ``hp.config["mxm_dot_heavy_cost"]`` steps in all (lists it would share out in chunks):
 #: lists of alike, modest lengths merge faster than they hash.  Same runs: RATIO 4 / 8 / 12
 #: with the heavy cost 2048: ``L`` 65.1 / 68.1 / 73.7 ms, the degree-ordered ``U`` form 33.4 /
-#: 33.4 / 35.5; every entry with a long enough list: 59.5 and 37.9; none: 212 and 29.8
+#: 33.4 / 35.5; every entry with a long enough list: 59.5 and 37.9; none: 212 and 29.8.  The
+#: lengths are the unclipped ones (the intersection clips both lists to the other's key range
+#: first, which shortens ``L``'s a lot): a cheap estimate, not the kernel's exact cost
 RATIO = 4
 #: :func:`hashed_entries`' codes: the column of B hashed, rows of A probed (the mask's entries
 #: grouped by column) / the row of A hashed, columns of B probed (grouped by row)
@@ -131,7 +134,7 @@ ${GROUP_SCAN}
 template <int G, int SLOTS> struct Shared {
     hkey_t keys[SLOTS];
     int pos[(${READ_A} || ${READ_B}) ? SLOTS : 1];   // where each key sits (values read)
-    long long start[G];     // each entry's first element of A (clipped)
+    long long start[G];     // each entry's first element of its probed row (clipped)
     long long excl[G];      // elements before it in the concatenation
     long long row[G];       // its probed row
     z_t acc[G];             // its terms so far, this piece
@@ -280,12 +283,12 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
 
 #: the kernel that sorts the entries out (appended to the unswapped :data:`HASH_SOURCE`)
 CLASSIFY_SOURCE = r"""
-// Which entries the hash kernels take (the codes of hashed_entries: 0, 1 hash the column of B,
-// 2 hash the row of A), the lengths of each entry's row of A (la) and column of B (lb), and
-// state 0 for every entry (the hash kernels combine into it; the intersection kernel
-// overwrites its own).  aptr: A's row pointers, bptr: B^T's (the kernel of the unswapped
-// source); min_len / heavy / ratio: the rule's constants (0 / -1 / 0: every entry with both
-// lists non-empty).
+// Which entries the hash kernels take (the codes of hashed_entries: 0 none, 1 (BY_COLUMN) the
+// column of B hashed, 2 (BY_ROW) the row of A hashed), the lengths of each entry's row of A
+// (la) and column of B (lb), and state 0 for every entry (the hash kernels combine into it;
+// the intersection kernel overwrites its own).  aptr: A's row pointers, bptr: B^T's (the
+// kernel of the unswapped source); min_len / heavy / ratio: the rule's constants (0 / -1 / 0:
+// every entry with both lists non-empty).
 extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_classify(
         const pi_t* __restrict__ aptr, const hi_t* __restrict__ bptr,
         const mr_t* __restrict__ mrow, const mc_t* __restrict__ mcol, long long nm,
@@ -299,7 +302,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_classify(
         const long long b = (long long)bptr[c + 1] - (long long)bptr[c];
         const long long lo = a < b ? a : b, hi = a < b ? b : a;
         // the intersection kernel's cost of the entry (its search_cost, unclipped lengths)
-        const long long cost = hi > 16 * lo ? lo * (64 - __clzll((unsigned long long)hi)) : lo + hi;
+        const long long cost = hi > ${SEARCH_RATIO} * lo ? lo * (64 - __clzll((unsigned long long)hi))
+                                                        : lo + hi;
         const bool take = lo > 0 && hi >= min_len && (cost > heavy || cost >= ratio * lo);
         code[e] = take ? (a > b ? 2 : 1) : 0;
         la[e] = a;
@@ -347,7 +351,7 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mc, mv=None, swap=False) -> tu
                  WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name,
                  GROUP_SCAN=GROUP_SCAN)
     if not swap:
-        src += render(CLASSIFY_SOURCE, NAME=name)
+        src += render(CLASSIFY_SOURCE, NAME=name, SEARCH_RATIO=SEARCH_RATIO)
     return src, name
 
 
@@ -355,7 +359,7 @@ def hashed_entries(xp, aptr, bptr, mrow, mcol, every=False):
     """Which mask entries the hash kernels take (uint8 per entry: 0 none, :data:`BY_COLUMN`
     or :data:`BY_ROW`), by the rule the device applies (kernel ``_classify``): the row of A
     and the column of B both non-empty; the longer of the two is hashed (the column on a tie);
-    unless ``every``, only when it has at least :data:`MIN_COLUMN` entries and the
+    unless ``every``, only when it has at least :data:`MIN_HASHED` entries and the
     intersection kernel would cost more than ``hp.config["mxm_dot_heavy_cost"]`` steps or at
     least :data:`RATIO` per element of the shorter list."""
     la = xp.diff(aptr.astype(np.int64, copy=False))[mrow]
@@ -366,8 +370,8 @@ def hashed_entries(xp, aptr, bptr, mrow, mcol, every=False):
         bits = xp.zeros(hi.shape, dtype=np.int64)       # bit length of hi (64 - clz)
         for b in range(63):
             bits += (hi >> b) > 0
-        cost = xp.where(hi > 16 * lo, lo * bits, lo + hi)   # the intersection's search_cost
-        take &= (hi >= MIN_COLUMN) & ((cost > config["mxm_dot_heavy_cost"]) |
+        cost = xp.where(hi > SEARCH_RATIO * lo, lo * bits, lo + hi)   # its search_cost
+        take &= (hi >= MIN_HASHED) & ((cost > config["mxm_dot_heavy_cost"]) |
                                       (cost >= RATIO * lo))
     return take.astype(np.uint8) * (BY_COLUMN + (la > lb).astype(np.uint8))
 
@@ -421,7 +425,7 @@ def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, e
     kernel(src, name + "_classify")(
         (max(1, min(-(-n_m // BLOCK), sms * 16)),), (BLOCK,),
         (A.csr.indptr, BT.indptr, mrow, mcol, np.int64(n_m),
-         np.int64(0 if every else MIN_COLUMN),
+         np.int64(0 if every else MIN_HASHED),
          np.int64(-1 if every else config["mxm_dot_heavy_cost"]), np.int64(0 if every else RATIO),
          hashed, la, lb, state))
     by_col = xp.flatnonzero(hashed == BY_COLUMN)
@@ -450,7 +454,7 @@ def _launch(xp, src, name, rows, order, tasks, mval, out, state):
     row."""
     warp_t, block_t = tasks
     null = np.uint64(0)
-    work = xp.zeros(2, dtype=np.uint64)     # tasks taken by the block / the warp kernel
+    work = xp.zeros(2, dtype=np.uint64)     # tasks taken by the warp / the block kernel
     args = tuple(null if a is None else a for a in rows) + (null if mval is None else mval,
                                                             order)
     sms = _backend.num_sms() if xp is not np else 1

@@ -320,7 +320,8 @@ def union_source(op, A, B, out_idx) -> str:
 
 def inter_source(op, A, B, out_idx, swap: bool = False) -> str:
     """Source of ``hp_gb_inter_count`` and ``hp_gb_inter_write`` walking ``A``'s entries and
-    searching ``B``'s rows (``swap``: ``op`` takes ``B``'s value first)."""
+    searching ``B``'s rows (``swap``: ``op`` takes ``B``'s value first), and of
+    ``hp_gb_inter_tail`` (the row pointers after the last entry's row)."""
     return _render(_INTER, op, _types(A, B, out_idx), (TPB, IPT), bool(swap))
 
 

@@ -43,7 +43,7 @@ def test_applies_only_to_order_free_monoids():
 
 
 def test_hashed_entries_rule(hp_config, monkeypatch):
-    monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 1)
+    monkeypatch.setattr(_mdot_hash, "MIN_HASHED", 1)
     monkeypatch.setattr(_mdot_hash, "RATIO", 4)
     hp_config(mxm_dot_heavy_cost=2048)
     aptr = np.array([0, 0, 2, 10, 30])          # rows of A: 0, 2, 8, 20 entries
@@ -61,7 +61,7 @@ def test_hashed_entries_rule(hp_config, monkeypatch):
     hp_config(mxm_dot_heavy_cost=15)                          # or more than 15 steps in all
     assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [
         0, 0, row, row, row, 0, col, col, col]
-    monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 9)        # the longer list has >= 9 entries
+    monkeypatch.setattr(_mdot_hash, "MIN_HASHED", 9)        # the longer list has >= 9 entries
     assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [
         0, 0, 0, row, row, 0, col, col, 0]
     assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, True).tolist() == every
@@ -100,13 +100,13 @@ def test_classify_kernel_emulated(hp_config, emulated, monkeypatch):
                                        aptr.dtype, bptr.dtype, mrow.dtype, mcol.dtype)
     for min_len, heavy, ratio, every in ((6, 2048, 4, False), (3, 30, 3, False),
                                          (0, -1, 0, True)):
-        monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", min_len)
+        monkeypatch.setattr(_mdot_hash, "MIN_HASHED", min_len)
         monkeypatch.setattr(_mdot_hash, "RATIO", ratio)
         hp_config(mxm_dot_heavy_cost=max(heavy, 0))
         code = np.full(500, 9, np.uint8)
         la, lb = np.zeros(500, np.int64), np.zeros(500, np.int64)
         state = np.full(500, 7, np.uint8)
-        kernel(src, name + "_classify")((3,), (_mdot_hash.BLOCK,), (
+        kernel(src, name + "_classify")((1,), (_mdot_hash.BLOCK,), (   # a grid-stride loop
             aptr, bptr, mrow, mcol, np.int64(500), np.int64(min_len), np.int64(heavy),
             np.int64(ratio), code, la, lb, state))
         want = _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, every)
@@ -117,8 +117,9 @@ def test_classify_kernel_emulated(hp_config, emulated, monkeypatch):
         assert not state.any()
 
 
-#: launches of the hash kernels under the emulation (a test can see that they ran)
-LAUNCHES = {"hash": 0}
+#: launches of the hash kernels under the emulation (a test can see that they ran): the
+#: kernels hashing columns of B, and the ``_row`` ones hashing rows of A
+LAUNCHES = {"col": 0, "row": 0}
 
 
 @pytest.fixture
@@ -131,12 +132,12 @@ def emulated(monkeypatch):
     inner = _kern._kernel
 
     def counting(src, name):
-        if name.startswith("hp_gb_mhash"):
-            LAUNCHES["hash"] += 1
+        if name.startswith("hp_gb_mhash") and name.endswith(("_warp", "_block")):
+            LAUNCHES["row" if name.startswith("hp_gb_mhash_row_") else "col"] += 1
         return inner(src, name)
 
     monkeypatch.setattr(_kern, "_kernel", counting)
-    LAUNCHES["hash"] = 0
+    LAUNCHES.update(col=0, row=0)
 
 
 def _ref(A, B, name, dtype, mspec, M):
@@ -155,7 +156,7 @@ def test_hash_kernels_emulated(hp_config, emulated, monkeypatch, name, dtype):
     settings = (("hash", 64, 1024, 2048, 8192),   # defaults: warp tasks only
                 ("hash", 2, 4, 3, 0),             # block tasks, 4-key pieces, 3-entry tasks
                 ("auto", 3, 5, 2, 6))             # the ratio rule: some entries intersect
-    monkeypatch.setattr(_mdot_hash, "MIN_COLUMN", 2)
+    monkeypatch.setattr(_mdot_hash, "MIN_HASHED", 2)
     for mode, wcap, bcap, split, work in settings:
         monkeypatch.setattr(_mdot_hash, "WARP_CAP", wcap)
         monkeypatch.setattr(_mdot_hash, "BLOCK_CAP", bcap)
@@ -173,7 +174,7 @@ def test_hash_kernels_emulated(hp_config, emulated, monkeypatch, name, dtype):
                 if err:
                     bad.append(err)
     assert bad == []
-    assert LAUNCHES["hash"] > 0
+    assert LAUNCHES["col"] > 0 and LAUNCHES["row"] > 0    # both roles ran
 
 
 def test_hash_min_max_keep_nan_emulated(hp_config, emulated):
@@ -192,7 +193,7 @@ def test_hash_min_max_keep_nan_emulated(hp_config, emulated):
                                       (2, 1), "dot")
             err = compare(got, _ref(a, b, name, dtype, "S", M), f"{name} {dtype} NaN")
             assert err is None, err
-    assert LAUNCHES["hash"] > 0
+    assert LAUNCHES["col"] > 0                  # ties hash the column
 
 
 def test_hash_triangles_emulated(hp_config, emulated, monkeypatch):
@@ -276,4 +277,4 @@ def test_hash_kernels_int64_indices_emulated(hp_config, emulated, monkeypatch):
         err = compare(got, _ref(A, B, name, dtype, "S", M), f"{name} {dtype} int64 indices")
         if err:
             bad.append(err)
-    assert bad == [] and LAUNCHES["hash"] > 0
+    assert bad == [] and LAUNCHES["col"] + LAUNCHES["row"] > 0

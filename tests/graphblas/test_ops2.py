@@ -270,6 +270,13 @@ def test_gpu_long_segments_and_duplicates():
             hgb.reduce_scalar(iv, "max")) == (ints.sum(), ints.min(), ints.max())
     assert hgb.reduce_scalar(sv, "times") == np.prod(signs)
     assert (hgb.reduce_scalar(bv, "lor"), hgb.reduce_scalar(bv, "land")) == (True, False)
+    assert hgb.reduce_scalar(iv, "any") in set(ints.tolist())
+    # NaNs among the values: min / max skip them (fmin / fmax), as python-graphblas does
+    fl = np.where(rng.random(n) < 0.01, np.nan, ints / 4.0)
+    fv = hgb.Vector.from_coo(cp.arange(n), cp.asarray(fl), size=n)
+    gf = gb.Vector.from_coo(np.arange(n), fl, size=n)
+    for m in ("min", "max"):
+        assert hgb.reduce_scalar(fv, m) == gf.reduce(getattr(gb.monoid, m)).new().value
     rows = np.r_[np.zeros(50_000, np.int64), rng.integers(1, 100, 5_000)]
     cols = np.r_[np.arange(50_000), rng.integers(0, 50_000, 5_000)]
     w = rng.integers(1, 9, rows.size).astype(np.float64)

@@ -266,9 +266,9 @@ def test_device_rowwise_kernels_compile(which, variant, monkeypatch):
             monkeypatch.setattr(dtypes, "index_dtype", lambda *sizes, idt=idt: idt)
             src = (_rowwise_gpu.union_source if which == "add" else _rowwise_gpu.inter_source)(t, A, B, idt)
             cubin = _cubin_or_skip(src)                 # shared memory, registers checked
-            first = "hp_gb_union_flag" if which == "add" else "hp_gb_inter_count"
-            write = "hp_gb_union_write" if which == "add" else "hp_gb_inter_write"
-            for name in (first, write, "hp_gb_chunk_rows_a"):     # the ELF's symbol names
+            names = (("hp_gb_union_flag", "hp_gb_union_write") if which == "add" else
+                     ("hp_gb_inter_count", "hp_gb_inter_write", "hp_gb_inter_tail"))
+            for name in names + ("hp_gb_chunk_rows_a",):      # the ELF's symbol names
                 assert name.encode() + b"\0" in cubin
 
 

@@ -51,7 +51,9 @@ def test_device_select_kernels_compile(variant, values, monkeypatch):
             for pred, tdt, idt_in, pre, row in preds[::4] + preds[-1:]:
                 for out_idx in {idx, np.dtype(np.int32)}:
                     src = _select_gpu.select_source(A, pred, idt_in, tdt, pre, out_idx, row)
-                    assert len(_cubin_or_skip(src)) > 0
+                    cubin = _cubin_or_skip(src)
+                    for name in ("hp_gb_self_count", "hp_gb_self_write", "hp_gb_self_tail"):
+                        assert name.encode() + b"\0" in cubin
             for op in ("tril", "diag", "rowgt"):        # two searches, one, none
                 for out_idx in {idx, np.dtype(np.int32)}:
                     assert len(_cubin_or_skip(_select_gpu.range_source(A, op, out_idx))) > 0
