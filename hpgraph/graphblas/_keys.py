@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..formats._base import stable_argsort
-from .._arrayops import bincount
 
 __all__ = ["member", "lookup", "union", "repeat_index", "segment_starts", "sort_by"]
 
@@ -66,10 +65,22 @@ def repeat_index(xp, counts, total=None):
         return xp.zeros(0, dtype=np.int64)
     if xp is np:
         return np.repeat(np.arange(n, dtype=np.int64), counts)
-    # owner of position p = number of segment ends <= p: a bincount of the ends and a cumsum
-    ends = xp.cumsum(counts)[:-1]
-    marks = bincount(xp, ends, minlength=total + 1)[:total] if n > 1 else xp.zeros(total, np.int64)
-    return xp.cumsum(marks).astype(np.int64, copy=False)
+    return _owners(xp, counts, total)
+
+
+def _owners(xp, counts, total):
+    """:func:`repeat_index`'s device form: at the first position of each non-empty segment
+    the jump from the previous non-empty segment's id, and a prefix sum (a plain scatter to
+    distinct positions; a bincount of every segment's end piled its atomics onto the ends of
+    empty segments: 1.5 ms for a few thousand positions over 2.1M mostly empty segments on an
+    H200)."""
+    nz = xp.flatnonzero(counts)
+    starts = (xp.cumsum(counts) - counts)[nz]
+    jump = nz.astype(np.int64, copy=True)
+    jump[1:] -= nz[:-1]
+    marks = xp.zeros(total, dtype=np.int64)
+    marks[starts] = jump
+    return xp.cumsum(marks)
 
 
 def segment_starts(xp, sorted_keys):

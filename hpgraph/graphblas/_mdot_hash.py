@@ -46,6 +46,7 @@ from .._config import config
 from ..cuda_source import GROUP_SCAN, render
 from . import _kern
 from ._gpu_common import COMMON, SEARCH_RATIO, kernel, semiring_slots
+from ._keys import repeat_index
 
 __all__ = ["HASH_SOURCE", "hash_source", "applies", "hashed_entries", "masked_hash_gpu",
            "BLOCK", "WARP_CAP", "BLOCK_CAP", "MIN_HASHED", "RATIO", "BY_COLUMN", "BY_ROW"]
@@ -387,12 +388,8 @@ def _tasks(xp, order, key, plen, hlen):
     bounds = xp.searchsorted(k, xp.arange(int(hlen.shape[0]) + 1, dtype=np.int64))
     start, cnt = bounds[:-1], xp.diff(bounds)                 # entries per hashed row
     ntask = (cnt + split - 1) // split
-    incl = xp.cumsum(ntask)
-    total = int(incl[-1]) if incl.shape[0] else 0
-    # each task's hashed row (few tasks, most rows none: a search, not repeat_index's
-    # bincount, whose atomics pile up on the rows without tasks)
-    tj = xp.searchsorted(incl, xp.arange(total, dtype=np.int64), side="right")
-    first = incl - ntask
+    tj = repeat_index(xp, ntask)                                # each task's hashed row
+    first = xp.cumsum(ntask) - ntask
     begin = start[tj] + (xp.arange(tj.shape[0], dtype=np.int64) - first[tj]) * split
     end = xp.minimum(begin + split, start[tj] + cnt[tj])
     csum = xp.zeros(int(order.shape[0]) + 1, dtype=np.int64)
