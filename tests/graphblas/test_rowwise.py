@@ -233,6 +233,26 @@ def test_group_and_block_reduce_keep_nan_emulated(monoid, dtype):
     np.testing.assert_array_equal(out, want)
 
 
+@pytest.mark.parametrize("monoid", ["plus", "min", "max", "times"])
+def test_reduce_segments_cuts_few_long_segments_emulated(monoid, emulated_gb, monkeypatch):
+    """The device path of reduce_segments (its host code on NumPy arrays, the kernels
+    emulated) with 8-value pieces: one segment, a few, segments with leading and trailing
+    remainders, and many short ones (no pieces), against the host reduction."""
+    from hpgraph.graphblas import _kern
+    from hpgraph.ops import lookup_monoid
+
+    monkeypatch.setattr(_kern, "_is_host", lambda xp: False)
+    monkeypatch.setattr(_kern, "PIECE", 8)
+    m = lookup_monoid(monoid, np.dtype(np.int64))
+    rng = np.random.default_rng(11)
+    vals = rng.choice([-1, 1, 2], 1000).astype(np.int64) if monoid == "times" else \
+        rng.integers(-50, 50, 1000).astype(np.int64)
+    for starts in ([0], [0, 3, 500, 997], [0, 17, 18, 300], list(range(0, 1000, 9))):
+        starts = np.array(starts, dtype=np.int64)
+        got = _kern.reduce_segments(m, vals, starts, np)
+        np.testing.assert_array_equal(got, m.np_reduce_segments(vals, starts))
+
+
 # ---------------------------------------------------------------------------------------
 # the device forms of ewise_add / ewise_mult (_rowwise_gpu): NVRTC compiles, and the kernels
 # run on the host through the g++ emulation of CUDA against SciPy and the key-based forms
