@@ -368,9 +368,7 @@ def hashed_entries(xp, aptr, bptr, mrow, mcol, every=False):
     lo, hi = xp.minimum(la, lb), xp.maximum(la, lb)
     take = lo > 0
     if not every:
-        bits = xp.zeros(hi.shape, dtype=np.int64)       # bit length of hi (64 - clz)
-        for b in range(63):
-            bits += (hi >> b) > 0
+        bits = xp.frexp(hi.astype(np.float64))[1]      # bit length of hi (64 - clz)
         cost = xp.where(hi > SEARCH_RATIO * lo, lo * bits, lo + hi)   # its search_cost
         take &= (hi >= MIN_HASHED) & ((cost > config["mxm_dot_heavy_cost"]) |
                                       (cost >= RATIO * lo))
