@@ -39,6 +39,21 @@ __device__ __forceinline__ long long lower_bound(const I* __restrict__ idx, long
     }
     return lo;
 }
+// the same position, searched outward from `hint` (lo <= hint <= hi) in doubling steps: a
+// few loads when the answer lies near the hint
+template <typename I>
+__device__ __forceinline__ long long lower_bound_from(const I* __restrict__ idx, long long lo,
+                                                      long long hi, long long hint, long long key) {
+    long long step = 1;
+    if (hint < hi && (long long)idx[hint] < key) {      // after hint: idx < key before l
+        long long l = hint + 1;
+        while (l + step - 1 < hi && (long long)idx[l + step - 1] < key) { l += step; step <<= 1; }
+        return lower_bound(idx, l, l + step - 1 < hi ? l + step - 1 : hi, key);
+    }
+    long long h = hint;                                 // at or before h: idx[h] >= key (or h == hi)
+    while (h - step >= lo && (long long)idx[h - step] >= key) { h -= step; step <<= 1; }
+    return lower_bound(idx, h - step + 1 > lo ? h - step + 1 : lo, h, key);
+}
 """
 
 #: C helpers of every product kernel (``hp_mul`` / ``hp_add`` / ``hp_term`` are filled in)
@@ -249,18 +264,33 @@ __device__ __forceinline__ int hp_block_before(int v, int* s_w)
 // the row pointers of the rows that start inside the chunk [b0, b1): optr[r] = base + the
 // kept entries of the chunk before P[r] (thread t's entries are b0 + t * HP_IPT + u, u < HP_IPT;
 // s_keep[t]: bit u set when kept, s_before[t]: the kept entries of the threads before t)
+// A slice longer than the shared slots holds runs of empty rows (their number is not bounded
+// by the chunk's size): the chunk then writes only its non-empty rows, found from its
+// entries, and sets *runs; the tail kernel (hp_tail_fill) fills the empty rows with the whole
+// grid (one block writing a run of ~10^6 empty rows took ~1.3 ms on an H200)
 template <class P, class O>
 __device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const long long* s_p,
         const hp_walk_t& w, long long b0, long long b1, const unsigned* s_keep,
-        const int* s_before, long long base, O* __restrict__ optr)
+        const int* s_before, long long base, O* __restrict__ optr, unsigned* __restrict__ runs)
 {
-    for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) {
-        const long long v = hp_walk_ptr(ptr, s_p, w, i);
-        if (v >= b0 && v < b1) {
-            const int t = (int)((v - b0) / HP_IPT), u = (int)((v - b0) % HP_IPT);
-            optr[w.q0 + i] = (O)(base + s_before[t] + __popc(s_keep[t] & ((1u << u) - 1u)));
+    if (w.nr <= HP_PS) {
+        for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) {
+            const long long v = s_p[i];
+            if (v >= b0 && v < b1) {
+                const int t = (int)((v - b0) / HP_IPT), u = (int)((v - b0) % HP_IPT);
+                optr[w.q0 + i] = (O)(base + s_before[t] + __popc(s_keep[t] & ((1u << u) - 1u)));
+            }
+        }
+        return;
+    }
+    for (long long k = b0 + threadIdx.x; k < b1; k += blockDim.x) {
+        const long long r = hp_last_le(ptr, w.q0, w.q0 + w.xr1, k);         // entry k's row
+        if ((long long)ptr[r] == k) {                                        // its first entry
+            const int t = (int)((k - b0) / HP_IPT), u = (int)((k - b0) % HP_IPT);
+            optr[r] = (O)(base + s_before[t] + __popc(s_keep[t] & ((1u << u) - 1u)));
         }
     }
+    if (threadIdx.x == 0) *runs = 1u;
 }
 
 // a compacting kernel's chunk, once its kept entries are staged (s_col / s_val, in order) and
@@ -270,7 +300,8 @@ template <class P, class O, class V>
 __device__ __forceinline__ void hp_stage_store(const P* __restrict__ ptr, const long long* s_p,
         const hp_walk_t& w, long long c, long long b0, long long b1, const unsigned* s_keep,
         const int* s_before, const O* s_col, const V* s_val, const long long* __restrict__ coff,
-        O* __restrict__ optr, O* __restrict__ ocol, V* __restrict__ oval)
+        O* __restrict__ optr, O* __restrict__ ocol, V* __restrict__ oval,
+        unsigned* __restrict__ runs)
 {
     __syncthreads();
     const long long base = coff[c], total = coff[c + 1] - base;
@@ -278,21 +309,30 @@ __device__ __forceinline__ void hp_stage_store(const P* __restrict__ ptr, const 
         ocol[base + i] = s_col[i];
         oval[base + i] = s_val[i];
     }
-    hp_walk_ptrs(ptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
+    hp_walk_ptrs(ptr, s_p, w, b0, b1, s_keep, s_before, base, optr, runs);
 }
 
 // the row pointers of the rows after the last entry's row (rows[3 * (nch - 1) + 2]) up to n:
 // the result's size coff[nch], by the whole grid (one block writing them took 0.33 ms for
-// the 2.1M trailing rows of a few-entry operand on an H100)
-template <class O>
-__device__ __forceinline__ void hp_tail_fill(const long long* __restrict__ rows, long long nch,
-        const long long* __restrict__ coff, long long n, O* __restrict__ optr)
+// the 2.1M trailing rows of a few-entry operand on an H100); and when a chunk left runs of
+// empty rows (*runs, hp_walk_ptrs), every empty row r: the pointer of the non-empty row
+// that ends its run (the last row whose P equals P[r]), written by the chunk holding P[r]
+template <class P, class O>
+__device__ __forceinline__ void hp_tail_fill(const P* __restrict__ ptr,
+        const long long* __restrict__ rows, long long nch, const long long* __restrict__ coff,
+        long long n, O* __restrict__ optr, const unsigned* __restrict__ runs)
 {
     const long long r0 = rows[3 * (nch - 1) + 2] + 1;
     const O v = (O)coff[nch];
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long r = r0 + (long long)blockIdx.x * blockDim.x + threadIdx.x; r <= n; r += stride)
         optr[r] = v;
+    if (!*runs) return;
+    for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < r0; r += stride) {
+        const long long p = (long long)ptr[r];
+        if ((long long)ptr[r + 1] != p) continue;               // non-empty: written already
+        optr[r] = optr[hp_last_le(ptr, r, r0, p)];
+    }
 }
 """
 

@@ -34,8 +34,12 @@ import numpy as np
 from .. import dtypes as _dt
 from .._config import config
 from ..cuda_source import render
+from ..formats import CSR
+from ..formats._base import expand_indptr
 from . import _kern, _mdot_hash
 from ._gpu_common import COMMON, SEARCH_RATIO, kernel, semiring_slots
+from ._objects import Matrix
+from ._select_gpu import select_rows
 
 __all__ = ["MDOT_SOURCE", "mdot_source", "masked_dot_gpu", "SEARCH_RATIO", "CHUNK", "BLOCK"]
 
@@ -56,13 +60,16 @@ typedef ${MR} mr_t;   // the mask's row of each entry
 typedef ${MV} mv_t;   // the mask's values (value masks)
 
 // Clip row i of A (a0..a1) and row j of B^T (b0..b1) to the overlap of their key ranges;
-// false when they cannot intersect.
+// false when they cannot intersect.  ahint >= 0: a position of row i of A near which A's
+// clipped start lies (the mask entry's own, when A's rows are the mask's)
 __device__ __forceinline__ bool clip(const ai_t* __restrict__ aidx, long long& a0, long long& a1,
-                                     const bi_t* __restrict__ bidx, long long& b0, long long& b1) {
+                                     const bi_t* __restrict__ bidx, long long& b0, long long& b1,
+                                     long long ahint = -1) {
     if (a0 >= a1 || b0 >= b1) return false;
     long long alo = aidx[a0], ahi = aidx[a1 - 1], blo = bidx[b0], bhi = bidx[b1 - 1];
     if (ahi < blo || bhi < alo) return false;
-    if (alo < blo) a0 = lower_bound(aidx, a0, a1, blo);
+    if (alo < blo) a0 = ahint >= 0 ? lower_bound_from(aidx, a0, a1, ahint, blo)
+                                   : lower_bound(aidx, a0, a1, blo);
     else if (blo < alo) b0 = lower_bound(bidx, b0, b1, alo);
     if (ahi > bhi) a1 = lower_bound(aidx, a0, a1, bhi + 1);
     else if (bhi > ahi) b1 = lower_bound(bidx, b0, b1, ahi + 1);
@@ -140,7 +147,8 @@ extern "C" __global__ void ${NAME}_entry(
         const bi_t* __restrict__ bptr, const bi_t* __restrict__ bidx, const bv_t* __restrict__ bval,
         const mr_t* __restrict__ mrow, const mi_t* __restrict__ mcol, const mv_t* __restrict__ mval,
         long long nm, long long heavy, const unsigned char* __restrict__ hashed,
-        z_t* __restrict__ out, unsigned char* __restrict__ state) {
+        z_t* __restrict__ out, unsigned char* __restrict__ state,
+        unsigned long long* __restrict__ nheavy, long long self_pos) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < nm; e += stride) {
         if (hashed && hashed[e]) continue;      // the hash kernels' entry (_mdot_hash)
@@ -148,11 +156,12 @@ extern "C" __global__ void ${NAME}_entry(
         if (${VALUE_MASK} && !(bool)mval[e]) { state[e] = 0; continue; }
         long long i = mrow[e], j = mcol[e];
         long long a0 = aptr[i], a1 = aptr[i + 1], b0 = bptr[j], b1 = bptr[j + 1];
-        if (clip(aidx, a0, a1, bidx, b0, b1)) {
+        if (clip(aidx, a0, a1, bidx, b0, b1, self_pos ? e : -1)) {
             long long la = a1 - a0, lb = b1 - b0;
             long long ls = la < lb ? la : lb, ll = la < lb ? lb : la;
             if (ls > ${CHUNK} && search_cost(ls, ll) > heavy) {
                 st = 2;
+                atomicAdd(nheavy, 1ull);        // few: the host skips their pass when none
             } else {
                 z_t acc = (z_t)0;
                 bool has = false;
@@ -241,7 +250,7 @@ def _null():
 def masked_dot_gpu(xp, A, B, sr, mask):
     """``(indptr, cols, vals, rows)`` of ``A (+).(x) B`` at the mask's True entries that have
     at least one term, in the mask's CSR order (sorted by row, then column): ``indptr`` the
-    result's row pointers (int64), ``rows()`` computes each entry's row (int64) when asked.
+    result's row pointers, ``rows()`` computes each entry's row (int64) when asked.
 
     ``mask`` is a :class:`~hpgraph.graphblas.Mask` that is not complemented, on the device.
     """
@@ -249,7 +258,6 @@ def masked_dot_gpu(xp, A, B, sr, mask):
     csr = M.csr
     n_m = int(csr.nnz)
     zdt = sr.out_dtype
-    mptr64 = csr.indptr.astype(np.int64, copy=False)
     empty = (xp.zeros(M.nrows + 1, dtype=np.int64), xp.zeros(0, dtype=csr.index_dtype),
              xp.zeros(0, dtype=zdt), lambda: xp.zeros(0, dtype=np.int64))
     if n_m == 0 or A.nvals == 0 or B.nvals == 0:
@@ -265,26 +273,28 @@ def masked_dot_gpu(xp, A, B, sr, mask):
     out = xp.empty(n_m, dtype=zdt)
     state = xp.empty(n_m, dtype=np.uint8)
     hashed = None
+    # A's rows are the mask's (the triangle products): entry e is at position e of A's row
+    self_pos = A.csr.indptr is csr.indptr and A.csr.indices is csr.indices
     if config["mxm_dot_kernel"] != "merge" and _mdot_hash.applies(sr):
         every = config["mxm_dot_kernel"] == "hash"
         hashed = _mdot_hash.masked_hash_gpu(xp, A, BT, aval, bval, _vdtype(aval, A),
                                             _vdtype(bval, B), sr, mrow, mcol, mval, every, out,
-                                            state)
+                                            state, self_pos)
+    nheavy = xp.zeros(1, dtype=np.uint64)
     kernel(src, name + "_entry")(
         (_grid(n_m),), (BLOCK,),
         (A.csr.indptr, A.csr.indices, _ptr(aval), BT.indptr, BT.indices, _ptr(bval), mrow, mcol,
          _ptr(mval), np.int64(n_m), np.int64(config["mxm_dot_heavy_cost"]), _ptr(hashed), out,
-         state))
-    hv = xp.flatnonzero(state == 2)
-    nh = int(hv.shape[0])
-    if nh:
+         state, nheavy, np.int64(self_pos)))
+    if int(nheavy[0]):
+        hv = xp.flatnonzero(state == 2)
         _heavy(xp, src, name, A, BT, aval, bval, mrow, mcol, hv, out, state, sr)
-    kept = state == 1
-    keep = xp.flatnonzero(kept)
-    # result indptr: entries kept before each mask row start
-    before = xp.zeros(n_m + 1, dtype=np.int64)
-    before[1:] = xp.cumsum(kept)
-    return (before[mptr64], mcol[keep], out[keep], lambda: mrow[keep].astype(np.int64))
+    # the entries with a result (state 1), in the mask's order: a select over the mask's
+    # structure with the results as values
+    R = select_rows(Matrix._new(CSR._new(csr.indptr, mcol, out, tuple(M.shape)), zdt),
+                    "F[k] == 1", 0, np.int64, needs_row=False, flags=state).csr
+    return (R.indptr, R.indices, R.values,
+            lambda: expand_indptr(xp, R.indptr, int(R.nnz), np.dtype(np.int64)))
 
 
 def _vdtype(vals, M):
@@ -336,6 +346,4 @@ def _ptr(a):
 
 
 def _row_ids(xp, csr):
-    from ..formats._base import expand_indptr
-
     return expand_indptr(xp, csr.indptr, int(csr.nnz), csr.index_dtype)

@@ -1,20 +1,22 @@
 """Masked SpGEMM on the device by shared-memory hash tables, one warp or block per hashed list.
 
 For a mask entry ``(i, j)`` the terms are over the ``k`` in both row ``i`` of ``A`` and column
-``j`` of ``B`` (row ``j`` of ``B^T``).  The longer of the two lists is hashed: for the mask
-entries of one column ``j`` whose column of ``B`` is the longer, a group of threads puts it in
-a shared-memory hash table, piece by piece, then looks up every ``k`` of each entry's row of
-``A`` (clipped to the piece's key range by two binary searches); the entries whose row of
-``A`` is the longer are grouped by row ``i`` the same way, with the roles swapped (the
+``j`` of ``B`` (row ``j`` of ``B^T``).  The list with more entries in the other's key range
+is hashed: for the mask entries of one column ``j`` whose column of ``B`` it is, a group of
+threads puts it in a shared-memory hash table, piece by piece, then looks up every ``k`` of
+each entry's row of ``A`` (clipped to the piece's key range: binary searches, or a galloping
+one from the entry's own position when A is the mask, as in the triangle products); the
+entries whose row of ``A`` it is are grouped by row ``i`` the same way, with the roles swapped (the
 ``_row`` kernels: the multiply's operands stay in order).  A group works through the
 concatenation of the probed lists, 32 or :data:`BLOCK` elements at a time (a prefix sum of
 the lengths, and a galloping search of it from the thread's last entry, map each thread to
 its element), so long and short lists keep every thread busy and neighbouring threads read
 neighbouring words -- the scheme of the triangle kernel (:mod:`hpgraph.algorithms._tc_hash`).
 
-Each term is combined into its entry's shared-memory accumulator with the add monoid's
-atomic form (a segmented warp reduction before it measured 10% slower on the ``L`` form), so
-the order of combination is not that of ``k``: only add monoids whose result does not depend
+A thread adds its terms of one entry in a register and combines them into the entry's
+shared-memory accumulator with the add monoid's atomic form when its elements move on to
+another entry (a segmented warp reduction measured 10% slower on the ``L`` form), so the
+order of combination is not that of ``k``: only add monoids whose result does not depend
 on the order run here (:func:`applies`: ``plus`` and ``times`` on integers, ``min`` / ``max``
 on any 4- or 8-byte type); the others stay on the sorted-list intersection of
 :mod:`._mdot_gpu`, which also takes the entries it serves better (:func:`hashed_entries`:
@@ -27,7 +29,10 @@ Measured (one NVIDIA H200, R-MAT 21, ``plus_pair``, 948,810,669 triangles;
 longer), 112.9 with the longer list hashed, 96-97 with 8 blocks per SM instead of 4, 86.6 with
 the galloping search, 59.5 without the positions table for a multiply that reads no value,
 65.1 with the cost rule (:data:`RATIO`); 211.5 on the intersection alone.  The degree-ordered
-``U .* (U @ U^T)``: 42.5 ms before, 33.4 now, 29.8 on the intersection alone.
+``U .* (U @ U^T)``: 42.5 ms before, 33.4 with the rule, 29.8 on the intersection alone.  Then
+the terms summed in registers (the ``U`` form with every entry hashed 38.3 -> 34.8 ms) and the
+rule on lengths clipped to the overlap of the key ranges (``U`` 31.7-32.8 -> 28.4-30.1, ``L``
+63.8-66.3 -> 65.3-68.1).
 
 Work: the tasks are a hashed list and at most ``hp.config["mxm_hash_split"]`` of its entries,
 taken through an atomic counter in order of decreasing cost (look-ups), lists of at most
@@ -57,19 +62,20 @@ BLOCK = 256
 WARP_CAP = 64
 #: hashed keys per piece of the block kernel's table (2 * BLOCK_CAP slots of key and position)
 BLOCK_CAP = 1024
-#: an entry is hashed only when the longer of its row of A and its column of B (the list
-#: hashed) has at least this many entries (one NVIDIA H200, R-MAT 21 triangles, ``L`` form:
-#: 64 / 128 gave 68.2 / 66.6 ms with the rule below; without it, 128 / 512 gave 76.2 / 81.2)
+#: an entry is hashed only when the list hashed has at least this many entries within the
+#: other list's key range (estimated: :func:`hashed_entries`; one NVIDIA H200, R-MAT 21
+#: triangles, ``L`` form: 64 / 128 gave 68.2 / 66.6 ms with the rule below)
 MIN_HASHED = 128
 #: ... and when the intersection kernel would take at least RATIO steps per element of the
-#: shorter list (its binary searches on skewed lists), or more than
+#: shorter (estimated, clipped) list (its binary searches on skewed lists), or more than
 #: ``hp.config["mxm_dot_heavy_cost"]`` steps in all (lists it would share out in chunks):
-#: lists of alike, modest lengths merge faster than they hash.  Same runs: RATIO 4 / 8 / 12
-#: with the heavy cost 2048: ``L`` 65.1 / 68.1 / 73.7 ms, the degree-ordered ``U`` form 33.4 /
-#: 33.4 / 35.5; every entry with a long enough list: 59.5 and 37.9; none: 212 and 29.8.  The
-#: lengths are the unclipped ones (the intersection clips both lists to the other's key range
-#: first, which shortens ``L``'s a lot): a cheap estimate, not the kernel's exact cost
-RATIO = 4
+#: lists of alike, modest lengths merge faster than they hash.  One H200, R-MAT 21, the
+#: product alone, ms (``L`` / degree-ordered ``U``): clipped estimates with RATIO 2 / 3 / 4:
+#: 59.2-60.7 / 65.3-68.1 / 70.6-72.6 and 33.5-37.8 / 28.4-30.1 / 29.0-30.0; unclipped lengths
+#: with RATIO 4: 63.8-66.3 / 31.7-35.5.  The clipped estimate serves the ``U`` form (whose rows
+#: hold only higher-ranked keys, so most of a row lies outside the other's range), at some
+#: cost to the ``L`` form
+RATIO = 3
 #: :func:`hashed_entries`' codes: the column of B hashed, rows of A probed (the mask's entries
 #: grouped by column) / the row of A hashed, columns of B probed (grouped by row)
 BY_COLUMN, BY_ROW = 1, 2
@@ -153,7 +159,7 @@ __device__ void do_column(
         const hi_t* __restrict__ bptr, const hi_t* __restrict__ bidx, const hv_t* __restrict__ bval,
         const mr_t* __restrict__ mrow, const mv_t* __restrict__ mval,
         const long long* __restrict__ ent, z_t* __restrict__ out,
-        unsigned char* __restrict__ state, Shared<G, SLOTS>& sh, int tid) {
+        unsigned char* __restrict__ state, long long self_pos, Shared<G, SLOTS>& sh, int tid) {
     const long long b0 = bptr[j], b1 = bptr[j + 1];
     for (long long p0 = b0; p0 < b1; p0 += CAP) {
         const long long p1 = p0 + CAP < b1 ? p0 + CAP : b1;
@@ -176,10 +182,16 @@ __device__ void do_column(
                 if (!${VALUE_MASK} || (bool)mval[e]) {
                     a0 = aptr[i];
                     long long a1 = aptr[i + 1];
-                    if (a0 < a1 && (long long)aidx[a1 - 1] >= klo && (long long)aidx[a0] <= khi) {
-                        a0 = lower_bound(aidx, a0, a1, klo);
-                        a1 = lower_bound(aidx, a0, a1, khi + 1);
-                        seg = a1 - a0;
+                    if (a0 < a1) {
+                        const long long first = (long long)aidx[a0], last = (long long)aidx[a1 - 1];
+                        if (last >= klo && first <= khi) {
+                            // self_pos: the probed rows are the mask's, entry e sits at e
+                            if (first < klo)
+                                a0 = self_pos ? lower_bound_from(aidx, a0, a1, e, klo)
+                                              : lower_bound(aidx, a0, a1, klo);
+                            if (last > khi) a1 = lower_bound(aidx, a0, a1, khi + 1);
+                            seg = a1 - a0;
+                        }
                     }
                 }
             }
@@ -193,11 +205,12 @@ __device__ void do_column(
             gsync<G>();
             const int cn = (int)(t1 - c0 < (long long)G ? t1 - c0 : (long long)G);
             int cur = 0;   // this thread's last entry: its elements only move forward
+            // the thread's terms of entry `run` so far, combined into the shared accumulator
+            // when its elements move to another entry (long entries: once per piece)
+            int run = -1;
+            z_t racc = hp_identity();
             for (long long base = 0; base < total; base += G) {   // group-uniform trip count
                 const long long k = base + tid;
-                int lo = -1;
-                bool has = false;
-                z_t t = hp_identity();
                 if (k < total) {
                     // the last entry starting at or before k holds element k (empty entries
                     // before it share its start): a galloping search forward from `cur`
@@ -211,19 +224,28 @@ __device__ void do_column(
                         int mid = (l + h + 1) >> 1;
                         if (sh.excl[mid] <= k) l = mid; else h = mid - 1;
                     }
-                    lo = cur = l;
+                    cur = l;
                     const long long pa = sh.start[l] + (k - sh.excl[l]);
                     const long long key = (long long)aidx[pa];
                     const int q = h_find(sh.keys, sh.pos, hmask, key);
                     if (q >= 0) {
-                        t = ${TERM_EXPR};
-                        has = true;
+                        const z_t t = ${TERM_EXPR};
+                        if (l != run) {
+                            if (run >= 0) {
+                                hp_atomic(&sh.acc[run], racc);
+                                sh.hit[run] = 1;
+                            }
+                            run = l;
+                            racc = t;
+                        } else {
+                            racc = hp_add(racc, t);
+                        }
                     }
                 }
-                if (has) {
-                    hp_atomic(&sh.acc[lo], t);
-                    sh.hit[lo] = 1;
-                }
+            }
+            if (run >= 0) {
+                hp_atomic(&sh.acc[run], racc);
+                sh.hit[run] = 1;
             }
             gsync<G>();
             if (c < t1 && sh.hit[tid]) {
@@ -245,7 +267,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
         const long long* __restrict__ ent, const long long* __restrict__ task_j,
         const long long* __restrict__ task_b, const long long* __restrict__ task_e,
         long long ntask, unsigned long long* __restrict__ work, z_t* __restrict__ out,
-        unsigned char* __restrict__ state) {
+        unsigned char* __restrict__ state, long long self_pos) {
     __shared__ Shared<32, WSLOTS> sh[BLOCK / 32];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     while (true) {
@@ -254,7 +276,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
         w = __shfl_sync(FULL, w, 0);
         if (w >= ntask) break;
         do_column<32, WCAP, WSLOTS>(task_j[w], task_b[w], task_e[w], aptr, aidx, aval, bptr,
-                                    bidx, bval, mrow, mval, ent, out, state, sh[wid], lane);
+                                    bidx, bval, mrow, mval, ent, out, state, self_pos, sh[wid],
+                                    lane);
     }
 }
 
@@ -266,7 +289,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
         const long long* __restrict__ ent, const long long* __restrict__ task_j,
         const long long* __restrict__ task_b, const long long* __restrict__ task_e,
         long long ntask, unsigned long long* __restrict__ work, z_t* __restrict__ out,
-        unsigned char* __restrict__ state) {
+        unsigned char* __restrict__ state, long long self_pos) {
     __shared__ Shared<BLOCK, BSLOTS> sh;
     __shared__ long long next;
     while (true) {
@@ -276,7 +299,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
         __syncthreads();
         if (w >= ntask) break;
         do_column<BLOCK, BCAP, BSLOTS>(task_j[w], task_b[w], task_e[w], aptr, aidx, aval, bptr,
-                                       bidx, bval, mrow, mval, ent, out, state, sh, threadIdx.x);
+                                       bidx, bval, mrow, mval, ent, out, state, self_pos, sh,
+                                       threadIdx.x);
     }
 }
 """
@@ -291,7 +315,8 @@ CLASSIFY_SOURCE = r"""
 // kernel of the unswapped source); min_len / heavy / ratio: the rule's constants (0 / -1 / 0:
 // every entry with both lists non-empty).
 extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_classify(
-        const pi_t* __restrict__ aptr, const hi_t* __restrict__ bptr,
+        const pi_t* __restrict__ aptr, const pi_t* __restrict__ aidx,
+        const hi_t* __restrict__ bptr, const hi_t* __restrict__ bidx,
         const mr_t* __restrict__ mrow, const mc_t* __restrict__ mcol, long long nm,
         long long min_len, long long heavy, long long ratio, unsigned char* __restrict__ code,
         long long* __restrict__ la, long long* __restrict__ lb,
@@ -299,14 +324,27 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_classify(
     const long long stride = (long long)gridDim.x * BLOCK;
     for (long long e = (long long)blockIdx.x * BLOCK + threadIdx.x; e < nm; e += stride) {
         const long long r = (long long)mrow[e], c = (long long)mcol[e];
-        const long long a = (long long)aptr[r + 1] - (long long)aptr[r];
-        const long long b = (long long)bptr[c + 1] - (long long)bptr[c];
-        const long long lo = a < b ? a : b, hi = a < b ? b : a;
-        // the intersection kernel's cost of the entry (its search_cost, unclipped lengths)
+        const long long a0 = (long long)aptr[r], a1 = (long long)aptr[r + 1];
+        const long long b0 = (long long)bptr[c], b1 = (long long)bptr[c + 1];
+        const long long a = a1 - a0, b = b1 - b0;
+        // each list's entries within the other's key range (the part the kernels look at),
+        // estimated as if its keys were spread evenly over its own range
+        long long ca = 0, cb = 0;
+        if (a > 0 && b > 0) {
+            const double alo = (double)aidx[a0], ahi = (double)aidx[a1 - 1];
+            const double blo = (double)bidx[b0], bhi = (double)bidx[b1 - 1];
+            const double ov = fmin(ahi, bhi) - fmax(alo, blo) + 1.0;
+            if (ov > 0.0) {
+                ca = (long long)ceil((double)a * fmin(1.0, ov / (ahi - alo + 1.0)));
+                cb = (long long)ceil((double)b * fmin(1.0, ov / (bhi - blo + 1.0)));
+            }
+        }
+        const long long lo = ca < cb ? ca : cb, hi = ca < cb ? cb : ca;
+        // the intersection kernel's cost of the entry (its search_cost)
         const long long cost = hi > ${SEARCH_RATIO} * lo ? lo * (64 - __clzll((unsigned long long)hi))
                                                         : lo + hi;
         const bool take = lo > 0 && hi >= min_len && (cost > heavy || cost >= ratio * lo);
-        code[e] = take ? (a > b ? 2 : 1) : 0;
+        code[e] = take ? (ca > cb ? 2 : 1) : 0;
         la[e] = a;
         lb[e] = b;
         state[e] = 0;
@@ -356,23 +394,36 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mc, mv=None, swap=False) -> tu
     return src, name
 
 
-def hashed_entries(xp, aptr, bptr, mrow, mcol, every=False):
+def hashed_entries(xp, aptr, aidx, bptr, bidx, mrow, mcol, every=False):
     """Which mask entries the hash kernels take (uint8 per entry: 0 none, :data:`BY_COLUMN`
-    or :data:`BY_ROW`), by the rule the device applies (kernel ``_classify``): the row of A
-    and the column of B both non-empty; the longer of the two is hashed (the column on a tie);
-    unless ``every``, only when it has at least :data:`MIN_HASHED` entries and the
-    intersection kernel would cost more than ``hp.config["mxm_dot_heavy_cost"]`` steps or at
-    least :data:`RATIO` per element of the shorter list."""
-    la = xp.diff(aptr.astype(np.int64, copy=False))[mrow]
-    lb = xp.diff(bptr.astype(np.int64, copy=False))[mcol]
-    lo, hi = xp.minimum(la, lb), xp.maximum(la, lb)
+    or :data:`BY_ROW`), by the rule the device applies (kernel ``_classify``) to each list's
+    estimated entries within the other's key range (its length times the share of its own
+    key range that the two ranges overlap): both estimates non-zero; the list with more is
+    hashed (the column on a tie); unless ``every``, only when it has at least
+    :data:`MIN_HASHED` and the intersection kernel would cost more than
+    ``hp.config["mxm_dot_heavy_cost"]`` steps or at least :data:`RATIO` per element of the
+    other.  ``aptr`` / ``aidx``: A's row pointers and columns; ``bptr`` / ``bidx``: B^T's."""
+    a0 = aptr.astype(np.int64, copy=False)[mrow]
+    a = aptr.astype(np.int64, copy=False)[mrow + 1] - a0
+    b0 = bptr.astype(np.int64, copy=False)[mcol]
+    b = bptr.astype(np.int64, copy=False)[mcol + 1] - b0
+    both = (a > 0) & (b > 0)
+    ends = [xp.where(both, idx[xp.where(both, p, 0)], 0).astype(np.float64) if idx.shape[0]
+            else xp.zeros(a.shape[0]) for idx, p in ((aidx, a0), (aidx, a0 + a - 1),
+                                                     (bidx, b0), (bidx, b0 + b - 1))]
+    alo, ahi, blo, bhi = ends
+    ov = xp.minimum(ahi, bhi) - xp.maximum(alo, blo) + 1.0
+    hit = both & (ov > 0)
+    ca = xp.where(hit, xp.ceil(a * xp.minimum(1.0, ov / (ahi - alo + 1.0))), 0).astype(np.int64)
+    cb = xp.where(hit, xp.ceil(b * xp.minimum(1.0, ov / (bhi - blo + 1.0))), 0).astype(np.int64)
+    lo, hi = xp.minimum(ca, cb), xp.maximum(ca, cb)
     take = lo > 0
     if not every:
         bits = xp.frexp(hi.astype(np.float64))[1]      # bit length of hi (64 - clz)
         cost = xp.where(hi > SEARCH_RATIO * lo, lo * bits, lo + hi)   # its search_cost
         take &= (hi >= MIN_HASHED) & ((cost > config["mxm_dot_heavy_cost"]) |
                                       (cost >= RATIO * lo))
-    return take.astype(np.uint8) * (BY_COLUMN + (la > lb).astype(np.uint8))
+    return take.astype(np.uint8) * (BY_COLUMN + (ca > cb).astype(np.uint8))
 
 
 def _tasks(xp, order, key, plen, hlen):
@@ -404,12 +455,13 @@ def _tasks(xp, order, key, plen, hlen):
 
 
 def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, every, out,
-                    state):
+                    state, self_pos=False):
     """Compute into ``out`` / ``state`` (1: a result, 0: none) the mask entries the hash
     kernels take (:func:`hashed_entries` with ``every``), on the device (or NumPy arrays under
     the emulation), and return their flags (uint8 per entry, nonzero: taken).  ``BT``: B's
     transpose as CSR; ``aval`` / ``bval``: the values the multiply reads (None: not read), of
-    value dtypes ``a_vdt`` / ``b_vdt``."""
+    value dtypes ``a_vdt`` / ``b_vdt``; ``self_pos``: A's CSR is the mask's (entry ``e`` sits
+    at position ``e`` of its row of A: the kernels search A's rows from there)."""
     n_m = int(mrow.shape[0])
     mv = None if mval is None else mval.dtype
     src, name = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mrow.dtype,
@@ -419,7 +471,7 @@ def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, e
     sms = _backend.num_sms() if xp is not np else 1
     kernel(src, name + "_classify")(
         (max(1, min(-(-n_m // BLOCK), sms * 16)),), (BLOCK,),
-        (A.csr.indptr, BT.indptr, mrow, mcol, np.int64(n_m),
+        (A.csr.indptr, A.csr.indices, BT.indptr, BT.indices, mrow, mcol, np.int64(n_m),
          np.int64(0 if every else MIN_HASHED),
          np.int64(-1 if every else config["mxm_dot_heavy_cost"]), np.int64(0 if every else RATIO),
          hashed, la, lb, state))
@@ -430,20 +482,22 @@ def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, e
         order = by_col[xp.argsort(mcol[by_col])].astype(np.int64, copy=False)
         bcol = xp.diff(BT.indptr.astype(np.int64, copy=False))          # per column of B
         jobs.append((src, name, (A.csr.indptr, A.csr.indices, aval, BT.indptr, BT.indices,
-                                 bval, mrow), order, _tasks(xp, order, mcol, la, bcol)))
+                                 bval, mrow), order, _tasks(xp, order, mcol, la, bcol),
+                     self_pos))
     if by_row.shape[0]:
         order = by_row.astype(np.int64, copy=False)
         arow = xp.diff(A.csr.indptr.astype(np.int64, copy=False))       # per row of A
         rsrc, rname = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype,
                                   mcol.dtype, mcol.dtype, mv, True)
         jobs.append((rsrc, rname, (BT.indptr, BT.indices, bval, A.csr.indptr, A.csr.indices,
-                                   aval, mcol), order, _tasks(xp, order, mrow, lb, arow)))
+                                   aval, mcol), order, _tasks(xp, order, mrow, lb, arow),
+                     False))
     for job in jobs:
         _launch(xp, *job, mval, out, state)
     return hashed
 
 
-def _launch(xp, src, name, rows, order, tasks, mval, out, state):
+def _launch(xp, src, name, rows, order, tasks, self_pos, mval, out, state):
     """Run the warp and block kernels of ``src`` over ``tasks`` (:func:`_tasks`); ``rows``:
     the probed CSR's ``(indptr, indices, values)``, the hashed CSR's, and each entry's probed
     row."""
@@ -456,8 +510,10 @@ def _launch(xp, src, name, rows, order, tasks, mval, out, state):
     nb, nw = int(block_t[0].shape[0]), int(warp_t[0].shape[0])
     if nb:
         kernel(src, name + "_block")((max(1, min(nb, sms * (2048 // BLOCK))),), (BLOCK,),
-                                     args + block_t + (np.int64(nb), work, out, state))
+                                     args + block_t + (np.int64(nb), work, out, state,
+                                                       np.int64(self_pos)))
     if nw:
         wpb = BLOCK // 32
         kernel(src, name + "_warp")((max(1, min(-(-nw // wpb), sms * 8)),), (BLOCK,),
-                                    args + warp_t + (np.int64(nw), work, out, state))
+                                    args + warp_t + (np.int64(nw), work, out, state,
+                                                     np.int64(self_pos)))

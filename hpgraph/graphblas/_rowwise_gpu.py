@@ -225,7 +225,7 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
         const b_ptr_t* __restrict__ bptr, const b_idx_t* __restrict__ bcol,
         const b_val_t* __restrict__ bval, const long long* __restrict__ arows, long long na,
         const long long* __restrict__ coff, o_idx_t* __restrict__ optr,
-        o_idx_t* __restrict__ ocol, out_t* __restrict__ oval)
+        o_idx_t* __restrict__ ocol, out_t* __restrict__ oval, unsigned* __restrict__ runs)
 {
     __shared__ long long s_p[HP_PS];
     __shared__ unsigned s_keep[HP_TPB];
@@ -260,15 +260,16 @@ extern "C" __global__ void hp_gb_inter_write(const a_ptr_t* __restrict__ aptr,
                 oval[q] = hp_op(aval[k], bval[pos[u]], row[u], col);
             }
         __syncthreads();
-        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_keep, s_before, base, optr);
+        hp_walk_ptrs(aptr, s_p, w, b0, b1, s_keep, s_before, base, optr, runs);
     }
 }
 
-// the rows after A's last entry's row, and optr[n]
-extern "C" __global__ void hp_gb_inter_tail(const long long* __restrict__ arows, long long nch,
-        const long long* __restrict__ coff, long long n, o_idx_t* __restrict__ optr)
+// the rows after A's last entry's row, optr[n], and the runs of empty rows left by the write
+extern "C" __global__ void hp_gb_inter_tail(const a_ptr_t* __restrict__ aptr,
+        const long long* __restrict__ arows, long long nch, const long long* __restrict__ coff,
+        long long n, o_idx_t* __restrict__ optr, const unsigned* __restrict__ runs)
 {
-    hp_tail_fill(arows, nch, coff, n, optr);
+    hp_tail_fill(aptr, arows, nch, coff, n, optr, runs);
 }
 """
 
@@ -393,11 +394,12 @@ def mult_rows(A, B, op):
     cols = xp.empty(m, dtype=idt)
     vals = xp.empty(m, dtype=op.out_dtype)
     if na:
+        runs = xp.zeros(1, dtype=np.uint32)       # set by a chunk that left empty-row runs
         kernel(src, "hp_gb_inter_write")(chunk_grid(nch), (TPB,), (
             a.indptr, a.indices, A._values(), b.indptr, b.indices, B._values(), arows,
-            np.int64(na), coff, indptr, cols, vals))
+            np.int64(na), coff, indptr, cols, vals, runs))
         _launch(kernel(src, "hp_gb_inter_tail"), n + 1,
-                (arows, np.int64(nch), coff, np.int64(n), indptr))
+                (a.indptr, arows, np.int64(nch), coff, np.int64(n), indptr, runs))
     else:
         indptr.fill(0)
     return Matrix._new(CSR._new(indptr, cols, vals, tuple(A.shape)), op.out_dtype)

@@ -78,11 +78,13 @@ typedef $TIN in_t;
 typedef $O o_idx_t;
 $CHUNK_WALK
 
-__device__ __forceinline__ bool hp_keep(val_t x, long long i, long long j, thunk_t t)
+// F: a flag per entry (null unless the predicate reads F[k])
+__device__ __forceinline__ bool hp_keep(val_t x, long long i, long long j, thunk_t t,
+                                        const unsigned char* __restrict__ F, long long k)
 {
     const in_t xv = (in_t)x;
     const in_t yv = (in_t)t;
-    (void)xv; (void)yv; (void)i; (void)j;
+    (void)xv; (void)yv; (void)i; (void)j; (void)F; (void)k;
     return (bool)($PRED);
 }
 
@@ -95,7 +97,8 @@ extern "C" __global__ void hp_gb_chunk_rows(const ptr_t* __restrict__ P, long lo
 // cnt[c]: the entries of chunk c that the predicate keeps
 extern "C" __global__ void hp_gb_self_count(const ptr_t* __restrict__ P,
         const idx_t* __restrict__ J, const val_t* __restrict__ V, thunk_t t,
-        const long long* __restrict__ rows, long long nnz, long long* __restrict__ cnt)
+        const unsigned char* __restrict__ F, const long long* __restrict__ rows, long long nnz,
+        long long* __restrict__ cnt)
 {
     __shared__ long long s_p[HP_NEEDS_ROW ? HP_PS : 1];
     __shared__ int s_w[HP_TPB / 32];
@@ -108,7 +111,7 @@ extern "C" __global__ void hp_gb_self_count(const ptr_t* __restrict__ P,
         for (int u = 0; u < HP_IPT && k0 + u < b1; ++u) {
             const long long k = k0 + u;
             const long long row = HP_NEEDS_ROW ? hp_walk_row(P, s_p, w, k) : 0;
-            kept += hp_keep(V[k], row, (long long)J[k], t);
+            kept += hp_keep(V[k], row, (long long)J[k], t, F, k);
         }
         const long long sum = hp_block_sum(kept, s_w);
         if (threadIdx.x == 0) cnt[c] = sum;
@@ -120,9 +123,9 @@ extern "C" __global__ void hp_gb_self_count(const ptr_t* __restrict__ P,
 // rows that start inside the chunk
 extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
         const idx_t* __restrict__ J, const val_t* __restrict__ V, thunk_t t,
-        const long long* __restrict__ rows, long long nnz,
+        const unsigned char* __restrict__ F, const long long* __restrict__ rows, long long nnz,
         const long long* __restrict__ coff, o_idx_t* __restrict__ optr,
-        o_idx_t* __restrict__ ocol, val_t* __restrict__ oval)
+        o_idx_t* __restrict__ ocol, val_t* __restrict__ oval, unsigned* __restrict__ runs)
 {
     __shared__ long long s_p[HP_PS];
     __shared__ o_idx_t s_col[HP_CH];
@@ -136,7 +139,8 @@ extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
         hp_walk_t w = hp_walk_open(P, rows, c, s_p);
         unsigned keep = 0;                              // bit u: entry k0 + u is kept
         for (int u = 0; u < HP_IPT && k0 + u < b1; ++u)
-            if (hp_keep(V[k0 + u], hp_walk_row(P, s_p, w, k0 + u), (long long)J[k0 + u], t))
+            if (hp_keep(V[k0 + u], hp_walk_row(P, s_p, w, k0 + u), (long long)J[k0 + u], t, F,
+                        k0 + u))
                 keep |= 1u << u;
         const int before = hp_block_before(__popc(keep), s_w);
         s_keep[threadIdx.x] = keep;
@@ -148,15 +152,16 @@ extern "C" __global__ void hp_gb_self_write(const ptr_t* __restrict__ P,
                 s_val[q] = V[k0 + u];
             }
         hp_stage_store(P, s_p, w, c, b0, b1, s_keep, s_before, s_col, s_val, coff, optr, ocol,
-                       oval);
+                       oval, runs);
     }
 }
 
-// the rows after the last entry's row, and optr[n]
-extern "C" __global__ void hp_gb_self_tail(const long long* __restrict__ rows, long long nch,
-        const long long* __restrict__ coff, long long n, o_idx_t* __restrict__ optr)
+// the rows after the last entry's row, optr[n], and the runs of empty rows left by the write
+extern "C" __global__ void hp_gb_self_tail(const ptr_t* __restrict__ P,
+        const long long* __restrict__ rows, long long nch, const long long* __restrict__ coff,
+        long long n, o_idx_t* __restrict__ optr, const unsigned* __restrict__ runs)
 {
-    hp_tail_fill(rows, nch, coff, n, optr);
+    hp_tail_fill(P, rows, nch, coff, n, optr, runs);
 }
 """
 
@@ -264,10 +269,11 @@ def _render(pred: str, preamble: str, types: tuple, needs_row: bool, tpb: int, i
 
 
 def select_rows(A, pred: str, thunk, thunk_dtype, in_dtype=None, preamble: str = "",
-                needs_row: bool = True):
+                needs_row: bool = True, flags=None):
     """The Matrix of the entries of device Matrix ``A`` that the C predicate ``pred`` keeps
     (see :func:`select_source`; ``thunk`` a number of ``thunk_dtype``), with their values
-    (explicit ones for a pattern matrix, as the general form stores)."""
+    (explicit ones for a pattern matrix, as the general form stores).  ``flags``: a uint8
+    per stored entry, ``F[k]`` in ``pred`` (entry ``k``'s position)."""
     xp, csr = A.xp, A.csr
     n, nnz = int(A.nrows), int(csr.nnz)
     in_dtype = A.dtype if in_dtype is None else in_dtype
@@ -277,12 +283,13 @@ def select_rows(A, pred: str, thunk, thunk_dtype, in_dtype=None, preamble: str =
     nch = -(-nnz // ch)
     grid = chunk_grid(nch)
     cnt = xp.empty(nch, dtype=_I64)
+    F = np.uint64(0) if flags is None else flags
     if nnz:
         src = select_source(A, pred, in_dtype, thunk_dtype, preamble, widest_index(A),
                             needs_row)
         rows = chunk_rows(xp, src, csr.indptr, n, nnz, ch)
-        kernel(src, "hp_gb_self_count")(grid, (TPB,), (csr.indptr, csr.indices, vals, t, rows,
-                                                        np.int64(nnz), cnt))
+        kernel(src, "hp_gb_self_count")(grid, (TPB,), (csr.indptr, csr.indices, vals, t, F,
+                                                        rows, np.int64(nnz), cnt))
     coff = counts_to_indptr(xp, cnt, _I64)
     m = int(coff[-1])
     idt = _dt.index_dtype(A.nrows, A.ncols, m)       # as the general form
@@ -291,10 +298,12 @@ def select_rows(A, pred: str, thunk, thunk_dtype, in_dtype=None, preamble: str =
     out = xp.empty(m, dtype=A.dtype)
     if nnz:
         src = select_source(A, pred, in_dtype, thunk_dtype, preamble, idt, True)
-        kernel(src, "hp_gb_self_write")(grid, (TPB,), (csr.indptr, csr.indices, vals, t, rows,
-                                                        np.int64(nnz), coff, optr, cols, out))
-        _launch(kernel(src, "hp_gb_self_tail"), n + 1, (rows, np.int64(nch), coff, np.int64(n),
-                                                        optr))
+        runs = xp.zeros(1, dtype=np.uint32)       # set by a chunk that left empty-row runs
+        kernel(src, "hp_gb_self_write")(grid, (TPB,), (csr.indptr, csr.indices, vals, t, F,
+                                                        rows, np.int64(nnz), coff, optr, cols,
+                                                        out, runs))
+        _launch(kernel(src, "hp_gb_self_tail"), n + 1, (csr.indptr, rows, np.int64(nch), coff,
+                                                        np.int64(n), optr, runs))
     else:
         optr.fill(0)
     return Matrix._new(CSR._new(optr, cols, out, tuple(A.shape)), A.dtype)

@@ -11,12 +11,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 import hpgraph as hp
 from hpgraph import graphblas as hgb
 from hpgraph.graphblas import _mdot_hash, _mxm_gpu
+from hpgraph.graphblas._gpu_common import SEARCH_RATIO
 from hpgraph.graphblas._args import as_mask, semiring_op
 from tests.graphblas import _cuda_emu
 from tests.graphblas._helpers import compare, gb_mask, gb_run, hp_mask, rand_matrix, _seed, semirings
@@ -42,29 +45,83 @@ def test_applies_only_to_order_free_monoids():
         assert not _mdot_hash.applies(_typed(name, dtype)), (name, dtype)
 
 
+def _rule(aptr, aidx, bptr, bidx, mrow, mcol, every, min_len, heavy, ratio):
+    """The hash rule entry by entry, in plain Python (the oracle of the vectorised form)."""
+    out = []
+    for r, c in zip(mrow.tolist(), mcol.tolist()):
+        ra = aidx[aptr[r]:aptr[r + 1]].tolist()
+        rb = bidx[bptr[c]:bptr[c + 1]].tolist()
+        ca = cb = 0
+        if ra and rb:
+            ov = min(ra[-1], rb[-1]) - max(ra[0], rb[0]) + 1.0
+            if ov > 0:
+                ca = math.ceil(len(ra) * min(1.0, ov / (ra[-1] - ra[0] + 1.0)))
+                cb = math.ceil(len(rb) * min(1.0, ov / (rb[-1] - rb[0] + 1.0)))
+        lo, hi = min(ca, cb), max(ca, cb)
+        cost = lo * hi.bit_length() if hi > SEARCH_RATIO * lo else lo + hi
+        take = lo > 0 and (every or (hi >= min_len and (cost > heavy or cost >= ratio * lo)))
+        out.append(0 if not take else (_mdot_hash.BY_ROW if ca > cb else _mdot_hash.BY_COLUMN))
+    return out
+
+
+def _lists(rng, n, width):
+    """CSR of ``n`` sorted lists of distinct keys below ``width``: empty ones, single keys,
+    short and long ones over narrow and wide key ranges."""
+    rows = []
+    for _ in range(n):
+        k = int(rng.choice([0, 1, 2, 5, 20, 60]))
+        lo = int(rng.integers(0, width // 2))
+        hi = int(rng.integers(lo + k, width + k))
+        rows.append(np.sort(rng.choice(np.arange(lo, max(hi, lo + k)), k, replace=False)))
+    ptr = np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64)
+    idx = np.concatenate(rows + [np.zeros(0)]).astype(np.int64)
+    return ptr, idx
+
+
 def test_hashed_entries_rule(hp_config, monkeypatch):
-    monkeypatch.setattr(_mdot_hash, "MIN_HASHED", 1)
-    monkeypatch.setattr(_mdot_hash, "RATIO", 4)
-    hp_config(mxm_dot_heavy_cost=2048)
-    aptr = np.array([0, 0, 2, 10, 30])          # rows of A: 0, 2, 8, 20 entries
-    bptr = np.array([0, 1, 3, 3, 12, 20])       # columns of B: 1, 2, 0, 9, 8 entries
-    mrow = np.array([0, 1, 2, 3, 3, 1, 1, 2, 2])
-    mcol = np.array([0, 0, 1, 1, 0, 2, 3, 3, 4])
+    """Each list's entries within the other's key range are estimated from the ranges' overlap;
+    the rule then hashes the list with more of them."""
     col, row = _mdot_hash.BY_COLUMN, _mdot_hash.BY_ROW
-    # (la, lb): (0, 1) (2, 1) (8, 2) (20, 2) (20, 1) (2, 0) (2, 9) (8, 9) (8, 8); the
-    # intersection's steps: -, 3, 10, 22, 5 (a search: 20 > 16 * 1), -, 11, 17, 16; steps per
-    # element of the shorter list: -, 3, 5, 11, 5, -, 5.5, 2.1, 2
-    every = [0, row, row, row, row, 0, col, col, col]        # the longer list hashed
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, True).tolist() == every
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [
-        0, 0, row, row, row, 0, col, 0, 0]                   # at least 4 steps per element
-    hp_config(mxm_dot_heavy_cost=15)                          # or more than 15 steps in all
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [
-        0, 0, row, row, row, 0, col, col, col]
-    monkeypatch.setattr(_mdot_hash, "MIN_HASHED", 9)        # the longer list has >= 9 entries
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol).tolist() == [
-        0, 0, 0, row, row, 0, col, col, 0]
-    assert _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, True).tolist() == every
+    monkeypatch.setattr(_mdot_hash, "MIN_HASHED", 1)
+    monkeypatch.setattr(_mdot_hash, "RATIO", 2)
+    hp_config(mxm_dot_heavy_cost=2048)
+    # rows of A: 20 keys over 0..95; 2 keys 10, 20.  Columns of B: 8 keys over 60..95; 9 keys
+    # over 0..80; 3 keys over 30..50
+    aptr = np.array([0, 20, 22])
+    aidx = np.concatenate([np.arange(0, 100, 5), [10, 20]])
+    bptr = np.array([0, 8, 17, 20])
+    bidx = np.concatenate([np.arange(60, 100, 5), np.arange(0, 90, 10), [30, 40, 50]])
+    mrow, mcol = np.array([0, 0, 1, 1]), np.array([0, 1, 1, 2])
+    # (0, 0): overlap 60..95 (36 keys wide): A's 20 keys count ceil(20 * 36 / 96) = 8, B's 8:
+    # a tie, the column hashed (by lengths alone the row would be); a merge of 16 steps, 2 per
+    # element.  (0, 1): overlap 0..80: A's ceil(20 * 81 / 96) = 17 against B's 9: the row; 26
+    # steps, 2.9 per element.  (1, 1): overlap 10..20: A's 2 against B's ceil(9 * 11 / 81) =
+    # 2: the column; 2 per element.  (1, 2): the ranges do not overlap: never taken
+    rule = lambda every=False: _mdot_hash.hashed_entries(  # noqa: E731
+        np, aptr, aidx, bptr, bidx, mrow, mcol, every).tolist()
+    assert rule(True) == rule() == [col, row, col, 0]
+    monkeypatch.setattr(_mdot_hash, "RATIO", 3)             # at least 3 steps per element
+    assert rule() == [0, 0, 0, 0]
+    hp_config(mxm_dot_heavy_cost=20)                          # or more than 20 steps in all
+    assert rule() == [0, row, 0, 0]
+    monkeypatch.setattr(_mdot_hash, "RATIO", 2)
+    hp_config(mxm_dot_heavy_cost=2048)
+    monkeypatch.setattr(_mdot_hash, "MIN_HASHED", 9)        # the larger count is >= 9
+    assert rule() == [0, row, 0, 0]
+    assert rule(True) == [col, row, col, 0]
+    rng = np.random.default_rng(_seed(("mhash-rule",)))
+    aptr, aidx = _lists(rng, 30, 200)
+    bptr, bidx = _lists(rng, 25, 200)
+    mrow, mcol = rng.integers(0, 30, 400), rng.integers(0, 25, 400)
+    for min_len, heavy, ratio in ((1, 2048, 3), (9, 40, 4), (30, 10, 2)):
+        monkeypatch.setattr(_mdot_hash, "MIN_HASHED", min_len)
+        monkeypatch.setattr(_mdot_hash, "RATIO", ratio)
+        hp_config(mxm_dot_heavy_cost=heavy)
+        for every in (False, True):
+            got = _mdot_hash.hashed_entries(np, aptr, aidx, bptr, bidx, mrow, mcol, every)
+            want = _rule(aptr, aidx, bptr, bidx, mrow, mcol, every, min_len, heavy, ratio)
+            assert got.tolist() == want
+            assert len(set(want)) == 3
 
 
 @pytest.mark.parametrize("name,dtype", HASHED)
@@ -90,15 +147,15 @@ def test_classify_kernel_emulated(hp_config, emulated, monkeypatch):
     from hpgraph.graphblas._gpu_common import kernel
 
     rng = np.random.default_rng(_seed(("mhash-classify",)))
-    aptr = np.concatenate([[0], np.cumsum(rng.integers(0, 40, 40))]).astype(np.int32)
-    bptr = np.concatenate([[0], np.cumsum(rng.integers(0, 40, 30))]).astype(np.int64)
-    aptr[5:8] = aptr[5]                                    # empty rows and long ones
+    aptr, aidx = _lists(rng, 40, 300)
+    bptr, bidx = _lists(rng, 30, 300)
+    aptr, aidx = aptr.astype(np.int32), aidx.astype(np.int32)      # mixed index dtypes
     mrow = rng.integers(0, 40, 500).astype(np.int64)
     mcol = rng.integers(0, 30, 500).astype(np.int32)
     sr = _typed("plus_times", "int64")
     src, name = _mdot_hash.hash_source(sr, np.dtype(np.int64), np.dtype(np.int64),
                                        aptr.dtype, bptr.dtype, mrow.dtype, mcol.dtype)
-    for min_len, heavy, ratio, every in ((6, 2048, 4, False), (3, 30, 3, False),
+    for min_len, heavy, ratio, every in ((6, 2048, 3, False), (3, 30, 2, False),
                                          (0, -1, 0, True)):
         monkeypatch.setattr(_mdot_hash, "MIN_HASHED", min_len)
         monkeypatch.setattr(_mdot_hash, "RATIO", ratio)
@@ -107,9 +164,9 @@ def test_classify_kernel_emulated(hp_config, emulated, monkeypatch):
         la, lb = np.zeros(500, np.int64), np.zeros(500, np.int64)
         state = np.full(500, 7, np.uint8)
         kernel(src, name + "_classify")((1,), (_mdot_hash.BLOCK,), (   # a grid-stride loop
-            aptr, bptr, mrow, mcol, np.int64(500), np.int64(min_len), np.int64(heavy),
-            np.int64(ratio), code, la, lb, state))
-        want = _mdot_hash.hashed_entries(np, aptr, bptr, mrow, mcol, every)
+            aptr, aidx, bptr, bidx, mrow, mcol, np.int64(500), np.int64(min_len),
+            np.int64(heavy), np.int64(ratio), code, la, lb, state))
+        want = _mdot_hash.hashed_entries(np, aptr, aidx, bptr, bidx, mrow, mcol, every)
         assert code.tolist() == want.tolist()
         assert len(set(want.tolist())) == 3          # none, by column and by row all occur
         assert la.tolist() == np.diff(aptr)[mrow].tolist()
@@ -173,6 +230,19 @@ def test_hash_kernels_emulated(hp_config, emulated, monkeypatch, name, dtype):
                               cast_ref=name.endswith("_pair"))
                 if err:
                     bad.append(err)
+        for n in (12, 30):     # A its own mask: the kernels search A's rows from each entry
+            A = rand_matrix(rng, n, n, dtype, density=0.4)
+            for B in (A, rand_matrix(rng, n, n, dtype, density=0.4)):
+                for mspec in ("S", "V"):
+                    mask = as_mask(hp_mask(mspec, A), (n, n))
+                    assert mask.parent.csr is A.csr
+                    got = _mxm_gpu.device_mxm(np, A, B, sr, mask, None, None, False, (n, n),
+                                              "dot")
+                    err = compare(got, _ref(A, B, name, dtype, mspec, A),
+                                  f"{name} {dtype} self {n} {mspec} {mode}",
+                                  cast_ref=name.endswith("_pair"))
+                    if err:
+                        bad.append(err)
     assert bad == []
     assert LAUNCHES["col"] > 0 and LAUNCHES["row"] > 0    # both roles ran
 

@@ -181,6 +181,14 @@ def test_masked_dot_kernels_emulated(hp_config, emulated, monkeypatch, name, dty
                               f"{(m, k, n)} {mspec} heavy={heavy}", cast_ref=name.endswith("_pair"))
                 if err:
                     bad.append(err)
+        A = rand_matrix(rng, 25, 25, dtype, density=0.4)   # its own mask: searched from e
+        for B, mspec in ((A, "S"), (rand_matrix(rng, 25, 25, dtype, density=0.4), "V")):
+            got = _mxm_gpu.device_mxm(np, A, B, sr, as_mask(hp_mask(mspec, A), (25, 25)), None,
+                                      None, False, (25, 25), "dot")
+            err = compare(got, _gb_ref(A, B, name, dtype, mspec, A), f"{name} {dtype} self "
+                          f"{mspec} heavy={heavy}", cast_ref=name.endswith("_pair"))
+            if err:
+                bad.append(err)
     assert bad == []
 
 
