@@ -264,18 +264,19 @@ __device__ __forceinline__ int hp_block_before(int v, int* s_w)
 // the row pointers of the rows that start inside the chunk [b0, b1): optr[r] = base + the
 // kept entries of the chunk before P[r] (thread t's entries are b0 + t * HP_IPT + u, u < HP_IPT;
 // s_keep[t]: bit u set when kept, s_before[t]: the kept entries of the threads before t)
-// A slice longer than the shared slots holds runs of empty rows (their number is not bounded
-// by the chunk's size): the chunk then writes only its non-empty rows, found from its
+// A slice of more than HP_RUN_ROWS rows holds long runs of empty rows (their number is not
+// bounded by the chunk's size): the chunk then writes only its non-empty rows, found from its
 // entries, and sets *runs; the tail kernel (hp_tail_fill) fills the empty rows with the whole
-// grid (one block writing a run of ~10^6 empty rows took ~1.3 ms on an H200)
+// grid (one block looping over a run of ~10^6 empty rows took ~1.3 ms on an H200)
+#define HP_RUN_ROWS (8 * HP_CH)
 template <class P, class O>
 __device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const long long* s_p,
         const hp_walk_t& w, long long b0, long long b1, const unsigned* s_keep,
         const int* s_before, long long base, O* __restrict__ optr, unsigned* __restrict__ runs)
 {
-    if (w.nr <= HP_PS) {
+    if (w.nr <= HP_RUN_ROWS) {
         for (long long i = threadIdx.x; i < w.nr; i += blockDim.x) {
-            const long long v = s_p[i];
+            const long long v = hp_walk_ptr(ptr, s_p, w, i);
             if (v >= b0 && v < b1) {
                 const int t = (int)((v - b0) / HP_IPT), u = (int)((v - b0) % HP_IPT);
                 optr[w.q0 + i] = (O)(base + s_before[t] + __popc(s_keep[t] & ((1u << u) - 1u)));
@@ -283,10 +284,14 @@ __device__ __forceinline__ void hp_walk_ptrs(const P* __restrict__ ptr, const lo
         }
         return;
     }
-    for (long long k = b0 + threadIdx.x; k < b1; k += blockDim.x) {
-        const long long r = hp_last_le(ptr, w.q0, w.q0 + w.xr1, k);         // entry k's row
-        if ((long long)ptr[r] == k) {                                        // its first entry
-            const int t = (int)((k - b0) / HP_IPT), u = (int)((k - b0) % HP_IPT);
+    // the thread's entries in order, their rows by a walk from the slice's first row
+    hp_walk_t v = w;
+    v.x = 0;
+    const long long k0 = b0 + (long long)threadIdx.x * HP_IPT;
+    for (int u = 0; u < HP_IPT && k0 + u < b1; ++u) {
+        const long long r = hp_walk_row(ptr, s_p, v, k0 + u);
+        if ((long long)ptr[r] == k0 + u) {                    // the first entry of row r
+            const int t = (int)threadIdx.x;
             optr[r] = (O)(base + s_before[t] + __popc(s_keep[t] & ((1u << u) - 1u)));
         }
     }

@@ -67,6 +67,18 @@ def _long_rows_matrix(rng, variant):
     return A
 
 
+def _runs_matrix(rng):
+    """6,000 rows with entries in rows 0-3, 2,900-2,905 and 5,990 only: runs of ~2,900 empty
+    rows, more than a 64-entry chunk's walk loops over (the chunk writes its non-empty rows'
+    pointers and the tail kernel fills the runs)."""
+    rows = np.repeat(np.concatenate([np.arange(4), np.arange(2900, 2906), [5990]]),
+                     rng.integers(1, 30, 11))
+    cols = np.concatenate([np.sort(rng.choice(50, k, replace=False))
+                           for k in np.unique(rows, return_counts=True)[1]])
+    vals = rng.integers(-3, 4, rows.size).astype(np.float64)
+    return hgb.Matrix.from_coo(rows, cols, vals, nrows=6000, ncols=50)
+
+
 def _sparse_rows_matrix(rng):
     """900 rows of which 14 hold entries (up to 40), so a chunk's rows outnumber its entries
     and the kernels read the row pointers from global memory, not from shared memory."""

@@ -11,8 +11,8 @@ import scipy.sparse as sp
 from hpgraph import graphblas as hgb
 from tests.graphblas._helpers import dev
 from tests.graphblas._matrices import (_also_ptxas, _cubin_or_skip, _int64_indexed,
-                                       _long_rows_matrix, _mat, _pattern, _scipy,
-                                       _sparse_rows_matrix)
+                                       _long_rows_matrix, _mat, _pattern, _runs_matrix,
+                                       _scipy, _sparse_rows_matrix)
 
 
 @pytest.mark.parametrize("shape", [(0, 0), (1, 5), (7, 7), (40, 25), (25, 40)])
@@ -509,14 +509,15 @@ def _overlapping(rng, A):
 def test_device_rowwise_chunks_emulated(which, chunk, emulated_gb, monkeypatch):
     """Chunks of 64 and 192 entries: rows span many chunks (rows of 600 and 1,100 entries),
     and chunks span more rows than their row-pointer slots (900 rows, 14 of them with
-    entries: the pointers are read from global memory); same result as SciPy."""
+    entries: the pointers are read from global memory) or than their walk loops over (runs
+    of ~2,900 empty rows); same result as SciPy."""
     from hpgraph.graphblas import _rowwise_gpu
 
     monkeypatch.setattr(_rowwise_gpu, "TPB", chunk[0])
     monkeypatch.setattr(_rowwise_gpu, "IPT", chunk[1])
     rng = np.random.default_rng(chunk[0] + len(which))
     few = _mat(rng, 3000, 40, 0.4, empty_rows=range(8, 3000))    # 2,992 trailing rows
-    for A in (_long_rows_matrix(rng, "plain"), _sparse_rows_matrix(rng), few):
+    for A in (_long_rows_matrix(rng, "plain"), _sparse_rows_matrix(rng), few, _runs_matrix(rng)):
         B = _overlapping(rng, A)
         t = _typed_op("plus" if which == "add" else "times", A, B)
         got = (_rowwise_gpu.add_rows if which == "add" else _rowwise_gpu.mult_rows)(A, B, t)

@@ -9,7 +9,7 @@ import pytest
 from hpgraph import graphblas as hgb
 from tests.graphblas._matrices import (_also_ptxas, _cubin_or_skip,
                                        _int64_indexed, _long_rows_matrix, _mat,
-                                       _sparse_rows_matrix)
+                                       _runs_matrix, _sparse_rows_matrix)
 
 
 SELECTORS = [("tril", None), ("tril", -2), ("triu", 1), ("diag", 0), ("offdiag", 3),
@@ -78,6 +78,7 @@ def test_device_select_emulated(op, thunk, variant, chunk, emulated_gb, monkeypa
               hgb.Matrix.from_coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0), nrows=4,
                                   ncols=0),
               _mat(rng, 12, 12, 0.4, empty_rows=(0, 5, 11)), _sparse_rows_matrix(rng),
+              _runs_matrix(rng),
               # entries in the first rows only: 2,996 trailing row pointers
               hgb.Matrix.from_coo(np.array([0, 1, 1, 3]), np.array([2, 0, 3, 1]),
                                   np.array([1.0, -2.0, 3.0, 0.5]), nrows=3000, ncols=5)):
