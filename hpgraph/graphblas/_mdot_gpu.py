@@ -279,7 +279,7 @@ def masked_dot_gpu(xp, A, B, sr, mask):
         every = config["mxm_dot_kernel"] == "hash"
         hashed = _mdot_hash.masked_hash_gpu(xp, A, BT, aval, bval, _vdtype(aval, A),
                                             _vdtype(bval, B), sr, mrow, mcol, mval, every, out,
-                                            state, self_pos)
+                                            state, self_pos, M._column_order())
     nheavy = xp.zeros(1, dtype=np.uint64)
     kernel(src, name + "_entry")(
         (_grid(n_m),), (BLOCK,),

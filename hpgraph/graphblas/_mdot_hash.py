@@ -31,8 +31,9 @@ the galloping search, 59.5 without the positions table for a multiply that reads
 65.1 with the cost rule (:data:`RATIO`); 211.5 on the intersection alone.  The degree-ordered
 ``U .* (U @ U^T)``: 42.5 ms before, 33.4 with the rule, 29.8 on the intersection alone.  Then
 the terms summed in registers (the ``U`` form with every entry hashed 38.3 -> 34.8 ms) and the
-rule on lengths clipped to the overlap of the key ranges (``U`` 31.7-32.8 -> 28.4-30.1, ``L``
-63.8-66.3 -> 65.3-68.1).
+rule on lengths clipped to the overlap of the key ranges (``U`` 31.8-32.8 -> 28.7-30.4, ``L``
+64.4-65.4 -> 66.5-69.3), and searches from the entry's position when ``A`` is the mask (``U``
+28.4-29.8, ``L`` 65.3-66.1).
 
 Work: the tasks are a hashed list and at most ``hp.config["mxm_hash_split"]`` of its entries,
 taken through an atomic counter in order of decreasing cost (look-ups), lists of at most
@@ -71,8 +72,8 @@ MIN_HASHED = 128
 #: ``hp.config["mxm_dot_heavy_cost"]`` steps in all (lists it would share out in chunks):
 #: lists of alike, modest lengths merge faster than they hash.  One H200, R-MAT 21, the
 #: product alone, ms (``L`` / degree-ordered ``U``): clipped estimates with RATIO 2 / 3 / 4:
-#: 59.2-60.7 / 65.3-68.1 / 70.6-72.6 and 33.5-37.8 / 28.4-30.1 / 29.0-30.0; unclipped lengths
-#: with RATIO 4: 63.8-66.3 / 31.7-35.5.  The clipped estimate serves the ``U`` form (whose rows
+#: 59.2-60.7 / 66.5-69.3 / 70.6-72.6 and 33.5-37.8 / 28.7-30.4 / 28.9-30.0; unclipped lengths
+#: with RATIO 4: 64.4-65.4 / 31.8-32.8.  The clipped estimate serves the ``U`` form (whose rows
 #: hold only higher-ranked keys, so most of a row lies outside the other's range), at some
 #: cost to the ``L`` form
 RATIO = 3
@@ -455,13 +456,15 @@ def _tasks(xp, order, key, plen, hlen):
 
 
 def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, every, out,
-                    state, self_pos=False):
+                    state, self_pos=False, corder=None):
     """Compute into ``out`` / ``state`` (1: a result, 0: none) the mask entries the hash
     kernels take (:func:`hashed_entries` with ``every``), on the device (or NumPy arrays under
     the emulation), and return their flags (uint8 per entry, nonzero: taken).  ``BT``: B's
     transpose as CSR; ``aval`` / ``bval``: the values the multiply reads (None: not read), of
     value dtypes ``a_vdt`` / ``b_vdt``; ``self_pos``: A's CSR is the mask's (entry ``e`` sits
-    at position ``e`` of its row of A: the kernels search A's rows from there)."""
+    at position ``e`` of its row of A: the kernels search A's rows from there); ``corder``:
+    the mask's entries in column-major order (``Matrix._column_order``), or None to sort
+    them here."""
     n_m = int(mrow.shape[0])
     mv = None if mval is None else mval.dtype
     src, name = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mrow.dtype,
@@ -475,11 +478,15 @@ def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, e
          np.int64(0 if every else MIN_HASHED),
          np.int64(-1 if every else config["mxm_dot_heavy_cost"]), np.int64(0 if every else RATIO),
          hashed, la, lb, state))
-    by_col = xp.flatnonzero(hashed == BY_COLUMN)
     by_row = xp.flatnonzero(hashed == BY_ROW)                         # grouped by row already
+    if corder is not None:     # the column-hashed entries grouped by column without a sort
+        by_col = corder[hashed[corder] == BY_COLUMN]
+    else:
+        by_col = xp.flatnonzero(hashed == BY_COLUMN)
+        by_col = by_col[xp.argsort(mcol[by_col])]
     jobs = []
     if by_col.shape[0]:
-        order = by_col[xp.argsort(mcol[by_col])].astype(np.int64, copy=False)
+        order = by_col.astype(np.int64, copy=False)
         bcol = xp.diff(BT.indptr.astype(np.int64, copy=False))          # per column of B
         jobs.append((src, name, (A.csr.indptr, A.csr.indices, aval, BT.indptr, BT.indices,
                                  bval, mrow), order, _tasks(xp, order, mcol, la, bcol),

@@ -20,7 +20,7 @@ from .. import dtypes as _dt
 from .._arrayops import any_true
 from ..exceptions import DimensionMismatch, InvalidValue
 from ..formats import CSR
-from ..formats._base import expand_indptr, indptr_from_sorted
+from ..formats._base import expand_indptr, indptr_from_sorted, stable_argsort
 from . import _kern
 from ._methods import MatrixMethods, VectorMethods
 
@@ -279,6 +279,7 @@ class Matrix(_Base, MatrixMethods):
         self._dtype = np.dtype(dtype)
         self._kcache = None
         self._tcsr = None
+        self._corder = None
         return self
 
     @classmethod
@@ -453,6 +454,14 @@ class Matrix(_Base, MatrixMethods):
             csr = self._csr if self._csr.values is not None else self._csr.astype(self._dtype)
             t = self._tcsr = csr.transpose()
         return t
+
+    def _column_order(self):
+        """Positions of the stored entries in column-major order (by column, then row), built
+        once per Matrix: the masked product groups a mask's entries by column with it."""
+        p = getattr(self, "_corder", None)
+        if p is None:
+            p = self._corder = stable_argsort(self._xp, self._csr.indices)
+        return p
 
     def _vals_or_none(self):
         return self._csr.values
