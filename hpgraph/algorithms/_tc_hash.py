@@ -2,9 +2,9 @@
 
 **Kept beside the engine because it is faster by more than the 20% the project allows**
 (one NVIDIA H200, 2026-11-27, R-MAT 21 undirected, 948,810,669 triangles, CUDA-event medians):
-19.5 ms here against 28.2-28.4 ms for the same count through the engine's GraphBLAS
+19.2 ms here against 27.2-27.6 ms for the same count through the engine's GraphBLAS
 operations, the degree-ordered masked product ``mxm(U, U.T, plus_pair, mask=U.S)`` and its
-``reduce_scalar`` (a process of its own; 29.4 in the benchmark's process), and 71.8 ms in the
+``reduce_scalar`` (a process of its own; 28.1 in the benchmark's process), and 66.8 ms in the
 ``tril`` form ``mxm(L, L, plus_pair, mask=L.S)`` (``benchmarks/bench_graphblas.py``); 46.1 ms
 for the per-edge merge kernel of :mod:`._kernels` (one H100, 2026-11-24).
 

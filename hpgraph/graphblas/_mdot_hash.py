@@ -23,17 +23,11 @@ on any 4- or 8-byte type); the others stay on the sorted-list intersection of
 short lists, or lists of alike, modest lengths).  The kernel ``_classify`` sorts the entries
 out on the device in one pass.
 
-Measured (one NVIDIA H200, R-MAT 21, ``plus_pair``, 948,810,669 triangles;
-``hp.triangle_count`` 19.1-19.4 ms; the product alone, CUDA-event medians, same process):
-``L .* (L @ L)`` 147.8 ms with columns hashed only (512 entries at least, the row at most 8x
-longer), 112.9 with the longer list hashed, 96-97 with 8 blocks per SM instead of 4, 86.6 with
-the galloping search, 59.5 without the positions table for a multiply that reads no value,
-65.1 with the cost rule (:data:`RATIO`); 211.5 on the intersection alone.  The degree-ordered
-``U .* (U @ U^T)``: 42.5 ms before, 33.4 with the rule, 29.8 on the intersection alone.  Then
-the terms summed in registers (the ``U`` form with every entry hashed 38.3 -> 34.8 ms) and the
-rule on lengths clipped to the overlap of the key ranges (``U`` 31.8-32.8 -> 28.7-30.4, ``L``
-64.4-65.4 -> 66.5-69.3), and searches from the entry's position when ``A`` is the mask (``U``
-28.4-29.8, ``L`` 65.3-66.1).
+Measured (one NVIDIA H200, R-MAT 21, ``plus_pair``, 948,810,669 triangles, CUDA-event
+medians; ``hp.triangle_count`` 19.2 ms in the same process): the degree-ordered
+``U .* (U @ U^T)`` and its ``reduce_scalar`` 27.2-28.1 ms (26.5 for the product alone; 29.7
+on the intersection alone), ``L .* (L @ L)`` 66.8 (207 on the intersection alone).  What each
+part of this design gained is in ``benchmarks/README.md`` (sessions 21 and 22).
 
 Work: the tasks are a hashed list and at most ``hp.config["mxm_hash_split"]`` of its entries,
 taken through an atomic counter in order of decreasing cost (look-ups), lists of at most
