@@ -37,9 +37,10 @@ after the first (``hp_first_ms``: the first call, compilation included; ``hp_wal
 wall time with a synchronize); ``perf_counter`` on the CPU.  Preprocessing (building ``L``,
 ``U``) is timed apart (``prep_ms``).  python-graphblas runs on all host cores.
 ``bytes`` is the size of the operands and the result as CSR (int32/int64 indices + values),
-read and written once; ``GB/s`` = bytes / hpgraph time.  ``peak_MiB``: the CuPy pool's bytes
-after the call from an emptied pool, i.e. the most it held during the call (device), or
-tracemalloc's peak (host); the operands are not counted.
+read and written once; ``GB/s`` = bytes / hpgraph time.  ``peak_MiB``: the most bytes the call held
+from the CuPy pool at once, counted by a ``cupy.cuda.MemoryHook`` over the pool's mallocs and
+frees (device), or tracemalloc's peak (host); the operands are not counted.  (The pool's
+growth read 0 when its partly used arenas held every allocation.)
 
 Every hpgraph result is compared with python-graphblas' (same pattern, same values); products
 above ``--oracle-max-scale`` (R-MAT 18: 3.1 G output entries) are compared on
@@ -104,13 +105,26 @@ def peak_mib(fn, on_gpu):
     if on_gpu:
         import cupy as cp
 
-        pool = cp.get_default_memory_pool()
+        class Peak(cp.cuda.MemoryHook):
+            """Bytes taken from the pool and not yet returned, and their maximum."""
+
+            name = "bench_graphblas_peak"
+
+            def __init__(self):
+                self.now = self.peak = 0
+
+            def malloc_postprocess(self, **kw):
+                self.now += kw["mem_size"]
+                self.peak = max(self.peak, self.now)
+
+            def free_postprocess(self, **kw):
+                self.now -= kw["mem_size"]
+
         cp.cuda.Device().synchronize()
-        pool.free_all_blocks()
-        base = pool.total_bytes()
-        fn()
-        cp.cuda.Device().synchronize()
-        return (pool.total_bytes() - base) / 2**20
+        with Peak() as hook:
+            fn()
+            cp.cuda.Device().synchronize()
+        return hook.peak / 2**20
     tracemalloc.start()
     fn()
     peak = tracemalloc.get_traced_memory()[1]
