@@ -398,15 +398,15 @@ def hashed_entries(xp, aptr, aidx, bptr, bidx, mrow, mcol, every=False):
     :data:`MIN_HASHED` and the intersection kernel would cost more than
     ``hp.config["mxm_dot_heavy_cost"]`` steps or at least :data:`RATIO` per element of the
     other.  ``aptr`` / ``aidx``: A's row pointers and columns; ``bptr`` / ``bidx``: B^T's."""
-    a0 = aptr.astype(np.int64, copy=False)[mrow]
-    a = aptr.astype(np.int64, copy=False)[mrow + 1] - a0
-    b0 = bptr.astype(np.int64, copy=False)[mcol]
-    b = bptr.astype(np.int64, copy=False)[mcol + 1] - b0
+    aptr, bptr = aptr.astype(np.int64, copy=False), bptr.astype(np.int64, copy=False)
+    a0, b0 = aptr[mrow], bptr[mcol]
+    a, b = aptr[mrow + 1] - a0, bptr[mcol + 1] - b0
     both = (a > 0) & (b > 0)
-    ends = [xp.where(both, idx[xp.where(both, p, 0)], 0).astype(np.float64) if idx.shape[0]
-            else xp.zeros(a.shape[0]) for idx, p in ((aidx, a0), (aidx, a0 + a - 1),
-                                                     (bidx, b0), (bidx, b0 + b - 1))]
-    alo, ahi, blo, bhi = ends
+
+    def key(idx, p):      # the key at position p of the entries with both lists non-empty
+        return xp.where(both, idx[xp.where(both, p, 0)] if idx.shape[0] else 0, 0) * 1.0
+
+    alo, ahi, blo, bhi = key(aidx, a0), key(aidx, a0 + a - 1), key(bidx, b0), key(bidx, b0 + b - 1)
     ov = xp.minimum(ahi, bhi) - xp.maximum(alo, blo) + 1.0
     hit = both & (ov > 0)
     ca = xp.where(hit, xp.ceil(a * xp.minimum(1.0, ov / (ahi - alo + 1.0))), 0).astype(np.int64)
@@ -450,15 +450,14 @@ def _tasks(xp, order, key, plen, hlen):
 
 
 def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, every, out,
-                    state, self_pos=False, corder=None):
+                    state, self_pos, corder):
     """Compute into ``out`` / ``state`` (1: a result, 0: none) the mask entries the hash
     kernels take (:func:`hashed_entries` with ``every``), on the device (or NumPy arrays under
     the emulation), and return their flags (uint8 per entry, nonzero: taken).  ``BT``: B's
     transpose as CSR; ``aval`` / ``bval``: the values the multiply reads (None: not read), of
     value dtypes ``a_vdt`` / ``b_vdt``; ``self_pos``: A's CSR is the mask's (entry ``e`` sits
     at position ``e`` of its row of A: the kernels search A's rows from there); ``corder``:
-    the mask's entries in column-major order (``Matrix._column_order``), or None to sort
-    them here."""
+    the mask's entries in column-major order (``Matrix._column_order``)."""
     n_m = int(mrow.shape[0])
     mv = None if mval is None else mval.dtype
     src, name = hash_source(sr, a_vdt, b_vdt, A.csr.index_dtype, BT.index_dtype, mrow.dtype,
@@ -473,11 +472,7 @@ def masked_hash_gpu(xp, A, BT, aval, bval, a_vdt, b_vdt, sr, mrow, mcol, mval, e
          np.int64(-1 if every else config["mxm_dot_heavy_cost"]), np.int64(0 if every else RATIO),
          hashed, la, lb, state))
     by_row = xp.flatnonzero(hashed == BY_ROW)                         # grouped by row already
-    if corder is not None:     # the column-hashed entries grouped by column without a sort
-        by_col = corder[hashed[corder] == BY_COLUMN]
-    else:
-        by_col = xp.flatnonzero(hashed == BY_COLUMN)
-        by_col = by_col[xp.argsort(mcol[by_col])]
+    by_col = corder[hashed[corder] == BY_COLUMN]                     # grouped by column
     jobs = []
     if by_col.shape[0]:
         order = by_col.astype(np.int64, copy=False)
