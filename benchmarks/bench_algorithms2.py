@@ -78,7 +78,7 @@ from _alg2_oracles import (binary_simple, core_numbers_reference,  # noqa: E402
 from _harness import metadata, timed_once  # noqa: E402
 from _harness import timed as harness_timed  # noqa: E402
 
-ALGOS = ("scc", "wcc", "jaccard", "topk", "clustering", "ktruss", "eigenvector", "katz",
+ALGOS = ("scc", "wcc", "jaccard", "jaccard_edges", "topk", "clustering", "ktruss", "eigenvector", "katz",
          "closeness", "harmonic", "mst", "apsp", "louvain", "leiden", "pagerank",
          "label_propagation", "kcore", "betweenness", "betweenness_weighted",
          "edge_betweenness", "edge_betweenness_weighted")
@@ -219,6 +219,23 @@ def bench_graph(name, G, Gd, args, side, rows, budget=None, sink=None):
         return ok(np.allclose(sc[idx], want_, rtol=1e-12), "jaccard")
 
     row("jaccard", lambda: hp.jaccard(G, P, backend=side), check_jaccard)
+
+    def check_jaccard_edges(out):
+        """2,000 sampled pairs of the result: each an edge, its score from Python sets."""
+        u, v, sc = host(out.first), host(out.second), host(out.score)
+        idx = rng.integers(0, u.shape[0], 2000) if u.shape[0] else np.zeros(0, np.int64)
+        ind, ptr = A.indices, A.indptr
+        want_, edge = [], True
+        for a_, b_ in zip(u[idx], v[idx]):
+            a = set(ind[ptr[a_]:ptr[a_ + 1]].tolist()) - {a_}
+            b = set(ind[ptr[b_]:ptr[b_ + 1]].tolist()) - {b_}
+            edge &= b_ in a
+            want_.append(len(a & b) / len(a | b) if a | b else 0.0)
+        nedges = int(binary_simple(A).nnz)
+        return ok(edge and u.shape[0] == nedges and np.allclose(sc[idx], want_, rtol=1e-12),
+                  "jaccard of every edge (2,000 sampled against sets)")
+
+    row("jaccard_edges", lambda: hp.jaccard(G, backend=side), check_jaccard_edges)
     def check_topk(out):
         """300 sampled vertices: Jaccard with every other vertex sharing a neighbour (Python
         sets), the 8 best by decreasing score, then smaller id."""

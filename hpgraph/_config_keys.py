@@ -219,6 +219,12 @@ _ENGINE = (
          "through it; 'merge' intersects the two sorted out-lists of every edge, a thread (or "
          "a warp for long lists) per edge.  Both count on the degree-oriented graph; the "
          "benchmark (benchmarks/bench_triangles.py) compares them."),
+    _Key("ktruss_method", "auto", _choice("ktruss_method", ("auto", "mxm", "wedges")),
+         "How k_truss counts the triangles through each edge every peeling round: 'mxm' the "
+         "masked product mxm(C, C, plus_pair, mask=C.S) of the graphblas operations; "
+         "'wedges' the oriented 2-paths looked up in the sorted edge keys (array passes); "
+         "'auto' mxm on the GPU, wedges on the host (the faster of the two on each: "
+         "benchmarks/README.md, session 23)."),
     _Key("kernel_cache", None, _path_or_none("kernel_cache"),
          "Directory of hpgraph's compiled-kernel cache (cubins keyed by source, options, GPU "
          "architecture and NVRTC version): a program compiled once loads from there "
@@ -393,9 +399,12 @@ _KERNELS = (
     _Key("mxm_dot_kernel", "auto", _choice("mxm_dot_kernel", ("auto", "hash", "merge")),
          "Masked-dot mxm on the GPU, for add monoids whose result does not depend on the "
          "order of the terms (plus / times on integers, min / max): 'auto' sends a mask "
-         "entry to the shared-memory hash kernels (the longer of its row of A and column of B "
-         "hashed) when that list has at least 128 entries and the intersection would cost "
-         "more than mxm_dot_heavy_cost steps or at least 4 per element of the shorter list; "
+         "entry to the shared-memory hash kernels (of its row of A and column of B, the one "
+         "with more entries within the other's key range hashed) when that one has at least "
+         "128 there and "
+         "the intersection would cost more than mxm_dot_heavy_cost steps or at least 3 per "
+         "element of the shorter list (lengths estimated within the two lists' common key "
+         "range: graphblas/_mdot_hash.py); "
          "'hash' every entry, 'merge' none (all stay on the sorted-list intersection, as "
          "other monoids do).",
          str),

@@ -31,9 +31,9 @@ LAYERS = [
     ("storage", {"formats", "graph", "_graph_edges", "labels", "io", "generators", "_gen_chunks",
                  "_gen_gpu"}),
     ("operators", {"ops", "compiler"}),
-    ("execution", {"engine", "spmv", "program"}),
+    ("execution", {"engine", "spmv", "program", "graphblas"}),
     ("algorithms", {"algorithms"}),
-    ("interop", {"nx_backend", "csgraph", "graphblas", "tables", "exchange", "distributed"}),
+    ("interop", {"nx_backend", "csgraph", "tables", "exchange", "distributed"}),
     ("entry points", {"cli", "__main__", ""}),
 ]
 

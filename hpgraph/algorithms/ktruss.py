@@ -2,16 +2,24 @@
 (``networkx.k_truss``, ``cugraph.ktruss_subgraph``).
 
 Peeling by rounds, all edges at once: the support of every remaining edge (the triangles
-through it) is counted from the wedges of the degree-oriented graph, as in triangle counting
-(:func:`_supports`: gathers, sorted searches and bincounts on NumPy or CuPy arrays, in chunks);
-every edge with support ``< k - 2`` is removed; repeat until none is.  Removing edges only lowers supports, so the fixed point is the
-k-truss whatever the order of removal.
+through it) is counted, every edge with support ``< k - 2`` is removed, and this repeats until
+none is.  Removing edges only lowers supports, so the fixed point is the k-truss whatever the
+order of removal.  Two ways of counting the supports (``hp.config["ktruss_method"]``):
+
+* ``"mxm"`` (Davis' k-truss in GraphBLAS): with ``C`` the symmetric pattern of the remaining
+  edges, ``S = mxm(C, C, plus_pair, mask=C.S)`` holds the common neighbours of every edge's
+  ends, and ``C = select(S, ">=", k - 2)`` is the next round's graph (an edge in no triangle
+  has no entry in ``S``).  The default on the GPU.
+* ``"wedges"`` (:func:`_supports`): every triangle found once, at its apex in the
+  degree-oriented graph, by gathers, sorted searches and bincounts over the wedges, in chunks.
+  The default on the host, where it is ~5x faster than the NumPy masked product.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._config import config
 from ._common import prepare
 from ._vec import check_number, check_undirected, expand_rows
 from .._arrayops import bincount
@@ -62,15 +70,21 @@ def k_truss(G, k, *, backend=None):
 
     xp = G.xp
     n = G.num_vertices
-    r, c, _ = simple_pairs(G, symmetrize=False)
     need = int(k) - 2
-    if need > 0:
-        r, c = _peel(xp, r, c, n, need)
+    method = config["ktruss_method"]
+    if method == "auto":
+        method = "wedges" if xp is np else "mxm"
+    if need > 0 and method == "mxm":
+        kept = _peel_mxm(G, need)
+    else:
+        r, c, _ = simple_pairs(G, symmetrize=False)
+        if need > 0:
+            r, c = _peel(xp, r, c, n, need)
+        kept = xp.sort(r * n + c)
     # the kept pairs, with the stored entries (weights, repeats) of G
     A = G.A
     ar = A.row_ids().astype(np.int64, copy=False) if A.nnz else xp.zeros(0, dtype=np.int64)
     ac = A.indices.astype(np.int64, copy=False)
-    kept = xp.sort(r * n + c)
     akey = ar * n + ac
     if kept.shape[0]:
         pos = xp.minimum(xp.searchsorted(kept, akey), kept.shape[0] - 1)
@@ -83,6 +97,22 @@ def k_truss(G, k, *, backend=None):
         indptr[1:] = xp.cumsum(counts)
     vals = None if A.values is None else A.values[sel]
     return Graph._new(CSR(indptr, A.indices[sel], vals, shape=(n, n)), False)
+
+
+def _peel_mxm(G, need):
+    """Sorted keys ``row * n + col`` (both directions) of the edges left when every edge in
+    fewer than ``need`` triangles is removed, round after round (GraphBLAS operations)."""
+    from .. import graphblas as gb
+    from ._triangles import simple_matrix
+
+    C = gb.Matrix.from_csr_format(simple_matrix(G))._symmetric()
+    while C.nvals:
+        S = gb.mxm(C, C, "plus_pair[int64]", mask=C.S)
+        kept = gb.select(S, ">=", need)._symmetric()
+        if kept.nvals == C.nvals:          # kept's pattern is within C's: nothing removed
+            break
+        C = kept
+    return C._keys()
 
 
 def _supports(xp, u, v, n):

@@ -8,8 +8,9 @@ edges ignored) and ``I = |N(u) & N(v)|``:
 * Jaccard ``I / |N(u) | N(v)|``, overlap ``I / min(|N(u)|, |N(v)|)``, cosine
   ``I / sqrt(|N(u)| |N(v)|)``; 0 where the denominator is 0 (networkx's convention).
 
-Given pairs: ``I`` is the row sum of ``S[u] .* S[v]`` over the simple pattern ``S`` (a sparse
-row gather and an element-wise product, SciPy or cupyx).  Top-k per vertex: every pair at
+Given pairs: ``I`` is the row sum of ``S[u] .* S[v]`` over the simple pattern ``S`` (sparse
+row gathers and an element-wise product, SciPy or cupyx, in chunks).  Every edge on the GPU:
+the masked product ``mxm(S, S, plus_pair, mask=S.S)`` of :mod:`hpgraph.graphblas`.  Top-k per vertex: every pair at
 distance two is a nonzero of ``S @ S`` (one sparse-sparse product), scored, and the best ``k``
 of each row are kept by one sort on ``(row, -score, column)``.
 """
@@ -29,6 +30,10 @@ __all__ = ["jaccard", "overlap", "cosine", "similarity_topk", "SimilarityResult"
            "common_neighbors", "CommonNeighbors"]
 
 METRICS = ("jaccard", "overlap", "cosine")
+
+#: Row entries gathered at once when scoring given pairs (``S[u]`` and ``S[v]`` together);
+#: cupyx counts a gather's entries in int32.
+GATHER_CHUNK = 1 << 26
 
 
 class SimilarityResult(NamedTuple):
@@ -158,6 +163,38 @@ def _pairs(G, pairs, xp):
     return P[:, 0].copy(), P[:, 1].copy()
 
 
+def _intersections(G, S, deg, u, v, every_edge):
+    """``|N(u[i]) & N(v[i])|`` as float64, ``S`` the simple pattern and ``deg`` its row lengths.
+
+    Every edge on the GPU (``u, v`` = the entries of ``S`` in order): the masked product
+    ``mxm(S, S, plus_pair, mask=S.S)`` (R-MAT 21 on an H100: 337 ms, where the row gathers
+    below overflow cupyx's int32 entry count).  Otherwise the rows ``S[u] .* S[v]`` summed,
+    gathered ``GATHER_CHUNK`` entries at a time (65,536 random pairs of R-MAT 21: 1.27 ms,
+    against 12.1 ms for a product masked by the pairs; on the host SciPy's gathers are 2-5x
+    faster than the NumPy masked product, every edge included).
+    """
+    xp = G.xp
+    if every_edge and xp is not np:
+        from .. import graphblas as gb
+        from ._triangles import simple_matrix
+
+        C = gb.Matrix.from_csr_format(simple_matrix(G))._symmetric()
+        R = gb.mxm(C, C, "plus_pair[int64]", mask=C.S)
+        inter = xp.zeros(C.nvals, dtype=np.float64)
+        inter[xp.searchsorted(C._keys(), R._keys())] = R._values()
+        return inter
+    ends = xp.cumsum(deg[u] + deg[v])
+    ends = ends if xp is np else ends.get()
+    out, lo = [], 0
+    while lo < u.shape[0]:
+        base = int(ends[lo - 1]) if lo else 0
+        hi = max(int(np.searchsorted(ends, base + GATHER_CHUNK, side="right")), lo + 1)
+        part = S[u[lo:hi]].multiply(S[v[lo:hi]]).sum(axis=1)
+        out.append(xp.asarray(part, dtype=np.float64).reshape(-1))
+        lo = hi
+    return out[0] if len(out) == 1 else xp.concatenate(out)
+
+
 def _similarity(metric, G, pairs, backend, to):
     G, side, on_dev = prepare(G, backend)
     check_undirected(G, metric)
@@ -169,7 +206,7 @@ def _similarity(metric, G, pairs, backend, to):
                                 finish(xp.zeros(0, dtype=np.float64), on_dev, to))
     S = simple_sparse(G)
     deg = xp.diff(S.indptr).astype(np.int64)
-    inter = xp.asarray(S[u].multiply(S[v]).sum(axis=1)).reshape(-1)
+    inter = _intersections(G, S, deg, u, v, every_edge=pairs is None)
     score = _score(xp, metric, inter, deg[u], deg[v])
     return SimilarityResult(finish(u, on_dev, to), finish(v, on_dev, to), finish(score, on_dev, to))
 

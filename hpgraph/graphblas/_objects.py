@@ -455,6 +455,13 @@ class Matrix(_Base, MatrixMethods):
             t = self._tcsr = csr.transpose()
         return t
 
+    def _symmetric(self) -> "Matrix":
+        """``self``, marked equal to its transpose (the caller built it symmetric): products
+        read its own CSR as ``A^T`` instead of building a transpose."""
+        csr = self._csr if self._csr.values is not None else self._csr.astype(self._dtype)
+        self._tcsr = csr
+        return self
+
     def _column_order(self):
         """Positions of the stored entries in column-major order (by column, then row), built
         once per Matrix: the masked product groups a mask's entries by column with it."""

@@ -61,3 +61,16 @@ def test_gpu_equals_cpu(graph_case, cases):
     for k in (3, 4):
         assert _edges(hp.k_truss(G.to_device(), k, backend="gpu")) == _edges(
             hp.k_truss(G, k, backend="cpu"))
+
+
+@pytest.mark.cases(directed=False)
+@pytest.mark.parametrize("method", ["mxm", "wedges"])
+def test_ktruss_methods_match_networkx(graph_case, backend_name, cases, method):
+    # both ways of counting supports, whichever is the backend's default
+    G = cases.to_graph(graph_case, backend_name)
+    H = cases.to_networkx(graph_case)
+    H.remove_edges_from(list(nx.selfloop_edges(H)))
+    for k in (3, 4):
+        with hp.config.set(ktruss_method=method):
+            T = hp.k_truss(G, k, backend=backend_name)
+        assert _edges(T.to_host()) == {tuple(sorted(e)) for e in nx.k_truss(H, k).edges()}

@@ -44,6 +44,21 @@ def test_pairs_match_sets(graph_case, backend_name, cases, metric):
     np.testing.assert_allclose(score, want, rtol=1e-14, atol=0)
 
 
+@pytest.mark.cases(directed=False, max_n=300)
+def test_pairs_in_small_chunks_match_sets(graph_case, backend_name, cases, monkeypatch):
+    # one or a few pairs per row gather (every chunk boundary case)
+    from hpgraph.algorithms import similarity
+
+    monkeypatch.setattr(similarity, "GATHER_CHUNK", 3)
+    rng = np.random.default_rng(graph_case.n + 1)
+    G = cases.to_graph(graph_case, backend_name)
+    N = _neighbour_sets(graph_case, cases)
+    P = _random_pairs(graph_case.n, rng, k=25)
+    res = hp.jaccard(G, P, backend=backend_name)
+    want = np.array([_ref("jaccard", N, int(u), int(v)) for u, v in P])
+    np.testing.assert_allclose(cases.host(res.score), want, rtol=1e-14, atol=0)
+
+
 @pytest.mark.cases(directed=False)
 def test_jaccard_default_pairs_are_edges_and_match_networkx(graph_case, backend_name, cases):
     G = cases.to_graph(graph_case, backend_name)
