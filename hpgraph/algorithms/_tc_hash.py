@@ -5,7 +5,8 @@
 19.2 ms here against 27.2-27.6 ms for the same count through the engine's GraphBLAS
 operations, the degree-ordered masked product ``mxm(U, U.T, plus_pair, mask=U.S)`` and its
 ``reduce_scalar`` (a process of its own; 28.1 in the benchmark's process), and 66.8 ms in the
-``tril`` form ``mxm(L, L, plus_pair, mask=L.S)`` (``benchmarks/bench_graphblas.py``); 46.1 ms
+``tril`` form ``mxm(L, L, plus_pair, mask=L.S)`` (``benchmarks/bench_graphblas.py``); on one
+H100 (2026-11-27, same benchmark) 19.0 ms against 31.9 and 68.1 ms; 46.1 ms
 for the per-edge merge kernel of :mod:`._kernels` (one H100, 2026-11-24).
 
 The default GPU method of :func:`hpgraph.triangle_count` (``hp.config["triangle_kernel"] ==
