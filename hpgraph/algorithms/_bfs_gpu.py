@@ -3,9 +3,10 @@
 **Kept beside the engine because it is faster by more than the 20% the project allows**
 (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, this kernel
 against the same BFS written as a user vertex program on the engine -- ``examples.bfs.
-BFSParents``: an ``any`` reduction, a mask and a witness for the parents; 2026-11-26): R-MAT 21
-0.335 ms against 0.730 ms (2.2x; 1.26 ms two days before); 2048 x 2048 grid 30.6 ms against
-52.3 ms (1.7x).  Every
+BFSParents``: an ``any`` reduction, a mask and a witness for the parents; 2026-11-27, the
+engine's device loop with its fused push): R-MAT 21 0.327 ms against 0.887 ms (2.7x); on the
+2048 x 2048 grid the engine comes within 8% (31.0 ms against 33.4; 53.9 before the device loop
+fused its pushes), so long thin graphs would lose little on the engine.  Every
 technique here that the engine now also has (frontier queues and bitmaps, device-side direction
 choice, a device-side loop, winner witnesses, the warp-balanced frontier expansion) is available
 to user programs through ``hp.run``; what the engine still lacks is a push that updates the

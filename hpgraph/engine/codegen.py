@@ -290,6 +290,8 @@ def _ordering_subst(bp) -> dict:
         apply_params += ", unsigned* HP_MUT far"
         apply_args += ", far"
         loop_params += ", unsigned* far, prio_t delta"
+    if fuse_ok(bp):
+        loop_params += ", unsigned* stamp"       # the fused push's claims
     return dict(
         WITNESS=int(wit is not None),
         WITNESS_PROP=wit or first,

@@ -493,15 +493,27 @@ class _Kernels:
             self._apply(tuple(rest[:14]) + (1,) + tuple(rest[15:]), False)
 
     def hp_block_loop(self, a):
-        """hp_block_loop: push + APPLY (touched) supersteps while the frontier is small."""
+        """hp_block_loop: push + APPLY (touched) supersteps while the frontier is small; a
+        fused program's pushes apply as they push (``hp_push_fused``, which closes here too)."""
         big, n, nparts, max_steps, limit, dirmode, track, *rest = a
         parts, rest = [rest[0:11], rest[11:22]], rest[22:]
         y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, cap, *pa = rest
-        assert self.bp.witness is None and self.bp.priority is None
+        fused = codegen.fuse_ok(self.bp)
+        if fused:                  # the loop parameters end with the claims' stamps
+            nprop = len(self.bp.props)
+            stamp, pa = pa[-nprop - 1], pa[-nprop:]
+        else:
+            assert self.bp.witness is None
+        assert self.bp.priority is None
         for _ in range(int(max_steps)):
             cur = int(st[EXEC]) & 1
             if st[HALT] or st[CNT + cur] == 0 or int(st[EDG + cur]) > int(big):
                 break
+            if fused:
+                indptr, indices, vals = parts[0][8:11]
+                self.hp_push_fused((indptr, indices, vals, bm0, bm1, q0, q1, qh0, qh1, deg,
+                                    stamp, st, hist, cap, limit, 0, *pa))
+                continue
             for part in parts[:int(nparts)]:
                 indptr, indices, vals = part[8:11]
                 self.hp_push((indptr, indices, vals, q0, q1, qh0, qh1, deg, y, tbm, tq, st,

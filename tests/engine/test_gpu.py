@@ -325,8 +325,8 @@ def test_fused_push_gives_bfs_levels_and_parents(direction, loop, monkeypatch):
     """Skewed graphs (hubs: heavy rows), a grid (thousands of small supersteps) and a graph
     with self-loops, duplicates and isolated vertices: SciPy's levels, every parent an
     in-neighbour one level up, and the same on a second call (the claims restart).  "host":
-    no block loop, so every host-chosen push superstep is fused; the block loop and the
-    device loop launch push and APPLY apart."""
+    no block loop, so every host-chosen push superstep is a fused launch; the block loop and
+    the device loop run the fused push inside their own kernels."""
     from hpgraph.engine import gpu
     from tests.engine._programs import BFSAny
 

@@ -669,8 +669,9 @@ def test_emulated_fused_push_with_witness(emulated):
 
 
 def test_emulated_fused_push_with_block_loop_and_reruns(emulated):
-    """Small frontiers in the block loop (unfused), larger ones fused; a second run on the
-    kept state (stamps zeroed) gives the same depths."""
+    """Small frontiers in the block loop, larger ones in fused launches, both fused (every
+    superstep closes in the fused push, none in APPLY); a second run on the kept state (stamps
+    zeroed) gives the same depths."""
     from tests.engine._programs import BFSAny
 
     G = _path(300)
@@ -679,6 +680,8 @@ def test_emulated_fused_push_with_block_loop_and_reruns(emulated):
         r = emulated(BFSAny, G, source=0, direction="push")
         np.testing.assert_array_equal(r.depth, np.arange(300))
         assert r.supersteps == 300
+        assert OPS["block_loop"] >= 1
+        assert OPS["fused_supersteps"] == 300 and OPS["apply_supersteps"] == 0
 
 
 def test_fuse_ok_needs_every_condition():

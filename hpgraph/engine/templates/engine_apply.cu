@@ -310,7 +310,7 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
 #endif
 #endif
 
-#if HP_FUSED && HP_IN_UNIT(2) && !HP_PERSISTENT
+#if HP_FUSED && HP_IN_UNIT(2)
 // ---------------------------------------------------------------------------------------
 // PUSH and APPLY in one launch (codegen.fuse_ok: an `any` reduce applied to the receivers,
 // one gather side, no priority, and a program that declares mask_excludes_active -- its
@@ -323,6 +323,8 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
 // decides), and their values are then dropped; the senders' own properties do not change
 // during the superstep (none is a receiver).
 // `mode` 0: always run; 2: a frontier with more push edges than `limit` aborts the batch.
+// In the device loop (HP_PERSISTENT) this is a device function and the loop's grid barrier
+// closes the superstep instead of the last block.
 //
 // The fused push's mask and gather: the same bodies with L2 (coherent) loads, since the
 // claimers write properties during the launch (a non-coherent load must see data that is
@@ -419,9 +421,11 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
         bm_cur[q[i] >> 5] = 0u;
     __syncthreads();
     if (threadIdx.x == 0 && s_edg) atomicAdd(st + S_EDG + nxt, s_edg);
+#if !HP_PERSISTENT
     if (hp_last_block(st + S_DONE)) {
         hp_close(st, hist, hist_cap, 0);
         __threadfence();
     }
+#endif
 }
 #endif

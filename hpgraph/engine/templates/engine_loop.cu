@@ -68,6 +68,16 @@ hp_loop(HP_LOOP_PARAMS)
         const int cur = (int)(hp_word(st, S_EXEC) & 1ull);
         if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;   // grid-uniform
         const bool push = dirmode == 1 || (dirmode == 0 && hp_word(st, S_EDG + cur) <= limit);
+#if HP_FUSED
+        // the push applies as it pushes (codegen.fuse_ok: one gather side, no priority, no
+        // witness pass): one grid barrier per superstep, which closes it
+        if (push) {
+            hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, stamp, st, hist,
+                          hist_cap, limit, 0$PROPS_ARGS);
+            hp_grid_sync<true>(st, hist, hist_cap, 0);
+            continue;
+        }
+#endif
         if (push) {
             hp_push(indptr0, indices0, vals0, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
             if (nparts > 1)
@@ -114,7 +124,8 @@ hp_loop(HP_LOOP_PARAMS)
 // frontier's push edges exceed `big` (the host then takes over with the whole device).  Only
 // for programs that push and apply to the receivers (every phase then touches the frontier
 // and the touched queue, never all n vertices) and have no priority (a far-set split scans
-// every vertex).  Long thin graphs (grids, roads, paths) spend most supersteps here.
+// every vertex).  Long thin graphs (grids, roads, paths) spend most supersteps here.  A fused
+// program (codegen.fuse_ok) pushes with its updates (hp_push_fused) and thread 0 closes.
 #if HP_IN_LOOP_UNIT(7)
 extern "C" __global__ void __launch_bounds__(256)
 hp_block_loop(u64 big, HP_LOOP_PARAMS)
@@ -123,6 +134,14 @@ hp_block_loop(u64 big, HP_LOOP_PARAMS)
         const int cur = (int)(hp_word(st, S_EXEC) & 1ull);
         if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;
         if (hp_word(st, S_EDG + cur) > big) break;
+#if HP_FUSED
+        hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, stamp, st, hist,
+                      hist_cap, limit, 0$PROPS_ARGS);
+        __syncthreads();
+        if (threadIdx.x == 0) hp_close(st, hist, hist_cap, 0);
+        __syncthreads();
+        continue;
+#endif
         hp_push(indptr0, indices0, vals0, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
         if (nparts > 1)
             hp_push(indptr1, indices1, vals1, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
