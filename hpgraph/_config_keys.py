@@ -184,8 +184,10 @@ _ENGINE = (
          "kernel launch (grid barriers between phases, the host reads the state once at the "
          "end; programs with a converged() hook cannot); 'host' launches a fixed kernel "
          "sequence per superstep, replayed blind in CUDA-graph batches with one host read per "
-         "batch; 'auto' takes the host loop, which measured as fast or faster on every graph "
-         "tried (benchmarks/README.md, [engine-2]).  Where the device refuses a cooperative "
+         "batch; 'auto' takes the host loop: it needs no extra module on a program's first use, "
+         "and measured as fast or faster for every program tried except the fused ones (BFS "
+         "with parents: the device loop 3-20% faster on an H100, benchmarks/README.md, "
+         "session 23).  Where the device refuses a cooperative "
          "launch the device loop falls back to the host loop (RunResult.extra['loop'])."),
     _Key("engine_loop_blocks_per_sm", 0, _int("engine_loop_blocks_per_sm", 0),
          "Blocks per SM of the device loop's cooperative grid (capped by occupancy): more "
