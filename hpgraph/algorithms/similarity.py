@@ -179,6 +179,8 @@ def _intersections(G, S, deg, u, v, every_edge):
         from ._triangles import simple_matrix
 
         C = gb.Matrix.from_csr_format(simple_matrix(G))._symmetric()
+        if C.nvals != u.shape[0]:        # u, v are C's entries in order (simple_pairs both)
+            raise AssertionError("every-edge pairs differ from the simple pattern's entries")
         R = gb.mxm(C, C, "plus_pair[int64]", mask=C.S)
         inter = xp.zeros(C.nvals, dtype=np.float64)
         inter[xp.searchsorted(C._keys(), R._keys())] = R._values()

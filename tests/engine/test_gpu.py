@@ -352,6 +352,8 @@ def test_fused_push_gives_bfs_levels_and_parents(direction, loop, monkeypatch):
                 d = hp.run(BFSAny, Gd, source=0, direction=direction, backend="gpu")
                 np.testing.assert_array_equal(_host(d.depth), want)
                 r = hp.run(BFSParents, Gd, source=0, direction=direction, backend="gpu")
+                if loop == "device":                  # ran there, no fallback to the host
+                    assert r.extra["loop"] == "device" and "loop_fallback" not in r.extra
                 depth, parent = _host(r.depth), _host(r.parent)
                 np.testing.assert_array_equal(depth, want)
                 v = np.flatnonzero(want > 0)

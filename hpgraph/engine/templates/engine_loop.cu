@@ -69,8 +69,8 @@ hp_loop(HP_LOOP_PARAMS)
         if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;   // grid-uniform
         const bool push = dirmode == 1 || (dirmode == 0 && hp_word(st, S_EDG + cur) <= limit);
 #if HP_FUSED
-        // the push applies as it pushes (codegen.fuse_ok: one gather side, no priority, no
-        // witness pass): one grid barrier per superstep, which closes it
+        // the push applies as it pushes (codegen.fuse_ok: one gather side, no priority; a
+        // witness is written by the claiming sender): one grid barrier a superstep, closing it
         if (push) {
             hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, stamp, st, hist,
                           hist_cap, limit, 0$PROPS_ARGS);
