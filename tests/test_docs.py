@@ -8,6 +8,7 @@ that a changed result or signature fails the test suite where it is introduced.
 from __future__ import annotations
 
 import doctest
+import pkgutil
 import importlib
 import pathlib
 
@@ -18,6 +19,8 @@ GUIDE = sorted((ROOT / "docs" / "guide").glob("*.md"))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 # modules whose docstring examples are complete, deterministic sessions
 MODULES = ["hpgraph.ops", "hpgraph.graphblas"]
+#: examples each package holds at least (a finder that misses the submodules fails)
+MIN_EXAMPLES = {"hpgraph.ops": 5, "hpgraph.graphblas": 60}
 
 
 @pytest.fixture(autouse=True)
@@ -50,14 +53,22 @@ def test_guide_examples(page):
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples of {page.name} failed"
 
 
+def _with_submodules(name):
+    """The package ``name`` and its modules (the public functions live in private ones)."""
+    mod = importlib.import_module(name)
+    subs = [f"{name}.{m.name}" for m in pkgutil.iter_modules(getattr(mod, "__path__", []))]
+    return [mod] + [importlib.import_module(s) for s in subs]
+
+
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
-    mod = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     attempted = 0
-    for test in finder.find(mod, name):
-        runner.run(test)
-        attempted += len(test.examples)
+    for mod in _with_submodules(name):
+        for test in finder.find(mod, mod.__name__):
+            runner.run(test)
+            attempted += len(test.examples)
     failed, _ = runner.summarize(verbose=False)
     assert failed == 0, f"{failed} docstring examples of {name} failed (of {attempted})"
+    assert attempted >= MIN_EXAMPLES[name], f"only {attempted} docstring examples found in {name}"

@@ -94,7 +94,16 @@ def ewise_add(A, B, op="plus", *, mask=None, accum=None, replace=False, out=None
 def ewise_union(A, B, op, left_default, right_default, *, mask=None, accum=None, replace=False,
                 out=None):
     """Union with defaults: ``op(a, b)`` where both have an entry, ``op(a, right_default)``
-    where only ``A`` has one, ``op(left_default, b)`` where only ``B`` has one."""
+    where only ``A`` has one, ``op(left_default, b)`` where only ``B`` has one.
+
+    Examples
+    --------
+    >>> import numpy as np, hpgraph as hp
+    >>> u = hp.Vector.from_coo(np.array([0, 1]), np.array([5, 7]), size=3)
+    >>> v = hp.Vector.from_coo(np.array([1, 2]), np.array([1, 2]), size=3)
+    >>> hp.graphblas.ewise_union(u, v, "minus", 0, 0).to_dense().tolist()
+    [5, 6, -2]
+    """
     kind, mask, out = _prep(A, B, "ewise_union", mask, out)
     for what, dv in (("left_default", left_default), ("right_default", right_default)):
         _scalar(dv, np.float64, what)
@@ -115,7 +124,17 @@ def ewise_union(A, B, op, left_default, right_default, *, mask=None, accum=None,
 
 
 def ewise_mult(A, B, op="times", *, mask=None, accum=None, replace=False, out=None):
-    """Intersection: ``op(a, b)`` where both have an entry."""
+    """Intersection: ``op(a, b)`` where both have an entry.
+
+    Examples
+    --------
+    >>> import numpy as np, hpgraph as hp
+    >>> u = hp.Vector.from_coo(np.array([0, 1]), np.array([5, 7]), size=3)
+    >>> v = hp.Vector.from_coo(np.array([1, 2]), np.array([2, 3]), size=3)
+    >>> w = hp.graphblas.ewise_mult(u, v, "times")
+    >>> w.to_coo()[0].tolist(), w.to_coo()[1].tolist()
+    ([1], [14])
+    """
     kind, mask, out = _prep(A, B, "ewise_mult", mask, out)
     t = binary_op(op, _dt.result_type(A.dtype, B.dtype))
     xp, (A, B) = same_side(A, B)

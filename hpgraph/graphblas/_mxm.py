@@ -262,7 +262,16 @@ def mxv(A, v, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
 
 def vxm(v, A, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
     """Vector-matrix product ``w[j] = ADD_i MUL(v[i], A[i, j])`` (the vector is the first
-    operand); otherwise as :func:`mxv`."""
+    operand); otherwise as :func:`mxv`.
+
+    Examples
+    --------
+    >>> import numpy as np, hpgraph as hp
+    >>> A = hp.Matrix.from_coo(np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([4.0, 1.0, 1.0]))
+    >>> v = hp.Vector.from_coo(np.array([0, 1]), np.array([0.0, 2.0]), size=2)
+    >>> hp.graphblas.vxm(v, A, "min_plus").to_dense(fill_value=np.inf).tolist()   # one relaxation
+    [inf, 4.0, 1.0]
+    """
     v = check_obj(v, "vector", "v")
     A = check_obj(A, "matrix", "A")
     if A.nrows != v.size:

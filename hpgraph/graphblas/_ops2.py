@@ -57,7 +57,15 @@ def reduce_rowwise(A, monoid="plus", *, mask=None, accum=None, replace=False, ou
 
 
 def reduce_columnwise(A, monoid="plus", *, mask=None, accum=None, replace=False, out=None):
-    """Vector ``w[j] = ADD_i A[i, j]`` over the columns that hold an entry."""
+    """Vector ``w[j] = ADD_i A[i, j]`` over the columns that hold an entry.
+
+    Examples
+    --------
+    >>> import numpy as np, hpgraph as hp
+    >>> A = hp.Matrix.from_dense(np.array([[1, 2], [0, 5]]), missing_value=0)
+    >>> hp.graphblas.reduce_columnwise(A, "max").to_coo()[1].tolist()
+    [1, 5]
+    """
     A = check_obj(A, "matrix", "A")
     return reduce_rowwise(transpose(A), monoid, mask=mask, accum=accum, replace=replace, out=out)
 
@@ -67,6 +75,13 @@ def reduce_scalar(A, monoid="plus", *, allow_empty=True):
 
     An object without entries gives None (``allow_empty=True``, as python-graphblas) or the
     monoid's identity.
+
+    Examples
+    --------
+    >>> import numpy as np, hpgraph as hp
+    >>> A = hp.Matrix.from_dense(np.array([[1, 2], [0, 5]]), missing_value=0)
+    >>> int(hp.graphblas.reduce_scalar(A)), int(hp.graphblas.reduce_scalar(A, "min"))
+    (8, 1)
     """
     if not isinstance(A, (Matrix, Vector)):
         raise InvalidValue(f"reduce_scalar: A must be a Matrix or Vector, got {type(A).__name__}")
@@ -79,7 +94,16 @@ def reduce_scalar(A, monoid="plus", *, allow_empty=True):
 
 
 def transpose(A, *, mask=None, accum=None, replace=False, out=None):
-    """``A^T`` (as a new Matrix)."""
+    """``A^T`` (as a new Matrix).
+
+    Examples
+    --------
+    >>> import numpy as np, hpgraph as hp
+    >>> A = hp.Matrix.from_coo(np.array([0, 1]), np.array([2, 0]), np.array([3, 4]), nrows=2, ncols=3)
+    >>> T = hp.graphblas.transpose(A)
+    >>> T.shape, [x.tolist() for x in T.to_coo()]
+    ((3, 2), [[0, 2], [1, 0], [4, 3]])
+    """
     A = check_obj(A, "matrix", "A")
     shape = (A.ncols, A.nrows)
     mask = as_mask(mask, shape)
@@ -97,7 +121,16 @@ def transpose(A, *, mask=None, accum=None, replace=False, out=None):
 
 
 def kronecker(A, B, op="times", *, mask=None, accum=None, replace=False, out=None):
-    """Kronecker product: ``C[ia * B.nrows + ib, ja * B.ncols + jb] = op(A[ia, ja], B[ib, jb])``."""
+    """Kronecker product: ``C[ia * B.nrows + ib, ja * B.ncols + jb] = op(A[ia, ja], B[ib, jb])``.
+
+    Examples
+    --------
+    >>> import numpy as np, hpgraph as hp
+    >>> A = hp.Matrix.from_dense(np.array([[1, 2]]), missing_value=0)
+    >>> B = hp.Matrix.from_dense(np.array([[1], [10]]), missing_value=0)
+    >>> hp.graphblas.kronecker(A, B).to_dense(fill_value=0).tolist()
+    [[1, 2], [10, 20]]
+    """
     A = check_obj(A, "matrix", "A")
     B = check_obj(B, "matrix", "B")
     shape = (A.nrows * B.nrows, A.ncols * B.ncols)
@@ -128,7 +161,18 @@ def kronecker(A, B, op="times", *, mask=None, accum=None, replace=False, out=Non
 
 def diag(x, k=0):
     """A Vector's diagonal matrix (entries ``(i, i + k)``; size ``n + |k|``), or a Matrix's
-    ``k``-th diagonal as a Vector."""
+    ``k``-th diagonal as a Vector.
+
+    Examples
+    --------
+    >>> import numpy as np, hpgraph as hp
+    >>> v = hp.Vector.from_coo(np.array([0, 1]), np.array([3, 4]), size=2)
+    >>> D = hp.graphblas.diag(v, 1)
+    >>> D.shape, [x.tolist() for x in D.to_coo()]
+    ((3, 3), [[0, 1], [1, 2], [3, 4]])
+    >>> hp.graphblas.diag(D, 1).to_dense().tolist()
+    [3, 4]
+    """
     k = int(k)
     if isinstance(x, Vector):
         xp = x.xp
