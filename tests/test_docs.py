@@ -8,9 +8,9 @@ that a changed result or signature fails the test suite where it is introduced.
 from __future__ import annotations
 
 import doctest
-import pkgutil
 import importlib
 import pathlib
+import pkgutil
 
 import pytest
 

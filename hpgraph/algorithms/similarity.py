@@ -175,15 +175,9 @@ def _intersections(G, S, deg, u, v, every_edge):
     """
     xp = G.xp
     if every_edge and xp is not np:
-        from .. import graphblas as gb
-        from ._triangles import simple_matrix
-
-        C = gb.Matrix.from_csr_format(simple_matrix(G))._symmetric()
-        if C.nvals != u.shape[0]:        # u, v are C's entries in order (simple_pairs both)
+        inter = _edge_intersections(G)
+        if inter.shape[0] != u.shape[0]:  # u, v are the pattern's entries in order
             raise AssertionError("every-edge pairs differ from the simple pattern's entries")
-        R = gb.mxm(C, C, "plus_pair[int64]", mask=C.S)
-        inter = xp.zeros(C.nvals, dtype=np.float64)
-        inter[xp.searchsorted(C._keys(), R._keys())] = R._values()
         return inter
     ends = xp.cumsum(deg[u] + deg[v])
     ends = ends if xp is np else ends.get()
@@ -195,6 +189,20 @@ def _intersections(G, S, deg, u, v, every_edge):
         out.append(xp.asarray(part, dtype=np.float64).reshape(-1))
         lo = hi
     return out[0] if len(out) == 1 else xp.concatenate(out)
+
+
+def _edge_intersections(G):
+    """``|N(u) & N(v)|`` (float64) for every entry ``(u, v)`` of the simple pattern, in its
+    order: ``mxm(S, S, plus_pair, mask=S.S)``, with zeros where ``S`` has no term."""
+    from .. import graphblas as gb
+    from ._triangles import simple_matrix
+
+    xp = G.xp
+    C = gb.Matrix.from_csr_format(simple_matrix(G))._symmetric()
+    R = gb.mxm(C, C, "plus_pair[int64]", mask=C.S)
+    inter = xp.zeros(C.nvals, dtype=np.float64)
+    inter[xp.searchsorted(C._keys(), R._keys())] = R._values()
+    return inter
 
 
 def _similarity(metric, G, pairs, backend, to):

@@ -60,6 +60,20 @@ def test_pairs_in_small_chunks_match_sets(graph_case, backend_name, cases, monke
 
 
 @pytest.mark.cases(directed=False)
+def test_edge_intersections_match_sets(graph_case, backend_name, cases):
+    # the masked-product form (the GPU's for every edge), on both backends
+    from hpgraph.algorithms import similarity
+    from hpgraph.algorithms._triangles import simple_pairs
+
+    G = cases.to_graph(graph_case, backend_name)
+    N = _neighbour_sets(graph_case, cases)
+    u, v, _ = simple_pairs(G, symmetrize=False)
+    got = cases.host(similarity._edge_intersections(G))
+    want = [len(N[a] & N[b]) for a, b in zip(cases.host(u).tolist(), cases.host(v).tolist())]
+    np.testing.assert_array_equal(got, np.array(want, dtype=np.float64))
+
+
+@pytest.mark.cases(directed=False)
 def test_jaccard_default_pairs_are_edges_and_match_networkx(graph_case, backend_name, cases):
     G = cases.to_graph(graph_case, backend_name)
     res = hp.jaccard(G, backend=backend_name)
