@@ -26,6 +26,9 @@ HEADER = Path(__file__).with_name("_cuda_emu.h")
 MAX_BLOCKS = 3
 _CACHE: dict = {}
 _DIR = Path(tempfile.mkdtemp(prefix="hp_cuda_emu_"))
+#: g++ flags of every emulated kernel; a precompiled header must be built with the same ones
+_FLAGS = ["-std=c++20", "-O0", "-fPIC", "-pthread", "-w"]
+_PCH: list = []
 
 _SIG = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
                   r'(\w+)\s*\((.*?)\)\s*\{', re.S)
@@ -44,6 +47,20 @@ def _params(text):
     return out
 
 
+def _header() -> Path:
+    """The emulation header, precompiled once per process: parsing its standard headers is
+    ~85% of compiling one kernel source (0.6 of 0.7 s), the compiled header cuts that to
+    ~0.1 s.  g++ takes ``X.h.gch`` beside ``X.h`` when the flags match and falls back to the
+    header's text otherwise, so a failed precompile only costs time."""
+    if not _PCH:
+        copy = _DIR / HEADER.name
+        shutil.copyfile(HEADER, copy)
+        subprocess.run(["g++", *_FLAGS, "-x", "c++-header", "-o", f"{copy}.gch", str(copy)],
+                       capture_output=True)
+        _PCH.append(copy)
+    return _PCH[0]
+
+
 def _library(src: str):
     key = hashlib.sha1(src.encode()).hexdigest()[:16]
     lib = _CACHE.get(key)
@@ -57,12 +74,12 @@ def _library(src: str):
         call = ", ".join(f"*({t}*)args[{k}]" for k, t in enumerate(types))
         wrappers.append(f'extern "C" void hp_emu_{name}(unsigned g, unsigned b, void** args) '
                         f'{{ {run}(g, b, [&]() {{ {name}({call}); }}); }}')
-    code = f'#include "{HEADER}"\n{src}\n' + "\n".join(wrappers) + "\n"
+    code = f'#include "{_header()}"\n{src}\n' + "\n".join(wrappers) + "\n"
     cpp = _DIR / f"{key}.cpp"
     so = _DIR / f"{key}.so"
     cpp.write_text(code)
-    r = subprocess.run(["g++", "-std=c++20", "-O0", "-fPIC", "-shared", "-pthread", "-w",
-                        "-o", str(so), str(cpp)], capture_output=True, text=True)
+    r = subprocess.run(["g++", *_FLAGS, "-shared", "-o", str(so), str(cpp)],
+                       capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(f"g++ failed on the emulated kernel source:\n{r.stderr[:4000]}")
     lib = _CACHE[key] = ctypes.CDLL(str(so))
