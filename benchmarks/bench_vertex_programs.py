@@ -6,6 +6,9 @@ Rows (every result checked against SciPy; the run exits non-zero on a mismatch):
   (``examples.sssp.SSSP``, Bellman-Ford with a frontier) and the same program with a priority
   and a witness declared (``SSSPNearFar``: near-far buckets and predecessors), on the device
   loop and on the host loop.
+* The SSSP and BFS-depth programs relax (``hpgraph.engine.relax``: their pushes combine into
+  the property by atomics, one kernel a push superstep); the rows "relaxation off" run them
+  superstep for superstep as the CPU engine does (``hp.config["engine_relax"] = False``).
 * BFS: ``hp.bfs`` (depths and parents) against ``examples.bfs.BFSParents`` (an ``any``
   reduction with a witness: parents; its host loop fuses push and APPLY, and the row "push and
   APPLY apart" runs the same program without that) and ``BFSDepth`` (depths only).
@@ -142,6 +145,10 @@ def bench_graph(label, G, source, repeat, gpu, rows):
         row("user SSSP + priority + witness", lambda: hp.run(SSSPNearFar, G, backend=backend,
                                                               source=source),
             chk_sssp("SSSPNearFar"), loop=loop)
+        if gpu:                     # the A/B of the relaxation (hpgraph.engine.relax)
+            row("user SSSP + priority + witness, relaxation off", lambda: _relax_off(
+                lambda: hp.run(SSSPNearFar, G, backend=backend, source=source)),
+                chk_sssp("SSSPNearFar relaxation off"), loop=loop)
     row("hp.bfs (depths and parents)", lambda: hp.bfs(G, source, backend=backend),
         chk_bfs("hp.bfs"))
     for loop in loops:
@@ -155,6 +162,16 @@ def bench_graph(label, G, source, repeat, gpu, rows):
         row("user BFS depths (BFSDepth)", lambda: hp.run(BFSDepth, G, backend=backend,
                                                          source=source),
             chk_bfs("BFSDepth"), loop=loop)
+        if gpu:
+            row("user BFS depths, relaxation off", lambda: _relax_off(
+                lambda: hp.run(BFSDepth, G, backend=backend, source=source)),
+                chk_bfs("BFSDepth relaxation off"), loop=loop)
+
+
+def _relax_off(fn):
+    """``fn()`` with the relaxation off: every superstep as the CPU engine's."""
+    with hp.config.set(engine_relax=False):
+        return fn()
 
 
 class BFSParentsApart(BFSParents):

@@ -61,6 +61,8 @@ class BoundProgram:
     mask_excludes_active: bool = False  # declared: mask(v) is False for every active vertex
     superstep_cap: int | None = None  # with no max_iterations: more supersteps than this
                                       # raise SuperstepLimitExceeded (set by run())
+    relax: str | None = None          # the property the program relaxes (engine.relax), or
+                                      # None: its pushes may then apply as they push
 
     def active_bool(self, n):
         """The initial active set as a host bool array (the CPU engine's form)."""
@@ -241,9 +243,11 @@ def bind(program, graph, params, max_iterations=None, outputs=None) -> BoundProg
                                f"{max_iterations!r}")
         max_iterations = int(max_iterations)
     priority, delta, witness = _bind_ordering(cls, specs, kernels, graph, n)
+    relax = _relax(cls, kernels, gather_fn, update_fn, tolerances, max_iterations, conv,
+                   priority)
     code_key = (cls.__name__, kernels.key, cls.edges, weighted, cls.apply_to, cls.gather_from,
                 tuple(sorted(tolerances.items())), priority, cls.priority_order, witness,
-                bool(cls.mask_excludes_active))
+                bool(cls.mask_excludes_active), relax)
     if outputs is not None:
         if isinstance(outputs, str):
             outputs = (outputs,)
@@ -261,7 +265,29 @@ def bind(program, graph, params, max_iterations=None, outputs=None) -> BoundProg
         converged_hook=conv, kernels=kernels, init_props=props0, init_active=active0,
         code_key=code_key, outputs=outputs, priority=priority,
         priority_order=cls.priority_order, priority_delta=delta, witness=witness,
-        mask_excludes_active=bool(cls.mask_excludes_active))
+        mask_excludes_active=bool(cls.mask_excludes_active), relax=relax)
+
+
+def _relax(cls, kernels, gather_fn, update_fn, tolerances, max_iterations, conv, priority):
+    """The property ``cls`` relaxes (:mod:`.relax`) where its run may reorder messages: no
+    superstep limit or converged hook (both see intermediate supersteps), no tolerance on it,
+    receivers applied, active senders, one gather side, a priority (if any) on that property
+    in the monoid's order; else None."""
+    from .._config import config
+    from .common import matrix_names
+    from .relax import relaxed_property
+
+    if not config["engine_relax"] or max_iterations is not None or conv is not None \
+            or cls.apply_to != "received" or cls.gather_from != "active" \
+            or len(matrix_names(cls.edges)) != 1:
+        return None
+    name = kernels.monoid.name
+    prop = relaxed_property(gather_fn, update_fn, kernels, name)
+    if prop is None or prop in tolerances:
+        return None
+    if priority is not None and (priority != prop or cls.priority_order != name):
+        return None
+    return prop
 
 
 def default_priority_delta(graph) -> float:

@@ -47,7 +47,7 @@ KERNELS = ("hp_pull_ell", "hp_pull_coo", "hp_push", "hp_apply_step", "hp_init_fr
 UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_push_fused": 2, "hp_witness": 3,
          "hp_apply_step": 4,
          "hp_far_min": 6, "hp_far_take": 6, "hp_init_frontier": 6, "hp_init_fused": 6,
-         "hp_block_loop": 7}
+         "hp_relax_witness": 6, "hp_block_loop": 7}
 
 #: Units a run can do without: compiled in the background when not in the kernel cache, after
 #: the others, one after another (the block loop, 240-290 ms, the longest unit; the host loop
@@ -94,6 +94,23 @@ def fuse_ok(bp) -> bool:
             and len(common.matrix_names(bp.edges)) == 1)
 
 
+def relax_ok(bp, idx_dtype) -> bool:
+    """Whether ``bp``'s push supersteps relax (``hp_push_fused`` in its second form): the
+    program relaxes a property (``bp.relax``, :mod:`.relax`) and has no witness or one whose
+    winners pack with their values (:func:`pack_ok`: the relaxation keeps them in one 64-bit
+    word per vertex)."""
+    return getattr(bp, "relax", None) is not None and (bp.witness is None
+                                                       or pack_ok(bp, idx_dtype))
+
+
+def fused_kind(bp, idx_dtype) -> int:
+    """How ``bp``'s push supersteps apply: 0 after the push (APPLY), 1 as the first sender
+    claims each receiver (:func:`fuse_ok`), 2 as every sender relaxes it (:func:`relax_ok`)."""
+    if fuse_ok(bp):
+        return 1
+    return 2 if relax_ok(bp, idx_dtype) else 0
+
+
 def pack_ok(bp, idx_dtype) -> bool:
     """Whether ``bp`` records exact winners (``HP_PACK``): it has a witness, a min / max
     monoid on a 32-bit ``y`` (or ``any`` on 32-bit integers: the smallest packed word is one
@@ -113,10 +130,12 @@ def kernel_names(bp, idx_dtype) -> tuple:
     priority and block-loop kernels only where used: a program whose winners are packed
     (:func:`pack_ok`) needs no witness pass, APPLY unpacks them)."""
     wit = bp.witness is not None and not pack_ok(bp, idx_dtype)
+    kind = fused_kind(bp, idx_dtype)
     extra = (("hp_witness",) if wit else ()) + \
         (("hp_far_min", "hp_far_take") if bp.priority is not None else ()) + \
         (("hp_block_loop",) if block_loop_ok(bp) else ()) + \
-        (("hp_push_fused",) if fuse_ok(bp) else ())
+        (("hp_push_fused",) if kind else ()) + \
+        (("hp_relax_witness",) if kind == 2 and bp.witness is not None else ())
     return KERNELS + extra
 
 #: Push rows longer than this (heavy frontier vertices) are split over the whole grid.
@@ -247,7 +266,7 @@ def program_source(bp, idx_dtype) -> str:
         PROPS_CONST_PARAMS=const_params,
         PROPS_MUT_PARAMS=mut_params,
         PROPS_PLAIN_PARAMS=plain_params,
-        FUSED=int(fuse_ok(bp)),
+        FUSED=fused_kind(bp, idx_dtype),
         PROPS_ARGS=args,
         GATHER_BODY=gather_body,
         GATHER_BODY_CG=gather_body.replace("HP_LDM(", "__ldcg("),
@@ -255,7 +274,7 @@ def program_source(bp, idx_dtype) -> str:
         UPDATE_BODY=update_body,
         FILL_PARAMS=fill_params,
         FILL_BODY="\n".join(fill_lines) if fill_lines else "        (void)v;",
-        **_ordering_subst(bp),
+        **_ordering_subst(bp, idx_dtype),
         PACK=int(pack_ok(bp, idx_dtype)),
         PACK_MAX=int(mon.name == "max"),
         Y_FLOAT=int(ydt.kind == "f"),
@@ -264,8 +283,9 @@ def program_source(bp, idx_dtype) -> str:
     return cuda_source.render(_engine_template(), **subst)
 
 
-def _ordering_subst(bp) -> dict:
-    """Template slots of the witness and priority features (inactive ones compile away)."""
+def _ordering_subst(bp, idx_dtype) -> dict:
+    """Template slots of the witness, priority and fused-push features (inactive ones compile
+    away)."""
     by_name = {p.name: p for p in bp.props}
     first = bp.props[0].name
     wit = bp.witness
@@ -290,9 +310,25 @@ def _ordering_subst(bp) -> dict:
         apply_params += ", unsigned* HP_MUT far"
         apply_args += ", far"
         loop_params += ", unsigned* far, prio_t delta"
-    if fuse_ok(bp):
+    kind = fused_kind(bp, idx_dtype)
+    if kind == 1:
         loop_params += ", unsigned* stamp"       # the fused push's claims
+    elif kind == 2 and wit is not None:
+        loop_params += ", u64* rk"               # the relaxation's packed winners
+    if kind == 2:
+        fuse_params = "unsigned* far, u64* rk"
+        fuse_args = ("far" if prio is not None else "nullptr") + ", " + \
+            ("rk" if wit is not None else "nullptr")
+    else:
+        fuse_params, fuse_args = "unsigned* stamp", "stamp"
+    relax = getattr(bp, "relax", None) or first
+    rdt = np.dtype(by_name[relax].dtype)
+    same = "(nv == old || (nv != nv && old != old))" if rdt.kind == "f" else "(nv == old)"
     return dict(
+        FUSE_PARAMS=fuse_params,
+        FUSE_ARGS=fuse_args,
+        RELAX_PROP=relax,
+        RELAX_SAME=same,
         WITNESS=int(wit is not None),
         WITNESS_PROP=wit or first,
         WITNESS_T=_dt.c_type(by_name[wit].dtype) if wit is not None else "int",

@@ -89,6 +89,8 @@ def loop_args(run, max_steps):
         args += (s.far, bp.priority_delta)
     if s.stamp is not None:
         args += (s.stamp,)
+    if s.rk is not None:
+        args += (s.rk,)
     return args + run.prop_args
 
 

@@ -113,9 +113,12 @@ class _Run(Launches):
                 s.bm[1].fill(0)
                 if s.far is not None:
                     s.far.fill(0)
-        if s.stamp is not None and s.calls > 1:     # made zero; each later run zeroes it
+        if s.calls > 1:                 # made so; each later run restores it
             with s.stream:
-                s.stamp.fill(0)         # the superstep count restarts at 0 (claims' stamps)
+                if s.stamp is not None:     # the superstep count restarts at 0 (claims)
+                    s.stamp.fill(0)
+                if s.rk is not None:        # no winner yet (relaxation)
+                    s.rk.fill(np.uint64(0xFFFFFFFFFFFFFFFF))
         s.clean = False
 
     def _init_frontier(self, ids):
@@ -227,8 +230,13 @@ class _Run(Launches):
         return out
 
     def finish(self, clean):
-        """The properties for the caller (never a buffer a later call writes)."""
+        """The properties for the caller (never a buffer a later call writes); a relaxation's
+        witnesses copied from its packed winners first."""
         s, cp = self.s, self.cp
+        if s.rk is not None:
+            with s.stream:
+                s.k["hp_relax_witness"](self._grid(self.n, BLOCK, s.n_sm * 8), (BLOCK,),
+                                        (np.int64(self.n), s.rk) + self.prop_args)
         cp.cuda.get_current_stream().wait_event(s.stream.record())
         s.clean = clean
         return self._finish_fast()
@@ -242,9 +250,9 @@ class _Run(Launches):
         if kind == "push":
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
             mode = 2 if self.direction == "auto" else 0
-            if self.s.stamp is not None:           # one launch: it applies and closes too
-                # no far set to split: fusion needs a program without priority
+            if self.s.fused:                       # one launch: it applies and closes too
                 self._push_fused(mode, count_hint, heavy, small=edges == 0)
+                self._far()
                 return
             self._push(mode, count_hint, heavy, small=edges == 0)
             self._witness(0, touched, pushed=1)
@@ -419,7 +427,7 @@ class _Run(Launches):
                     if timed:
                         ev = (self.cp.cuda.Event(), self.cp.cuda.Event())
                         ev[0].record(self.s.stream)
-                    if push and self.s.stamp is not None:
+                    if push and self.s.fused:
                         self._push_fused(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
                     elif push:
                         self._push(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))

@@ -187,8 +187,12 @@ class _State:
             self.yk = cp.full(max(n, 1), np.uint64(0xFFFFFFFFFFFFFFFF), cp.uint64) \
                 if codegen.pack_ok(bp, idt) else cp.zeros(1, cp.uint64)
             self.far = cp.zeros(nw, cp.uint32) if bp.priority is not None else None
-            # the fused push's claims (superstep stamps; zeroed per run): codegen.fuse_ok
-            self.stamp = cp.zeros(max(n, 1), cp.uint32) if codegen.fuse_ok(bp) else None
+            # the fused push (codegen.fused_kind): the claims' superstep stamps (zeroed per
+            # run), or the relaxation's packed winners of a witness (~0 at each run's start)
+            kind = self.fused = codegen.fused_kind(bp, idt)
+            self.stamp = cp.zeros(max(n, 1), cp.uint32) if kind == 1 else None
+            self.rk = cp.full(max(n, 1), np.uint64(0xFFFFFFFFFFFFFFFF), cp.uint64) \
+                if kind == 2 and bp.witness is not None else None
             self.dummy_w = cp.zeros(1, wdt)
             self.dummy_ids = cp.zeros(1, idt)
             self.dummy_ll = cp.zeros(2, cp.int64)

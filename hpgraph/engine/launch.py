@@ -78,15 +78,24 @@ class Launches:
                             np.int32(track)) + self._win_args() + self.prop_args)
 
     def _push_fused(self, mode, count_hint=None, heavy=0, small=False):
-        """``hp_push_fused`` (:func:`.codegen.fuse_ok`): the push superstep, its updates and
+        """``hp_push_fused`` (:func:`.codegen.fused_kind`): the push superstep, its updates and
         its close in one launch (one gather side)."""
         s = self.s
         p = s.parts[0]
         s.k["hp_push_fused"](self._push_grid(count_hint, heavy, small), (BLOCK,),
                              (p.indptr, p.indices, s.dummy_w if p.vals is None else p.vals,
-                              s.bm[0], s.bm[1], s.q[0], s.q[1], s.qh[0], s.qh[1], s.deg,
-                              s.stamp, s.st, s.hist, np.int64(_st.HIST_CAP), self.limit,
-                              np.int32(mode)) + self.prop_args)
+                              s.bm[0], s.bm[1], s.q[0], s.q[1], s.qh[0], s.qh[1], s.deg)
+                             + self._fuse_args() + (s.st, s.hist, np.int64(_st.HIST_CAP),
+                                                    self.limit, np.int32(mode)) + self.prop_args)
+
+    def _fuse_args(self):
+        """The fused push's own arguments: the claims' stamps, or the relaxation's far set and
+        packed winners (a dummy where the program has neither: the kernel never reads it)."""
+        s = self.s
+        if s.fused == 1:
+            return (s.stamp,)
+        return (s.far if s.far is not None else s.dummy_ll,
+                s.rk if s.rk is not None else s.dummy_ll)
 
     def _apply_args(self):
         s = self.s

@@ -5,7 +5,6 @@ launches to replay them later."""
 
 from __future__ import annotations
 
-import collections
 import types
 
 import numpy as np
@@ -13,12 +12,11 @@ import numpy as np
 import hpgraph as hp
 from hpgraph.engine import codegen, common, gpu
 
-HALT, EXEC, STEP, CNT, EDG, TCNT, DONE, HCNT = 0, 1, 2, 3, 5, 7, 8, 9
+from ._emulator_fused import CNT, EDG, EXEC, HALT, HCNT, OPS, STEP, FusedKernels, _heavy_add
+
+TCNT, DONE = 7, 8
 TRACK = 19
 
-#: What the host asked of the "device" (outside kernels): launch:<kernel>, fill, setitem,
-#: astype, copyto, d2d, h2d, d2h, alloc, graph.  Reset by the tests that read it.
-OPS = collections.Counter()
 #: deferred units of the emulated backend (the block loop's) report ready after this many
 #: looks ("fail": their compile fails)
 LATE = {"looks": 0}
@@ -209,18 +207,9 @@ class _FakeCupy:
         return np.array(a, copy=True)
 
 
-def _heavy_add(qh, st, word, v, d):
-    """hp_heavy_add: a heavy row's chunk entries v, -1, -2, ... at the end of the list."""
-    b = int(st[word])
-    nch = -(-d // codegen.HEAVY)
-    qh[b] = v
-    for x in range(1, nch):
-        qh[b + x] = -x
-    st[word] += nch
-
-
-class _Kernels:
-    """Sequential transcriptions of the kernels of templates/engine.cu."""
+class _Kernels(FusedKernels):
+    """Sequential transcriptions of the kernels of templates/engine.cu (the fused push:
+    :class:`._emulator_fused.FusedKernels`)."""
 
     def __init__(self, bp):
         self.bp = bp
@@ -371,44 +360,6 @@ class _Kernels:
                     tq[int(st[TCNT])] = v
                     st[TCNT] += 1
 
-    def hp_push_fused(self, a):
-        """hp_push_fused: the first sender to reach a receiver (in the kernel's visiting order,
-        here sequential) claims it and runs the update with its own value; then the close."""
-        (indptr, indices, vals, bm0, bm1, q0, q1, qh0, qh1, deg, stamp, st, hist, cap, limit,
-         mode, *pa) = a
-        if st[HALT]:
-            return
-        cur = int(st[EXEC]) & 1
-        nxt = cur ^ 1
-        cnt = int(st[CNT + cur])
-        if cnt == 0:
-            return
-        if mode != 0 and not self.pushes(st, cur, limit):
-            if mode == 2:
-                st[HALT] = 2
-            return
-        q = q1 if cur else q0
-        bm_cur, bm_nxt = (bm1, bm0) if cur else (bm0, bm1)
-        q_nxt, qh_nxt = (q0, qh0) if cur else (q1, qh1)
-        props = self.props(pa)
-        tag = int(st[STEP]) + 1
-        ident = self.m.identity
-        for u in [int(q[i]) for i in range(cnt)]:
-            for e in range(int(indptr[u]), int(indptr[u + 1])):
-                v = int(indices[e])
-                # the mask on the properties as they are now (earlier claims changed some)
-                if not self.k.mask_np(props)[v] or int(stamp[v]) >= tag:
-                    continue
-                yv = self.gather(props, u, self.w(vals, e), v)
-                if self.same(yv, ident):
-                    continue
-                stamp[v] = tag
-                if self._update(props, v, yv, st, nxt, bm_nxt, q_nxt, qh_nxt, deg) \
-                        and self.bp.witness is not None:
-                    props[self.bp.witness][v] = u
-        OPS["fused_supersteps"] += 1
-        self._close(st, hist, cap, 0, cur, nxt, cnt, bm_cur, q)
-
     def _update(self, props, v, yv, st, nxt, bm_nxt, q_nxt, qh_nxt, deg) -> bool:
         """``update`` on vertex ``v`` with ``yv``; a vertex that changed joins the next
         frontier (bit, queue, edge count, heavy list).  True when it changed."""
@@ -498,12 +449,15 @@ class _Kernels:
         big, n, nparts, max_steps, limit, dirmode, track, *rest = a
         parts, rest = [rest[0:11], rest[11:22]], rest[22:]
         y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, cap, *pa = rest
-        fused = codegen.fuse_ok(self.bp)
-        if fused:                  # the loop parameters end with the claims' stamps
-            nprop = len(self.bp.props)
-            stamp, pa = pa[-nprop - 1], pa[-nprop:]
-        else:
-            assert self.bp.witness is None
+        kind = codegen.fused_kind(self.bp, parts[0][9].dtype)
+        fused = kind != 0
+        fz = (deg, deg)            # the relaxation's far set and winners: none here
+        nprop = len(self.bp.props)
+        if kind == 1:              # the loop parameters end with the claims' stamps
+            fz, pa = (pa[-nprop - 1],), pa[-nprop:]
+        elif kind == 2 and self.bp.witness is not None:     # or the packed winners
+            fz, pa = (deg, pa[-nprop - 1]), pa[-nprop:]
+        assert self.bp.witness is None or kind != 0
         assert self.bp.priority is None
         for _ in range(int(max_steps)):
             cur = int(st[EXEC]) & 1
@@ -512,7 +466,7 @@ class _Kernels:
             if fused:
                 indptr, indices, vals = parts[0][8:11]
                 self.hp_push_fused((indptr, indices, vals, bm0, bm1, q0, q1, qh0, qh1, deg,
-                                    stamp, st, hist, cap, limit, 0, *pa))
+                                    *fz, st, hist, cap, limit, 0, *pa))
                 continue
             for part in parts[:int(nparts)]:
                 indptr, indices, vals = part[8:11]

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import heapq
 import sys
+import time
 import types
+import weakref
 from collections import deque
 from pathlib import Path
 
@@ -156,3 +158,59 @@ def pytest_generate_tests(metafunc):
     # a test taking ``case`` runs on every graph case
     if "case" in metafunc.fixturenames:
         metafunc.parametrize("case", CASES, ids=CASE_IDS)
+
+
+@pytest.fixture
+def emulated(monkeypatch, request):
+    """``run(prog, G, ...)`` through gpu.execute on emulated kernels."""
+    import hpgraph as hp
+    from hpgraph import program
+    from hpgraph.engine import codegen, gpu, gpu_state
+    from tests.engine._emulator import LATE, _Array, _FakeCupy, _Kernels, _Late
+
+    # the emulated kernels are the host loop's; the device loop is tested on the GPU
+    restore = hp.config.set(engine_loop="host")
+    request.addfinalizer(lambda: restore.__exit__(None, None, None))
+
+    fake = _FakeCupy()
+    state = {}
+
+    def program_source(bp, idt):
+        # one "source" per program code, as the real generator (the engine caches sources)
+        src = f"// emulated {len(state)}"
+        state[src] = bp
+        return src
+
+    def raw_module(src, options=()):
+        kern = _Kernels(state[src])
+        return types.SimpleNamespace(get_function=kern.launch)
+
+    def raw_modules(src, option_sets, defer=()):
+        # deferred units (the block loop's): ready at once unless a test sets LATE["looks"]
+        return [_Late(raw_module(src, o), LATE["looks"])
+                if o in defer and LATE["looks"] else raw_module(src, o)
+                for o in option_sets]
+
+    be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module, raw_modules=raw_modules,
+                               out_of_memory_guard=hp.backend.out_of_memory_guard,
+                               to_host=lambda a: a, num_sms=lambda: 4,
+                               is_device_array=lambda a: isinstance(a, _Array),
+                               capture_graph=hp.backend.capture_graph)
+    monkeypatch.setattr(gpu, "_backend", be)
+    monkeypatch.setattr(gpu_state, "_backend", be)
+    # run states and sources made here must never meet a real GPU run (and vice versa)
+    monkeypatch.setattr(gpu_state, "_states", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(gpu_state, "_source_cache", {})
+    monkeypatch.setattr(codegen, "program_source", program_source)
+    monkeypatch.setattr(gpu_state, "HIST_CAP", 64)      # small ring: exercises the wrap-around
+    monkeypatch.setattr(gpu_state, "CHUNK", 2)          # split COO-tail rows into chunks
+    monkeypatch.setattr(codegen, "HEAVY", 6)      # heavy push rows
+
+    # push_alpha: the CPU engine's default (common.default_push_alpha), so that the tests can
+    # compare directions superstep by superstep
+    def run(prog, G, direction="auto", push_alpha=4.0, max_iterations=None,
+            outputs=None, **params):
+        bp = program.bind(prog, G, params, max_iterations, outputs)
+        return gpu.execute(bp, G, direction=direction, push_alpha=push_alpha,
+                           t_start=time.perf_counter())
+    return run

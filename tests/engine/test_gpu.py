@@ -23,6 +23,15 @@ from tests.engine._programs import Mixed
 pytestmark = pytest.mark.gpu
 
 
+@pytest.fixture(autouse=True)
+def _supersteps_as_cpu():
+    """These tests compare the GPU engine with the CPU engine superstep for superstep; the
+    relaxation of SSSP and BFS depths changes supersteps, not results (its GPU tests:
+    ``test_relax.py``)."""
+    with hp.config.set(engine_relax=False):
+        yield
+
+
 def _host(a):
     return np.asarray(hp.backend.to_host(a))
 

@@ -11,8 +11,6 @@ against the CPU engine.
 
 from __future__ import annotations
 
-import time
-import types
 import weakref
 
 import numpy as np
@@ -27,57 +25,9 @@ from examples.out_degree import OutDegree
 from examples.pagerank import PageRank
 from examples.sssp import SSSP, SSSP64
 from examples.widest_path import MinLabelBelow, WidestPath
-from tests.engine._emulator import LATE, OPS, _Array, _FakeCupy, _Kernels, _Late, _dev
+from tests.engine._emulator import LATE, OPS, _Array, _dev
 from tests.engine._programs import Mixed
 
-@pytest.fixture
-def emulated(monkeypatch, request):
-    """``run(prog, G, ...)`` through gpu.execute on emulated kernels."""
-    # the emulated kernels are the host loop's; the device loop is tested on the GPU
-    restore = hp.config.set(engine_loop="host")
-    request.addfinalizer(lambda: restore.__exit__(None, None, None))
-    fake = _FakeCupy()
-    state = {}
-
-    def program_source(bp, idt):
-        # one "source" per program code, as the real generator (the engine caches sources)
-        src = f"// emulated {len(state)}"
-        state[src] = bp
-        return src
-
-    def raw_module(src, options=()):
-        kern = _Kernels(state[src])
-        return types.SimpleNamespace(get_function=kern.launch)
-
-    def raw_modules(src, option_sets, defer=()):
-        # deferred units (the block loop's): ready at once unless a test sets LATE["looks"]
-        return [_Late(raw_module(src, o), LATE["looks"])
-                if o in defer and LATE["looks"] else raw_module(src, o)
-                for o in option_sets]
-
-    be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module, raw_modules=raw_modules,
-                               out_of_memory_guard=hp.backend.out_of_memory_guard,
-                               to_host=lambda a: a, num_sms=lambda: 4,
-                               is_device_array=lambda a: isinstance(a, _Array),
-                               capture_graph=hp.backend.capture_graph)
-    monkeypatch.setattr(gpu, "_backend", be)
-    monkeypatch.setattr(gpu_state, "_backend", be)
-    # run states and sources made here must never meet a real GPU run (and vice versa)
-    monkeypatch.setattr(gpu_state, "_states", weakref.WeakKeyDictionary())
-    monkeypatch.setattr(gpu_state, "_source_cache", {})
-    monkeypatch.setattr(codegen, "program_source", program_source)
-    monkeypatch.setattr(gpu_state, "HIST_CAP", 64)      # small ring: exercises the wrap-around
-    monkeypatch.setattr(gpu_state, "CHUNK", 2)          # split COO-tail rows into chunks
-    monkeypatch.setattr(codegen, "HEAVY", 6)      # heavy push rows
-
-    # push_alpha: the CPU engine's default (common.default_push_alpha), so that the tests can
-    # compare directions superstep by superstep
-    def run(prog, G, direction="auto", push_alpha=4.0, max_iterations=None,
-            outputs=None, **params):
-        bp = program.bind(prog, G, params, max_iterations, outputs)
-        return gpu.execute(bp, G, direction=direction, push_alpha=push_alpha,
-                           t_start=time.perf_counter())
-    return run
 
 
 def _kept(state):
@@ -112,11 +62,22 @@ def test_emulated_gpu_equals_cpu(emulated, prog, prop, params, direction):
         assert G.hyb("AT").coo.nnz > 0
         assert np.diff(G.hyb("AT").coo.row).size and max(np.bincount(G.hyb("AT").coo.row)) > 2
         a = hp.run(prog, G, backend="cpu", direction=direction, **params)
-        b = emulated(prog, G, direction=direction, **params)
+        # without the relaxation (SSSP and BFS depths relax): superstep for
+        # superstep the CPU engine's run
+        with hp.config.set(engine_relax=False):
+            b = emulated(prog, G, direction=direction, **params)
         np.testing.assert_array_equal(b.properties[prop], a.properties[prop])
         assert (b.supersteps, b.active, b.directions, b.frontier_edges) == \
             (a.supersteps, a.active, a.directions, a.frontier_edges)
         assert b.converged == a.converged
+        # with it: the same properties; its pushes applied as they pushed
+        OPS.clear()
+        c = emulated(prog, G, direction=direction, **params)
+        np.testing.assert_array_equal(c.properties[prop], a.properties[prop])
+        assert c.converged == a.converged
+        relaxes = prog in (SSSP, BFSDepth)      # WidestPath's monoid is its own function
+        assert (program.bind(prog, G, params).relax is not None) == relaxes
+        assert (OPS["fused_supersteps"] > 0) == (relaxes and direction == "push")
 
 
 @pytest.mark.parametrize("track_edges", [0, 5, None])

@@ -84,7 +84,7 @@ typedef unsigned long long u64;
 #define HP_RECEIVED_ONLY $RECEIVED_ONLY
 #define HP_HAS_MASK $HAS_MASK      // the program defines mask(v): receivers it rejects get nothing
 #define HP_ANY $ANY                // the `any` monoid: load a sender only once its bit is set
-#define HP_FUSED $FUSED            // hp_push_fused: push supersteps apply as they push (codegen.fuse_ok)
+#define HP_FUSED $FUSED            // hp_push_fused: 0 none, 1 claims, 2 relaxation (codegen.fused_kind)
 #define HP_EDGE(vals, pos) $EDGE_LOAD
 
 $PREAMBLE

@@ -312,22 +312,35 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
 
 #if HP_FUSED && HP_IN_UNIT(2)
 // ---------------------------------------------------------------------------------------
-// PUSH and APPLY in one launch (codegen.fuse_ok: an `any` reduce applied to the receivers,
-// one gather side, no priority, and a program that declares mask_excludes_active -- its
-// mask rejects every vertex of the frontier, so no sender is also a receiver).  The first
-// sender to claim a receiver v runs the update with its own gathered value (any received
-// value is a valid `any`), so no y, no touched list and no APPLY pass are needed: claims are
-// superstep stamps (stamp[v] = S_STEP + 1 by atomicMax; the host zeroes them per run), and
-// the last block closes the superstep.  Other senders read v's properties only through the
-// mask and the gather before their claim fails (a stale value is harmless there: the stamp
-// decides), and their values are then dropped; the senders' own properties do not change
-// during the superstep (none is a receiver).
-// `mode` 0: always run; 2: a frontier with more push edges than `limit` aborts the batch.
-// In the device loop (HP_PERSISTENT) this is a device function and the loop's grid barrier
-// closes the superstep instead of the last block.
+// PUSH and APPLY in one launch, in one of two forms (codegen.fused_kind):
+//
+// HP_FUSED 1, claims (codegen.fuse_ok: an `any` reduce applied to the receivers, one gather
+// side, no priority, and a program that declares mask_excludes_active -- its mask rejects
+// every vertex of the frontier, so no sender is also a receiver).  The first sender to claim
+// a receiver v runs the update with its own gathered value (any received value is a valid
+// `any`), so no y, no touched list and no APPLY pass are needed: claims are superstep stamps
+// (stamp[v] = S_STEP + 1 by atomicMax; the host zeroes them per run).  Other senders read v's
+// properties only through the mask and the gather before their claim fails (a stale value is
+// harmless there: the stamp decides), and their values are then dropped; the senders' own
+// properties do not change during the superstep (none is a receiver).
+//
+// HP_FUSED 2, relaxation (codegen.relax_ok, hpgraph/engine/relax.py: update P = min(P, y)
+// under min -- max alike --, a gather non-decreasing in the sender's P that reads nothing of
+// the receiver).  Every sender combines its value into P[v] with the monoid's atomic, as
+// SSSP kernels relax edges; v joins the next frontier once (its bit, set by atomicOr, decides
+// who appends it), or with a priority the far set when the value is beyond the threshold.  A
+// sender whose own P dropped during the superstep sends the lower value (coherent loads):
+// the fixed point is the same.  A witness is the first sender to bring v strictly lower, kept
+// with the value as one packed word rk[v] (compare-and-swap: a tie never replaces it, so the
+// winners form a tree even over zero-weight cycles); hp_relax_witness copies the senders of
+// the final values into the witness property after the run.
+//
+// Then the last block closes the superstep.  `mode` 0: always run; 2: a frontier with more
+// push edges than `limit` aborts the batch.  In the device loop (HP_PERSISTENT) this is a
+// device function and the loop's grid barrier closes the superstep instead of the last block.
 //
 // The fused push's mask and gather: the same bodies with L2 (coherent) loads, since the
-// claimers write properties during the launch (a non-coherent load must see data that is
+// kernel writes properties while it runs (a non-coherent load must see data that is
 // read-only for the kernel's lifetime).
 __device__ __forceinline__ bool hp_mask_cg(idx_t v$PROPS_CONST_PARAMS) {
 $MASK_BODY_CG
@@ -336,6 +349,7 @@ __device__ __forceinline__ y_t hp_gather_cg(idx_t u, w_t w, idx_t v$PROPS_CONST_
 $GATHER_BODY_CG
 }
 
+#if HP_FUSED == 1
 // Claim v for sender u (value yv) and, if this sender won, run the update: the program's
 // update compiled once for the kernel's two loops (NVRTC's time grows with every inlined
 // copy), called only for senders that passed the mask and the stamp.  Returns v's push
@@ -356,11 +370,51 @@ $UPDATE_BODY
     if (d > HP_HEAVY) hp_heavy_add(qh_nxt, hcnt, v, d);
     return d;
 }
+#else
+// Combine sender u's value yv into P[v] (P: the relaxed property).  Returns v's push degree
+// when this call queued v for the next frontier, else -1; `nfar` counts far-set entries
+// added (+1) and removed (-1).
+__device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, unsigned* bm_nxt,
+        idx_t* qh_nxt, u64* hcnt, const long long* __restrict__ deg, unsigned* far, u64* rk,
+        const u64* st, int& nfar)
+{
+    (void)u; (void)far; (void)rk; (void)st; (void)nfar;
+    const y_t old = *((volatile y_t*)(P + v));
+    const y_t nv = hp_add(old, yv);
+    if ($RELAX_SAME) return -1;                         // no better than v's value now
+#if HP_WITNESS
+    {
+        const unsigned key = hp_vkey(yv);
+        const u64 mine = ((u64)key << 32) | (u64)(unsigned)u;
+        u64 seen = *((volatile u64*)(rk + v));
+        for (;;) {
+            if ((unsigned)(seen >> 32) <= key) return -1;   // an earlier sender as good or better
+            const u64 prev = atomicCAS(rk + v, seen, mine);
+            if (prev == seen) break;
+            seen = prev;
+        }
+    }
+#endif
+    hp_atomic(P + v, yv);
+    const unsigned bit = 1u << (v & 31);
+#if HP_PRIORITY
+    if (!hp_near(yv, st)) {                             // waits in the far set
+        if (!(atomicOr(far + (v >> 5), bit) & bit)) ++nfar;
+        return -1;
+    }
+    if ((*((volatile unsigned*)(far + (v >> 5))) & bit) && (atomicAnd(far + (v >> 5), ~bit) & bit)) --nfar;
+#endif
+    if (atomicOr(bm_nxt + (v >> 5), bit) & bit) return -1;                 // queued already
+    const long long d = deg[v];
+    if (d > HP_HEAVY) hp_heavy_add(qh_nxt, hcnt, v, d);
+    return d;
+}
+#endif
 
 HP_KERNEL
 hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
               unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1,
-              const long long* __restrict__ deg, unsigned* stamp, u64* st, u64* hist, long long hist_cap,
+              const long long* __restrict__ deg, $FUSE_PARAMS, u64* st, u64* hist, long long hist_cap,
               u64 limit, int mode$PROPS_PLAIN_PARAMS)
 {
     if (st[S_HALT]) return;
@@ -378,6 +432,7 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
     idx_t* q_nxt = cur ? q0 : q1;
     idx_t* qh_nxt = cur ? qh0 : qh1;
     const u64 hcnt = st[S_HCNT + cur];
+#if HP_FUSED == 1
     const unsigned tag = (unsigned)st[S_STEP] + 1u;
     // relax one edge; true when v changed (d: its push degree, for the next frontier's count)
     auto relax = [&](idx_t u, long long e, idx_t& v, long long& d) -> bool {
@@ -389,10 +444,22 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
         d = hp_fused_apply(u, v, yv, tag, stamp, bm_nxt, qh_nxt, st + S_HCNT + nxt, deg$PROPS_ARGS);
         return d >= 0;
     };
-    // the next frontier: queue slots by one atomic per warp; push edges summed per block in
-    // shared memory, added to the state word once at the end
+#else
+    int nfar = 0;
+    // relax one edge; true when it queued v (d: its push degree)
+    auto relax = [&](idx_t u, long long e, idx_t& v, long long& d) -> bool {
+        v = __ldg(indices + e);
+        const y_t yv = hp_gather_cg(u, HP_EDGE(vals, e), v$PROPS_ARGS);
+        if (hp_is_identity(yv)) return false;
+        d = hp_relax(u, v, yv, P_$RELAX_PROP, bm_nxt, qh_nxt, st + S_HCNT + nxt, deg, far, rk, st, nfar);
+        return d >= 0;
+    };
+#endif
+    // the next frontier: queue slots by one atomic per warp; push edges (and far-set changes)
+    // summed per block in shared memory, added to the state words once at the end
     __shared__ u64 s_edg;
-    if (threadIdx.x == 0) s_edg = 0ull;
+    __shared__ long long s_far;
+    if (threadIdx.x == 0) { s_edg = 0ull; s_far = 0; }
     __syncthreads();
     auto append = [&](bool add, idx_t v, long long d) {
         const unsigned act = __activemask();
@@ -414,6 +481,9 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
         const bool add = valid && relax(u, e, v, dv);
         append(add, v, dv);
     });
+#if HP_FUSED == 2
+    if (nfar) atomicAdd((unsigned long long*)&s_far, (unsigned long long)(long long)nfar);
+#endif
     // x_bitmask <- 0 for the consumed frontier (nothing here reads it), then the last block
     // closes the superstep as APPLY's does
     const long long stride = (long long)gridDim.x * blockDim.x;
@@ -421,11 +491,29 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
         bm_cur[q[i] >> 5] = 0u;
     __syncthreads();
     if (threadIdx.x == 0 && s_edg) atomicAdd(st + S_EDG + nxt, s_edg);
+    if (threadIdx.x == 0 && s_far) atomicAdd(st + S_FARCNT, (u64)s_far);
 #if !HP_PERSISTENT
     if (hp_last_block(st + S_DONE)) {
         hp_close(st, hist, hist_cap, 0);
         __threadfence();
     }
 #endif
+}
+#endif
+
+#if HP_FUSED == 2 && HP_WITNESS && HP_IN_UNIT(6)
+// After a relaxation run: the witness of every vertex whose final value a push brought (rk
+// holds it with its sender) is that sender; vertices a pull superstep lowered last keep the
+// winner APPLY wrote.
+HP_KERNEL
+hp_relax_witness(long long n, const u64* __restrict__ rk$PROPS_PLAIN_PARAMS)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        const u64 pk = rk[v];
+        if (pk == ~0ull) continue;
+        if (hp_vunkey((unsigned)(pk >> 32)) == P_$RELAX_PROP[v])
+            P_$WITNESS_PROP[v] = ($WITNESS_T)(unsigned)(pk & 0xffffffffull);
+    }
 }
 #endif

@@ -69,44 +69,45 @@ hp_loop(HP_LOOP_PARAMS)
         if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;   // grid-uniform
         const bool push = dirmode == 1 || (dirmode == 0 && hp_word(st, S_EDG + cur) <= limit);
 #if HP_FUSED
-        // the push applies as it pushes (codegen.fuse_ok: one gather side, no priority; a
-        // witness is written by the claiming sender): one grid barrier a superstep, closing it
+        // the push applies as it pushes (codegen.fused_kind: claims or relaxation, one gather
+        // side): one grid barrier a superstep, closing it
         if (push) {
-            hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, stamp, st, hist,
+            hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, $FUSE_ARGS, st, hist,
                           hist_cap, limit, 0$PROPS_ARGS);
             hp_grid_sync<true>(st, hist, hist_cap, 0);
-            continue;
-        }
+        } else
 #endif
-        if (push) {
-            hp_push(indptr0, indices0, vals0, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
-            if (nparts > 1)
-                hp_push(indptr1, indices1, vals1, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
-        } else {
-            if (K0 > 0) hp_pull_ell(ell_idx0, ell_val0, n, K0, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
-            if (nseg0 > 0) {
-                hp_grid_sync<false>(st);
-                hp_pull_coo(seg_row0, seg_ptr0, nseg0, col0, cval0, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
-            }
-            if (nparts > 1) {
-                hp_grid_sync<false>(st);
-                if (K1 > 0) hp_pull_ell(ell_idx1, ell_val1, n, K1, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
-                if (nseg1 > 0) {
+        {
+            if (push) {
+                hp_push(indptr0, indices0, vals0, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
+                if (nparts > 1)
+                    hp_push(indptr1, indices1, vals1, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, 0, 0, track$PUSH_ARGS$PROPS_ARGS);
+            } else {
+                if (K0 > 0) hp_pull_ell(ell_idx0, ell_val0, n, K0, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
+                if (nseg0 > 0) {
                     hp_grid_sync<false>(st);
-                    hp_pull_coo(seg_row1, seg_ptr1, nseg1, col1, cval1, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
+                    hp_pull_coo(seg_row0, seg_ptr0, nseg0, col0, cval0, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
+                }
+                if (nparts > 1) {
+                    hp_grid_sync<false>(st);
+                    if (K1 > 0) hp_pull_ell(ell_idx1, ell_val1, n, K1, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
+                    if (nseg1 > 0) {
+                        hp_grid_sync<false>(st);
+                        hp_pull_coo(seg_row1, seg_ptr1, nseg1, col1, cval1, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
+                    }
                 }
             }
-        }
-        hp_grid_sync<false>(st);
-        const bool touched = push && HP_RECEIVED_ONLY;
+            hp_grid_sync<false>(st);
+            const bool touched = push && HP_RECEIVED_ONLY;
 #if HP_WITNESS && !HP_PACK
-        hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
-                   vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, yk, tq, st, limit, 0, (int)push,
-                   (int)touched$PROPS_ARGS);
-        hp_grid_sync<false>(st);
+            hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
+                       vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, yk, tq, st, limit, 0, (int)push,
+                       (int)touched$PROPS_ARGS);
+            hp_grid_sync<false>(st);
 #endif
-        hp_apply<false>(touched, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, push ? 0 : 1$APPLY_ARGS$PROPS_ARGS);
-        hp_grid_sync<true>(st, hist, hist_cap, push ? 0 : 1);
+            hp_apply<false>(touched, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, push ? 0 : 1$APPLY_ARGS$PROPS_ARGS);
+            hp_grid_sync<true>(st, hist, hist_cap, push ? 0 : 1);
+        }
 #if HP_PRIORITY
         if (hp_word(st, S_FARPEND)) {                        // grid-uniform
             hp_far_min(n, far, st$PROPS_ARGS);
@@ -125,7 +126,7 @@ hp_loop(HP_LOOP_PARAMS)
 // for programs that push and apply to the receivers (every phase then touches the frontier
 // and the touched queue, never all n vertices) and have no priority (a far-set split scans
 // every vertex).  Long thin graphs (grids, roads, paths) spend most supersteps here.  A fused
-// program (codegen.fuse_ok) pushes with its updates (hp_push_fused) and thread 0 closes.
+// program (codegen.fused_kind) pushes with its updates (hp_push_fused) and thread 0 closes.
 #if HP_IN_LOOP_UNIT(7)
 extern "C" __global__ void __launch_bounds__(256)
 hp_block_loop(u64 big, HP_LOOP_PARAMS)
@@ -135,7 +136,7 @@ hp_block_loop(u64 big, HP_LOOP_PARAMS)
         if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;
         if (hp_word(st, S_EDG + cur) > big) break;
 #if HP_FUSED
-        hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, stamp, st, hist,
+        hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, $FUSE_ARGS, st, hist,
                       hist_cap, limit, 0$PROPS_ARGS);
         __syncthreads();
         if (threadIdx.x == 0) hp_close(st, hist, hist_cap, 0);

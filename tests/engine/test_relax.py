@@ -1,0 +1,303 @@
+"""The relaxation (:mod:`hpgraph.engine.relax`): which programs relax, and what their runs give.
+
+* recognition from the callbacks' source, condition by condition (CPU);
+* the emulated kernels (no GPU): SSSP and BFS depths as the CPU engine's, and a witness over
+  zero-weight cycles that is a tree of tight edges, also on a kept run state;
+* on the device (``gpu`` marker): SSSP, BFS depths and the near-far SSSP with predecessors on
+  R-MAT, grids, a long path and a graph of more than 65,536 vertices, on both loops, against
+  SciPy; the predecessors a tree of tight edges; the pushes fused.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csg
+
+import hpgraph as hp
+from hpgraph import program
+from hpgraph.engine import codegen
+
+from examples.bfs import BFSDepth, BFSParents
+from examples.sssp import SSSP, SSSPNearFar
+from examples.widest_path import WidestPath
+from tests.engine.test_ordering import PrioSSSP, PrioSSSPInt, WidestPrio
+
+G0 = hp.Graph.from_edges([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], num_vertices=4)
+
+
+class SSSPW(SSSP):
+    """The README's SSSP with a witness (float32 values, int32 winners: packed)."""
+
+    properties = {"dist": ("float32", np.inf), "pred": ("int32", -1)}
+    witness = "pred"
+
+    def init(self, graph, source=0):
+        return {"dist": hp.Seeded(np.inf, 0.0)}, [int(source)]
+
+    def update(v, y):
+        return {"dist": min(v.dist, y)}
+
+
+def _variant(**attrs):
+    return type("Variant", (SSSP,), attrs)
+
+
+def _relax(prog, graph=G0, **kw):
+    return program.bind(prog, graph, {"source": 0}, **kw).relax
+
+
+# forms that relax (gather non-decreasing in src.dist, update min(dist, y))
+def _upd_swapped(v, y):
+    return min(y, v.dist)
+
+
+def _upd_dict(v, y):
+    return {"dist": min(v.dist, y)}
+
+
+def _g_swapped(src, edge, dst):
+    return edge + src.dist
+
+
+def _g_scaled(src, edge, dst):
+    return src.dist + 2 * edge - 1
+
+
+def _g_floor(src, edge, dst):
+    return max(src.dist, edge)
+
+
+# forms that do not
+def _upd_plus(v, y):
+    return min(v.dist, y + 1)
+
+
+def _upd_max(v, y):
+    return max(v.dist, y)
+
+
+def _upd_branch(v, y):
+    if y < v.dist:
+        return y
+    return v.dist
+
+
+def _g_reversed(src, edge, dst):
+    return edge - src.dist
+
+
+def _g_dst(src, edge, dst):
+    return src.dist + dst.dist
+
+
+def _g_product(src, edge, dst):
+    return src.dist * edge
+
+
+def _g_neg(src, edge, dst):
+    return -src.dist
+
+
+def _g_twice(src, edge, dst):
+    return src.dist + src.dist
+
+
+def _mask(v):
+    return v.dist > 0
+
+
+@pytest.mark.parametrize("prog,prop", [
+    (SSSP, "dist"), (BFSDepth, "depth"), (SSSPNearFar, "dist"), (WidestPrio, "width"),
+    (PrioSSSPInt, "dist"), (PrioSSSP, "dist"),
+    (_variant(update=_upd_swapped), "dist"), (_variant(update=_upd_dict), "dist"),
+    (_variant(gather=_g_swapped), "dist"), (_variant(gather=_g_scaled), "dist"),
+    (_variant(gather=_g_floor), "dist")])
+def test_relaxing_programs(prog, prop):
+    assert _relax(prog) == prop
+
+
+@pytest.mark.parametrize("prog", [
+    _variant(update=_upd_plus), _variant(update=_upd_max), _variant(update=_upd_branch),
+    _variant(gather=_g_reversed), _variant(gather=_g_dst), _variant(gather=_g_product),
+    _variant(gather=_g_neg), _variant(gather=_g_twice), _variant(mask=_mask),
+    _variant(tolerance=1e-3),                       # an inexact change test
+    _variant(edge_dtype="float64"),                 # y float64, dist float32
+    _variant(reduce="max"),                         # update min under a max reduce
+    _variant(apply_to="all"),
+    _variant(properties={"dist": ("float32", np.inf), "hops": ("int32", 0)}, priority="hops",
+             update=_upd_dict),
+    _variant(priority="dist", priority_order="max"),
+    WidestPath,                                     # a user-defined monoid
+    BFSParents])                                    # `any` (claims, not relaxation)
+def test_programs_that_do_not_relax(prog):
+    assert _relax(prog) is None
+
+
+def test_superstep_limits_and_the_switch_turn_it_off():
+    assert _relax(SSSP, max_iterations=5) is None   # a result after k supersteps is the CPU's
+    with hp.config.set(engine_relax=False):
+        assert _relax(SSSP) is None
+    assert _relax(SSSP) == "dist"
+
+
+def test_fused_kind_and_kernels():
+    """Relaxation (kind 2) where the winners pack (32-bit values and ids), else APPLY."""
+    i32, i64 = np.dtype(np.int32), np.dtype(np.int64)
+    sssp = program.bind(SSSP, G0, {"source": 0})
+    near = program.bind(SSSPNearFar, G0, {"source": 0})
+    wide = program.bind(PrioSSSP, G0, {"source": 0})          # float64: no packing
+    assert codegen.fused_kind(sssp, i32) == codegen.fused_kind(sssp, i64) == 2
+    assert (codegen.fused_kind(near, i32), codegen.fused_kind(near, i64)) == (2, 0)
+    assert codegen.fused_kind(wide, i32) == 0
+    assert codegen.fused_kind(program.bind(BFSParents, G0, {"source": 0}), i32) == 1
+    names = codegen.kernel_names(near, i32)
+    assert "hp_push_fused" in names and "hp_relax_witness" in names
+    assert "hp_witness" not in names
+    assert "hp_relax_witness" not in codegen.kernel_names(sssp, i32)
+
+
+def test_relaxation_modules_compile_with_nvrtc():
+    pytest.importorskip("cupy")
+    from hpgraph.backend import compile_ptx
+
+    for prog in (SSSP, SSSPNearFar, SSSPW, BFSDepth):
+        bp = program.bind(prog, G0, {"source": 0})
+        src = codegen.program_source(bp, np.dtype(np.int32))
+        for unit in (2, 6):
+            ptx = compile_ptx(src, f"relax{unit}.cu", options=codegen.unit_options(unit)[1:])
+            assert (".entry hp_relax_witness" in ptx) == (unit == 6 and bp.witness is not None)
+        ptx = compile_ptx("#define HP_PERSISTENT 1\n" + src, "loop.cu", options=("-DHP_UNIT=8",))
+        assert ".entry hp_loop" in ptx
+
+
+def _min_weights(G):
+    from tests.engine.conftest import edge_list
+
+    best = {}
+    for u, v, w in edge_list(G):
+        best[(u, v)] = min(w, best.get((u, v), np.inf))
+    return best
+
+
+def _check_winners(G, dist, pred, src):
+    """Every reached vertex but the source has a winner on a tight edge (float32 sums); the
+    winners lead every vertex back to the source (a tree)."""
+    dist = np.asarray(dist, np.float32)
+    pred = np.asarray(pred, np.int64)
+    w = _min_weights(G)
+    reached = np.isfinite(dist)
+    assert pred[src] == -1 and (pred[~reached] == -1).all()
+    for v in np.flatnonzero(reached):
+        if v == src:
+            continue
+        u = int(pred[v])
+        assert (u, int(v)) in w, (u, v)
+        assert np.float32(dist[u]) + np.float32(w[(u, int(v))]) == dist[v], (u, v)
+    depth = np.full(len(dist), -1)
+    depth[src] = 0
+    for v in np.flatnonzero(reached):          # follow the winners: no cycle, ends at src
+        path, x = [], int(v)
+        while depth[x] < 0:
+            path.append(x)
+            x = int(pred[x])
+            assert len(path) <= len(dist), "the winners form a cycle"
+        for k, y in enumerate(reversed(path)):
+            depth[y] = depth[x] + k + 1
+
+
+@pytest.mark.parametrize("direction", ["push", "auto"])
+def test_emulated_relaxation_equals_cpu(emulated, case, refs, direction):
+    from tests.engine._emulator import OPS
+
+    G = refs.build(case)
+    n = G.num_vertices
+    if n == 0:
+        return
+    for small in (0, None):                # without and with the block loop
+        with hp.config.set(engine_small_frontier=small if small is not None else 256):
+            for prog, prop in ((SSSP, "dist"), (BFSDepth, "depth")):
+                want = hp.run(prog, G, backend="cpu", source=0)
+                OPS.clear()
+                got = emulated(prog, G, source=0, direction=direction)
+                np.testing.assert_array_equal(got.properties[prop], want.properties[prop])
+                if direction == "push":
+                    assert OPS["apply_supersteps"] == 0     # every push applied as it pushed
+
+
+def test_emulated_relaxation_witness_is_a_tree(emulated, case, refs):
+    """Zero weights (cycles of them), self-loops, duplicates: the winners are a tree of tight
+    edges; a second run on the kept state (winners reset) gives the same."""
+    from tests.engine._emulator import OPS
+
+    G = refs.build(case)
+    if G.num_vertices == 0:
+        return
+    want = hp.run(SSSPW, G, backend="cpu", source=0)
+    for _ in range(2):
+        OPS.clear()
+        got = emulated(SSSPW, G, source=0, direction="push")
+        np.testing.assert_array_equal(got.dist, want.dist)
+        _check_winners(G, got.dist, got.pred, 0)
+        assert OPS["launch:hp_relax_witness"] == 1
+
+
+# ---- on the device ------------------------------------------------------------------------
+
+def _graphs():
+    return {"rmat": hp.rmat(14, seed=3, weights=(0, 20), backend="cpu"),
+            "grid": hp.grid_2d(96, 96, weights=(1, 9), seed=2),
+            "path": hp.Graph.from_edges(np.arange(2999), np.arange(1, 3000),
+                                        np.ones(2999, np.float32), num_vertices=3000,
+                                        directed=False),
+            "rmat17": hp.rmat(17, edge_factor=8, seed=4, weights=(1, 20), backend="cpu")}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("loop", ["device", "host"])
+def test_gpu_relaxation_equals_scipy(loop, monkeypatch):
+    from hpgraph.engine import gpu
+
+    fused = []
+    real = gpu._Run._push_fused
+    monkeypatch.setattr(gpu._Run, "_push_fused",
+                        lambda self, *a, **k: (fused.append(1), real(self, *a, **k))[1])
+    for name, G in _graphs().items():
+        A = G.to_scipy().tocsr()
+        src = int(np.argmax(np.asarray(G.out_degree)))
+        dist = csg.dijkstra(A, indices=src).astype(np.float32)
+        hops = csg.shortest_path(A, unweighted=True, indices=src)
+        depth = np.where(np.isinf(hops), np.iinfo(np.int32).max, hops).astype(np.int32)
+        Gd = G.to_device()
+        with hp.config.set(engine_loop=loop):
+            for direction in ("auto", "push"):
+                for _ in range(2):                          # a kept run state the second time
+                    r = hp.run(SSSP, Gd, backend="gpu", source=src, direction=direction)
+                    assert r.extra["loop"] == loop
+                    np.testing.assert_array_equal(hp.backend.to_host(r.dist), dist, err_msg=name)
+                    r = hp.run(BFSDepth, Gd, backend="gpu", source=src, direction=direction)
+                    np.testing.assert_array_equal(hp.backend.to_host(r.depth), depth,
+                                                  err_msg=name)
+                    r = hp.run(SSSPNearFar, Gd, backend="gpu", source=src, direction=direction)
+                    d = hp.backend.to_host(r.dist)
+                    np.testing.assert_array_equal(d, dist, err_msg=name)
+                    if name != "rmat17":                     # the tree walk is slow in Python
+                        _check_winners(G, d, hp.backend.to_host(r.pred), src)
+                    else:                                    # tight edges, vectorised
+                        p = hp.backend.to_host(r.pred)
+                        v = np.flatnonzero(np.isfinite(d) & (np.arange(len(d)) != src))
+                        w = np.asarray(A[p[v], v]).ravel().astype(np.float32)
+                        np.testing.assert_array_equal(d[p[v]] + w, d[v])
+    if loop == "host":
+        assert fused                               # the host loop launched fused pushes
+
+
+@pytest.mark.gpu
+def test_gpu_relaxation_off_is_the_cpu_run():
+    """engine_relax=False: superstep for superstep the CPU engine's run."""
+    G = hp.grid_2d(40, 40, weights=(1, 9), seed=5)
+    want = hp.run(SSSP, G, backend="cpu", source=0, push_alpha=4.0)
+    with hp.config.set(engine_relax=False):
+        got = hp.run(SSSP, G.to_device(), backend="gpu", source=0, push_alpha=4.0)
+    np.testing.assert_array_equal(hp.backend.to_host(got.dist), want.dist)
+    assert got.active == want.active
