@@ -169,13 +169,15 @@ def shfl_down_expr(dt: np.dtype) -> str:
     return "__shfl_down_sync(HP_FULL, a, off)"
 
 
-def atomic_body(monoid) -> str:
-    """Body of ``hp_atomic(y_t* p, y_t v)``: the monoid's atomic form
+def atomic_body(monoid, returning=False) -> str:
+    """Body of ``hp_atomic(y_t* p, y_t v)`` (``returning``: of ``y_t hp_atomic_old(y_t* p,
+    y_t v)``, which returns the value before): the monoid's atomic form
     (:meth:`hpgraph.ops.TypedMonoid.c_atomic_body`, the one table every generator uses); a
     trap where there is none (push is then never launched)."""
-    body = monoid.c_atomic_body()
+    body = monoid.c_atomic_body(returning)
     if body is None:
-        return "    (void)p; (void)v; __trap();  // no atomic form: push is never launched"
+        return "    (void)p; (void)v; __trap();  // no atomic form: push is never launched" + \
+            ("\n    return v;" if returning else "")
     return "\n".join("    " + ln for ln in body.splitlines())
 
 
@@ -263,6 +265,7 @@ def program_source(bp, idx_dtype) -> str:
         IS_TERMINAL="false" if is_term is None else is_term,
         SHFL_DOWN=shfl_down_expr(ydt),
         ATOMIC=atomic_body(mon),
+        ATOMIC_OLD=atomic_body(mon, returning=True),
         PROPS_CONST_PARAMS=const_params,
         PROPS_MUT_PARAMS=mut_params,
         PROPS_PLAIN_PARAMS=plain_params,

@@ -125,7 +125,7 @@ def relaxed_property(gather_fn, update_fn, kernels, monoid_name: str) -> str | N
         The reduce's name (``"min"`` / ``"max"`` qualify, built-in only).
     """
     mon = kernels.monoid
-    if monoid_name not in ("min", "max") or mon.atomic is None \
+    if monoid_name not in ("min", "max") or mon.c_atomic_body() is None \
             or not getattr(getattr(mon, "parent", None), "is_builtin", False):
         return None
     if kernels.mask is not None or len(kernels.update_outputs) != 1:

@@ -216,9 +216,11 @@ class TypedMonoid:
             return None
         return f"(({a}) == {self.c_terminal})"
 
-    def c_atomic_body(self) -> str | None:
+    def c_atomic_body(self, returning: bool = False) -> str | None:
         """The body of ``void f(y_t* p, y_t v)`` combining ``v`` into ``*p`` concurrently (None
-        without an atomic form): the one atomic table of every generated kernel.
+        without an atomic form): the one atomic table of every generated kernel.  With
+        ``returning``, the body of ``y_t f(y_t* p, y_t v)`` returning ``*p``'s value before
+        (a NaN ``v`` of float ``min``/``max``: the value now, unchanged).
 
         A native atomic where CUDA has one for the dtype; for the built-in float ``min``/``max``
         one integer atomic on the bit pattern (IEEE floats of one sign order like their bits:
@@ -230,9 +232,10 @@ class TypedMonoid:
         kind = self.atomic
         if kind is None:
             return None
+        ret = "return (y_t)" if returning else ""
         code = _NATIVE_ATOMICS.get((kind, dt.kind, dt.itemsize))
         if code is not None:
-            return code
+            return ret + code
         if dt.kind == "f" and self.name in ("min", "max") and \
                 getattr(self.parent, "is_builtin", False):
             i, u = ("int", "unsigned int") if dt.itemsize == 4 else \
@@ -241,21 +244,27 @@ class TypedMonoid:
                 ("__double_as_longlong", "(unsigned long long)__double_as_longlong")
             pos, neg = ("atomicMin", "atomicMax") if self.name == "min" else \
                 ("atomicMax", "atomicMin")
-            return (f"if (v != v) return;\n"
-                    f"if (!signbit(v)) {pos}(({i}*)p, {fi}(v));\n"
-                    f"else {neg}(({u}*)p, {fu}(v));")
+            if not returning:
+                return (f"if (v != v) return;\n"
+                        f"if (!signbit(v)) {pos}(({i}*)p, {fi}(v));\n"
+                        f"else {neg}(({u}*)p, {fu}(v));")
+            back = "__int_as_float" if dt.itemsize == 4 else "__longlong_as_double"
+            return (f"if (v != v) return *(volatile y_t*)p;\n"
+                    f"if (!signbit(v)) return {back}(({i}){pos}(({i}*)p, {fi}(v)));\n"
+                    f"return {back}(({i}){neg}(({u}*)p, {fu}(v)));")
         if dt.itemsize not in (4, 8):
             return None
         w = "unsigned int" if dt.itemsize == 4 else "unsigned long long"
+        done = "return cur;" if returning else "return;"
         return (f"{w}* wp = ({w}*)p;\n"
                 f"{w} old = *(volatile {w}*)wp;\n"
                 "while (true) {\n"
                 "    y_t cur; memcpy(&cur, &old, sizeof(y_t));\n"
                 "    const y_t nv = hp_add(cur, v);\n"
                 f"    {w} nw = 0; memcpy(&nw, &nv, sizeof(y_t));\n"
-                "    if (nw == old) return;\n"
+                f"    if (nw == old) {done}\n"
                 f"    const {w} prev = atomicCAS(wp, old, nw);\n"
-                "    if (prev == old) return;\n"
+                f"    if (prev == old) {done}\n"
                 "    old = prev;\n"
                 "}")
 

@@ -19,7 +19,7 @@ from hpgraph import program
 from hpgraph.engine import codegen
 
 from examples.bfs import BFSDepth, BFSParents
-from examples.sssp import SSSP, SSSPNearFar
+from examples.sssp import SSSP, SSSP64, SSSPNearFar
 from examples.widest_path import WidestPath
 from tests.engine.test_ordering import PrioSSSP, PrioSSSPInt, WidestPrio
 
@@ -161,12 +161,14 @@ def test_relaxation_modules_compile_with_nvrtc():
     pytest.importorskip("cupy")
     from hpgraph.backend import compile_ptx
 
-    for prog in (SSSP, SSSPNearFar, SSSPW, BFSDepth):
+    for prog in (SSSP, SSSP64, SSSPNearFar, SSSPW, BFSDepth, PrioSSSPInt):
         bp = program.bind(prog, G0, {"source": 0})
         src = codegen.program_source(bp, np.dtype(np.int32))
         for unit in (2, 6):
             ptx = compile_ptx(src, f"relax{unit}.cu", options=codegen.unit_options(unit)[1:])
-            assert (".entry hp_relax_witness" in ptx) == (unit == 6 and bp.witness is not None)
+            want = unit == 6 and bp.witness is not None and \
+                codegen.fused_kind(bp, np.dtype(np.int32)) == 2
+            assert (".entry hp_relax_witness" in ptx) == want
         ptx = compile_ptx("#define HP_PERSISTENT 1\n" + src, "loop.cu", options=("-DHP_UNIT=8",))
         assert ".entry hp_loop" in ptx
 
@@ -264,7 +266,7 @@ def test_gpu_relaxation_equals_scipy(loop, monkeypatch):
                         lambda self, *a, **k: (fused.append(1), real(self, *a, **k))[1])
     for name, G in _graphs().items():
         A = G.to_scipy().tocsr()
-        src = int(np.argmax(np.asarray(G.out_degree)))
+        src = int(np.argmax(hp.backend.to_host(G.out_degree)))
         dist = csg.dijkstra(A, indices=src).astype(np.float32)
         hops = csg.shortest_path(A, unweighted=True, indices=src)
         depth = np.where(np.isinf(hops), np.iinfo(np.int32).max, hops).astype(np.int32)

@@ -133,6 +133,11 @@ __device__ __forceinline__ y_t hp_shfl_down(y_t a, int off) { return $SHFL_DOWN;
 __device__ __forceinline__ void hp_atomic(y_t* p, y_t v) {
 $ATOMIC
 }
+#if HP_FUSED == 2
+__device__ __forceinline__ y_t hp_atomic_old(y_t* p, y_t v) {     // the value before
+$ATOMIC_OLD
+}
+#endif
 // x_bitmask: read-only during SPMV, through the read-only data cache.
 __device__ __forceinline__ bool hp_bit(const unsigned* HP_MUT bm, idx_t u) {
     return (HP_LDM(bm + (u >> 5)) >> (u & 31)) & 1u;

@@ -379,9 +379,12 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
         const u64* st, int& nfar)
 {
     (void)u; (void)far; (void)rk; (void)st; (void)nfar;
-    const y_t old = *((volatile y_t*)(P + v));
-    const y_t nv = hp_add(old, yv);
-    if ($RELAX_SAME) return -1;                         // no better than v's value now
+    {   // a plain load filters: it may return an older value (a cached line) but never a
+        // better one, since values only improve
+        const y_t old = P[v];
+        const y_t nv = hp_add(old, yv);
+        if ($RELAX_SAME) return -1;
+    }
 #if HP_WITNESS
     {
         const unsigned key = hp_vkey(yv);
@@ -395,7 +398,11 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
         }
     }
 #endif
-    hp_atomic(P + v, yv);
+    {   // the value before the atomic decides whether this sender improved v
+        const y_t old = hp_atomic_old(P + v, yv);
+        const y_t nv = hp_add(old, yv);
+        if ($RELAX_SAME) return -1;
+    }
     const unsigned bit = 1u << (v & 31);
 #if HP_PRIORITY
     if (!hp_near(yv, st)) {                             // waits in the far set
