@@ -242,7 +242,7 @@ class _Run(Launches):
         return self._finish_fast()
 
     # ---- launches ---------------------------------------------------------------------------
-    def _step(self, kind, count_hint=None, heavy=0, edges=None):
+    def _step(self, kind, count_hint=None, heavy=0, edges=None, fuse=None):
         """One superstep of ``kind``: "push", "pull" or "mixed" (device-side choice);
         ``count_hint`` / ``heavy`` / ``edges``: the frontier's size, heavy-list length and push
         edges where the host knows them."""
@@ -250,7 +250,7 @@ class _Run(Launches):
         if kind == "push":
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
             mode = 2 if self.direction == "auto" else 0
-            if self.s.fused:                       # one launch: it applies and closes too
+            if self._fuses(edges) if fuse is None else fuse:    # one launch: applies, closes
                 self._push_fused(mode, count_hint, heavy, small=edges == 0)
                 self._far()
                 return
@@ -267,6 +267,13 @@ class _Run(Launches):
             self._witness(1, False)
             self._apply_step(self._grid(self.n, BLOCK, self.s.n_sm * 8), APPLY_AUTO)
         self._far()
+
+    def _fuses(self, edges):
+        """Whether a push superstep of ``edges`` push edges (None: not known) runs fused:
+        claims always; a relaxation only below the tracking threshold (the device loop's
+        rule, ``hp_tracks``: larger frontiers append faster through APPLY's scan)."""
+        kind = self.s.fused
+        return kind == 1 or (kind == 2 and edges is not None and edges <= int(self.track))
 
     def _block_loop(self, k, small):
         """Up to ``k`` supersteps in one block (``hp_block_loop``), while the frontier has at
@@ -366,7 +373,12 @@ class _Run(Launches):
                 if self.direction == "auto" and self.can_push:
                     self._batch("mixed", mixed_k if max_it is None else min(mixed_k, max_it))
                 elif self.direction == "push":
-                    self._step("push")
+                    # the initial frontier's push edges are not read: a relaxation fuses a
+                    # frontier of a few vertices of mean degree (a source), not every vertex
+                    ids = bp.init_active
+                    few = ids is not None and len(ids) * max(self.s.mean_degree, 1.0) <= \
+                        int(self.track)
+                    self._step("push", fuse=self.s.fused == 1 or (self.s.fused == 2 and few))
                     bi = 1
                 else:
                     self._step("pull")
@@ -427,7 +439,7 @@ class _Run(Launches):
                     if timed:
                         ev = (self.cp.cuda.Event(), self.cp.cuda.Event())
                         ev[0].record(self.s.stream)
-                    if push and self.s.fused:
+                    if push and self._fuses(edg):
                         self._push_fused(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
                     elif push:
                         self._push(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))

@@ -217,7 +217,10 @@ def test_emulated_relaxation_equals_cpu(emulated, case, refs, direction):
     if n == 0:
         return
     for small in (0, None):                # without and with the block loop
-        with hp.config.set(engine_small_frontier=small if small is not None else 256):
+        # every push records its receivers, so that every push superstep relaxes (a larger
+        # one pushes and applies apart: test_emulated_large_pushes_apply_apart)
+        with hp.config.set(engine_small_frontier=small if small is not None else 256,
+                           engine_track_edges=10**9):
             for prog, prop in ((SSSP, "dist"), (BFSDepth, "depth")):
                 want = hp.run(prog, G, backend="cpu", source=0)
                 OPS.clear()
@@ -225,6 +228,24 @@ def test_emulated_relaxation_equals_cpu(emulated, case, refs, direction):
                 np.testing.assert_array_equal(got.properties[prop], want.properties[prop])
                 if direction == "push":
                     assert OPS["apply_supersteps"] == 0     # every push applied as it pushed
+
+
+def test_emulated_large_pushes_apply_apart(emulated):
+    """A push superstep whose frontier has more push edges than engine_track_edges runs as
+    push and APPLY (the appends of a large frontier cost more fused); the others relax."""
+    from tests.engine._emulator import OPS
+
+    G = hp.grid_2d(12, 12, weights=(1, 5), seed=1)
+    want = hp.run(SSSP, G, backend="cpu", source=0)
+    with hp.config.set(engine_small_frontier=0, engine_track_edges=12):
+        OPS.clear()
+        got = emulated(SSSP, G, source=0, direction="push")
+    np.testing.assert_array_equal(got.dist, want.dist)
+    # the host loop fuses where it knows the frontier is small enough (blind batches of
+    # frontiers it has not read apply apart too); never a larger one
+    big = sum(e > 12 for e in got.frontier_edges)
+    assert big > 0 and OPS["apply_supersteps"] >= big and OPS["fused_supersteps"] > 0
+    assert OPS["fused_supersteps"] + OPS["apply_supersteps"] == got.supersteps
 
 
 def test_emulated_relaxation_witness_is_a_tree(emulated, case, refs):
@@ -238,7 +259,8 @@ def test_emulated_relaxation_witness_is_a_tree(emulated, case, refs):
     want = hp.run(SSSPW, G, backend="cpu", source=0)
     for _ in range(2):
         OPS.clear()
-        got = emulated(SSSPW, G, source=0, direction="push")
+        with hp.config.set(engine_track_edges=10**9):
+            got = emulated(SSSPW, G, source=0, direction="push")
         np.testing.assert_array_equal(got.dist, want.dist)
         _check_winners(G, got.dist, got.pred, 0)
         assert OPS["launch:hp_relax_witness"] == 1
