@@ -10,8 +10,9 @@ kernel in which each sender combines its message straight into ``P[v]`` with the
 atomic (as ``hp.sssp``'s kernels do): no ``y`` vector, no touched list, no APPLY pass.  A
 sender whose own ``P`` drops during the superstep then sends the lower value at once, so a
 run can take fewer supersteps (and other frontiers) than the CPU engine's, with the same
-properties; the witness (``witness = ...``) is the sender of each vertex's best value,
-recorded with it in one 64-bit word.
+properties; the witness (``witness = ...``) is the sender that brought each vertex to its
+final value (of the senders that lowered it strictly, the one with the best value), recorded
+with the value in one 64-bit word.
 
 :func:`relaxed_property` recognises the form from the callbacks' source (the same checked
 syntax trees the compiler translates); ``hp.config["engine_relax"] = False`` turns it off.

@@ -105,7 +105,7 @@ class FusedKernels:
                    deg, rk):
         """The relaxation: each sender's value combined into P[v] at once (a sender lowered
         earlier in the superstep sends its new value); a vertex whose value dropped joins the
-        next frontier once; a witness is the first sender to bring it strictly lower."""
+        next frontier once; a witness is the sender of its best value."""
         bp = self.bp
         P = props[bp.relax]
         ident = self.m.identity
@@ -121,12 +121,10 @@ class FusedKernels:
                 nv = self.add(old, yv)
                 if nv == old or (nv != nv and old != old):
                     continue
-                if bp.witness is not None:
-                    key = _key(yv, dt, self.m.name == "max")
-                    if (int(rk[v]) >> 32) <= key:
-                        continue
-                    rk[v] = np.uint64((key << 32) | (u & 0xFFFFFFFF))
                 P[v] = nv
+                if bp.witness is not None:            # a strict improver: the smaller word
+                    key = _key(yv, dt, self.m.name == "max")
+                    rk[v] = min(int(rk[v]), (key << 32) | (u & 0xFFFFFFFF))
                 if self.bit(bm_nxt, v):
                     continue
                 bm_nxt[v >> 5] |= np.uint32(1 << (v & 31))

@@ -330,10 +330,11 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
 // SSSP kernels relax edges; v joins the next frontier once (its bit, set by atomicOr, decides
 // who appends it), or with a priority the far set when the value is beyond the threshold.  A
 // sender whose own P dropped during the superstep sends the lower value (coherent loads):
-// the fixed point is the same.  A witness is the first sender to bring v strictly lower, kept
-// with the value as one packed word rk[v] (compare-and-swap: a tie never replaces it, so the
-// winners form a tree even over zero-weight cycles); hp_relax_witness copies the senders of
-// the final values into the witness property after the run.
+// the fixed point is the same.  A witness is the sender that brought v to its final value:
+// every sender that lowers v strictly (the atomic's previous value tells) packs value and id
+// into rk[v] by a 64-bit atomicMin -- no two of them send the same value, so the winners form
+// a tree even over zero-weight cycles --, and hp_relax_witness copies the senders of the
+// final values into the witness property after the run.
 //
 // Then the last block closes the superstep.  `mode` 0: always run; 2: a frontier with more
 // push edges than `limit` aborts the batch.  In the device loop (HP_PERSISTENT) this is a
@@ -385,24 +386,16 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
         const y_t nv = hp_add(old, yv);
         if ($RELAX_SAME) return -1;
     }
-#if HP_WITNESS
-    {
-        const unsigned key = hp_vkey(yv);
-        const u64 mine = ((u64)key << 32) | (u64)(unsigned)u;
-        u64 seen = *((volatile u64*)(rk + v));
-        for (;;) {
-            if ((unsigned)(seen >> 32) <= key) return -1;   // an earlier sender as good or better
-            const u64 prev = atomicCAS(rk + v, seen, mine);
-            if (prev == seen) break;
-            seen = prev;
-        }
-    }
-#endif
     {   // the value before the atomic decides whether this sender improved v
         const y_t old = hp_atomic_old(P + v, yv);
         const y_t nv = hp_add(old, yv);
         if ($RELAX_SAME) return -1;
     }
+#if HP_WITNESS
+    // this sender brought v strictly lower, so no other improver of v sent the same value:
+    // the smallest packed word (a reduction nothing waits for) holds the sender of v's best
+    atomicMin(rk + v, hp_pack(yv, u));
+#endif
     const unsigned bit = 1u << (v & 31);
 #if HP_PRIORITY
     if (!hp_near(yv, st)) {                             // waits in the far set
