@@ -4,13 +4,15 @@
 (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, this kernel
 against the same BFS written as a user vertex program on the engine -- ``examples.bfs.
 BFSParents``: an ``any`` reduction, a mask and a witness for the parents; 2026-11-27, the
-engine's device loop with its fused push): R-MAT 21 0.327 ms against 0.887 ms (2.7x); on the
-2048 x 2048 grid the engine comes within 8% (31.0 ms against 33.4; 53.9 before the device loop
-fused its pushes), so long thin graphs would lose little on the engine.  Every
-technique here that the engine now also has (frontier queues and bitmaps, device-side direction
-choice, a device-side loop, winner witnesses, the warp-balanced frontier expansion) is available
-to user programs through ``hp.run``; what the engine still lacks is a push that updates the
-vertex directly, without a per-superstep APPLY pass.
+engine's device loop with its fused push): R-MAT 21 0.330 ms against 0.815 ms (2.5x; the
+engine's host loop, push and APPLY apart; 1.21 on its device loop); on the 2048 x 2048 grid
+the engine comes within 5% (31.2 ms against 32.6), and the depths-only program
+(``BFSDepth``, whose pushes relax: ``hpgraph.engine.relax``) within 13% (35.1), so long thin
+graphs would lose little on the engine.  Every technique here that the engine now also has
+(frontier queues and bitmaps, device-side direction choice, a device-side loop, winner
+witnesses, the warp-balanced frontier expansion, pushes that update the vertex directly) is
+available to user programs through ``hp.run``; what keeps R-MAT 21 apart is the bottom-up
+steps' cost and the engine's per-superstep fixed cost on few, large supersteps.
 
 **Why a specialised kernel.**  On the engine (:func:`hpgraph.run` with the ``BFSAny`` program
 of :mod:`._bfs`) a BFS superstep is a fixed sequence of generated launches (push, pull over

@@ -5,10 +5,13 @@ relaxed only while their distance is below a moving threshold (the *near* queue)
 beyond it wait in a *far pile* that is split by the next threshold when the near queue runs
 dry.  The engine runs the same ordering for any vertex program that declares ``priority``
 (``examples.sssp.SSSPNearFar``: the README's SSSP plus ``priority = "dist"`` and a witness),
-but its superstep is a fixed launch sequence (SPMV, witness, APPLY, split) where this kernel
-does a step in one launch: on the 2048 x 2048 weighted grid (thousands of steps, where the cost
-per step is everything) 37.1 ms here against 111.1 ms for the engine program (one NVIDIA H100,
-``benchmarks/bench_vertex_programs.py``, 2026-11-24), so ``hp.sssp`` keeps it.  The whole step -- relax
+and since that program relaxes (``hpgraph.engine.relax``) each small push superstep is one
+kernel there too, this kernel's far pile is a queue where the engine scans a far bitmap of
+all n vertices, and it records no winners during the run: on the 2048 x 2048 weighted grid
+(thousands of steps, where the cost per step is everything) 37.35 ms here against 49.46 ms for
+the engine program with predecessors on its device loop (1.32x; R-MAT 21: 2.06 against 3.20
+ms on its host loop; one NVIDIA H100, ``benchmarks/bench_vertex_programs.py``, 2026-11-27), so
+``hp.sssp`` keeps it.  The whole step -- relax
 the near queue *or* split the far pile, then close the step -- is one kernel launch whose last
 block decides on the device what the next launch does.  Batches of launches are replayed as CUDA graphs, with one small host
 read per batch (the engine's blind-batch pattern).

@@ -8,6 +8,8 @@
 * :mod:`.results` -- :class:`RunResult`, :class:`SuperstepStats`.
 * :mod:`.udf` -- compiles ``gather``/``update``/``mask`` through :mod:`hpgraph.compiler` into
   vectorised NumPy callables and CUDA C snippets over structure-of-arrays properties.
+* :mod:`.relax` -- recognises programs that relax a property (SSSP, BFS depths, widest
+  paths): their GPU pushes combine straight into the property (one kernel a superstep).
 * :mod:`.cpu` -- the superstep loop on NumPy (push or pull, identical results), near-far
   ordering and witnesses included.
 * :mod:`.codegen` + ``templates/engine*.cu`` -- the one generated CUDA module of a program:
