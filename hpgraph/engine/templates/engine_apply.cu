@@ -377,9 +377,9 @@ $UPDATE_BODY
 // added (+1) and removed (-1).
 __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, unsigned* bm_nxt,
         idx_t* qh_nxt, u64* hcnt, const long long* __restrict__ deg, unsigned* far, u64* rk,
-        const u64* st, int& nfar)
+        bool tset, prio_t thr, int& nfar)
 {
-    (void)u; (void)far; (void)rk; (void)st; (void)nfar;
+    (void)u; (void)far; (void)rk; (void)tset; (void)thr; (void)nfar;
     {   // a plain load filters: it may return an older value (a cached line) but never a
         // better one, since values only improve
         const y_t old = P[v];
@@ -398,11 +398,13 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
 #endif
     const unsigned bit = 1u << (v & 31);
 #if HP_PRIORITY
-    if (!hp_near(yv, st)) {                             // waits in the far set
+    if (!(tset && (HP_PRIO_MAX ? yv >= thr : yv <= thr))) {    // waits in the far set (hp_near)
         if (!(atomicOr(far + (v >> 5), bit) & bit)) ++nfar;
         return -1;
     }
-    if ((*((volatile unsigned*)(far + (v >> 5))) & bit) && (atomicAnd(far + (v >> 5), ~bit) & bit)) --nfar;
+    // a plain load: an older word that misses the bit leaves v waiting too (taken again by
+    // the next split, harmlessly); the atomic decides who counts the removal
+    if ((far[v >> 5] & bit) && (atomicAnd(far + (v >> 5), ~bit) & bit)) --nfar;
 #endif
     if (atomicOr(bm_nxt + (v >> 5), bit) & bit) return -1;                 // queued already
     const long long d = deg[v];
@@ -446,12 +448,16 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
     };
 #else
     int nfar = 0;
+    // the priority's threshold does not change during a push superstep: read once
+    const bool tset = HP_PRIORITY && st[S_TSET] != 0ull;
+    const prio_t thr = hp_prio_from_bits(st[S_THR]);
     // relax one edge; true when it queued v (d: its push degree)
     auto relax = [&](idx_t u, long long e, idx_t& v, long long& d) -> bool {
         v = __ldg(indices + e);
         const y_t yv = hp_gather_cg(u, HP_EDGE(vals, e), v$PROPS_ARGS);
         if (hp_is_identity(yv)) return false;
-        d = hp_relax(u, v, yv, P_$RELAX_PROP, bm_nxt, qh_nxt, st + S_HCNT + nxt, deg, far, rk, st, nfar);
+        d = hp_relax(u, v, yv, P_$RELAX_PROP, bm_nxt, qh_nxt, st + S_HCNT + nxt, deg, far, rk, tset,
+                     thr, nfar);
         return d >= 0;
     };
 #endif
