@@ -380,6 +380,13 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
         bool tset, prio_t thr, int& nfar)
 {
     (void)u; (void)far; (void)rk; (void)tset; (void)thr; (void)nfar;
+    // loads issued before the atomics they would otherwise wait for (small frontiers: the
+    // superstep is a chain of memory round trips)
+    const long long d = deg[v];
+#if HP_PRIORITY
+    const unsigned fw = far[v >> 5];   // a plain load: an older word that misses the bit leaves
+                                       // v waiting too (taken again by the next split)
+#endif
     {   // a plain load filters: it may return an older value (a cached line) but never a
         // better one, since values only improve
         const y_t old = P[v];
@@ -402,12 +409,9 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
         if (!(atomicOr(far + (v >> 5), bit) & bit)) ++nfar;
         return -1;
     }
-    // a plain load: an older word that misses the bit leaves v waiting too (taken again by
-    // the next split, harmlessly); the atomic decides who counts the removal
-    if ((far[v >> 5] & bit) && (atomicAnd(far + (v >> 5), ~bit) & bit)) --nfar;
+    if ((fw & bit) && (atomicAnd(far + (v >> 5), ~bit) & bit)) --nfar;   // the atomic counts
 #endif
     if (atomicOr(bm_nxt + (v >> 5), bit) & bit) return -1;                 // queued already
-    const long long d = deg[v];
     if (d > HP_HEAVY) hp_heavy_add(qh_nxt, hcnt, v, d);
     return d;
 }
