@@ -387,13 +387,9 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
     const unsigned fw = far[v >> 5];   // a plain load: an older word that misses the bit leaves
                                        // v waiting too (taken again by the next split)
 #endif
-    {   // a plain load filters: it may return an older value (a cached line) but never a
-        // better one, since values only improve
-        const y_t old = P[v];
-        const y_t nv = hp_add(old, yv);
-        if ($RELAX_SAME) return -1;
-    }
-    {   // the value before the atomic decides whether this sender improved v
+    {   // the value before the atomic decides whether this sender improved v (no load
+        // filters first: on small frontiers that round trip cost more than the atomics it
+        // saved -- grid SSSP 46.9 against 44.7 ms on an H100)
         const y_t old = hp_atomic_old(P + v, yv);
         const y_t nv = hp_add(old, yv);
         if ($RELAX_SAME) return -1;
