@@ -199,10 +199,12 @@ _ENGINE = (
          "GPU engine: a program that relaxes a property (reduce min / max, update P = "
          "min(P, y), a gather non-decreasing in the sender's P that reads nothing of the "
          "receiver: SSSP, BFS depths, widest paths; hpgraph.engine.relax) runs each push "
-         "superstep as one kernel combining messages straight into P by atomics.  The "
-         "properties are those of the CPU engine; the supersteps and frontiers can differ "
-         "(a sender lowered during a superstep sends its new value at once).  False: every "
-         "superstep as the CPU engine's.", _parse_bool),
+         "superstep of a frontier with at most engine_track_edges push edges as one kernel "
+         "combining messages straight into P by atomics.  P is the CPU engine's (integer "
+         "gathers must not wrap around); a witness may name another of several senders "
+         "offering the best value; the supersteps and frontiers can differ (a sender lowered "
+         "during a superstep sends its new value at once).  False: every superstep as the "
+         "CPU engine's.", _parse_bool),
     _Key("engine_small_frontier", 256, _int("engine_small_frontier", 0),
          "GPU host loop of hp.run: supersteps whose frontier has at most this many push edges "
          "run in the block loop (one thread block, __syncthreads between phases, up to 1024 "

@@ -282,7 +282,7 @@ def _relax(cls, kernels, gather_fn, update_fn, tolerances, max_iterations, conv,
             or len(matrix_names(cls.edges)) != 1:
         return None
     name = kernels.monoid.name
-    prop = relaxed_property(gather_fn, update_fn, kernels, name)
+    prop = relaxed_property(gather_fn, update_fn, kernels, name, cls.witness)
     if prop is None or prop in tolerances:
         return None
     if priority is not None and (priority != prop or cls.priority_order != name):

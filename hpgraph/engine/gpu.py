@@ -146,7 +146,8 @@ class _Run(Launches):
         """
         s, cp, bp, n = self.s, self.cp, self.bp, self.n
         caller = cp.cuda.get_current_stream()
-        written = bp.kernels.update_outputs
+        # the engine writes update's outputs and the witness: those are never read in place
+        written = bp.kernels.update_outputs + ((bp.witness,) if bp.witness else ())
         ids = bp.init_active
         inline = ids is not None and not _backend.is_device_array(ids) \
             and int(ids.shape[0]) <= INLINE_IDS
@@ -269,9 +270,12 @@ class _Run(Launches):
         self._far()
 
     def _fuses(self, edges):
-        """Whether a push superstep of ``edges`` push edges (None: not known) runs fused:
-        claims always; a relaxation only below the tracking threshold (the device loop's
-        rule, ``hp_tracks``: larger frontiers append faster through APPLY's scan)."""
+        """Whether a push superstep whose frontier has ``edges`` push edges (None: not known;
+        0: a blind batch's hint that its first frontier is far below the tracking threshold,
+        ``_batch``) runs fused: claims always; a relaxation only below the tracking threshold
+        (the device loop's rule, ``hp_tracks``: larger frontiers append faster through
+        APPLY's scan).  A blind batch and the block loop decide once for their supersteps,
+        so a frontier that grows inside them stays fused: slower there, never wrong."""
         kind = self.s.fused
         return kind == 1 or (kind == 2 and edges is not None and edges <= int(self.track))
 

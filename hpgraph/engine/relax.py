@@ -2,17 +2,21 @@
 
 A program *relaxes* property ``P`` when its reduce is the built-in ``min`` (or ``max``), its
 update is ``P = min(P, y)`` (``max``), and its gather is non-decreasing in the sender's ``P``
-and reads nothing of the receiver: SSSP (``src.dist + edge``), BFS depths
+and reads nothing of the receiver nor the witness: SSSP (``src.dist + edge``), BFS depths
 (``src.depth + 1``), widest paths (``min(src.width, edge)`` under ``max``).  Such a program's
-result is the fixed point ``P[v] = min(init[v], min over in-edges of gather(P[u], w))``
-whichever order the messages arrive in, so the GPU engine may run a push superstep as one
+result is the fixed point ``P[v] = min(init[v], min over in-edges from senders ever active
+of gather(P[u], w))`` whichever order the messages arrive in, so the GPU engine may run a
+push superstep as one
 kernel in which each sender combines its message straight into ``P[v]`` with the monoid's
 atomic (as ``hp.sssp``'s kernels do): no ``y`` vector, no touched list, no APPLY pass.  A
 sender whose own ``P`` drops during the superstep then sends the lower value at once, so a
 run can take fewer supersteps (and other frontiers) than the CPU engine's, with the same
 properties; the witness (``witness = ...``) is the sender that brought each vertex to its
 final value (of the senders that lowered it strictly, the one with the best value), recorded
-with the value in one 64-bit word.
+with the value in one 64-bit word -- where several senders offer the best value, another of
+them than the CPU engine's.  Integer gathers must not wrap around (``src.depth + 1`` at the
+dtype's largest value): a wrapped value is not ordered, and the result then depends on the
+order as it does on the CPU.
 
 :func:`relaxed_property` recognises the form from the callbacks' source (the same checked
 syntax trees the compiler translates); ``hp.config["engine_relax"] = False`` turns it off.
@@ -90,30 +94,32 @@ def _reads(node, name) -> bool:
     return any(_name(x, name) for x in ast.walk(node))
 
 
-def _monotone(node, fn, src, prop, others) -> bool:
+def _monotone(node, fn, src, prop, others, witness=None) -> bool:
     """``node`` is non-decreasing in ``src.prop`` and reads it once: ``src.prop``, ``m + x``,
     ``x + m``, ``m - x``, ``min(m, x)`` / ``max(m, x)`` (either order) with ``m`` monotone and
-    ``x`` free of ``src.prop`` (``others``: names ``x`` must not read, the receiver's view)."""
+    ``x`` free of ``src.prop`` and of ``src.<witness>`` (the engine writes it at the end)
+    (``others``: names ``x`` must not read, the receiver's view)."""
     if _prop_of(node, src) == prop:
         return True
 
     def free(x):
-        return not any(_prop_of(n, src) == prop for n in ast.walk(x)) and \
+        return not any(_prop_of(n, src) in (prop, witness) for n in ast.walk(x)) and \
             not any(_reads(x, o) for o in others)
 
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
-        if _monotone(node.left, fn, src, prop, others) and free(node.right):
+        if _monotone(node.left, fn, src, prop, others, witness) and free(node.right):
             return True
         return isinstance(node.op, ast.Add) and free(node.left) and \
-            _monotone(node.right, fn, src, prop, others)
+            _monotone(node.right, fn, src, prop, others, witness)
     if _builtin_call(node, fn, ("min", "max")) is not None:
         a, b = node.args
-        return (_monotone(a, fn, src, prop, others) and free(b)) or \
-            (free(a) and _monotone(b, fn, src, prop, others))
+        return (_monotone(a, fn, src, prop, others, witness) and free(b)) or \
+            (free(a) and _monotone(b, fn, src, prop, others, witness))
     return False
 
 
-def relaxed_property(gather_fn, update_fn, kernels, monoid_name: str) -> str | None:
+def relaxed_property(gather_fn, update_fn, kernels, monoid_name: str,
+                     witness: str | None = None) -> str | None:
     """The property a program relaxes (module docstring), or None.
 
     Parameters
@@ -124,6 +130,8 @@ def relaxed_property(gather_fn, update_fn, kernels, monoid_name: str) -> str | N
         The callbacks typed for the run (roles of the parameters, dtypes, monoid).
     monoid_name : str
         The reduce's name (``"min"`` / ``"max"`` qualify, built-in only).
+    witness : str or None
+        The program's witness property (the gather must not read it).
     """
     mon = kernels.monoid
     if monoid_name not in ("min", "max") or mon.c_atomic_body() is None \
@@ -143,6 +151,6 @@ def relaxed_property(gather_fn, update_fn, kernels, monoid_name: str) -> str | N
     src, dst = params.get("src"), params.get("dst")
     if expr is None or src is None:
         return None
-    if not _monotone(expr, gather_fn, src, prop, (dst,) if dst else ()):
+    if not _monotone(expr, gather_fn, src, prop, (dst,) if dst else (), witness):
         return None
     return prop

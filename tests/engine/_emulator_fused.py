@@ -105,7 +105,10 @@ class FusedKernels:
                    deg, rk):
         """The relaxation: each sender's value combined into P[v] at once (a sender lowered
         earlier in the superstep sends its new value); a vertex whose value dropped joins the
-        next frontier once; a witness is the sender of its best value."""
+        next frontier once; a witness is the sender of its best value.  Sequential, whole
+        rows (the heavy list is not dealt out), and the new value is the monoid's combine
+        where the kernel's float atomic works on bit patterns (they differ for -0.0 against
+        0.0 only)."""
         bp = self.bp
         P = props[bp.relax]
         ident = self.m.identity
