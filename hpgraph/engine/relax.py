@@ -103,7 +103,8 @@ def _monotone(node, fn, src, prop, others, witness=None) -> bool:
         return True
 
     def free(x):
-        return not any(_prop_of(n, src) in (prop, witness) for n in ast.walk(x)) and \
+        banned = {prop} if witness is None else {prop, witness}
+        return not any(_prop_of(n, src) in banned for n in ast.walk(x)) and \
             not any(_reads(x, o) for o in others)
 
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
