@@ -407,3 +407,37 @@ def test_gpu_relaxation_off_is_the_cpu_run():
         got = hp.run(SSSP, G.to_device(), backend="gpu", source=0, push_alpha=4.0)
     np.testing.assert_array_equal(hp.backend.to_host(got.dist), want.dist)
     assert got.active == want.active
+
+
+class WidestPrio32(WidestW):
+    """``WidestW`` ordered by width, larger first: the relaxation's far set under ``max``."""
+
+    priority = "width"
+    priority_order = "max"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("loop", ["device", "host"])
+def test_gpu_relaxation_of_a_max_program_with_a_priority(loop, refs):
+    """The ``max`` form with a priority (the far set written by the push): widths as a plain
+    Python reference's, every winner on an edge that carries the width, leading to the
+    source."""
+    for G in (hp.rmat(10, seed=5, weights=(0, 30), backend="cpu"),
+              hp.grid_2d(32, 32, weights=(1, 9), seed=3)):
+        edges = refs.edge_list(G)
+        want = refs.widest(G.num_vertices, edges, 0).astype(np.float32)
+        best = {}
+        for u, v, x in edges:
+            best[(u, v)] = max(x, best.get((u, v), -np.inf))
+        assert codegen.fused_kind(program.bind(WidestPrio32, G, {}), np.dtype(np.int32)) == 2
+        with hp.config.set(engine_loop=loop):
+            for _ in range(2):
+                r = hp.run(WidestPrio32, G.to_device(), backend="gpu", source=0)
+                width = hp.backend.to_host(r.width)
+                pred = hp.backend.to_host(r.pred).astype(np.int64)
+                np.testing.assert_array_equal(width, want)
+                for v in np.flatnonzero(width > 0):
+                    if v == 0:
+                        continue
+                    u = int(pred[v])
+                    assert min(width[u], np.float32(best[(u, int(v))])) == width[v], (u, v)
