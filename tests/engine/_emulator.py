@@ -268,6 +268,18 @@ class _Kernels(FusedKernels):
     def tracks(st, cur):
         return int(st[EDG + cur]) <= int(st[TRACK])
 
+    def _pushes(self, st, limit, mode, first=True):
+        """The push kernels' opening checks: the current parity, or None when they return
+        (a mode-2 push whose frontier outgrew ``limit`` aborts the batch)."""
+        cur = int(st[EXEC]) & 1
+        if st[HALT] or st[CNT + cur] == 0:
+            return None
+        if mode != 0 and not self.pushes(st, cur, limit):
+            if mode == 2 and first:
+                st[HALT] = 2
+            return None
+        return cur
+
     def _pulls(self, st, limit, mode):
         """The pull kernels' opening checks: the current parity, or None when they return."""
         cur = int(st[EXEC]) & 1
@@ -326,16 +338,10 @@ class _Kernels(FusedKernels):
     def hp_push(self, a):
         (indptr, indices, vals, q0, q1, qh0, qh1, deg, y, tbm, tq, st, limit, mode, first, track,
          *pa) = a
-        if st[HALT]:
+        cur = self._pushes(st, limit, mode, first)
+        if cur is None:
             return
-        cur = int(st[EXEC]) & 1
         cnt = int(st[CNT + cur])
-        if cnt == 0:
-            return
-        if mode != 0 and not self.pushes(st, cur, limit):
-            if mode == 2 and first:
-                st[HALT] = 2
-            return
         q, props = (q1 if cur else q0), self.props(pa)
         recv = self.mask(props)
         track = track and self.tracks(st, cur)

@@ -49,7 +49,8 @@ def _unkey(u, dt, largest_first):
 
 
 class FusedKernels:
-    """The fused push of :class:`._emulator._Kernels` (it supplies the helpers)."""
+    """The fused push of :class:`._emulator._Kernels` (it supplies the helpers: ``_pushes``,
+    ``props``, ``gather``, ``_update``, ``_close``)."""
 
     def hp_push_fused(self, a):
         """hp_push_fused: claims -- the first sender to reach a receiver (in the kernel's
@@ -62,17 +63,11 @@ class FusedKernels:
         else:
             (_far, rk), a = a[:2], a[2:]
         st, hist, cap, limit, mode, *pa = a
-        if st[HALT]:
+        cur = self._pushes(st, limit, mode)
+        if cur is None:
             return
-        cur = int(st[EXEC]) & 1
         nxt = cur ^ 1
         cnt = int(st[CNT + cur])
-        if cnt == 0:
-            return
-        if mode != 0 and not self.pushes(st, cur, limit):
-            if mode == 2:
-                st[HALT] = 2
-            return
         q = q1 if cur else q0
         bm_cur, bm_nxt = (bm1, bm0) if cur else (bm0, bm1)
         q_nxt, qh_nxt = (q0, qh0) if cur else (q1, qh1)

@@ -267,24 +267,13 @@ def test_emulated_relaxation_witness_is_a_tree(emulated, case, refs):
         assert OPS["launch:hp_relax_witness"] == 1
 
 
-class WidestW(hp.VertexProgram):
-    """Widest paths under the built-in ``max`` with a witness (float32, int32: packed)."""
+class WidestW(WidestPrio):
+    """``WidestPrio`` (built-in ``max``, a witness) in float32 / int32 (packed) and without
+    the priority."""
 
-    edges = "in"
     properties = {"width": ("float32", 0.0), "pred": ("int32", -1)}
     edge_dtype = "float32"
-    reduce = "max"
-    apply_to = "received"
-    witness = "pred"
-
-    def init(self, graph, source=0):
-        return {"width": hp.Seeded(0.0, np.inf)}, [int(source)]
-
-    def gather(src, edge, dst):
-        return min(src.width, edge)
-
-    def update(v, y):
-        return {"width": max(v.width, y)}
+    priority = None
 
 
 def test_emulated_relaxation_of_a_max_program(emulated, case, refs):
