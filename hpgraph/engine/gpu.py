@@ -43,6 +43,7 @@ a buffer that a later call writes.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -377,12 +378,11 @@ class _Run(Launches):
                 if self.direction == "auto" and self.can_push:
                     self._batch("mixed", mixed_k if max_it is None else min(mixed_k, max_it))
                 elif self.direction == "push":
-                    # the initial frontier's push edges are not read: a relaxation fuses a
-                    # frontier of a few vertices of mean degree (a source), not every vertex
+                    # the initial frontier's push edges are not read: estimated from its
+                    # size at the mean degree (every vertex active: unknown)
                     ids = bp.init_active
-                    few = ids is not None and len(ids) * max(self.s.mean_degree, 1.0) <= \
-                        int(self.track)
-                    self._step("push", fuse=self.s.fused == 1 or (self.s.fused == 2 and few))
+                    est = None if ids is None else math.ceil(len(ids) * max(self.s.mean_degree, 1.0))
+                    self._step("push", fuse=self._fuses(est))
                     bi = 1
                 else:
                     self._step("pull")
