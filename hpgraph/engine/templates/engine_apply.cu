@@ -401,7 +401,7 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
 #endif
     const unsigned bit = 1u << (v & 31);
 #if HP_PRIORITY
-    if (!(tset && (HP_PRIO_MAX ? yv >= thr : yv <= thr))) {    // waits in the far set (hp_near)
+    if (!hp_near_at(yv, tset, thr)) {                           // waits in the far set
         if (!(atomicOr(far + (v >> 5), bit) & bit)) ++nfar;
         return -1;
     }

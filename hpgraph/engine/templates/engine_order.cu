@@ -51,11 +51,12 @@ __device__ __forceinline__ prio_t hp_prio_threshold(prio_t best, prio_t delta) {
     if (HP_PRIO_MAX) return (best < (prio_t)(lo + delta)) ? lo : (prio_t)(best - delta);
     return (best > (prio_t)(hi - delta)) ? hi : (prio_t)(best + delta);
 }
-// may a changed vertex with priority value x run next?  (not before the first split)
+// may a changed vertex with priority value x run next?  (not before the first split: tset)
+__device__ __forceinline__ bool hp_near_at(prio_t x, bool tset, prio_t t) {
+    return tset && (HP_PRIO_MAX ? (x >= t) : (x <= t));
+}
 __device__ __forceinline__ bool hp_near(prio_t x, const u64* HP_MUT st) {
-    if (!st[S_TSET]) return false;
-    const prio_t t = hp_prio_from_bits(st[S_THR]);
-    return HP_PRIO_MAX ? (x >= t) : (x <= t);
+    return hp_near_at(x, st[S_TSET] != 0ull, hp_prio_from_bits(st[S_THR]));
 }
 
 #if HP_WITNESS && !HP_PACK
