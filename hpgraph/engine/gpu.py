@@ -271,14 +271,10 @@ class _Run(Launches):
         self._far()
 
     def _fuses(self, edges):
-        """Whether a push superstep whose frontier has ``edges`` push edges (None: not known;
-        0: a blind batch's hint that its first frontier is far below the tracking threshold,
-        ``_batch``) runs fused: claims always; a relaxation only below the tracking threshold
-        (the device loop's rule, ``hp_tracks``: larger frontiers append faster through
-        APPLY's scan).  A blind batch and the block loop decide once for their supersteps,
-        so a frontier that grows inside them stays fused: slower there, never wrong."""
-        kind = self.s.fused
-        return kind == 1 or (kind == 2 and edges is not None and edges <= int(self.track))
+        """Whether a push superstep whose frontier has ``edges`` push edges (None: not known)
+        runs fused (:func:`.codegen.fused_kind`: claims or a relaxation, at any size)."""
+        del edges
+        return self.s.fused != 0
 
     def _block_loop(self, k, small):
         """Up to ``k`` supersteps in one block (``hp_block_loop``), while the frontier has at

@@ -217,8 +217,6 @@ def test_emulated_relaxation_equals_cpu(emulated, case, refs, direction):
     if n == 0:
         return
     for small in (0, None):                # without and with the block loop
-        # every push records its receivers, so that every push superstep relaxes (a larger
-        # one pushes and applies apart: test_emulated_large_pushes_apply_apart)
         with hp.config.set(engine_small_frontier=small if small is not None else 256,
                            engine_track_edges=10**9):
             for prog, prop in ((SSSP, "dist"), (BFSDepth, "depth")):
@@ -230,9 +228,9 @@ def test_emulated_relaxation_equals_cpu(emulated, case, refs, direction):
                     assert OPS["apply_supersteps"] == 0     # every push applied as it pushed
 
 
-def test_emulated_large_pushes_apply_apart(emulated):
-    """A push superstep whose frontier has more push edges than engine_track_edges runs as
-    push and APPLY (the appends of a large frontier cost more fused); the others relax."""
+def test_emulated_large_pushes_relax_too(emulated):
+    """A push superstep whose frontier has more push edges than engine_track_edges relaxes
+    too (the GPU kernel then loads P before each atomic: the same values)."""
     from tests.engine._emulator import OPS
 
     G = hp.grid_2d(12, 12, weights=(1, 5), seed=1)
@@ -241,11 +239,8 @@ def test_emulated_large_pushes_apply_apart(emulated):
         OPS.clear()
         got = emulated(SSSP, G, source=0, direction="push")
     np.testing.assert_array_equal(got.dist, want.dist)
-    # the host loop fuses where it knows the frontier is small enough (blind batches of
-    # frontiers it has not read apply apart too); never a larger one
-    big = sum(e > 12 for e in got.frontier_edges)
-    assert big > 0 and OPS["apply_supersteps"] >= big and OPS["fused_supersteps"] > 0
-    assert OPS["fused_supersteps"] + OPS["apply_supersteps"] == got.supersteps
+    assert sum(e > 12 for e in got.frontier_edges) > 0
+    assert OPS["apply_supersteps"] == 0 and OPS["fused_supersteps"] == got.supersteps
 
 
 def test_emulated_relaxation_witness_is_a_tree(emulated, case, refs):
@@ -348,6 +343,26 @@ def _graphs():
             "rmat17": hp.rmat(17, edge_factor=8, seed=4, weights=(1, 20), backend="cpu")}
 
 
+def _check_relaxing_runs(G, Gd, A, src, dist, depth, name, loop, direction):
+    """SSSP, BFS depths and near-far SSSP with predecessors on device graph Gd, against
+    SciPy's distances and hops (and the predecessors as a tree of tight edges)."""
+    r = hp.run(SSSP, Gd, backend="gpu", source=src, direction=direction)
+    assert r.extra["loop"] == loop
+    np.testing.assert_array_equal(hp.backend.to_host(r.dist), dist, err_msg=name)
+    r = hp.run(BFSDepth, Gd, backend="gpu", source=src, direction=direction)
+    np.testing.assert_array_equal(hp.backend.to_host(r.depth), depth, err_msg=name)
+    r = hp.run(SSSPNearFar, Gd, backend="gpu", source=src, direction=direction)
+    d = hp.backend.to_host(r.dist)
+    np.testing.assert_array_equal(d, dist, err_msg=name)
+    if name != "rmat17":                     # the tree walk is slow in Python
+        _check_winners(G, d, hp.backend.to_host(r.pred), src)
+    else:                                    # tight edges, vectorised
+        p = hp.backend.to_host(r.pred)
+        v = np.flatnonzero(np.isfinite(d) & (np.arange(len(d)) != src))
+        w = np.asarray(A[p[v], v]).ravel().astype(np.float32)
+        np.testing.assert_array_equal(d[p[v]] + w, d[v])
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("loop", ["device", "host"])
 def test_gpu_relaxation_equals_scipy(loop, monkeypatch):
@@ -364,25 +379,13 @@ def test_gpu_relaxation_equals_scipy(loop, monkeypatch):
         hops = csg.shortest_path(A, unweighted=True, indices=src)
         depth = np.where(np.isinf(hops), np.iinfo(np.int32).max, hops).astype(np.int32)
         Gd = G.to_device()
-        with hp.config.set(engine_loop=loop):
-            for direction in ("auto", "push"):
-                for _ in range(2):                          # a kept run state the second time
-                    r = hp.run(SSSP, Gd, backend="gpu", source=src, direction=direction)
-                    assert r.extra["loop"] == loop
-                    np.testing.assert_array_equal(hp.backend.to_host(r.dist), dist, err_msg=name)
-                    r = hp.run(BFSDepth, Gd, backend="gpu", source=src, direction=direction)
-                    np.testing.assert_array_equal(hp.backend.to_host(r.depth), depth,
-                                                  err_msg=name)
-                    r = hp.run(SSSPNearFar, Gd, backend="gpu", source=src, direction=direction)
-                    d = hp.backend.to_host(r.dist)
-                    np.testing.assert_array_equal(d, dist, err_msg=name)
-                    if name != "rmat17":                     # the tree walk is slow in Python
-                        _check_winners(G, d, hp.backend.to_host(r.pred), src)
-                    else:                                    # tight edges, vectorised
-                        p = hp.backend.to_host(r.pred)
-                        v = np.flatnonzero(np.isfinite(d) & (np.arange(len(d)) != src))
-                        w = np.asarray(A[p[v], v]).ravel().astype(np.float32)
-                        np.testing.assert_array_equal(d[p[v]] + w, d[v])
+        # engine_track_edges=0: every push superstep takes the large frontiers' path (a load
+        # of P before each atomic)
+        for track in (None, 0):
+            with hp.config.set(engine_loop=loop, engine_track_edges=track):
+                for direction in ("auto", "push"):
+                    for _ in range(2):                      # a kept run state the second time
+                        _check_relaxing_runs(G, Gd, A, src, dist, depth, name, loop, direction)
     if loop == "host":
         assert fused                               # the host loop launched fused pushes
 
@@ -419,8 +422,9 @@ def test_gpu_relaxation_of_a_max_program_with_a_priority(loop, refs):
         for u, v, x in edges:
             best[(u, v)] = max(x, best.get((u, v), -np.inf))
         assert codegen.fused_kind(program.bind(WidestPrio32, G, {}), np.dtype(np.int32)) == 2
-        with hp.config.set(engine_loop=loop):
-            for _ in range(2):
+        # twice (the second run on a kept state), then with every push loading P first
+        for track in (None, None, 0):
+            with hp.config.set(engine_loop=loop, engine_track_edges=track):
                 r = hp.run(WidestPrio32, G.to_device(), backend="gpu", source=0)
                 width = hp.backend.to_host(r.width)
                 pred = hp.backend.to_host(r.pred).astype(np.int64)

@@ -377,9 +377,15 @@ $UPDATE_BODY
 // added (+1) and removed (-1).
 __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, unsigned* bm_nxt,
         idx_t* qh_nxt, u64* hcnt, const long long* __restrict__ deg, unsigned* far, u64* rk,
-        bool tset, prio_t thr, int& nfar)
+        bool tset, prio_t thr, bool filter, int& nfar)
 {
     (void)u; (void)far; (void)rk; (void)tset; (void)thr; (void)nfar;
+    if (filter) {   // large frontiers: most messages improve nothing (hubs settle early), and
+                    // a load skips their atomics (an older value only lets more through)
+        const y_t old = *((volatile y_t*)(P + v));
+        const y_t nv = hp_add(old, yv);
+        if ($RELAX_SAME) return -1;
+    }
     // loads issued before the atomics they would otherwise wait for (small frontiers: the
     // superstep is a chain of memory round trips)
     const long long d = deg[v];
@@ -387,9 +393,9 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
     const unsigned fw = far[v >> 5];   // a plain load: an older word that misses the bit leaves
                                        // v waiting too (taken again by the next split)
 #endif
-    {   // the value before the atomic decides whether this sender improved v (no load
-        // filters first: on small frontiers that round trip cost more than the atomics it
-        // saved -- grid SSSP 46.9 against 44.7 ms on an H100)
+    {   // the value before the atomic decides whether this sender improved v (small
+        // frontiers filter nothing first: that round trip cost more than the atomics it saved
+        // -- grid SSSP 46.9 against 44.7 ms on an H100)
         const y_t old = hp_atomic_old(P + v, yv);
         const y_t nv = hp_add(old, yv);
         if ($RELAX_SAME) return -1;
@@ -451,35 +457,49 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
     // the priority's threshold does not change during a push superstep: read once
     const bool tset = HP_PRIORITY && st[S_TSET] != 0ull;
     const prio_t thr = hp_prio_from_bits(st[S_THR]);
+    const bool filter = !hp_tracks(st, cur);
     // relax one edge; true when it queued v (d: its push degree)
     auto relax = [&](idx_t u, long long e, idx_t& v, long long& d) -> bool {
         v = __ldg(indices + e);
         const y_t yv = hp_gather_cg(u, HP_EDGE(vals, e), v$PROPS_ARGS);
         if (hp_is_identity(yv)) return false;
         d = hp_relax(u, v, yv, P_$RELAX_PROP, bm_nxt, qh_nxt, st + S_HCNT + nxt, deg, far, rk, tset,
-                     thr, nfar);
+                     thr, filter, nfar);
         return d >= 0;
     };
 #endif
-    // the next frontier: queue slots by one atomic per warp; push edges (and far-set changes)
-    // summed per block in shared memory, added to the state words once at the end
+    // the next frontier: each warp gathers its new vertices in shared memory and reserves
+    // queue slots 32 at a time (a frontier of a million vertices would otherwise take an
+    // atomic on the one count word per warp and edge round); push edges (and far-set
+    // changes) summed per block in shared memory, added to the state words once at the end
     __shared__ u64 s_edg;
     __shared__ long long s_far;
+    __shared__ idx_t s_q[8][64];                      // 256-thread blocks: 8 warps
+    idx_t* wq = s_q[threadIdx.x >> 5];
+    int wn = 0;                                       // buffered, the same in the whole warp
+    const int lane = threadIdx.x & 31;
     if (threadIdx.x == 0) { s_edg = 0ull; s_far = 0; }
     __syncthreads();
-    auto append = [&](bool add, idx_t v, long long d) {
-        const unsigned act = __activemask();
-        const unsigned m = __ballot_sync(act, add);
-        if (m == 0u) return;
-        const int lane = threadIdx.x & 31;
-        const int leader = __ffs(m) - 1;
+    auto flush = [&](int k) {                        // the first k buffered to the queue
+        __syncwarp();
         u64 base = 0;
-        if (lane == leader) base = atomicAdd(st + S_CNT + nxt, (u64)__popc(m));
-        base = __shfl_sync(act, base, leader);
+        if (lane == 0) base = atomicAdd(st + S_CNT + nxt, (u64)k);
+        base = __shfl_sync(HP_FULL, base, 0);
+        if (lane < k) q_nxt[base + lane] = wq[lane];
+        __syncwarp();
+        if (lane + k < wn) wq[lane] = wq[lane + k];
+        wn -= k;
+        __syncwarp();
+    };
+    auto append = [&](bool add, idx_t v, long long d) {   // warp-collective (hp_frontier_edges)
+        const unsigned m = __ballot_sync(HP_FULL, add);
+        if (m == 0u) return;
         if (add) {
-            q_nxt[base + __popc(m & ((1u << lane) - 1u))] = v;
+            wq[wn + __popc(m & ((1u << lane) - 1u))] = v;
             if (d) atomicAdd(&s_edg, (u64)d);
         }
+        wn += __popc(m);
+        if (wn >= 32) flush(32);
     };
     hp_frontier_edges(indptr, q, qh, cnt, hcnt, deg, [&](bool valid, idx_t u, long long e) {
         idx_t v = 0;
@@ -487,6 +507,7 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
         const bool add = valid && relax(u, e, v, dv);
         append(add, v, dv);
     });
+    if (wn) flush(wn);
 #if HP_FUSED == 2
     if (nfar) atomicAdd((unsigned long long*)&s_far, (unsigned long long)(long long)nfar);
 #endif

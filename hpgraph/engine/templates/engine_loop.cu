@@ -70,11 +70,8 @@ hp_loop(HP_LOOP_PARAMS)
         const bool push = dirmode == 1 || (dirmode == 0 && hp_word(st, S_EDG + cur) <= limit);
 #if HP_FUSED
         // the push applies as it pushes (codegen.fused_kind: claims or relaxation, one gather
-        // side): one grid barrier a superstep, closing it.  A relaxation only while the push
-        // records its receivers (hp_tracks' test, read as every block's branch must be): a
-        // larger frontier's appends, one atomic per warp on the frontier count, cost more
-        // than APPLY's scan of every vertex (R-MAT 21)
-        if (push && (HP_FUSED == 1 || hp_word(st, S_EDG + cur) <= hp_word(st, S_TRACK))) {
+        // side): one grid barrier a superstep, closing it
+        if (push) {
             hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, $FUSE_ARGS, st, hist,
                           hist_cap, limit, 0$PROPS_ARGS);
             hp_grid_sync<true>(st, hist, hist_cap, 0);

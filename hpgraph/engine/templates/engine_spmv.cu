@@ -152,9 +152,9 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
 // heavy list qh, hcnt chunks): light rows by warps, a warp taking `per` frontier vertices
 // (lanes < per hold one each) and dealing their edges evenly over its 32 lanes
 // (expand_balanced), whatever the degrees; heavy rows' HP_HEAVY-edge chunks (hp_heavy_add) a
-// block each.  visit(valid, u, e) per edge e of sender u; in the light loop every lane of a
-// warp calls it together (valid false on the lanes without an edge), so it may use warp
-// intrinsics over the whole warp.
+// block each.  visit(valid, u, e) per edge e of sender u; every lane of a warp calls it
+// together (valid false on the lanes without an edge), so it may use warp intrinsics over the
+// whole warp.
 template <class F>
 __device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indptr, const idx_t* HP_MUT q,
         const idx_t* HP_MUT qh, u64 cnt, u64 hcnt, const long long* __restrict__ deg, F visit)
@@ -183,7 +183,8 @@ __device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indp
         const idx_t u = x < 0 ? qh[h - c] : x;
         const long long s = indptr[u] + c * HP_HEAVY;
         const long long end = min(s + (long long)HP_HEAVY, (long long)indptr[u + 1]);
-        for (long long e = s + threadIdx.x; e < end; e += blockDim.x) visit(true, u, e);
+        for (long long e = s + (threadIdx.x & ~31); e < end; e += blockDim.x)
+            visit(e + lane < end, u, e + lane);
     }
 }
 
