@@ -59,7 +59,7 @@ from .common import push_limit  # noqa: F401  (hpgraph.engine.gpu.push_limit)
 from .gpu_state import (_acquire, _aliasable, _bits, _fill, _ptr, _release,  # noqa: F401
                         clear_cache, split_segments)
 from .common import S_CNT, S_EDG, S_EXEC, S_HALT, S_HCNT, S_STEP, ST_WORDS
-from .launch import APPLY_AUTO, BLOCK, Launches, track_edges
+from .launch import APPLY_AUTO, APPLY_PULLED, BLOCK, Launches, track_edges
 
 #: Initial frontiers up to this size travel as kernel arguments (``hp_init_fused``).
 INLINE_IDS = 8
@@ -263,12 +263,25 @@ class _Run(Launches):
             self._pull(0)
             self._witness(0, False)
             self._apply(touched=False, dir_code=1)
+        elif self._mixed_fuses():
+            # the pull half (each kernel returns at once where the rule says push), then the
+            # fused push of the frontier current then: the step's own, or the next one
+            self._pull(1)
+            self._witness(1, False)
+            self._apply_step(self._grid(self.n, BLOCK, self.s.n_sm * 8), APPLY_PULLED)
+            self._far()
+            self._push_fused(1)
         else:
             self._push(1)
             self._pull(1)
             self._witness(1, False)
             self._apply_step(self._grid(self.n, BLOCK, self.s.n_sm * 8), APPLY_AUTO)
         self._far()
+
+    def _mixed_fuses(self):
+        """Whether a mixed step pushes fused: it then runs up to two supersteps (a pull, then
+        a push), so not for a program with ``max_iterations``, which a batch must not pass."""
+        return self.s.fused != 0 and self.bp.max_iterations is None
 
     def _fuses(self, edges):
         """Whether a push superstep whose frontier has ``edges`` push edges (None: not known)
@@ -395,7 +408,7 @@ class _Run(Launches):
                     break
                 if bp.superstep_cap is not None and step >= bp.superstep_cap:
                     raise SuperstepLimitExceeded(common.cap_message(bp, step))
-                if step + max(BATCHES[-1], mixed_k, loop_k) - hist_read > _st.HIST_CAP:
+                if step + max(BATCHES[-1], 2 * mixed_k, loop_k) - hist_read > _st.HIST_CAP:
                     records.append(self._history(hist_read, step, None))
                     hist_read = step
                 if st[S_HALT] != 0:

@@ -20,7 +20,7 @@ SMALL_BLOCKS_PER_SM = 2
 FAR_BLOCKS_PER_SM = 8
 #: ``hp_apply_step``'s modes (``HP_APPLY_*`` in ``templates/engine_apply.cu``): every vertex;
 #: the receivers a push recorded; after whichever SPMV the device-side direction rule ran.
-APPLY_ALL, APPLY_TOUCHED, APPLY_AUTO = 0, 1, 2
+APPLY_ALL, APPLY_TOUCHED, APPLY_AUTO, APPLY_PULLED = 0, 1, 2, 3
 
 
 def track_edges(n):
@@ -122,8 +122,9 @@ class Launches:
         self._apply_step(grid, APPLY_TOUCHED if touched else APPLY_ALL, dir_code)
 
     def _apply_step(self, grid, mode, dir_code=0):
-        """``hp_apply_step`` in ``mode`` (:data:`APPLY_ALL`, :data:`APPLY_TOUCHED` or
-        :data:`APPLY_AUTO`: the direction rule's choice, ``dir_code`` then unused)."""
+        """``hp_apply_step`` in ``mode`` (:data:`APPLY_ALL`, :data:`APPLY_TOUCHED`,
+        :data:`APPLY_AUTO`: the direction rule's choice, ``dir_code`` then unused, or
+        :data:`APPLY_PULLED`: as ``APPLY_AUTO`` where the rule says pull, else nothing)."""
         self.s.k["hp_apply_step"](grid, (BLOCK,), (np.int32(mode), self.limit)
                                   + self._apply_args() + (np.int32(dir_code),)
                                   + self._feature_args() + self.prop_args)

@@ -433,9 +433,10 @@ class _Kernels(FusedKernels):
 
     def hp_apply_step(self, a):
         """hp_apply_step: mode 0 every vertex, 1 the recorded receivers, 2 after whichever
-        SPMV the direction rule ran (the mode's own arguments first)."""
+        SPMV the direction rule ran, 3 as 2 after a pull only (the mode's own arguments
+        first)."""
         mode, limit, *rest = a
-        if int(mode) != 2:
+        if int(mode) < 2:
             self._apply(tuple(rest), int(mode) == 1)
             return
         st = rest[11]
@@ -445,6 +446,8 @@ class _Kernels(FusedKernels):
         if st[CNT + cur] == 0:
             return
         if self.pushes(st, cur, limit):
+            if int(mode) == 3:
+                return
             self._apply(tuple(rest[:14]) + (0,) + tuple(rest[15:]), self.bp.apply_to == "received")
         else:
             self._apply(tuple(rest[:14]) + (1,) + tuple(rest[15:]), False)

@@ -595,25 +595,25 @@ def test_emulated_fused_push_equals_scipy(emulated, direction, seed):
         r = emulated(BFSAny, G, source=0, direction=direction)
     np.testing.assert_array_equal(r.depth, _bfs_oracle(G, 0))
     assert (r.supersteps, r.active, r.directions) == (ref.supersteps, ref.active, ref.directions)
-    # every superstep closes once, fused or by APPLY; under "auto" the first supersteps run in
-    # a mixed batch (the direction chosen on the device), which is not fused
-    assert OPS["fused_supersteps"] + OPS["apply_supersteps"] == r.supersteps
-    if direction == "push":
-        assert OPS["fused_supersteps"] == r.supersteps
+    # every superstep closes once: a push fused, a pull by APPLY (in a mixed batch too, where
+    # the direction is chosen on the device)
+    assert OPS["fused_supersteps"] == r.directions.count("push")
+    assert OPS["apply_supersteps"] == r.directions.count("pull")
 
 
 @pytest.mark.parametrize("n", [40, 400])
-def test_emulated_fused_push_after_the_mixed_batch(emulated, n):
-    """Under direction="auto" the push batches after the first (mixed) batch are fused."""
+@pytest.mark.parametrize("mixed", [1, 4, 64])
+def test_emulated_fused_push_in_mixed_batches(emulated, n, mixed):
+    """Under direction="auto" every push superstep is fused, those of the mixed batches too
+    (a mixed step may then run two supersteps: no more than the path's)."""
     from tests.engine._programs import BFSAny
 
-    with hp.config.set(engine_small_frontier=0):
+    with hp.config.set(engine_small_frontier=0, engine_mixed_batch=mixed):
         OPS.clear()
         r = emulated(BFSAny, _path(n), source=0)
     np.testing.assert_array_equal(r.depth, np.arange(n))
     assert r.directions == ["push"] * n
-    assert OPS["apply_supersteps"] == hp.config["engine_mixed_batch"]
-    assert OPS["fused_supersteps"] == n - OPS["apply_supersteps"]
+    assert OPS["apply_supersteps"] == 0 and OPS["fused_supersteps"] == n
 
 
 def test_emulated_fused_push_with_witness(emulated):
@@ -736,3 +736,17 @@ def test_a_new_mask_does_not_inherit_the_declaration():
             return v.depth < 3
 
     assert Restated.mask_excludes_active and not Undeclared.mask_excludes_active
+
+
+@pytest.mark.parametrize("max_it", [1, 3, 4, 5])
+def test_emulated_fused_mixed_batches_keep_max_iterations(emulated, max_it):
+    """A fused program with max_iterations: its mixed steps run one superstep each (a fused
+    mixed step may run two), so the run stops exactly where the CPU engine's does."""
+    from tests.engine._programs import BFSAny
+
+    G = _messy(1)        # directions push, push, push, pull, push, push
+    want = hp.run(BFSAny, G, backend="cpu", source=0, max_iterations=max_it, push_alpha=4.0)
+    with hp.config.set(engine_small_frontier=0, engine_mixed_batch=4):
+        got = emulated(BFSAny, G, source=0, max_iterations=max_it)
+    np.testing.assert_array_equal(got.depth, want.depth)
+    assert (got.supersteps, got.active) == (want.supersteps, want.active)

@@ -180,10 +180,12 @@ $UPDATE_BODY
 // kernel's compile time, or three compile units.  mode 0: every vertex (after a pull, or a
 // push of a program applying to all); 1: the receivers a push recorded (hp_tracks; else
 // every vertex); 2: a mixed batch's superstep, after whichever SPMV the direction rule ran
-// (same predicate, hp_pushes; `dir` is then ignored).
+// (same predicate, hp_pushes; `dir` is then ignored); 3: as 2 after a pull only (a fused
+// program's mixed step pushes after APPLY, hp_push_fused).
 #define HP_APPLY_ALL 0
 #define HP_APPLY_TOUCHED 1
 #define HP_APPLY_AUTO 2
+#define HP_APPLY_PULLED 3
 
 #if HP_IN_UNIT(4)
 HP_KERNEL
@@ -192,12 +194,13 @@ hp_apply_step(int mode, u64 limit, long long n, y_t* HP_MUT y, unsigned* bm0, un
               u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir$APPLY_PARAMS$PROPS_MUT_PARAMS)
 {
     bool touched = mode == HP_APPLY_TOUCHED;
-    if (mode == HP_APPLY_AUTO) {
+    if (mode >= HP_APPLY_AUTO) {
         if (st[S_HALT]) return;
         const int cur = (int)(st[S_EXEC] & 1ull);
         if (st[S_CNT + cur] == 0ull) return;
         // read before any block's APPLY closes the superstep: every block decides alike
         const bool pushed = hp_pushes(st, cur, limit);
+        if (pushed && mode == HP_APPLY_PULLED) return;
         touched = pushed && HP_RECEIVED_ONLY;
         dir = pushed ? 0 : 1;
     }
