@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import config
-from . import gpu_state as _st
+from . import codegen, gpu_state as _st
 
 BLOCK = 256
 #: Blocks per SM of a push in a blind batch that starts small (frontier size unknown, far
@@ -62,8 +62,8 @@ class Launches:
             # started far below the tracking threshold (``small``)
             return ((SMALL_BLOCKS_PER_SM if small else 8) * s.n_sm,)
         grid = self._grid(count_hint, BLOCK // 32, s.n_sm * 16)
-        if heavy:      # heavy-row chunks go a block each
-            grid = (max(grid[0], min(heavy, 8 * s.n_sm)),)
+        if heavy:      # heavy-row chunks go a block per BLOCK-edge piece
+            grid = (max(grid[0], min(heavy * -(-codegen.HEAVY // BLOCK), 8 * s.n_sm)),)
         return grid
 
     def _push(self, mode, count_hint=None, heavy=0, small=False):

@@ -151,10 +151,10 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
 // Every edge of the frontier (cnt vertices of q; those of more than HP_HEAVY edges are in the
 // heavy list qh, hcnt chunks): light rows by warps, a warp taking `per` frontier vertices
 // (lanes < per hold one each) and dealing their edges evenly over its 32 lanes
-// (expand_balanced), whatever the degrees; heavy rows' HP_HEAVY-edge chunks (hp_heavy_add) a
-// block each.  visit(valid, u, e) per edge e of sender u; every lane of a warp calls it
-// together (valid false on the lanes without an edge), so it may use warp intrinsics over the
-// whole warp.
+// (expand_balanced), whatever the degrees; heavy rows' HP_HEAVY-edge chunks (hp_heavy_add)
+// in pieces of blockDim edges, a block each.  visit(valid, u, e) per edge e of sender u;
+// every lane of a warp calls it together (valid false on the lanes without an edge), so it
+// may use warp intrinsics over the whole warp.
 template <class F>
 __device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indptr, const idx_t* HP_MUT q,
         const idx_t* HP_MUT qh, u64 cnt, u64 hcnt, const long long* __restrict__ deg, F visit)
@@ -177,14 +177,19 @@ __device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indp
             visit(valid, __shfl_sync(HP_FULL, u, owner), e);
         });
     }
-    for (long long h = blockIdx.x; h < (long long)hcnt; h += gridDim.x) {
-        const idx_t x = qh[h];
+    // a chunk in pieces of a block's width, a block each: a lone hub's chunks then spread
+    // over the whole device (a block walking its chunk left most SMs idle)
+    const long long per_chunk = (HP_HEAVY + blockDim.x - 1) / blockDim.x;
+    for (long long h = blockIdx.x; h < (long long)hcnt * per_chunk; h += gridDim.x) {
+        const long long hc = h / per_chunk;
+        const idx_t x = qh[hc];
         const long long c = x < 0 ? -(long long)x : 0;
-        const idx_t u = x < 0 ? qh[h - c] : x;
-        const long long s = indptr[u] + c * HP_HEAVY;
-        const long long end = min(s + (long long)HP_HEAVY, (long long)indptr[u + 1]);
-        for (long long e = s + (threadIdx.x & ~31); e < end; e += blockDim.x)
-            visit(e + lane < end, u, e + lane);
+        const idx_t u = x < 0 ? qh[hc - c] : x;
+        const long long s = indptr[u] + c * HP_HEAVY + (h - hc * per_chunk) * blockDim.x;
+        const long long end = min(min(s + (long long)blockDim.x, indptr[u] + (c + 1) * HP_HEAVY),
+                                  (long long)indptr[u + 1]);
+        const long long e = s + threadIdx.x;
+        visit(e < end, u, e);
     }
 }
 
