@@ -3,12 +3,12 @@
 **Kept beside the engine because it is faster by more than the 20% the project allows**
 (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, this kernel
 against the same BFS written as a user vertex program on the engine -- ``examples.bfs.
-BFSParents``: an ``any`` reduction, a mask and a witness for the parents; 2026-11-27, the
-engine's device loop with its fused push): R-MAT 21 0.330 ms against 0.815 ms (2.5x; the
-engine's host loop, push and APPLY apart; 1.21 on its device loop); on the 2048 x 2048 grid
-the engine comes within 5% (31.2 ms against 32.6), and the depths-only program
-(``BFSDepth``, whose pushes relax: ``hpgraph.engine.relax``) within 13% (35.1), so long thin
-graphs would lose little on the engine.  Every technique here that the engine now also has
+BFSParents``: an ``any`` reduction, a mask and a witness for the parents; one process,
+2026-11-27, session 25's final run): R-MAT 21 0.435 ms against 0.992 ms (2.3x; the engine's
+host loop; 1.70 on its device loop); on the 2048 x 2048 grid the engine comes within 15%
+(31.0 ms against 35.5 on its device loop), and the depths-only program (``BFSDepth``, whose
+pushes relax: ``hpgraph.engine.relax``) within 20% (37.2), so long thin graphs would lose
+little on the engine.  Every technique here that the engine now also has
 (frontier queues and bitmaps, device-side direction choice, a device-side loop, winner
 witnesses, the warp-balanced frontier expansion, pushes that update the vertex directly) is
 available to user programs through ``hp.run``; what keeps R-MAT 21 apart is the bottom-up

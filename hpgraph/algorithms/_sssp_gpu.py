@@ -4,9 +4,9 @@
 (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, ``hp.sssp``
 with predecessors against the README's SSSP program with ``priority = "dist"`` and ``witness =
 "pred"`` on the engine -- near-far buckets and predecessors, ``examples.sssp.SSSPNearFar``):
-R-MAT 21 2.04 ms against 3.22 ms (1.6x, 2026-11-26, the engine's host loop; 8.89 ms two days
-before); on the 2048 x 2048 grid ``hp.sssp`` takes the near-far step kernel of
-:mod:`._sssp_nearfar`, 36.9 ms against 70.2 ms (1.9x, the engine's device loop).
+R-MAT 21 2.25 ms against 3.74 ms (1.7x, one process, 2026-11-27, the engine's host loop;
+4.00 on its device loop); on the 2048 x 2048 grid ``hp.sssp`` takes the near-far step kernel
+of :mod:`._sssp_nearfar` (38.9 ms against 44.8 on the engine's device loop: 1.15x).
 
 **Why a specialised kernel.**  The same reasons as :mod:`._sssp_nearfar` (the engine has no
 deferred far pile and no moving threshold), plus the ones of :mod:`._bfs_gpu`: on R-MAT 21 the

@@ -8,10 +8,13 @@ dry.  The engine runs the same ordering for any vertex program that declares ``p
 and since that program relaxes (``hpgraph.engine.relax``) each small push superstep is one
 kernel there too, this kernel's far pile is a queue where the engine scans a far bitmap of
 all n vertices, and it records no winners during the run: on the 2048 x 2048 weighted grid
-(thousands of steps, where the cost per step is everything) 37.35 ms here against 49.46 ms for
-the engine program with predecessors on its device loop (1.32x; R-MAT 21: 2.06 against 3.20
-ms on its host loop; one NVIDIA H100, ``benchmarks/bench_vertex_programs.py``, 2026-11-27), so
-``hp.sssp`` keeps it.  The whole step -- relax
+(thousands of steps, where the cost per step is everything) 38.87 ms here against 44.79 ms for
+the engine program with predecessors on its device loop (1.15x; one NVIDIA H100,
+``benchmarks/bench_vertex_programs.py``, one process, 2026-11-27, session 25's final run).
+That is under the 20% the project allows a kept kernel: ``hp.sssp`` on sparse graphs is to
+move onto the engine program (this module then goes) once a device run has checked
+``hp.sssp``'s results and its speed there (see ``benchmarks/README.md``, "Left after session
+25").  The whole step -- relax
 the near queue *or* split the far pile, then close the step -- is one kernel launch whose last
 block decides on the device what the next launch does.  Batches of launches are replayed as CUDA graphs, with one small host
 read per batch (the engine's blind-batch pattern).
