@@ -307,7 +307,10 @@ class _Run(Launches):
         small = edges is not None and edges * 64 <= int(self.track)
         hint = 0 if small else None
         if s.graphs_ok and (k >= config["engine_graph_min"] or (k > 1 and s.calls > 1)):
-            key = (kind, k, int(self.limit), self.direction, self.ptrs, small)
+            # a fused mixed step is another launch sequence (_mixed_fuses: not under
+            # max_iterations, which the code key does not hold)
+            key = (kind, k, int(self.limit), self.direction, self.ptrs, small,
+                   kind == "mixed" and self._mixed_fuses())
             g = s.graphs.get(key)
             if g is None:
                 g = self._capture(kind, k, key, hint)

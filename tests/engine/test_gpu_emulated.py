@@ -605,7 +605,8 @@ def test_emulated_fused_push_equals_scipy(emulated, direction, seed):
 @pytest.mark.parametrize("mixed", [1, 4, 64])
 def test_emulated_fused_push_in_mixed_batches(emulated, n, mixed):
     """Under direction="auto" every push superstep is fused, those of the mixed batches too
-    (a mixed step may then run two supersteps: no more than the path's)."""
+    (a path only pushes; a mixed step running a pull and then a push is in
+    test_emulated_fused_push_equals_scipy)."""
     from tests.engine._programs import BFSAny
 
     with hp.config.set(engine_small_frontier=0, engine_mixed_batch=mixed):
@@ -748,5 +749,20 @@ def test_emulated_fused_mixed_batches_keep_max_iterations(emulated, max_it):
     want = hp.run(BFSAny, G, backend="cpu", source=0, max_iterations=max_it, push_alpha=4.0)
     with hp.config.set(engine_small_frontier=0, engine_mixed_batch=4):
         got = emulated(BFSAny, G, source=0, max_iterations=max_it)
+    np.testing.assert_array_equal(got.depth, want.depth)
+    assert (got.supersteps, got.active) == (want.supersteps, want.active)
+
+
+def test_emulated_kept_state_replays_no_fused_mixed_batch_under_max_iterations(emulated):
+    """Runs without max_iterations capture fused mixed batches (two supersteps a step); a later
+    run on the same kept state with max_iterations must not replay them."""
+    from tests.engine._programs import BFSAny
+
+    G = _messy(1)        # directions push, push, push, pull, push, push
+    want = hp.run(BFSAny, G, backend="cpu", source=0, max_iterations=4, push_alpha=4.0)
+    with hp.config.set(engine_small_frontier=0, engine_mixed_batch=4):
+        for _ in range(2):
+            emulated(BFSAny, G, source=0)
+        got = emulated(BFSAny, G, source=0, max_iterations=4)
     np.testing.assert_array_equal(got.depth, want.depth)
     assert (got.supersteps, got.active) == (want.supersteps, want.active)

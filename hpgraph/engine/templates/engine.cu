@@ -6,7 +6,9 @@
 //   push:  hp_push per gather side, then hp_apply_step over the receivers the push recorded
 //          (apply_to="received") or every vertex
 //   mixed: hp_push, hp_pull_ell, hp_pull_coo (mode 1: each runs only if the device-side
-//          direction rule picks it) then hp_apply_step after whichever ran
+//          direction rule picks it) then hp_apply_step after whichever ran; for a fused
+//          program (hp_push_fused): the pull half, hp_apply_step in mode 3 (after a pull
+//          only), then hp_push_fused in mode 1 on the frontier current then
 // Every kernel reads the superstep's parity and the frontier size from the device state
 // `st`, so a fixed launch sequence can be replayed blind (as a CUDA graph) for several
 // supersteps: once the frontier is empty (or, in a push-only batch, the frontier outgrows
@@ -176,7 +178,7 @@ __device__ __forceinline__ bool hp_tracks(const u64* st, int cur) {
 
 // A heavy frontier vertex (push degree d > HP_HEAVY) joins the heavy list as ceil(d / HP_HEAVY)
 // chunk entries: v, then -1, -2, ... (the chunk's index, negated), so that the push kernel
-// hands out the chunks of every heavy row a block each.  `cnt` is the list's length word.
+// hands out the chunks of every heavy row in pieces of a block's width, a block each.  `cnt` is the list's length word.
 __device__ __forceinline__ void hp_heavy_add(idx_t* qh, u64* cnt, idx_t v, long long d) {
     const long long nch = (d + HP_HEAVY - 1) / HP_HEAVY;
     const u64 b = atomicAdd(cnt, (u64)nch);

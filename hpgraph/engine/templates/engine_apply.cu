@@ -339,7 +339,8 @@ hp_far_take(long long n, unsigned* HP_MUT far, unsigned* bm0, unsigned* bm1, idx
 // a tree even over zero-weight cycles --, and hp_relax_witness copies the senders of the
 // final values into the witness property after the run.
 //
-// Then the last block closes the superstep.  `mode` 0: always run; 2: a frontier with more
+// Then the last block closes the superstep.  `mode` 0: always run; 1 (a fused program's mixed
+// step): run only if the frontier has at most `limit` push edges; 2: a frontier with more
 // push edges than `limit` aborts the batch.  In the device loop (HP_PERSISTENT) this is a
 // device function and the loop's grid barrier closes the superstep instead of the last block.
 //
