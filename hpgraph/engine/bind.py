@@ -282,7 +282,13 @@ def _relax(cls, kernels, gather_fn, update_fn, tolerances, max_iterations, conv,
             or len(matrix_names(cls.edges)) != 1:
         return None
     name = kernels.monoid.name
-    prop = relaxed_property(gather_fn, update_fn, kernels, name, cls.witness)
+    # the recognition walks the callbacks' syntax trees (~30 us): kept on the compiled
+    # callbacks, which are memoised on everything they were compiled from (udf)
+    memo = kernels.__dict__.setdefault("_relax_memo", {})
+    key = (gather_fn, update_fn, name, cls.witness)
+    prop = memo.get(key, False)
+    if prop is False:
+        prop = memo[key] = relaxed_property(gather_fn, update_fn, kernels, name, cls.witness)
     if prop is None or prop in tolerances:
         return None
     if priority is not None and (priority != prop or cls.priority_order != name):
