@@ -15,9 +15,6 @@ Entry points
     kernel's name followed by ``"+relabel"`` (``"csr_mp+relabel"``, ``"csr_lb:4+relabel"``,
     ``"csr+relabel"``) runs it with the columns renumbered by descending column count (see
     "Column relabeling" below).
-:func:`spmv_expr`
-    The same products with any per-edge C expression and extra kernel arguments (the
-    vertex-program engine's entry): ``y[i] = ADD_j EDGE(i, j, A[i, j], extra...)``.
 :func:`push`
     Sparse-frontier push over out-edges, combined with the monoid's atomic.
 :func:`get_kernels`
@@ -43,8 +40,7 @@ bit-identical to the plain kernel's.
 When it applies: a CSR kernel (``csr_lb``, ``csr_mp``, ``csr_vector``, ``csr_scalar``), a
 semiring product (:func:`spmv`) whose multiply reads the column only through ``x[j]`` (not
 ``secondi`` / ``firstj`` / user index ops reading ``j``: :func:`codegen.reads_column`), and no
-``x_active`` (it is indexed by the original column).  Otherwise -- and always for
-:func:`spmv_expr`, whose expression may index any array by ``j`` -- the plain kernel runs, even
+``x_active`` (it is indexed by the original column).  Otherwise the plain kernel runs, even
 when ``"+relabel"`` was asked for.  An automatic choice (format None / ``"auto"`` / ``"csr"`` /
 ``"csc"``) relabels only with ``hp.config["spmv_auto_relabel"]`` on, at least
 ``hp.config["spmv_relabel_min_nnz"]`` entries, and when the relabeling fits
@@ -66,7 +62,7 @@ from ._shared import (BLOCK, FORMATS, RELABEL_BASES, _as_csr, _cached,  # noqa: 
                       _derived, _dummy, _grid, _lock)
 from .relabel import _GATHER, ColumnRelabel, column_relabel, gather, relabel_fits  # noqa: F401
 
-__all__ = ["spmv", "spmv_expr", "push", "get_kernels", "choose_format", "matrix_stats",
+__all__ = ["spmv", "push", "get_kernels", "choose_format", "matrix_stats",
            "FORMATS", "clear_caches", "column_relabel", "ColumnRelabel", "gather", "RELABEL_BASES"]
 
 # Compile-time constants of the generated kernels (each one changes the generated source and is
@@ -396,29 +392,6 @@ def spmv(A, x, sr, *, row_mask=None, complement=False, x_active=None, out=None, 
     return _run(A, build, key_extra, (x,), sr.add, np.dtype(sr.out_dtype), row_mask=row_mask,
                 complement=complement, x_active=x_active, out=out, replace=replace, accum=accum,
                 format=format, terminal=terminal, relabel_x=0 if _column_free(sr) else None)
-
-
-def spmv_expr(A, *, edge_value: str, monoid, in_dtype, name: str, extra_params: str = "",
-              extra_args: tuple = (), preamble: str = "", row_mask=None, complement=False,
-              x_active=None, out=None, replace=False, accum=None, format=None, terminal=True):
-    """``y[i] = ADD_j EDGE(i, j, a)`` with a C expression for the edge value (the engine's entry).
-
-    ``edge_value`` is a C expression over ``i`` (row / destination), ``j`` (column / source),
-    ``a`` (``A[i, j]`` converted to ``in_dtype``; 1 for a pattern matrix) and the parameters
-    declared in ``extra_params`` (e.g. ``"const float* __restrict__ dist"``), whose values
-    ``extra_args`` gives in the same order (cupy arrays or numpy scalars of the exact C type).
-    ``monoid`` (TypedMonoid) reduces.  Other arguments as in :func:`spmv`.
-    """
-    key_extra = ("expr", edge_value, extra_params, preamble, monoid, np.dtype(in_dtype).str, name)
-
-    def build(family, a_dtype, idx_dtype, **flags):
-        return codegen.make_spec(family, name=name, edge_value=edge_value, extra_params=extra_params,
-                                 monoid=monoid, in_dtype=in_dtype, index_dtype=idx_dtype,
-                                 a_dtype=a_dtype, preamble=preamble, **flags)
-
-    return _run(A, build, key_extra, tuple(extra_args), monoid, np.dtype(monoid.dtype),
-                row_mask=row_mask, complement=complement, x_active=x_active, out=out,
-                replace=replace, accum=accum, format=format, terminal=terminal, relabel_x=None)
 
 
 def _run(A, build, key_extra, extra_args, monoid, y_dt, *, row_mask, complement, x_active, out,

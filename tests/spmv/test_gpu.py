@@ -333,30 +333,14 @@ def test_user_defined_semirings(mats, fmt):
         _check(A, _x(rng, A.ncols, sr.in_dtype), sr, fmt, **kw)
 
 
-def test_spmv_expr_matches_semiring(mats):
-    from hpgraph.spmv import gpu
-
-    cp = _cp()
-    rng = np.random.default_rng(8)
-    A = mats["skew"]
-    x = _x(rng, A.ncols, np.float32)
-    sr = ops.lookup_semiring("min_plus", np.float32)
-    ref = cpu_spmv(A, x, sr)
-    for fmt in ("hyb", "csr_lb", "csr_vector", "csr_mp"):
-        got = gpu.spmv_expr(to_dev(A), edge_value="a + hp_ld(dist + j) * scale", monoid=sr.add,
-                            in_dtype=np.float32, name="gather_test",
-                            extra_params="const float* __restrict__ dist, const float scale",
-                            extra_args=(cp.asarray(x), np.float32(1.0)), format=fmt)
-        np.testing.assert_array_equal(to_host(got), ref)
-
-
-def test_compile_error_from_gpu_path(mats):
-    from hpgraph.spmv import gpu
+def test_compile_error_from_gpu_path():
+    from hpgraph.spmv import codegen, gpu
 
     sr = ops.lookup_semiring("min_plus", np.float32)
+    spec = codegen.make_spec("ell", name="broken", edge_value="a + undefined_symbol_q(j)",
+                             monoid=sr.add, in_dtype=np.float32, index_dtype=np.int32)
     with pytest.raises(CompileError) as ei:
-        gpu.spmv_expr(to_dev(mats["grid"]), edge_value="a + undefined_symbol_q(j)", monoid=sr.add,
-                      in_dtype=np.float32, name="broken", format="ell")
+        gpu.get_kernels(spec)
     assert "undefined_symbol_q" in ei.value.source and "undefined_symbol_q" in ei.value.log
     assert ei.value.name.startswith("hpgraph_ell_broken")
 

@@ -336,7 +336,7 @@ def test_emulated_masks_out_accum_replace(emu, fmt):
 
 
 def test_emulated_fallbacks(hp_config, emu, monkeypatch, gpu):
-    """x_active, column-reading multiplies, spmv_expr, HYB/ELL and (auto) small matrices or
+    """x_active, column-reading multiplies, HYB/ELL and (auto) small matrices or
     hp.config["spmv_auto_relabel"] off run the plain kernel; the results stay the CPU's."""
     rng = np.random.default_rng(9)
     A = _mats()["plaw"]
@@ -394,21 +394,6 @@ def test_emulated_fallbacks(hp_config, emu, monkeypatch, gpu):
     # HYB chosen automatically: not a CSR kernel
     for fam in ("hyb", "ell"):
         assert gpu._relabel_decision(False, True, fam, A, 0, 0) == (False, "not a CSR kernel")
-
-
-def test_emulated_spmv_expr_never_relabels(emu, gpu):
-    """The engine's generic expression may index any array by j: plain kernel, even when asked."""
-    rng = np.random.default_rng(10)
-    A = _mats()["plaw"]
-    sr = ops.lookup_semiring("min_plus", np.float32)
-    x = small_ints(rng, A.ncols, np.float32)
-    emu.call = (sr, {})
-    y = gpu.spmv_expr(A, edge_value="a + hp_ld(dist + j)", monoid=sr.add, in_dtype=np.float32,
-                      name="expr_relabel", extra_params="const float* __restrict__ dist", extra_args=(x,),
-                      format="csr_mp+relabel")
-    np.testing.assert_array_equal(y, cpu.spmv(A, x, sr))
-    assert emu.traces[-1] == dict(family="csr_mp", relabel=False, reason="edge value reads the column")
-    assert emu.launched[-1] == ("csr_mp", "CSR") and emu.gathers == 0
 
 
 def test_emulated_user_defined_semirings(emu):

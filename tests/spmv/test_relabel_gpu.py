@@ -4,7 +4,7 @@ Every relabeled product is checked twice: against the CPU reference
 (``hpgraph.spmv.cpu.spmv`` on the original matrix) and bit for bit against the same kernel
 without relabeling (rows keep their entry order, so every reduction runs in the same order).
 ``gpu.TRACE`` says which kernel ran and whether the columns were relabeled, so the fallbacks
-(x_active, multiplies reading ``j``, ``spmv_expr``, small matrices under auto) are asserted,
+(x_active, multiplies reading ``j``, small matrices under auto) are asserted,
 not assumed.  The device-side ``column_relabel`` is compared with an independent NumPy form.
 All tests carry the ``gpu`` marker.
 """
@@ -279,21 +279,6 @@ def test_user_defined_semirings(mats, fmt, trace):
         _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=relabels)
         kw = _materialise(A, sr, dict(out=True, row_mask="bits"), rng)
         _check(A, small_ints(rng, A.ncols, sr.in_dtype), sr, fmt, trace, relabel=relabels, **kw)
-
-
-def test_spmv_expr_does_not_relabel(mats, trace):
-    from hpgraph.spmv import cpu, gpu
-
-    cp = _cp()
-    rng = np.random.default_rng(8)
-    A = mats["plaw"]
-    x = small_ints(rng, A.ncols, np.float32)
-    sr = ops.lookup_semiring("min_plus", np.float32)
-    got = gpu.spmv_expr(to_dev(A), edge_value="a + hp_ld(dist + j) * scale", monoid=sr.add, in_dtype=np.float32,
-                        name="relabel_expr", extra_params="const float* __restrict__ dist, const float scale",
-                        extra_args=(cp.asarray(x), np.float32(1.0)), format="csr_mp+relabel")
-    np.testing.assert_array_equal(to_host(got), cpu.spmv(A, x, sr))
-    assert trace[-1] == dict(family="csr_mp", relabel=False, reason="edge value reads the column")
 
 
 # ---------------------------------------------------------------------------------------
