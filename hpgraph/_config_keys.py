@@ -369,7 +369,9 @@ _KERNELS = (
          "GPU engine, programs with apply_to='received': a push superstep whose frontier has "
          "more push edges than this records no receivers (no touched queue); its APPLY scans "
          "every vertex for received values instead (on R-MAT 21 that took a push of 60 M "
-         "edges from 1.69 to 0.79 ms).  None: n // 2.",
+         "edges from 1.69 to 0.79 ms); a relaxing program's push of such a frontier loads "
+         "each receiver's value before its atomic and skips messages that improve nothing "
+         "(hpgraph.engine.relax).  None: n // 2.",
          _parse_opt_int),
     _Key("engine_block_loop_steps", 1024, _int_range("engine_block_loop_steps", 1, 8192),
          "Most supersteps of one block-loop launch (engine_small_frontier).", int),
