@@ -376,13 +376,18 @@ class _Kernels(FusedKernels):
                                               self.bp.tolerances.get(name))[0])
             props[name][v] = val[0]
         if changed:
-            bm_nxt[v >> 5] |= np.uint32(1 << (v & 31))
-            q_nxt[int(st[CNT + nxt])] = v
-            st[CNT + nxt] += 1
-            st[EDG + nxt] += np.uint64(deg[v])
-            if deg[v] > codegen.HEAVY:
-                _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
+            self._enqueue(v, st, nxt, bm_nxt, q_nxt, qh_nxt, deg)
         return changed
+
+    @staticmethod
+    def _enqueue(v, st, nxt, bm_nxt, q_nxt, qh_nxt, deg):
+        """``v`` joins the next frontier: bit, queue, edge count, heavy list."""
+        bm_nxt[v >> 5] |= np.uint32(1 << (v & 31))
+        q_nxt[int(st[CNT + nxt])] = v
+        st[CNT + nxt] += 1
+        st[EDG + nxt] += np.uint64(deg[v])
+        if deg[v] > codegen.HEAVY:
+            _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
 
     def _close(self, st, hist, cap, d, cur, nxt, cnt, bm_cur, q_cur):
         """The consumed frontier's bits cleared, then hp_close."""

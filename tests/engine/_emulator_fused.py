@@ -123,14 +123,8 @@ class FusedKernels:
                 if bp.witness is not None:            # a strict improver: the smaller word
                     key = _key(yv, dt, self.m.name == "max")
                     rk[v] = min(int(rk[v]), (key << 32) | (u & 0xFFFFFFFF))
-                if self.bit(bm_nxt, v):
-                    continue
-                bm_nxt[v >> 5] |= np.uint32(1 << (v & 31))
-                q_nxt[int(st[CNT + nxt])] = v
-                st[CNT + nxt] += 1
-                st[EDG + nxt] += np.uint64(deg[v])
-                if deg[v] > codegen.HEAVY:
-                    _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
+                if not self.bit(bm_nxt, v):
+                    self._enqueue(v, st, nxt, bm_nxt, q_nxt, qh_nxt, deg)
 
     def hp_relax_witness(self, a):
         """hp_relax_witness: the senders of the final values into the witness property."""
