@@ -60,6 +60,6 @@ Semantics (identical on both back ends)
 """
 
 from ._compiled import CompiledFunction, compile_function
-from ._analysis import analyze_function
+from ._analysis import analyze_function, resolve_free
 
-__all__ = ["CompiledFunction", "compile_function", "analyze_function"]
+__all__ = ["CompiledFunction", "compile_function", "analyze_function", "resolve_free"]

@@ -274,7 +274,7 @@ def analyze_function(func) -> Analysis:
 # Captured values
 
 
-def _resolve_free(func, name):
+def resolve_free(func, name):
     """(found, value) for a free name: closure cell, then global, then builtin."""
     code = func.__code__
     if name in code.co_freevars and func.__closure__:
@@ -301,7 +301,7 @@ def read_captures(a: Analysis) -> dict:
     """
     out: dict[str, tuple] = {}
     for nm in a.free_names:
-        found, val = _resolve_free(a.func, nm)
+        found, val = resolve_free(a.func, nm)
         node = a.name_nodes[nm]
         if not found:
             raise a.src.error(node, f"name {nm!r} is not defined", UdfTypeError)

@@ -55,17 +55,16 @@ def _returned(fn):
 
 def _builtin_call(node, fn, names):
     """``node`` is a call of the builtin ``min`` / ``max`` (one of ``names``) with two
-    positional arguments, not shadowed in ``fn``'s globals: its name, else None."""
+    positional arguments, the name resolving in ``fn`` (closure, globals, builtins) to the
+    builtin itself: its name, else None."""
+    from ..compiler import resolve_free
+
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id in names and len(node.args) == 2 and not node.keywords):
         return None
     name = node.func.id
-    if getattr(fn, "__globals__", {}).get(name, getattr(builtins, name)) is not getattr(builtins,
-                                                                                        name):
-        return None
-    if name in getattr(fn.__code__, "co_freevars", ()):
-        return None
-    return name
+    found, value = resolve_free(fn, name)
+    return name if found and value is getattr(builtins, name) else None
 
 
 def _update_target(update_fn, roles, op) -> str | None:
