@@ -275,7 +275,14 @@ def analyze_function(func) -> Analysis:
 
 
 def resolve_free(func, name):
-    """(found, value) for a free name: closure cell, then global, then builtin."""
+    """What free name ``name`` of ``func`` refers to now: its closure cell, else its module
+    global, else the builtin.
+
+    Returns
+    -------
+    (found, value) : (bool, object)
+        ``(False, None)`` when the name is unbound (or an empty cell).
+    """
     code = func.__code__
     if name in code.co_freevars and func.__closure__:
         cell = func.__closure__[code.co_freevars.index(name)]

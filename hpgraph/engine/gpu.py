@@ -43,7 +43,6 @@ a buffer that a later call writes.
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -244,7 +243,7 @@ class _Run(Launches):
         return self._finish_fast()
 
     # ---- launches ---------------------------------------------------------------------------
-    def _step(self, kind, count_hint=None, heavy=0, edges=None, fuse=None):
+    def _step(self, kind, count_hint=None, heavy=0, edges=None):
         """One superstep of ``kind``: "push", "pull" or "mixed" (device-side choice);
         ``count_hint`` / ``heavy`` / ``edges``: the frontier's size, heavy-list length and push
         edges where the host knows them."""
@@ -252,7 +251,7 @@ class _Run(Launches):
         if kind == "push":
             # under direction="auto" a blind push aborts when the frontier outgrew the limit
             mode = 2 if self.direction == "auto" else 0
-            if self._fuses(edges) if fuse is None else fuse:    # one launch: applies, closes
+            if self.s.fused:        # one launch (codegen.fused_kind): applies and closes
                 self._push_fused(mode, count_hint, heavy, small=edges == 0)
                 self._far()
                 return
@@ -282,12 +281,6 @@ class _Run(Launches):
         """Whether a mixed step pushes fused: it then runs up to two supersteps (a pull, then
         a push), so not for a program with ``max_iterations``, which a batch must not pass."""
         return self.s.fused != 0 and self.bp.max_iterations is None
-
-    def _fuses(self, edges):
-        """Whether a push superstep whose frontier has ``edges`` push edges (None: not known)
-        runs fused (:func:`.codegen.fused_kind`: claims or a relaxation, at any size)."""
-        del edges
-        return self.s.fused != 0
 
     def _block_loop(self, k, small):
         """Up to ``k`` supersteps in one block (``hp_block_loop``), while the frontier has at
@@ -390,11 +383,7 @@ class _Run(Launches):
                 if self.direction == "auto" and self.can_push:
                     self._batch("mixed", mixed_k if max_it is None else min(mixed_k, max_it))
                 elif self.direction == "push":
-                    # the initial frontier's push edges are not read: estimated from its
-                    # size at the mean degree (every vertex active: unknown)
-                    ids = bp.init_active
-                    est = None if ids is None else math.ceil(len(ids) * max(self.s.mean_degree, 1.0))
-                    self._step("push", fuse=self._fuses(est))
+                    self._step("push")
                     bi = 1
                 else:
                     self._step("pull")
@@ -455,7 +444,7 @@ class _Run(Launches):
                     if timed:
                         ev = (self.cp.cuda.Event(), self.cp.cuda.Event())
                         ev[0].record(self.s.stream)
-                    if push and self._fuses(edg):
+                    if push and self.s.fused:
                         self._push_fused(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
                     elif push:
                         self._push(0, count_hint=cnt, heavy=int(st[S_HCNT + cur]))
