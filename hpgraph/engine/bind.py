@@ -284,11 +284,11 @@ def _relax(cls, kernels, gather_fn, update_fn, tolerances, max_iterations, conv,
     name = kernels.monoid.name
     # the recognition walks the callbacks' syntax trees (~30 us): kept on the compiled
     # callbacks, which are memoised on everything they were compiled from (udf)
-    memo = kernels.__dict__.setdefault("_relax_memo", {})
     key = (gather_fn, update_fn, name, cls.witness)
-    prop = memo.get(key, False)
-    if prop is False:
-        prop = memo[key] = relaxed_property(gather_fn, update_fn, kernels, name, cls.witness)
+    if key not in kernels.relax_memo:
+        kernels.relax_memo[key] = relaxed_property(gather_fn, update_fn, kernels, name,
+                                                   cls.witness)
+    prop = kernels.relax_memo[key]
     if prop is None or prop in tolerances:
         return None
     if priority is not None and (priority != prop or cls.priority_order != name):

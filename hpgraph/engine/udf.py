@@ -11,7 +11,7 @@ scalars keep their dtype); changing one recompiles (the value is part of the cac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -70,6 +70,8 @@ class CompiledCallbacks:
     single_output: bool          # update returned a bare value
     mask: Any = None             # compiler.CompiledFunction of mask(v), or None
     mask_args: tuple = ()        # per Python parameter: "self" | "v"
+    # bind's relaxation recognitions (engine.relax), kept with the callbacks they read
+    relax_memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def key(self) -> tuple:
