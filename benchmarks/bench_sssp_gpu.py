@@ -1,5 +1,5 @@
-"""Benchmark: the single-launch near-far SSSP kernel (``_sssp_gpu``) against the step kernel
-(``_sssp_nearfar``, one launch per step) and the engine's Bellman-Ford, on the GPU.
+"""Benchmark: the single-launch near-far SSSP kernel (``_sssp_gpu``) against near-far as an
+engine program (``sssp_gpu_nearfar="engine"``) and the engine's Bellman-Ford, on the GPU.
 
 Graphs: those of ``bench_algorithms.py`` (R-MAT 21 undirected, source = highest degree; the
 2048 x 2048 grid, source 0; integer weights 1..64, float64 distances).  Timing (:mod:`_harness`):
@@ -67,7 +67,7 @@ def main(argv=None):
         row("engine bellman-ford",
             lambda: hp.sssp(G, src, method="bellman-ford", predecessors=False))
         row("engine bellman-ford", lambda: hp.sssp(G, src, method="bellman-ford"))
-        for impl in ("steps", "kernel"):
+        for impl in ("engine", "kernel"):
             with hp.config.set(sssp_gpu_nearfar=impl):
                 deltas = args.deltas.split(",") if impl == "kernel" else ["1"]
                 for f in deltas:

@@ -283,10 +283,11 @@ _ALGORITHMS = (
          "The cooperative BFS kernel records a timeline (setup, then per level: start time, "
          "frontier size, out-edges, direction; the first 64 levels), read by its plan's "
          "profile().", _parse_bool),
-    _Key("sssp_gpu_nearfar", "auto", _choice("sssp_gpu_nearfar", ("auto", "kernel", "steps")),
-         "GPU near-far SSSP: 'kernel' (one cooperative launch), 'steps' (one launch per "
-         "step, replayed in CUDA graphs) or 'auto': the kernel above sssp_gpu_kernel_degree "
-         "mean out-degree, the steps at or below it."),
+    _Key("sssp_gpu_nearfar", "auto", _choice("sssp_gpu_nearfar", ("auto", "kernel", "engine")),
+         "GPU near-far SSSP: 'kernel' (one cooperative launch), 'engine' (the engine's "
+         "Bellman-Ford program ordered by distance, priority='dist', on its device loop) or "
+         "'auto': the kernel above sssp_gpu_kernel_degree mean out-degree, the engine at or "
+         "below it."),
     _Key("sssp_gpu_kernel_degree", 8.0, _number("sssp_gpu_kernel_degree"),
          "Mean out-degree (stored entries per vertex) above which sssp_gpu_nearfar='auto' "
          "takes the single-launch kernel.", float),
@@ -303,12 +304,6 @@ _ALGORITHMS = (
          "(Davidson et al. use 32; wider buckets mean fewer far-pile splits and steps: H200, "
          "grid 2048^2 weights 1..64, factor 32 / 64 / 128 / 256 / 512: 47.1 / 39.3 / 35.7 / "
          "34.8 / 37.3 ms).", float),
-    _Key("sssp_steps_blocks_per_sm", 2, _int_range("sssp_steps_blocks_per_sm", 1, 64),
-         "Blocks per SM of the near-far step kernel (sssp_gpu_nearfar='steps'): more hide "
-         "latency on big frontiers, fewer make each step's close cheaper on small ones.", int),
-    _Key("sssp_steps_graph_min", 16, _int("sssp_steps_graph_min", 1),
-         "Near-far step batches of at least this many steps are replayed as CUDA graphs "
-         "(captured once per cached plan); shorter ones are launched directly.", int),
     _Key("sssp_bf_push_alpha", None, _number("sssp_bf_push_alpha", lo_open=True, none=True),
          "push_alpha of hp.run for the Bellman-Ford vertex program of hp.sssp (negative "
          "weights, method='bellman-ford'); None: push_alpha's.  Results only depend on it "

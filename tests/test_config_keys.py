@@ -41,10 +41,8 @@ DEFAULTS = {
     "sssp_gpu_shape": None,
     "sssp_gpu_profile": False,
     "sssp_delta_factor": 128.0,
-    "sssp_steps_blocks_per_sm": 2,
     "kcore_blocks_per_sm": 2,
     "labelprop_hub_split_per_sm": 2,
-    "sssp_steps_graph_min": 16,
     "sssp_bf_push_alpha": None,
     "triangle_merge_heavy": 2048,
     "triangle_hash_split": 2048,
@@ -90,15 +88,13 @@ CASES = [
     ("bfs_gpu_sparse_degree", 0, [-1, "8", math.inf]),
     ("bfs_gpu_shape", (512, 2), [(500, 1), (2048, 1), (256, 0), [256], "256x1", (256.0, 1)]),
     ("bfs_gpu_profile", True, [1, "yes"]),
-    ("sssp_gpu_nearfar", "steps", ["auto ", None]),
+    ("sssp_gpu_nearfar", "engine", ["auto ", None, "steps"]),
     ("sssp_gpu_kernel_degree", 4.5, [-0.5, "x"]),
     ("sssp_gpu_shape", (1024, 1), [(1056, 1), (32,)]),
     ("sssp_gpu_profile", True, [0]),
     ("sssp_delta_factor", 32, [0, -5, math.inf]),
-    ("sssp_steps_blocks_per_sm", 4, [0, 65, 2.0, True]),
     ("kcore_blocks_per_sm", 8, [0, 65, 1.5, False]),
     ("labelprop_hub_split_per_sm", 0, [-1, 2.0, None]),
-    ("sssp_steps_graph_min", 4, [0, "16"]),
     ("sssp_bf_push_alpha", 2.0, [0, -1, "2"]),
     ("triangle_merge_heavy", 0, [-1, 2048.0]),
     ("triangle_hash_split", 1, [0, None]),
@@ -326,7 +322,7 @@ def test_sssp_gpu_nearfar_choice_and_delta_factor():
 
     G = hp.generators.grid_2d(10, 10, weights=(4, 4), seed=1, backend="cpu")
     deg = G.num_edges / G.num_vertices
-    assert gpu_nearfar_impl(G) == "steps"
+    assert gpu_nearfar_impl(G) == "engine"
     with hp.config.set(sssp_gpu_kernel_degree=deg - 0.5):
         assert gpu_nearfar_impl(G) == "kernel"
     with hp.config.set(sssp_gpu_nearfar="kernel"):

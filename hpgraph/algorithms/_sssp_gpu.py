@@ -5,14 +5,14 @@
 with predecessors against the README's SSSP program with ``priority = "dist"`` and ``witness =
 "pred"`` on the engine -- near-far buckets and predecessors, ``examples.sssp.SSSPNearFar``):
 R-MAT 21 2.25 ms against 3.74 ms (1.7x, one process, 2026-11-27, the engine's host loop;
-4.00 on its device loop); on the 2048 x 2048 grid ``hp.sssp`` takes the near-far step kernel
-of :mod:`._sssp_nearfar` (38.9 ms against 44.8 on the engine's device loop: 1.15x).
+4.00 on its device loop).  On sparse graphs (mean out-degree at most
+``hp.config["sssp_gpu_kernel_degree"]``) ``hp.sssp`` runs that engine program instead
+(:func:`._sssp._near_far_class`; the 2048 x 2048 grid 44.8 ms).
 
-**Why a specialised kernel.**  The same reasons as :mod:`._sssp_nearfar` (the engine has no
-deferred far pile and no moving threshold), plus the ones of :mod:`._bfs_gpu`: on R-MAT 21 the
-work is about 2.3 relaxations per stored edge in ten steps, and the engine's Bellman-Ford spends
-4.5-5 ms (H200) on launches, APPLY passes over every vertex and per-edge queue appends, while
-the relaxations themselves need a fraction of that.  One launch (``cuLaunchCooperativeKernel``)
+**Why a specialised kernel.**  On R-MAT 21 the work is about 2.3 relaxations per stored edge
+in about ten large steps; the engine's fused pushes are latency-bound and it spends a few
+hundred microseconds of host setup and per-superstep launches, while this kernel does every
+step in one launch.  One launch (``cuLaunchCooperativeKernel``)
 runs every step, with grid barriers between the phases and every decision taken on the device.
 
 **Algorithm.**  Near-far (Davidson et al., IPDPS 2014) with the far pile kept implicitly in a

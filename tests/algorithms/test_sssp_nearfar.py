@@ -64,7 +64,7 @@ def test_predecessors_of_both_methods_are_shortest_path_trees(hp_config, graph_c
     """Near-far (one-pass tight predecessors) and Bellman-Ford (the engine's winner witness)
     may pick different trees where shortest paths tie; each must be a shortest-path tree of the
     SciPy distances.  (The GPU single-launch near-far: see test_sssp_gpu.py.)"""
-    hp_config(sssp_gpu_nearfar="steps")
+    hp_config(sssp_gpu_nearfar="engine")
     case = graph_case
     if case.n == 0 or (case.weights is not None and case.weights.dtype.kind == "f"):
         return
@@ -203,8 +203,8 @@ def test_auto_rule(backend_name):
     assert dense.num_edges / dense.num_vertices > degree
     assert choose_method(grid, backend_name) == "near-far"
     assert choose_method(dense, backend_name) == "near-far"
-    # on the GPU: one launch per step on sparse graphs, the single-launch kernel on dense ones
-    assert gpu_nearfar_impl(grid) == "steps" and gpu_nearfar_impl(dense) == "kernel"
+    # on the GPU: the engine program on sparse graphs, the single-launch kernel on dense ones
+    assert gpu_nearfar_impl(grid) == "engine" and gpu_nearfar_impl(dense) == "kernel"
     for G in (grid, dense):
         assert choose_method(G, backend_name, "bellman-ford") == "bellman-ford"
         assert choose_method(G, backend_name, "near-far") == "near-far"
@@ -218,11 +218,6 @@ def test_default_delta():
     assert nf.default_delta(Z) == math.inf
     U = hp.generators.grid_2d(4, 4, backend="cpu")
     assert nf.default_delta(U) == pytest.approx(hp.config["sssp_delta_factor"] / (U.num_edges / U.num_vertices))
-
-
-def test_group_and_heavy_rules():
-    assert [nf.group_size(d) for d in (0.5, 4, 4.1, 9, 30, 500)] == [4, 4, 8, 16, 32, 32]
-    assert nf.heavy_threshold(4) == 256 and nf.heavy_threshold(32) == 1024
 
 
 def test_cpu_near_far_counts_steps():
@@ -249,15 +244,7 @@ def _nvrtc_or_skip():
 def test_kernels_compile(dist, w):
     _nvrtc_or_skip()
     for idx, ptr in ((np.int32, np.int64), (np.int64, np.int64), (np.int32, np.int32)):
-        for group, heavy in ((4, True), (32, False), (8, True)):
-            src, name = nf.nearfar_source(dist, idx, ptr, w, group, None, heavy)
-            assert name in hp.backend.compile_ptx(src, name + ".cu")
         src, name = nf.pred_source(dist, idx, ptr, w, np.int64 if idx == np.int32 else idx)
         assert name in hp.backend.compile_ptx(src, name + ".cu")
 
 
-def test_source_rejects_bad_parameters():
-    with pytest.raises(ValueError):
-        nf.nearfar_source(np.int32)
-    with pytest.raises(ValueError):
-        nf.nearfar_source(np.float32, group=3)
