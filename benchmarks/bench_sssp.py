@@ -15,7 +15,7 @@ predecessor must lie on a tight edge (``_harness.check_sssp``).  Exits 1 on a mi
 Usage::
 
     python benchmarks/bench_sssp.py [--json FILE] [--repeat 5] [--quick]
-        [--graphs rmat21,grid] [--deltas 0.25,0.5,1,2,4,inf] [--blocks 2,4,8]
+        [--graphs rmat21,grid] [--deltas 0.25,0.5,1,2,4,inf]
         [--baseline-repeat 1] [--no-baseline] [--unweighted] [--er DEG,...]
 """
 
@@ -48,7 +48,6 @@ def main(argv=None):
     ap.add_argument("--graphs", default="rmat21,grid")
     ap.add_argument("--deltas", default="0.25,0.5,1,2,4,inf",
                     help="near-far bucket widths as multiples of the default (inf: no far pile)")
-    ap.add_argument("--blocks", default="2,4,8", help="hp.config sssp_steps_blocks_per_sm values (default delta)")
     ap.add_argument("--baseline-repeat", type=int, default=1)
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--unweighted", action="store_true", help="also the unweighted grid")
@@ -107,9 +106,7 @@ def main(argv=None):
             row(f"near-far delta={f} x default ({delta:.1f}), no predecessors",
                 lambda: hp.sssp(G, src, method="near-far", delta=delta, predecessors=False,
                                 backend="gpu"),
-                relax_steps=info["relax_steps"], splits=info["splits"],
-                launches=info["launches"], syncs=info["syncs"], max_queue=info["max_queue"],
-                group=info["group"], heavy=info["heavy"])
+                impl=info.get("impl"), supersteps=info.get("supersteps"))
         row("near-far, with predecessors", lambda: hp.sssp(G, src, method="near-far",
                                                            backend="gpu"))
         row("auto, with predecessors", lambda: hp.sssp(G, src, backend="gpu"))
@@ -120,12 +117,6 @@ def main(argv=None):
         r, pred = timed(lambda: tight_predecessors(G, ref_d, srcs, "gpu", dt, idt), args.repeat)
         report.row(label, "predecessors pass alone (from exact distances)", r,
                    check=check_sssp(A, src, ref_d, pred, ref=dref))
-        # step-kernel grid size
-        for b in [int(x) for x in args.blocks.split(",") if x]:
-            with hp.config.set(sssp_steps_blocks_per_sm=b):
-                row(f"near-far default delta, {b} blocks/SM, no predecessors",
-                    lambda: hp.sssp(G, src, method="near-far", predecessors=False,
-                                    backend="gpu"))
         # plain CuPy warp-per-row Bellman-Ford (float32 distances)
         if not args.no_baseline and not gname.endswith("unweighted"):
             cb = CupyBaselines(G)
