@@ -79,7 +79,7 @@ def check(name, A, source, out, refs) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variants", required=True, help="label=DIR,... (DIR: engine templates)")
-    ap.add_argument("--graphs", default="rmat,grid", help="comma list of: rmat,grid")
+    ap.add_argument("--graphs", default="rmat,grid", help="comma list of: rmat,grid,path")
     ap.add_argument("--programs", default=",".join(PROGRAMS), help="comma list of programs")
     ap.add_argument("--loops", default="device,host", help="engine_loop values")
     ap.add_argument("--rounds", type=int, default=3)
@@ -95,7 +95,12 @@ def main(argv=None) -> int:
     names = args.programs.split(",")
     want = set(args.graphs.split(","))
     rows, failed = [], []
-    for label, G, source in graphs(args.quick):
+    specs = list(graphs(args.quick)) if want - {"path"} else []
+    if "path" in want:              # the per-superstep cost: one vertex a superstep
+        n = 1000 if args.quick else 100_000
+        specs.append((f"path {n}", hp.generators.path(n, backend="gpu" if hp.has_gpu()
+                                                        else "cpu"), 0))
+    for label, G, source in specs:
         if label.split()[0].lower().replace("-", "") not in want:
             continue
         A = G.to_host().to_scipy().tocsr()

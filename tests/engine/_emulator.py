@@ -390,7 +390,7 @@ class _Kernels(FusedKernels):
             _heavy_add(qh_nxt, st, HCNT + nxt, v, int(deg[v]))
 
     def _close(self, st, hist, cap, d, cur, nxt, cnt, bm_cur, q_cur):
-        """The consumed frontier's bits cleared, then hp_close."""
+        """The consumed frontier's bits cleared, then hp_close_at."""
         for i in range(cnt):
             bm_cur[int(q_cur[i]) >> 5] = 0
         step = int(st[STEP])

@@ -176,6 +176,22 @@ __device__ __forceinline__ bool hp_tracks(const u64* st, int cur) {
     return st[S_EDG + cur] <= st[S_TRACK];
 }
 
+// The state words in one round trip: each lane of the calling warp (every lane active) loads
+// one of the HP_ST_WORDS (32) words, coalesced, and hp_sw hands any word to the whole warp --
+// reading them one by one is a chain of round trips, since which parity to read is itself a
+// state word.  For words no other block changes while the caller reads them.  The device
+// loops load coherently (the words changed since the launch); a kernel of the host loop may
+// use its SM's L1 (a launch starts with the state the previous kernel left), so its blocks
+// do not all queue on the two lines in L2.
+__device__ __forceinline__ u64 hp_state_lane(const u64* st) {
+#if HP_PERSISTENT
+    return ((volatile const u64*)st)[threadIdx.x & 31];
+#else
+    return st[threadIdx.x & 31];
+#endif
+}
+__device__ __forceinline__ u64 hp_sw(u64 w, int i) { return __shfl_sync(HP_FULL, w, i); }
+
 // A heavy frontier vertex (push degree d > HP_HEAVY) joins the heavy list as ceil(d / HP_HEAVY)
 // chunk entries: v, then -1, -2, ... (the chunk's index, negated), so that the push kernel
 // hands out the chunks of every heavy row in pieces of a block's width, a block each.  `cnt` is the list's length word.

@@ -5,16 +5,22 @@
 // APPLY, fused: update, change test, property writes, y reset to the identity, active
 // bitmask (atomicOr), frontier queue (warp-aggregated append), frontier size and push-edge
 // count; then clears the consumed frontier's bits and (last block) closes the superstep.
-// The end of a superstep, by one thread once every block is done with APPLY: history record,
-// counter resets, parity flip; an empty next frontier halts the run (or, with vertices
-// waiting for a priority threshold, asks for a split).
-__device__ __forceinline__ void hp_close(u64* HP_MUT st, u64* HP_MUT hist, long long hist_cap, int dir)
+// The end of a superstep, by one thread once every block is done with APPLY or the push
+// (the caller knows the current parity `cur`, and its view of the state is coherent: the last
+// block's after hp_last_block, the device loop's barrier after its acquiring arrival, the
+// block loop's): history record, counter resets, parity flip; an empty next frontier halts the
+// run (or, with vertices waiting for a priority threshold, asks for a split).  Every word it
+// reads is loaded at once: one round trip, where reading the parity first took three.
+__device__ __forceinline__ void hp_close_at(u64* st, int cur, u64* hist, long long hist_cap, int dir)
 {
-    const int cur = (int)(st[S_EXEC] & 1ull), nxt = cur ^ 1;
-    const u64 step = st[S_STEP];
+    const int nxt = cur ^ 1;
+    volatile u64* vs = st;
+    const u64 exec = vs[S_EXEC], step = vs[S_STEP], cnt = vs[S_CNT + cur], edg = vs[S_EDG + cur];
+    const u64 cnt_nxt = vs[S_CNT + nxt];
+    const u64 nfar = HP_PRIORITY ? vs[S_FARCNT] : 0ull;
     u64* h = hist + (long long)(step % (u64)hist_cap) * 3;
-    h[0] = st[S_CNT + cur];
-    h[1] = st[S_EDG + cur];
+    h[0] = cnt;
+    h[1] = edg;
     h[2] = (u64)dir;
     st[S_STEP] = step + 1ull;
     st[S_CNT + cur] = 0ull;
@@ -22,9 +28,9 @@ __device__ __forceinline__ void hp_close(u64* HP_MUT st, u64* HP_MUT hist, long 
     st[S_HCNT + cur] = 0ull;
     st[S_TCNT] = 0ull;
     st[S_DONE] = 0ull;
-    st[S_EXEC] = st[S_EXEC] + 1ull;
-    if (atomicAdd(st + S_CNT + nxt, 0ull) == 0ull) {
-        if (HP_PRIORITY && atomicAdd(st + S_FARCNT, 0ull) != 0ull) st[S_FARPEND] = 1ull;
+    st[S_EXEC] = exec + 1ull;
+    if (cnt_nxt == 0ull) {
+        if (HP_PRIORITY && nfar != 0ull) st[S_FARPEND] = 1ull;
         else st[S_HALT] = 1ull;
     }
 }
@@ -170,7 +176,7 @@ $UPDATE_BODY
         bm_cur[q_cur[i] >> 5] = 0u;
     if (!SELF_CLOSE) return;            // the device loop closes the superstep in its barrier
     if (hp_last_block(st + S_DONE)) {
-        hp_close(st, hist, hist_cap, dir);
+        hp_close_at(st, cur, hist, hist_cap, dir);
         __threadfence();
     }
 }
@@ -423,17 +429,20 @@ __device__ __forceinline__ long long hp_relax(idx_t u, idx_t v, y_t yv, y_t* P, 
 }
 #endif
 
-HP_KERNEL
-hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
+// The fused push given the state words `w` (hp_state_lane): the kernel hp_push_fused below
+// loads them first; the device loops pass the words they loaded at the superstep's start.
+__device__ __forceinline__ void
+hp_push_fused_w(u64 w, const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
               unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1,
               const long long* __restrict__ deg, $FUSE_PARAMS, u64* st, u64* hist, long long hist_cap,
               u64 limit, int mode$PROPS_PLAIN_PARAMS)
 {
-    if (st[S_HALT]) return;
-    const int cur = (int)(st[S_EXEC] & 1ull), nxt = cur ^ 1;
-    const u64 cnt = st[S_CNT + cur];
+    if (hp_sw(w, S_HALT)) return;
+    const int cur = (int)(hp_sw(w, S_EXEC) & 1ull), nxt = cur ^ 1;
+    const u64 cnt = hp_sw(w, S_CNT + cur);
     if (cnt == 0ull) return;
-    if (mode != 0 && !hp_pushes(st, cur, limit)) {
+    const u64 edg = hp_sw(w, S_EDG + cur);
+    if (mode != 0 && !(edg <= limit)) {                                   // hp_pushes
         if (mode == 2 && blockIdx.x == 0 && threadIdx.x == 0) st[S_HALT] = 2ull;
         return;
     }
@@ -443,9 +452,9 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
     unsigned* bm_nxt = cur ? bm0 : bm1;
     idx_t* q_nxt = cur ? q0 : q1;
     idx_t* qh_nxt = cur ? qh0 : qh1;
-    const u64 hcnt = st[S_HCNT + cur];
+    const u64 hcnt = hp_sw(w, S_HCNT + cur);
 #if HP_FUSED == 1
-    const unsigned tag = (unsigned)st[S_STEP] + 1u;
+    const unsigned tag = (unsigned)hp_sw(w, S_STEP) + 1u;
     // relax one edge; true when v changed (d: its push degree, for the next frontier's count)
     auto relax = [&](idx_t u, long long e, idx_t& v, long long& d) -> bool {
         v = __ldg(indices + e);
@@ -459,9 +468,9 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
 #else
     int nfar = 0;
     // the priority's threshold does not change during a push superstep: read once
-    const bool tset = HP_PRIORITY && st[S_TSET] != 0ull;
-    const prio_t thr = hp_prio_from_bits(st[S_THR]);
-    const bool filter = !hp_tracks(st, cur);
+    const bool tset = HP_PRIORITY && hp_sw(w, S_TSET) != 0ull;
+    const prio_t thr = hp_prio_from_bits(hp_sw(w, S_THR));
+    const bool filter = !(edg <= hp_sw(w, S_TRACK));                  // !hp_tracks
     // relax one edge; true when it queued v (d: its push degree)
     auto relax = [&](idx_t u, long long e, idx_t& v, long long& d) -> bool {
         v = __ldg(indices + e);
@@ -525,11 +534,28 @@ hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indice
     if (threadIdx.x == 0 && s_far) atomicAdd(st + S_FARCNT, (u64)s_far);
 #if !HP_PERSISTENT
     if (hp_last_block(st + S_DONE)) {
-        hp_close(st, hist, hist_cap, 0);
+        hp_close_at(st, cur, hist, hist_cap, 0);
         __threadfence();
     }
 #endif
 }
+
+#if !HP_PERSISTENT
+#if HP_FUSED == 2
+#define HP_FUSE_NAMES far, rk
+#else
+#define HP_FUSE_NAMES stamp
+#endif
+HP_KERNEL
+hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
+              unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1,
+              const long long* __restrict__ deg, $FUSE_PARAMS, u64* st, u64* hist, long long hist_cap,
+              u64 limit, int mode$PROPS_PLAIN_PARAMS)
+{
+    hp_push_fused_w(hp_state_lane(st), indptr, indices, vals, bm0, bm1, q0, q1, qh0, qh1, deg, HP_FUSE_NAMES,
+                    st, hist, hist_cap, limit, mode$PROPS_ARGS);
+}
+#endif
 #endif
 
 #if HP_FUSED == 2 && HP_WITNESS && HP_IN_UNIT(6)

@@ -24,23 +24,25 @@ __device__ __forceinline__ u64 hp_arrive(u64* p) {
 // Grid barrier (S_BAR: arrivals, generation).  Thread 0 of each block arrives with a
 // release-acquire atomic (its block's writes, ordered before it by __syncthreads, become
 // visible) and spins on the generation with acquire loads; the last to arrive resets the
-// count, optionally closes the superstep (CLOSE: hp_close, so APPLY needs no last-block
-// detection of its own) and releases the others.
+// count, optionally closes the superstep (CLOSE: hp_close_at for parity `cur`, so APPLY needs
+// no last-block detection of its own) and releases the others.  `gen` is the generation this
+// barrier waits to end: each block counts its barriers (every block passes every barrier), so
+// no load of the generation precedes the arrival.
 template <bool CLOSE>
-__device__ __forceinline__ void hp_grid_sync(u64* st, u64* hist = nullptr, long long hist_cap = 1,
-                                             int dir = 0)
+__device__ __forceinline__ void hp_grid_sync(u64* st, u64& gen, int cur = 0, u64* hist = nullptr,
+                                             long long hist_cap = 1, int dir = 0)
 {
     __syncthreads();
     if (threadIdx.x == 0) {
-        const u64 gen = hp_ld_acquire(st + S_BAR + 1);
         if (hp_arrive(st + S_BAR) == (u64)gridDim.x - 1ull) {
             st[S_BAR] = 0ull;
-            if (CLOSE) hp_close(st, hist, hist_cap, dir);
+            if (CLOSE) hp_close_at(st, cur, hist, hist_cap, dir);
             hp_st_release(st + S_BAR + 1, gen + 1ull);
         } else {
             while (hp_ld_acquire(st + S_BAR + 1) == gen) { }
         }
     }
+    ++gen;
     __syncthreads();
 }
 
@@ -64,17 +66,21 @@ __device__ __forceinline__ u64 hp_word(const u64* st, int i) { return ((volatile
 extern "C" __global__ void __launch_bounds__(256)
 hp_loop(HP_LOOP_PARAMS)
 {
+    // the barrier generation, read once: no block can end the first barrier before this block
+    // arrives at it (the words are not reset between the launches of one run)
+    u64 gen = hp_word(st, S_BAR + 1);
     for (long long it = 0; it < max_steps; ++it) {
-        const int cur = (int)(hp_word(st, S_EXEC) & 1ull);
-        if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;   // grid-uniform
-        const bool push = dirmode == 1 || (dirmode == 0 && hp_word(st, S_EDG + cur) <= limit);
+        const u64 w = hp_state_lane(st);                       // grid-uniform words
+        const int cur = (int)(hp_sw(w, S_EXEC) & 1ull);
+        if (hp_sw(w, S_HALT) != 0ull || hp_sw(w, S_CNT + cur) == 0ull) break;
+        const bool push = dirmode == 1 || (dirmode == 0 && hp_sw(w, S_EDG + cur) <= limit);
 #if HP_FUSED
         // the push applies as it pushes (codegen.fused_kind: claims or relaxation, one gather
         // side): one grid barrier a superstep, closing it
         if (push) {
-            hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, $FUSE_ARGS, st, hist,
-                          hist_cap, limit, 0$PROPS_ARGS);
-            hp_grid_sync<true>(st, hist, hist_cap, 0);
+            hp_push_fused_w(w, indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, $FUSE_ARGS, st, hist,
+                            hist_cap, limit, 0$PROPS_ARGS);
+            hp_grid_sync<true>(st, gen, cur, hist, hist_cap, 0);
         } else
 #endif
         {
@@ -85,35 +91,35 @@ hp_loop(HP_LOOP_PARAMS)
             } else {
                 if (K0 > 0) hp_pull_ell(ell_idx0, ell_val0, n, K0, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
                 if (nseg0 > 0) {
-                    hp_grid_sync<false>(st);
+                    hp_grid_sync<false>(st, gen);
                     hp_pull_coo(seg_row0, seg_ptr0, nseg0, col0, cval0, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
                 }
                 if (nparts > 1) {
-                    hp_grid_sync<false>(st);
+                    hp_grid_sync<false>(st, gen);
                     if (K1 > 0) hp_pull_ell(ell_idx1, ell_val1, n, K1, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
                     if (nseg1 > 0) {
-                        hp_grid_sync<false>(st);
+                        hp_grid_sync<false>(st, gen);
                         hp_pull_coo(seg_row1, seg_ptr1, nseg1, col1, cval1, bm0, bm1, y, st, limit, 0$PULL_ARGS$PROPS_ARGS);
                     }
                 }
             }
-            hp_grid_sync<false>(st);
+            hp_grid_sync<false>(st, gen);
             const bool touched = push && HP_RECEIVED_ONLY;
 #if HP_WITNESS && !HP_PACK
             hp_witness(pip0, pix0, pval0, pip1, pix1, pval1, indptr0, indices0, vals0, indptr1, indices1,
                        vals1, seg_row0, seg_ptr0, nseg0, col0, cval0, nparts, n, y, bm0, bm1, win, wedge, yk, tq, st, limit, 0, (int)push,
                        (int)touched$PROPS_ARGS);
-            hp_grid_sync<false>(st);
+            hp_grid_sync<false>(st, gen);
 #endif
             hp_apply<false>(touched, n, y, bm0, bm1, q0, q1, qh0, qh1, tbm, tq, deg, st, hist, hist_cap, push ? 0 : 1$APPLY_ARGS$PROPS_ARGS);
-            hp_grid_sync<true>(st, hist, hist_cap, push ? 0 : 1);
+            hp_grid_sync<true>(st, gen, cur, hist, hist_cap, push ? 0 : 1);
         }
 #if HP_PRIORITY
         if (hp_word(st, S_FARPEND)) {                        // grid-uniform
             hp_far_min(n, far, st$PROPS_ARGS);
-            hp_grid_sync<false>(st);
+            hp_grid_sync<false>(st, gen);
             hp_far_take(n, far, bm0, bm1, q0, q1, qh0, qh1, deg, st, delta$PROPS_ARGS);
-            hp_grid_sync<false>(st);
+            hp_grid_sync<false>(st, gen);
         }
 #endif
     }
@@ -132,14 +138,15 @@ extern "C" __global__ void __launch_bounds__(256)
 hp_block_loop(u64 big, HP_LOOP_PARAMS)
 {
     for (long long it = 0; it < max_steps; ++it) {
-        const int cur = (int)(hp_word(st, S_EXEC) & 1ull);
-        if (hp_word(st, S_HALT) != 0ull || hp_word(st, S_CNT + cur) == 0ull) break;
-        if (hp_word(st, S_EDG + cur) > big) break;
+        const u64 w = hp_state_lane(st);
+        const int cur = (int)(hp_sw(w, S_EXEC) & 1ull);
+        if (hp_sw(w, S_HALT) != 0ull || hp_sw(w, S_CNT + cur) == 0ull) break;
+        if (hp_sw(w, S_EDG + cur) > big) break;
 #if HP_FUSED
-        hp_push_fused(indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, $FUSE_ARGS, st, hist,
-                      hist_cap, limit, 0$PROPS_ARGS);
+        hp_push_fused_w(w, indptr0, indices0, vals0, bm0, bm1, q0, q1, qh0, qh1, deg, $FUSE_ARGS, st, hist,
+                        hist_cap, limit, 0$PROPS_ARGS);
         __syncthreads();
-        if (threadIdx.x == 0) hp_close(st, hist, hist_cap, 0);
+        if (threadIdx.x == 0) hp_close_at(st, cur, hist, hist_cap, 0);
         __syncthreads();
         continue;
 #endif

@@ -168,9 +168,11 @@ __device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indp
         long long s = 0, d = 0;
         if (lane < per && base + lane < (long long)cnt) {
             u = q[base + lane];
+            // the row's ends and degree loaded together (one round trip after u's)
+            const long long s0 = indptr[u], s1 = indptr[u + 1];
             if (hcnt == 0ull || deg[u] <= HP_HEAVY) {       // else: in the heavy list
-                s = indptr[u];
-                d = indptr[u + 1] - s;
+                s = s0;
+                d = s1 - s0;
             }
         }
         expand_balanced(per, s, d, [&](bool valid, long long e, int owner) {
