@@ -30,7 +30,8 @@ from hpgraph.exceptions import InvalidValue
 DEFAULTS = {
     "bfs_alpha": 15.0,
     "bfs_beta": 18.0,
-    "bfs_gpu_path": "kernel",
+    "bfs_gpu_path": "auto",
+    "bfs_gpu_kernel_degree": 8.0,
     "bfs_engine_push_alpha": 4.0,
     "bfs_pull_format": "csr_vector:4",
     "bfs_gpu_sparse_degree": 8.0,
@@ -82,7 +83,8 @@ DEFAULTS = {
 CASES = [
     ("bfs_alpha", 2.5, ["2", 0, -1, math.inf, True]),
     ("bfs_beta", 30, [None, 0, math.nan]),
-    ("bfs_gpu_path", "engine", ["gpu", 1]),
+    ("bfs_gpu_path", "engine", ["gpu", 1, "steps"]),
+    ("bfs_gpu_kernel_degree", 2.5, [-1, "8"]),
     ("bfs_engine_push_alpha", 8, [0, "4"]),
     ("bfs_pull_format", "csr_scalar", ["csr_vector:", "fast", 4]),
     ("bfs_gpu_sparse_degree", 0, [-1, "8", math.inf]),
@@ -314,6 +316,20 @@ def test_cooperative_launch_shape_rules():
     with hp.config.set(bfs_gpu_shape=(512, 2), sssp_gpu_shape=[128, 8]):
         assert _bfs_gpu.launch_shape(100, 800) == (512, 2)
         assert _sssp_gpu.launch_shape(100, 800) == (128, 8)
+
+
+def test_bfs_gpu_path_choice():
+    from hpgraph.algorithms._bfs import gpu_bfs_impl
+
+    G = hp.generators.grid_2d(10, 10, backend="cpu")
+    deg = G.num_edges / G.num_vertices
+    assert gpu_bfs_impl(G) == "engine"
+    with hp.config.set(bfs_gpu_kernel_degree=deg - 0.5):
+        assert gpu_bfs_impl(G) == "kernel"
+    with hp.config.set(bfs_gpu_path="kernel"):
+        assert gpu_bfs_impl(G) == "kernel"
+        # no vertex: nothing for the kernel to launch
+        assert gpu_bfs_impl(hp.Graph.from_edges([], [], num_vertices=0)) == "engine"
 
 
 def test_sssp_gpu_nearfar_choice_and_delta_factor():

@@ -90,10 +90,10 @@ def bfs(G, source, *, direction="auto", backend=None, to=None):
         raise InvalidValue(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     G, side, on_dev = prepare(G, backend)
     sources = check_sources(G, source)
-    if side == "gpu" and config["bfs_gpu_path"] == "kernel" and G.num_vertices > 0:
+    if side == "gpu" and gpu_bfs_impl(G) == "kernel":
         depth, parent = _bfs_kernel(G, sources, direction)
     elif side == "gpu" and G.num_vertices < 2**32:
-        depth, parent = bfs_engine(G, sources, direction=direction, side=side)
+        depth, parent = bfs_engine(G, sources, direction=direction, side=side, loop="device")
     elif side == "cpu" and direction == "auto" and _scipy_cpu.usable(G):
         depth, parent = _scipy_cpu.bfs_scipy(G, sources, vertex_id_dtype(G.num_vertices))
     else:
@@ -105,9 +105,10 @@ def bfs(G, source, *, direction="auto", backend=None, to=None):
 # BFS as a vertex program (the GPU path)
 #
 # Why: a Python-driven level loop costs a few host round trips per level, which dominates on
-# high-diameter graphs (4,095 levels on a 2048 x 2048 grid: seconds).  The engine runs tiny
-# supersteps blind on the device (CUDA graphs, one host read per batch) and picks push or pull
-# per superstep itself (on the device, within a batch).
+# high-diameter graphs (4,095 levels on a 2048 x 2048 grid: seconds).  hp.bfs runs this
+# program on the engine's device loop (every superstep in one cooperative launch, push or pull
+# chosen on the device) on sparse graphs (:func:`gpu_bfs_impl`): on the grid faster than the
+# single-launch kernel of :mod:`._bfs_gpu`, which dense graphs keep.
 #
 # The program reduces with ``any``: the engine stops a pulled row at its first active
 # in-neighbour, and every active sender of a superstep sits on the same BFS level (a vertex
@@ -129,6 +130,9 @@ def _bfs_any_class(idt):
         reduce = "any"
         y_dtype = "int64"
         apply_to = "received"  # update(v, 0) leaves v unchanged
+        # the mask rejects every reached vertex, so every frontier vertex: the GPU runs each
+        # push superstep as one launch (the first sender to reach v updates it)
+        mask_excludes_active = True
 
         def init(self, graph, depth=None, parent=None, vid=None, active=None):
             return {"depth": depth, "parent": parent, "vid": vid}, active
@@ -192,6 +196,21 @@ def _vertex_ids(G, idt):
     return slot[key]
 
 
+def gpu_bfs_impl(G) -> str:
+    """Which GPU BFS runs on ``G``: ``"kernel"`` (:mod:`._bfs_gpu`, one cooperative launch) or
+    ``"engine"`` (the ``BFSAny`` program on the engine's device loop);
+    ``hp.config["bfs_gpu_path"]`` decides, ``"auto"`` by the mean out-degree
+    (``hp.config["bfs_gpu_kernel_degree"]``): long thin graphs, where a level is a few
+    vertices, run as fast or faster on the engine; dense ones keep the kernel."""
+    impl = config["bfs_gpu_path"]
+    n = int(G.num_vertices)
+    if n == 0:
+        return "engine"
+    if impl != "auto":
+        return impl
+    return "kernel" if int(G.A.nnz) / n > config["bfs_gpu_kernel_degree"] else "engine"
+
+
 def _bfs_kernel(G, sources, direction):
     """The cooperative-kernel BFS (:mod:`._bfs_gpu`), or the engine's where the device refuses
     the cooperative launch (remembered per graph)."""
@@ -207,18 +226,20 @@ def _bfs_kernel(G, sources, direction):
         return bfs_engine(G, sources, direction=direction, side="gpu")
 
 
-def bfs_engine(G, sources, *, direction="auto", side="gpu", push_alpha=None):
+def bfs_engine(G, sources, *, direction="auto", side="gpu", push_alpha=None, loop=None):
     """BFS through :func:`hpgraph.run` (the ``BFSAny`` program above); returns
     ``(depth, parent)`` (int32, and int32 or int64 by the number of vertices).  ``push_alpha``
-    None: ``hp.config["bfs_engine_push_alpha"]``."""
+    None: ``hp.config["bfs_engine_push_alpha"]``; ``loop``: the GPU engine's loop
+    (``hp.config["engine_loop"]``; None: as configured)."""
     from ..program import run
 
     n = int(G.num_vertices)
     idt = vertex_id_dtype(n)
     kw = bfs_run_args(n, sources, lambda: _vertex_ids(G, idt))
-    res = run(_BFS_ANY[idt], G, backend=side, direction=direction,
-              push_alpha=config["bfs_engine_push_alpha"] if push_alpha is None else push_alpha,
-              **kw)
+    with config.set(**({} if loop is None else {"engine_loop": loop})):
+        res = run(_BFS_ANY[idt], G, backend=side, direction=direction,
+                  push_alpha=config["bfs_engine_push_alpha"] if push_alpha is None else
+                  push_alpha, **kw)
     return res.depth, res.parent
 
 

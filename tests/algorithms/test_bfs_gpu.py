@@ -94,19 +94,16 @@ def test_bfs_kernel_paths(hp_config, shape, direction, launch, cases):
 @pytest.mark.gpu
 @pytest.mark.parametrize("direction", ["auto", "push", "pull"])
 def test_bfs_kernel_matches_engine_on_shared_cases(hp_config, direction, cases):
-    """Kernel and engine GPU paths: the same depths (scipy's) on every shared case."""
+    """Kernel, engine (device loop) and auto GPU paths: depths and parents checked against
+    SciPy on every shared case."""
     for case in cases.graph_cases(min_n=1):
         G = cases.to_graph(case, "gpu")
         s = case.n // 2
-        got = {}
-        for path in ("kernel", "engine"):
-            hp_config(bfs_gpu_path=path)
-            got[path] = hp.bfs(G, s, direction=direction)
-        np.testing.assert_array_equal(cases.host(got["kernel"].depth),
-                                      cases.host(got["engine"].depth))
         es, ed, _ = cases.directed_edges(case)
         A = sp.coo_matrix((np.ones(es.size), (es, ed)), shape=(case.n, case.n)).tocsr()
-        cases.check_bfs_matrix(got["kernel"], A, case.n, [s])
+        for path in ("kernel", "engine", "auto"):
+            hp_config(bfs_gpu_path=path)
+            cases.check_bfs_matrix(hp.bfs(G, s, direction=direction), A, case.n, [s])
 
 
 @pytest.mark.gpu
