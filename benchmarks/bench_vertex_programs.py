@@ -9,9 +9,11 @@ Rows (every result checked against SciPy; the run exits non-zero on a mismatch):
 * The SSSP and BFS-depth programs relax (``hpgraph.engine.relax``: their pushes combine into
   the property by atomics, one kernel a push superstep); the rows "relaxation off" run them
   superstep for superstep as the CPU engine does (``hp.config["engine_relax"] = False``).
-* BFS: ``hp.bfs`` (depths and parents) against ``examples.bfs.BFSParents`` (an ``any``
-  reduction with a witness: parents; its host loop fuses push and APPLY, and the row "push and
-  APPLY apart" runs the same program without that) and ``BFSDepth`` (depths only).
+* BFS: ``hp.bfs`` (depths and parents; on the GPU also each of its paths, the single-launch
+  kernel and the engine's ``BFSAny`` program, which ``bfs_gpu_path='auto'`` picks by degree)
+  against ``examples.bfs.BFSParents`` (an ``any`` reduction with a witness: parents; its host
+  loop fuses push and APPLY, and the row "push and APPLY apart" runs the same program without
+  that) and ``BFSDepth`` (depths only).
 * Per-superstep cost with a one-vertex frontier: ``BFSDepth`` on a path (one vertex per
   superstep), device loop against host loop.
 * First use of a new program (a class whose gather and update hold a constant never
@@ -151,6 +153,11 @@ def bench_graph(label, G, source, repeat, gpu, rows):
                 chk_sssp("SSSPNearFar relaxation off"), loop=loop)
     row("hp.bfs (depths and parents)", lambda: hp.bfs(G, source, backend=backend),
         chk_bfs("hp.bfs"))
+    if gpu:                         # both GPU paths of hp.bfs (bfs_gpu_path='auto' picks one)
+        for path in ("kernel", "engine"):
+            with hp.config.set(bfs_gpu_path=path):
+                row(f"hp.bfs, bfs_gpu_path='{path}'", lambda: hp.bfs(G, source, backend=backend),
+                    chk_bfs(f"hp.bfs {path}"))
     for loop in loops:
         row("user BFS + witness (BFSParents)", lambda: hp.run(BFSParents, G, backend=backend,
                                                                source=source),
