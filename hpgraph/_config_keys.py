@@ -186,8 +186,8 @@ _ENGINE = (
          "sequence per superstep, replayed blind in CUDA-graph batches with one host read per "
          "batch; 'auto' takes the host loop: it needs no extra module on a program's first use, "
          "and measured as fast or faster for every program tried except the fused ones on "
-         "long thin graphs (2048 x 2048 grid on an H100: BFS with parents 35.5 against 38.2 "
-         "ms, SSSP with a priority 44.8 against 60.0; benchmarks/README.md, session 25).  "
+         "long thin graphs (2048 x 2048 grid on an H100: BFS with parents 28.3 against 32.8 "
+         "ms, SSSP with a priority 37.5 against 55.5; benchmarks/README.md, session 26).  "
          "Where the device refuses a cooperative "
          "launch the device loop falls back to the host loop (RunResult.extra['loop'])."),
     _Key("engine_loop_blocks_per_sm", 0, _int("engine_loop_blocks_per_sm", 0),

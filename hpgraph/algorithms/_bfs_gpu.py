@@ -1,14 +1,14 @@
 """Direction-optimized BFS on the GPU as one cooperative kernel launch.
 
-**Kept beside the engine because it is faster by more than the 20% the project allows**
-(``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, this kernel
-against the same BFS written as a user vertex program on the engine -- ``examples.bfs.
-BFSParents``: an ``any`` reduction, a mask and a witness for the parents; one process,
-2026-11-27, session 25's final run): R-MAT 21 0.435 ms against 0.992 ms (2.3x; the engine's
-host loop; 1.70 on its device loop); on the 2048 x 2048 grid the engine comes within 15%
-(31.0 ms against 35.5 on its device loop), and the depths-only program (``BFSDepth``, whose
-pushes relax: ``hpgraph.engine.relax``) within 20% (37.2), so long thin graphs would lose
-little on the engine.  Every technique here that the engine now also has
+**Kept beside the engine, for dense graphs, because it is faster there by more than the 20%
+the project allows** (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event
+medians, one process, 2026-11-28, session 26's final run; this kernel against the same BFS
+written as a user vertex program on the engine -- ``examples.bfs.BFSParents``: an ``any``
+reduction, a mask and a witness for the parents): R-MAT 21 0.336 ms against 0.802 ms (2.4x;
+the engine's host loop; 0.872 on its device loop).  On the 2048 x 2048 grid the engine is the
+faster (31.1 ms here against 28.3 for ``BFSParents`` and 29.4 for ``hp.bfs``'s own program on
+the device loop), so ``hp.bfs`` takes the engine on sparse graphs
+(:func:`._bfs.gpu_bfs_impl`).  Every technique here that the engine now also has
 (frontier queues and bitmaps, device-side direction choice, a device-side loop, winner
 witnesses, the warp-balanced frontier expansion, pushes that update the vertex directly) is
 available to user programs through ``hp.run``; what keeps R-MAT 21 apart is the bottom-up

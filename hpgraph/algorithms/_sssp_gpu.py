@@ -4,10 +4,11 @@
 (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, CUDA-event medians, ``hp.sssp``
 with predecessors against the README's SSSP program with ``priority = "dist"`` and ``witness =
 "pred"`` on the engine -- near-far buckets and predecessors, ``examples.sssp.SSSPNearFar``):
-R-MAT 21 2.25 ms against 3.74 ms (1.7x, one process, 2026-11-27, the engine's host loop;
-4.00 on its device loop).  On sparse graphs (mean out-degree at most
-``hp.config["sssp_gpu_kernel_degree"]``) ``hp.sssp`` runs that engine program instead
-(:func:`._sssp._near_far_class`; the 2048 x 2048 grid 44.8 ms).
+R-MAT 21 2.07 ms against 3.28 ms (1.58x, one process, 2026-11-28, the engine's host loop;
+3.50 on its device loop).  On sparse graphs (mean out-degree at most
+``hp.config["sssp_gpu_kernel_degree"]``) ``hp.sssp`` runs an engine program instead
+(:func:`._sssp._near_far_class`; the 2048 x 2048 grid 39.2 ms with predecessors, where this
+kernel pays about 15 us per step).
 
 **Why a specialised kernel.**  On R-MAT 21 the work is about 2.3 relaxations per stored edge
 in about ten large steps; the engine's fused pushes are latency-bound and it spends a few
