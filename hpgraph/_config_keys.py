@@ -267,7 +267,7 @@ _ALGORITHMS = (
          "Mean out-degree (stored entries per vertex) above which bfs_gpu_path='auto' takes "
          "the single-launch kernel.", float),
     _Key("bfs_engine_push_alpha", 4.0, _number("bfs_engine_push_alpha", lo_open=True),
-         "push_alpha of hp.run for BFS's vertex program (bfs_gpu_path='engine'): a masked "
+         "push_alpha of hp.run for BFS's vertex program (hp.bfs on the engine): a masked "
          "'any' pull superstep costs far less than the pull_edges + n the generic rule "
          "assumes.", float),
     _Key("bfs_pull_format", "csr_vector:4", _spmv_format("bfs_pull_format"),

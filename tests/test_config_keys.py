@@ -1,8 +1,8 @@
 """The tuning keys of hp.config: defaults, validation, restoring, and what each one changes.
 
 Every key is read where it is used, at call time, so ``with hp.config.set(...)`` applies to the
-calls inside the block.  The GPU-only keys (launch shapes, kernel timelines, the GPU BFS path,
-the near-far step kernel's grid, cuSPARSE preference) are exercised by the GPU tests
+calls inside the block.  The GPU-only keys (launch shapes, kernel timelines, the GPU BFS and near-far
+paths, cuSPARSE preference) are exercised by the GPU tests
 (tests/algorithms/test_bfs_gpu.py, test_sssp_gpu.py, tests/spmv/test_relabel_gpu.py,
 tests/graphblas/test_mxm_kernels.py); here they are validated and, where the decision is plain
 Python, checked on the CPU.
@@ -322,10 +322,12 @@ def test_bfs_gpu_path_choice():
     from hpgraph.algorithms._bfs import gpu_bfs_impl
 
     G = hp.generators.grid_2d(10, 10, backend="cpu")
-    deg = G.num_edges / G.num_vertices
+    deg = G.A.nnz / G.num_vertices            # stored entries per vertex: 3.6
     assert gpu_bfs_impl(G) == "engine"
-    with hp.config.set(bfs_gpu_kernel_degree=deg - 0.5):
+    with hp.config.set(bfs_gpu_kernel_degree=deg - 0.01):
         assert gpu_bfs_impl(G) == "kernel"
+    with hp.config.set(bfs_gpu_kernel_degree=deg):
+        assert gpu_bfs_impl(G) == "engine"
     with hp.config.set(bfs_gpu_path="kernel"):
         assert gpu_bfs_impl(G) == "kernel"
         # no vertex: nothing for the kernel to launch
@@ -338,9 +340,12 @@ def test_sssp_gpu_nearfar_choice_and_delta_factor():
 
     G = hp.generators.grid_2d(10, 10, weights=(4, 4), seed=1, backend="cpu")
     deg = G.num_edges / G.num_vertices
+    stored = G.A.nnz / G.num_vertices         # what the rule reads: 3.6 entries per vertex
     assert gpu_nearfar_impl(G) == "engine"
-    with hp.config.set(sssp_gpu_kernel_degree=deg - 0.5):
+    with hp.config.set(sssp_gpu_kernel_degree=stored - 0.01):
         assert gpu_nearfar_impl(G) == "kernel"
+    with hp.config.set(sssp_gpu_kernel_degree=stored):
+        assert gpu_nearfar_impl(G) == "engine"
     with hp.config.set(sssp_gpu_nearfar="kernel"):
         assert gpu_nearfar_impl(G) == "kernel"
     assert nf.default_delta(G) == pytest.approx(128 * 4 / deg)

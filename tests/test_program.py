@@ -179,6 +179,12 @@ def test_run_argument_errors(G):
         hp.run(Good, G, backend="cpu", direction="sideways")
     with pytest.raises(InvalidValue, match="max_iterations"):
         hp.run(Good, G, backend="cpu", max_iterations=-1)
+    for bad in ("fast", "", 1, True):
+        with pytest.raises(InvalidValue, match="engine_loop"):
+            hp.run(Good, G, backend="cpu", engine_loop=bad)
+    want = hp.run(Good, G, backend="cpu").dist
+    for loop in ("auto", "device", "host"):           # the CPU has one loop: accepted, ignored
+        np.testing.assert_array_equal(hp.run(Good, G, backend="cpu", engine_loop=loop).dist, want)
 
     class Narrow(Good):                  # int8 has no atomic form: push is impossible
         properties = {"dist": ("int8", 100)}

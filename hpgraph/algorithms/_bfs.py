@@ -208,6 +208,8 @@ def gpu_bfs_impl(G) -> str:
         return "engine"
     if impl != "auto":
         return impl
+    if n >= 2**32:          # BFSAny packs a vertex id into 32 bits
+        return "kernel"
     return "kernel" if int(G.A.nnz) / n > config["bfs_gpu_kernel_degree"] else "engine"
 
 
@@ -230,16 +232,15 @@ def bfs_engine(G, sources, *, direction="auto", side="gpu", push_alpha=None, loo
     """BFS through :func:`hpgraph.run` (the ``BFSAny`` program above); returns
     ``(depth, parent)`` (int32, and int32 or int64 by the number of vertices).  ``push_alpha``
     None: ``hp.config["bfs_engine_push_alpha"]``; ``loop``: the GPU engine's loop
-    (``hp.config["engine_loop"]``; None: as configured)."""
+    (``hp.run(engine_loop=)``; None: ``hp.config["engine_loop"]``)."""
     from ..program import run
 
     n = int(G.num_vertices)
     idt = vertex_id_dtype(n)
     kw = bfs_run_args(n, sources, lambda: _vertex_ids(G, idt))
-    with config.set(**({} if loop is None else {"engine_loop": loop})):
-        res = run(_BFS_ANY[idt], G, backend=side, direction=direction,
-                  push_alpha=config["bfs_engine_push_alpha"] if push_alpha is None else
-                  push_alpha, **kw)
+    res = run(_BFS_ANY[idt], G, backend=side, direction=direction, engine_loop=loop,
+              push_alpha=config["bfs_engine_push_alpha"] if push_alpha is None else push_alpha,
+              **kw)
     return res.depth, res.parent
 
 

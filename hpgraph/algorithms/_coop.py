@@ -1,5 +1,5 @@
-"""What the single-launch traversal kernels share (:mod:`._bfs_gpu`, :mod:`._sssp_gpu`), and
-the per-graph plan cache that :mod:`._sssp_nearfar` uses too.
+"""What the single-launch traversal kernels share (:mod:`._bfs_gpu`, :mod:`._sssp_gpu`): device
+code and the per-graph plan cache.
 
 A *cooperative* launch (``cuLaunchCooperativeKernel``) guarantees that every block of the grid
 is resident at once, or fails; so blocks may wait for each other in a grid-wide barrier, and a

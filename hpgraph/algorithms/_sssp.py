@@ -348,8 +348,8 @@ def _near_far_engine(G, sources, dt, delta):
     if len(_NF) > 64:               # one class per (dtype, delta): bounded
         _NF.clear()
     prog = _program(_NF, _near_far_class, np.dtype(dt), float(delta))
-    with config.set(engine_loop="device"):
-        res = run(prog, G, backend="gpu", dist0=Seeded(np.inf, 0), active=np.unique(sources))
+    res = run(prog, G, backend="gpu", engine_loop="device", dist0=Seeded(np.inf, 0),
+              active=np.unique(sources))
     return res.dist, {"supersteps": res.supersteps, "delta": delta,
                       "loop": res.extra.get("loop")}
 

@@ -5,7 +5,7 @@ cooperatively (``cuLaunchCooperativeKernel``: every block resident at once, or t
 refused), so its blocks can wait for each other at grid barriers: it runs SPMV (push or pull,
 chosen per superstep on the device), the witness pass, APPLY and the priority split of
 superstep after superstep -- the same kernel bodies the host loop launches one by one (a
-fused program's push supersteps are ``hp_push_fused`` and one barrier) -- and the host reads
+fused program's push supersteps are ``hp_push_fused_w`` and one barrier) -- and the host reads
 the state words once at the end.  A launch runs at most ``HIST_CAP``
 supersteps (the history ring's size), so the host reads the history between launches of a
 long run.  The barrier words are state words, zeroed with the others before every run.

@@ -73,8 +73,9 @@ HIST_HEAD = 64
 class _Run(Launches):
     """One call: the per-call settings over a :class:`_State`."""
 
-    def __init__(self, state, bp, direction, push_alpha):
+    def __init__(self, state, bp, direction, push_alpha, loop=None):
         self.s = state
+        self.loop_mode = loop           # None: hp.config["engine_loop"]
         self.cp = state.cp
         self.bp = bp
         self.n = state.n
@@ -339,15 +340,16 @@ class _Run(Launches):
 
     # ---- the loop ------------------------------------------------------------------------
     def loop(self, t_start):
-        """The superstep loop: the host loop below, or with ``hp.config["engine_loop"] ==
-        "device"`` the device loop (one cooperative launch, :mod:`.device_loop`), which falls
+        """The superstep loop: the host loop below, or with ``engine_loop == "device"`` (the
+        call's ``hp.run(engine_loop=)``, else ``hp.config["engine_loop"]``) the device loop (one cooperative launch, :mod:`.device_loop`), which falls
         back to the host loop where the device refuses the launch."""
-        mode = config["engine_loop"]
+        mode = self.loop_mode or config["engine_loop"]
         if mode == "device" and self.bp.converged_hook is not None:
             raise InvalidProgram(
                 f"{self.bp.name} defines converged(), which runs on the host between "
-                "supersteps, so it cannot run in the device loop (hp.config['engine_loop'] == "
-                "'device'): use engine_loop='auto' (the host loop for such programs) or 'host'")
+                "supersteps, so it cannot run in the device loop (engine_loop == 'device', "
+                "by hp.run's argument or hp.config): use engine_loop='auto' (the host loop for "
+                "such programs) or 'host'")
         if mode == "device" and self.s.loop_refused is None:
             try:
                 return device_loop.loop(self, t_start)
@@ -494,8 +496,9 @@ class _Run(Launches):
         return h.astype(np.int64)[np.arange(start, stop) % _st.HIST_CAP]
 
 
-def execute(bp, graph, *, direction, push_alpha, t_start):
+def execute(bp, graph, *, direction, push_alpha, t_start, loop=None):
     """Run bound program ``bp`` on device graph ``graph``; returns a :class:`RunResult`.
+    ``loop``: the superstep loop (``hp.run(engine_loop=)``; None: ``hp.config["engine_loop"]``).
 
     ``setup_time`` is host time until the first superstep is launched (device-side setup --
     property copies, the initial frontier -- overlaps it and counts in ``time``).
@@ -511,7 +514,7 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
     with _backend.out_of_memory_guard(f"preparing vertex program {bp.name}"):
         key, state = _acquire(cp, bp, graph, idt, wdt)
     reused = state.calls > 1
-    run = _Run(state, bp, direction, push_alpha)
+    run = _Run(state, bp, direction, push_alpha, loop)
     try:
         with _backend.out_of_memory_guard(f"running vertex program {bp.name}"):
             run.start()

@@ -18,8 +18,11 @@ from .results import RunResult
 
 __all__ = ["run"]
 
+#: the values of ``hp.run(engine_loop=)`` (those of ``hp.config["engine_loop"]``)
+LOOPS = ("auto", "device", "host")
+
 def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
-        push_alpha=None, outputs=None, **params) -> RunResult:
+        push_alpha=None, outputs=None, engine_loop=None, **params) -> RunResult:
     """Run a vertex program on a graph until no vertex is active (or ``max_iterations``).
 
     Parameters
@@ -45,6 +48,10 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
         The properties the caller will read (default: all).  Only these are returned; the GPU
         engine neither copies nor hands over the others (saves a copy of ``n`` values per
         property and call).
+    engine_loop : {"auto", "device", "host"}, optional
+        The GPU superstep loop for this call (default ``hp.config["engine_loop"]``): a call's
+        own choice, where setting the process-wide key would also change concurrent calls.
+        Ignored on the CPU.
     **params
         Passed to the program's ``init``.
 
@@ -66,6 +73,8 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
     """
     if direction not in DIRECTIONS:
         raise InvalidValue(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    if engine_loop is not None and engine_loop not in LOOPS:
+        raise InvalidValue(f"engine_loop must be one of {LOOPS} or None, got {engine_loop!r}")
     if push_alpha is None:
         push_alpha = config["push_alpha"]
     if push_alpha is not None and (isinstance(push_alpha, bool) or not isinstance(
@@ -89,10 +98,14 @@ def run(program, graph, *, backend=None, direction="auto", max_iterations=None,
             raise InvalidValue(f"{bp.name}.gather_from='all' sends from every vertex every "
                                "superstep, which is a pull; direction='push' is not available")
     if side == "gpu":
-        from . import gpu as _eng
+        from . import gpu
+
+        res = gpu.execute(bp, g, direction=direction, push_alpha=float(push_alpha), t_start=t0,
+                          loop=engine_loop)
     else:
-        from . import cpu as _eng
-    res = _eng.execute(bp, g, direction=direction, push_alpha=float(push_alpha), t_start=t0)
+        from . import cpu
+
+        res = cpu.execute(bp, g, direction=direction, push_alpha=float(push_alpha), t_start=t0)
     if config["trace"]:
         _trace(bp, res)
     return res

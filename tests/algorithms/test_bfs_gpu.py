@@ -1,6 +1,8 @@
-"""The cooperative-kernel BFS (hpgraph.algorithms._bfs_gpu): NVRTC compiles everywhere; on the
-GPU, depths equal scipy's and parents are valid on the shared cases and on graphs built to hit
-each code path (huge / heavy / light top-down vertices, long bottom-up rows, many levels)."""
+"""GPU BFS: the cooperative kernel (hpgraph.algorithms._bfs_gpu) compiles with NVRTC everywhere;
+on the GPU, depths equal scipy's and parents are valid on the shared cases and on graphs built
+to hit each kernel path (huge / heavy / light top-down vertices, long bottom-up rows, many
+levels), by the kernel and by the engine program that bfs_gpu_path='auto' takes on sparse
+graphs."""
 
 import numpy as np
 import pytest
@@ -82,7 +84,14 @@ def _shapes():
 @pytest.mark.parametrize("direction", ["auto", "push", "pull"])
 @pytest.mark.parametrize("shape", _shapes(), ids=lambda x: x[0])
 def test_bfs_kernel_paths(hp_config, shape, direction, launch, cases):
-    hp_config(bfs_gpu_shape=launch)
+    # forced: bfs_gpu_path='auto' would take the engine on the sparse shapes
+    hp_config(bfs_gpu_shape=launch, bfs_gpu_path="kernel")
+    _check_shape(shape, direction, cases)
+
+
+def _check_shape(shape, direction, cases):
+    """hp.bfs on one of _shapes() from its largest-degree vertex, its last vertex and several
+    sources (one repeated), checked against SciPy."""
     name, n, s, d, directed = shape
     Gd, A = _graph(n, s, d, directed)
     deg = np.diff(A.indptr)
@@ -172,3 +181,13 @@ def test_bfs_kernel_profile_and_dead_bitmap(hp_config):
     n = G.num_vertices
     np.testing.assert_array_equal(dead[:n].astype(bool), np.diff(A.T.tocsr().indptr) == 0)
     assert dead[n:].all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+@pytest.mark.parametrize("shape", _shapes(), ids=lambda x: x[0])
+def test_bfs_engine_path_on_kernel_shapes(hp_config, shape, direction, cases):
+    """The engine program (device loop) on the same graphs, multi-source and repeated sources
+    included."""
+    hp_config(bfs_gpu_path="engine")
+    _check_shape(shape, direction, cases)

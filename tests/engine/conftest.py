@@ -209,8 +209,8 @@ def emulated(monkeypatch, request):
     # push_alpha: the CPU engine's default (common.default_push_alpha), so that the tests can
     # compare directions superstep by superstep
     def run(prog, G, direction="auto", push_alpha=4.0, max_iterations=None,
-            outputs=None, **params):
+            outputs=None, engine_loop=None, **params):
         bp = program.bind(prog, G, params, max_iterations, outputs)
         return gpu.execute(bp, G, direction=direction, push_alpha=push_alpha,
-                           t_start=time.perf_counter())
+                           t_start=time.perf_counter(), loop=engine_loop)
     return run

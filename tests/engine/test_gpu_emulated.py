@@ -301,6 +301,26 @@ def test_emulated_state_reuse_and_results_never_alias(emulated):
             assert all(buf is not arr for _, arr in kept)
 
 
+def test_emulated_loop_argument_overrides_config(emulated):
+    """hp.run(engine_loop=) decides for its call: a program with a converged() hook is refused
+    on the device loop when the config asks for it, and runs when the call asks for the host
+    loop under that same config."""
+    class Hooked(SSSP):
+        def converged(self, stats):
+            return False
+
+    G = _graph(3, directed=False)
+    want = hp.run(SSSP, G, backend="cpu", source=0)
+    with hp.config.set(engine_loop="device"):
+        with pytest.raises(hp.exceptions.InvalidProgram, match="converged.*device loop"):
+            emulated(Hooked, G, source=0)
+        got = emulated(Hooked, G, source=0, engine_loop="host")
+    np.testing.assert_array_equal(got.dist, want.dist)
+    assert got.extra["loop"] == "host"
+    with pytest.raises(hp.exceptions.InvalidProgram, match="converged.*device loop"):
+        emulated(Hooked, G, source=0, engine_loop="device")     # the fixture's config: host
+
+
 def test_emulated_reuse_after_partial_runs(emulated):
     G = _graph(6, directed=False)
     for max_it in (1, 2, 0, None, 3, None):

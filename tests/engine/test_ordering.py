@@ -253,6 +253,11 @@ def test_device_loop_refused_falls_back(monkeypatch):
     assert got.extra["loop"] == "host" and "TOO_LARGE" in got.extra["loop_fallback"]
     np.testing.assert_array_equal(hp.backend.to_host(got.dist), want.dist)
     _gpu_engine().clear_cache()
+    # the call's own choice (hp.run(engine_loop=)) takes the same path
+    got = hp.run(PrioSSSP, G.to_device(), backend="gpu", source=0, engine_loop="device")
+    assert got.extra["loop"] == "host" and "TOO_LARGE" in got.extra["loop_fallback"]
+    np.testing.assert_array_equal(hp.backend.to_host(got.dist), want.dist)
+    _gpu_engine().clear_cache()
 
 
 @pytest.mark.gpu
@@ -265,7 +270,14 @@ def test_device_loop_with_converged_hook_is_refused():
     with hp.config.set(engine_loop="device"):
         with pytest.raises(InvalidProgram, match="converged.*device loop"):
             hp.run(Hooked, G, backend="gpu", source=0)
+        assert hp.run(Hooked, G, backend="gpu", source=0, engine_loop="host").extra["loop"] \
+            == "host"
     assert hp.run(Hooked, G, backend="gpu", source=0).extra["loop"] == "host"
+    with pytest.raises(InvalidProgram, match="converged.*device loop"):
+        hp.run(Hooked, G, backend="gpu", source=0, engine_loop="device")
+    # and a program without the hook runs its call on the device loop it asks for
+    assert hp.run(PrioSSSP, G, backend="gpu", source=0, engine_loop="device").extra["loop"] \
+        == "device"
 
 
 def test_device_loop_module_compiles_with_nvrtc():

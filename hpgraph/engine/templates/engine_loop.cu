@@ -6,7 +6,8 @@
 // THE DEVICE LOOP: up to max_steps supersteps in one cooperative launch (every block
 // resident), the phases of a superstep separated by grid barriers; the direction is chosen
 // per superstep from the device state (dirmode 0: the rule, 1: push, 2: pull).  The barrier
-// words (S_BAR) are zeroed with the other state words before every launch.
+// words (S_BAR) are zeroed with the other state words before every run; each launch of a run
+// starts from the generation the previous one left.
 __device__ __forceinline__ u64 hp_ld_acquire(const u64* p) {
     u64 v;
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
