@@ -321,6 +321,28 @@ def test_emulated_loop_argument_overrides_config(emulated):
         emulated(Hooked, G, source=0, engine_loop="device")     # the fixture's config: host
 
 
+def test_emulated_hp_run_forwards_engine_loop(emulated, monkeypatch):
+    """hp.run hands its engine_loop argument to the GPU engine (here emulated: hp.run resolves
+    to the GPU side and keeps the host graph, whose arrays the emulated kernels read)."""
+    import types
+
+    from hpgraph.engine import run as run_mod
+
+    class Hooked(SSSP):
+        def converged(self, stats):
+            return False
+
+    monkeypatch.setattr(run_mod, "_backend", types.SimpleNamespace(resolve=lambda *a: "gpu"))
+    monkeypatch.setattr(hp.Graph, "to_device", lambda self: self)
+    G = _graph(4, directed=False)
+    want = hp.run(SSSP, G.to_host(), backend="cpu", source=0)
+    with pytest.raises(hp.exceptions.InvalidProgram, match="converged.*device loop"):
+        hp.run(Hooked, G, backend="gpu", source=0, engine_loop="device")
+    got = hp.run(Hooked, G, backend="gpu", source=0, engine_loop="host")
+    assert got.backend == "gpu" and got.extra["loop"] == "host"
+    np.testing.assert_array_equal(got.dist, want.dist)
+
+
 def test_emulated_reuse_after_partial_runs(emulated):
     G = _graph(6, directed=False)
     for max_it in (1, 2, 0, None, 3, None):
