@@ -35,7 +35,7 @@ from .._config import config
 from ..exceptions import InvalidValue
 from ..program import VertexProgram
 from . import _scipy_cpu
-from ._common import check_sources, finish, prepare, vertex_id_dtype
+from ._common import check_sources, finish, kernel_or_engine, prepare, vertex_id_dtype
 
 __all__ = ["bfs", "BFSResult"]
 
@@ -204,13 +204,11 @@ def gpu_bfs_impl(G) -> str:
     vertices, run as fast or faster on the engine; dense ones keep the kernel."""
     impl = config["bfs_gpu_path"]
     n = int(G.num_vertices)
-    if n == 0:
+    if n == 0:                  # nothing for the kernel to launch
         return "engine"
-    if impl != "auto":
-        return impl
-    if n >= 2**32:          # BFSAny packs a vertex id into 32 bits
+    if impl == "auto" and n >= 2**32:       # BFSAny packs a vertex id into 32 bits
         return "kernel"
-    return "kernel" if int(G.A.nnz) / n > config["bfs_gpu_kernel_degree"] else "engine"
+    return kernel_or_engine(G, impl, config["bfs_gpu_kernel_degree"])
 
 
 def _bfs_kernel(G, sources, direction):

@@ -41,6 +41,18 @@ def prepare(G, backend=None):
     return G, side, input_on_device
 
 
+def kernel_or_engine(G, choice: str, kernel_degree: float) -> str:
+    """A drop-in's GPU path on ``G``: ``choice`` (its ``hp.config`` key) unless ``"auto"``;
+    then ``"kernel"`` (its single-launch cooperative kernel) above ``kernel_degree`` stored
+    entries per vertex, else ``"engine"`` (its vertex program; also for no vertex at all)."""
+    if choice != "auto":
+        return choice
+    n = int(G.num_vertices)
+    if n == 0:
+        return "engine"
+    return "kernel" if int(G.A.nnz) / n > kernel_degree else "engine"
+
+
 def vertex_id_dtype(n: int) -> np.dtype:
     """dtype of vertex-id results (parents, predecessors, labels) on a graph of ``n`` vertices:
     int32, or int64 from 2**31 - 1 vertices on."""

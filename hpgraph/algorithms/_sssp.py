@@ -57,7 +57,7 @@ from ..exceptions import InvalidGraph, InvalidValue, NegativeCycleError
 from .._config import config
 from ..program import VertexProgram
 from . import _scipy_cpu
-from ._common import check_sources, finish, prepare, vertex_id_dtype
+from ._common import check_sources, finish, kernel_or_engine, prepare, vertex_id_dtype
 from .._arrayops import any_true, bincount
 
 __all__ = ["sssp", "SSSPResult", "distance_dtype", "METHODS", "choose_method"]
@@ -237,13 +237,7 @@ def gpu_nearfar_impl(G) -> str:
     launch) or ``"engine"`` (the engine program of :func:`_near_far_class`);
     ``hp.config["sssp_gpu_nearfar"]`` decides, ``"auto"`` by the mean out-degree
     (``hp.config["sssp_gpu_kernel_degree"]``)."""
-    impl = config["sssp_gpu_nearfar"]
-    if impl != "auto":
-        return impl
-    n = int(G.num_vertices)
-    if n == 0:
-        return "engine"
-    return "kernel" if int(G.A.nnz) / n > config["sssp_gpu_kernel_degree"] else "engine"
+    return kernel_or_engine(G, config["sssp_gpu_nearfar"], config["sssp_gpu_kernel_degree"])
 
 
 def check_weights(G, who):

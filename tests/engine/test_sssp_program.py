@@ -23,37 +23,34 @@ def _sources(n, which):
     return {"first": [0], "last": [n - 1], "three": sorted({0, n // 2, n - 1})}[which]
 
 
-def _want(refs, G, sources):
+def _check(refs, G, sources, got):
+    """Distances of ``got`` against Dijkstra from the nearest of ``sources``."""
     edges = refs.edge_list(G)
-    return np.min([refs.sssp(G.num_vertices, edges, s) for s in sources], axis=0)
+    want = np.min([refs.sssp(G.num_vertices, edges, s) for s in sources], axis=0)
+    np.testing.assert_allclose(np.asarray(got.dist, np.float64), want, rtol=1e-6)
 
 
 @pytest.mark.parametrize("delta", [1e-3, 1.0, 4.0, 1e9, math.inf])
 @pytest.mark.parametrize("which", SOURCES)
 def test_near_far_program_equals_dijkstra(case, refs, delta, which):
     G = refs.build(case)
-    n = G.num_vertices
-    if n == 0:
+    if G.num_vertices == 0:
         return
     prog = _sssp._near_far_class(np.dtype(np.float32), delta)
     assert (prog.priority == "dist") == (not math.isinf(delta))
-    sources = _sources(n, which)
-    got = hp.run(prog, G, backend="cpu", dist0=Seeded(np.inf, 0), active=np.array(sources))
-    np.testing.assert_allclose(np.asarray(got.dist, np.float64), _want(refs, G, sources),
-                               rtol=1e-6)
+    sources = _sources(G.num_vertices, which)
+    _check(refs, G, sources, hp.run(prog, G, backend="cpu", dist0=Seeded(np.inf, 0),
+                                    active=np.array(sources)))
 
 
 @pytest.mark.parametrize("which", SOURCES)
 def test_emulated_near_far_program_without_buckets(emulated, case, refs, which):
     G = refs.build(case)
-    n = G.num_vertices
-    if n == 0:
+    if G.num_vertices == 0:
         return
     prog = _sssp._near_far_class(np.dtype(np.float32), math.inf)
-    sources = _sources(n, which)
-    got = emulated(prog, G, dist0=Seeded(np.inf, 0), active=np.array(sources))
-    np.testing.assert_allclose(np.asarray(got.dist, np.float64), _want(refs, G, sources),
-                               rtol=1e-6)
+    sources = _sources(G.num_vertices, which)
+    _check(refs, G, sources, emulated(prog, G, dist0=Seeded(np.inf, 0), active=np.array(sources)))
 
 
 def test_near_far_class_keeps_a_positive_width():
