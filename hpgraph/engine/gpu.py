@@ -341,8 +341,9 @@ class _Run(Launches):
     # ---- the loop ------------------------------------------------------------------------
     def loop(self, t_start):
         """The superstep loop: the host loop below, or with ``engine_loop == "device"`` (the
-        call's ``hp.run(engine_loop=)``, else ``hp.config["engine_loop"]``) the device loop (one cooperative launch, :mod:`.device_loop`), which falls
-        back to the host loop where the device refuses the launch."""
+        call's ``hp.run(engine_loop=)``, else ``hp.config["engine_loop"]``) the device loop
+        (one cooperative launch, :mod:`.device_loop`), which falls back to the host loop where
+        the device refuses the launch."""
         mode = self.loop_mode or config["engine_loop"]
         if mode == "device" and self.bp.converged_hook is not None:
             raise InvalidProgram(
