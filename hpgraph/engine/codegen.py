@@ -51,8 +51,17 @@ UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_push_fused": 2, "
 
 #: Units a run can do without: compiled in the background when not in the kernel cache, after
 #: the others, one after another (the block loop, 240-290 ms, the longest unit; the host loop
-#: runs small frontiers with the other kernels until it is ready).
-DEFERRED_UNITS = (7,)
+#: runs small frontiers with the other kernels until it is ready; and a fused program's plain
+#: push, which only a mixed batch under ``max_iterations`` launches: such a run waits for it).
+DEFERRED_UNITS = (5, 7)
+
+
+def push_unit(bp, idx_dtype) -> int:
+    """The compile unit of ``hp_push`` (``HP_PUSH_UNIT`` in the template): 2, beside the fused
+    push, or for a fused program (:func:`fused_kind`), whose pushes are ``hp_push_fused``
+    except in mixed batches under ``max_iterations``, a unit of its own (5) compiled in the
+    background: its first run does not wait for it."""
+    return 5 if fused_kind(bp, idx_dtype) else 2
 
 
 def can_push(bp) -> bool:
@@ -66,7 +75,8 @@ def kernel_units(bp, idx_dtype) -> dict:
     ``idx_dtype``, in unit order."""
     out: dict = {}
     for name in kernel_names(bp, idx_dtype):
-        out.setdefault(UNITS[name], []).append(name)
+        u = push_unit(bp, idx_dtype) if name == "hp_push" else UNITS[name]
+        out.setdefault(u, []).append(name)
     return {u: tuple(out[u]) for u in sorted(out)}
 
 

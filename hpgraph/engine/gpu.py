@@ -363,6 +363,8 @@ class _Run(Launches):
     def _host_loop(self, t_start):
         bp = self.bp
         max_it = bp.max_iterations
+        if self.s.fused and max_it is not None and self.direction == "auto" and self.can_push:
+            self.s.wait("hp_push")      # mixed batches push unfused (_mixed_fuses)
         hook = bp.converged_hook
         # hp.config["trace"]: one superstep at a time, each timed by CUDA events
         timed = config["trace"]

@@ -234,6 +234,21 @@ class _State:
         return False
 
 
+    def wait(self, name) -> None:
+        """Make kernel ``name`` launchable, waiting for its deferred unit's compile if needed
+        (a run that will launch it); a failed compile raises its CompileError."""
+        if self.ready(name):
+            return
+        for i, (mod, names) in enumerate(self.pending):
+            if name in names:
+                del self.pending[i]
+                m = mod.module()            # waits; raises CompileError if it failed
+                self.k.update((nm, m.get_function(nm)) for nm in names)
+                return
+        if name in self.failed:
+            raise self.failed[name]
+
+
 def _state_key(bp, idt, wdt, n):
     return (bp.code_key, np.dtype(idt).str, np.dtype(wdt).str, n)
 

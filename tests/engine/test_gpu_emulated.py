@@ -171,6 +171,29 @@ def test_emulated_block_loop_that_fails_to_compile(emulated, monkeypatch):
     assert OPS["block_loop"] == 0
 
 
+@pytest.mark.parametrize("max_it", [None, 1, 3])
+def test_emulated_fused_program_plain_push_deferred(emulated, monkeypatch, max_it):
+    """A fused program's plain push (hp_push, unit 5) compiles in the background: a run
+    without max_iterations never waits for it (its pushes are fused); one with max_iterations,
+    whose mixed batches push unfused, waits for it once, before its first batch; results as
+    the CPU engine's either way.  (A relaxing program does not relax under max_iterations, so
+    it has no unit 5 then: the claims program here.)"""
+    from hpgraph.engine import codegen
+    from tests.engine._programs import BFSAny
+
+    monkeypatch.setitem(LATE, "looks", 1000)   # never ready unless waited for
+    G = _graph(5, directed=False, weighted=False)
+    want = hp.run(BFSAny, G, backend="cpu", source=0, max_iterations=max_it, push_alpha=4.0)
+    bp = program.bind(BFSAny, G, {"source": 0}, max_it, None)
+    assert codegen.fused_kind(bp, np.int32) == 1 and codegen.push_unit(bp, np.int32) == 5
+    OPS.clear()
+    got = emulated(BFSAny, G, source=0, max_iterations=max_it)
+    np.testing.assert_array_equal(got.depth, want.depth)
+    assert (got.supersteps, got.converged) == (want.supersteps, want.converged)
+    assert OPS["late_waits"] == (0 if max_it is None else 1)
+    assert ("launch:hp_push" in OPS) == (max_it is not None)
+
+
 def test_emulated_block_loop_small_frontiers(emulated):
     """A path: every superstep runs in the block loop, in launches bounded by the (64-record)
     history ring, and the records, counts and max_iterations stay exact."""

@@ -32,8 +32,9 @@
 // HP_UNIT (defined k > 0 by the host): only the kernels of unit k are compiled, so the host
 // can compile the units of one program in parallel (NVRTC runs one compile per thread); 0 (the
 // default) compiles every kernel.  Units: 1 pull (ELL, COO tail), 2 push, 3 witness,
-// 4 APPLY, 6 initial frontier, per-call setup and the priority's far-set split (the fused
-// push, hp_push_fused, is in unit 2); with
+// 4 APPLY, 6 initial frontier, per-call setup and the priority's far-set split; a fused
+// program's push is hp_push_fused in unit 2 and its plain hp_push, which only a mixed batch
+// under max_iterations launches, unit 5 (codegen.push_unit: compiled in the background); with
 // HP_PERSISTENT, 7 the block loop and 8 the device loop (their phases, the other kernels'
 // bodies, are then device functions).
 #ifndef HP_UNIT
@@ -87,6 +88,7 @@ typedef unsigned long long u64;
 #define HP_HAS_MASK $HAS_MASK      // the program defines mask(v): receivers it rejects get nothing
 #define HP_ANY $ANY                // the `any` monoid: load a sender only once its bit is set
 #define HP_FUSED $FUSED            // hp_push_fused: 0 none, 1 claims, 2 relaxation (codegen.fused_kind)
+#define HP_PUSH_UNIT (HP_FUSED ? 5 : 2)   // hp_push's compile unit (codegen.push_unit)
 #define HP_EDGE(vals, pos) $EDGE_LOAD
 
 $PREAMBLE

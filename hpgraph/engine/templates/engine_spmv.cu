@@ -147,7 +147,7 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
 // batches): a frontier with more push edges than `limit` aborts the batch so the host can
 // switch to pull.  `track`: record receivers in the touched queue (apply_to="received": APPLY
 // then visits only them).  Receivers that mask(v) rejects are skipped before any load.
-#if HP_IN_UNIT(2)
+#if HP_IN_UNIT(2) || HP_IN_UNIT(5)
 // Every edge of the frontier (cnt vertices of q; those of more than HP_HEAVY edges are in the
 // heavy list qh, hcnt chunks): light rows by warps, a warp taking `per` frontier vertices
 // (lanes < per hold one each) and dealing their edges evenly over its 32 lanes
@@ -194,7 +194,9 @@ __device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indp
         visit(e < end, u, e);
     }
 }
+#endif
 
+#if HP_IN_UNIT(HP_PUSH_UNIT)
 HP_KERNEL
 hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
         const idx_t* HP_MUT q0, const idx_t* HP_MUT q1,
