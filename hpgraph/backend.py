@@ -235,14 +235,15 @@ def raw_module(source: str, options: tuple = ("-std=c++17",), name_expressions: 
     return mod
 
 
-def raw_modules(source: str, option_sets, defer=()) -> list:
+def raw_modules(source: str, option_sets, defer=(), cooperative=()) -> list:
     """One compiled module of ``source`` per tuple of ``option_sets`` (the engine's program
     units), through hpgraph's on-disk cubin cache (:mod:`hpgraph.kernel_cache`): a known
     source loads without NVRTC; new ones compile in parallel threads, those whose options are
-    in ``defer`` in the background (a :class:`hpgraph.kernel_cache.Deferred` in the list)."""
+    in ``defer`` in the background (a :class:`hpgraph.kernel_cache.Deferred` in the list);
+    those in ``cooperative`` launch their kernels with ``cuLaunchCooperativeKernel``."""
     from .kernel_cache import modules
 
-    return modules(cupy(), source, option_sets, defer)
+    return modules(cupy(), source, option_sets, defer, cooperative)
 
 
 def device_free_bytes() -> int:

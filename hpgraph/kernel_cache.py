@@ -128,32 +128,37 @@ class Deferred:
     compile raises its :class:`~hpgraph.exceptions.CompileError` from :meth:`module`.
     """
 
-    def __init__(self, cp, future, path):
+    def __init__(self, cp, future, path, cooperative=False):
         self._cp = cp
         self._future = future
         self._path = path
+        self._coop = cooperative
 
     def ready(self) -> bool:
         return self._future.done()
 
     def module(self):
         self._future.result()
-        return _load(self._cp, self._path)
+        return _load(self._cp, self._path, self._coop)
 
 
-def _load(cp, path: Path):
+def _load(cp, path: Path, cooperative=False):
     dev = cp.cuda.runtime.getDevice()
-    mod = _loaded.get((dev, str(path)))
+    key = (dev, str(path), bool(cooperative))
+    mod = _loaded.get(key)
     if mod is None:
-        mod = _loaded[(dev, str(path))] = cp.RawModule(path=str(path))
+        # cooperative: its kernels launch with cuLaunchCooperativeKernel (grid barriers)
+        mod = _loaded[key] = cp.RawModule(path=str(path),
+                                          enable_cooperative_groups=bool(cooperative))
     return mod
 
 
-def modules(cp, source: str, option_sets, defer=()) -> list:
+def modules(cp, source: str, option_sets, defer=(), cooperative=()) -> list:
     """One ``cupy.RawModule`` per tuple of ``option_sets``, for ``source`` on the current
     device (``cp``: the cupy module): loaded from the cache, the misses compiled first (in
     parallel threads).  A miss whose options are in ``defer`` is compiled in a background
-    thread instead and comes back as a :class:`Deferred` (a hit is loaded as the others)."""
+    thread instead and comes back as a :class:`Deferred` (a hit is loaded as the others).
+    Modules whose options are in ``cooperative`` launch their kernels cooperatively."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ._config import config
@@ -161,6 +166,7 @@ def modules(cp, source: str, option_sets, defer=()) -> list:
     arch = "sm_" + cp.cuda.Device().compute_capability
     option_sets = [tuple(o) for o in option_sets]
     defer = {tuple(o) for o in defer}
+    coop = [tuple(o) in {tuple(c) for c in cooperative} for o in option_sets]
     if config["dump_source"] is not None:
         from .cuda_source import save
 
@@ -179,4 +185,5 @@ def modules(cp, source: str, option_sets, defer=()) -> list:
     # each other down (see engine.codegen.UNITS)
     late = {p: _background().submit(lambda o=o, p=p: _store(p, cubin(source, o, arch)))
             for o, p in missing if o in defer}
-    return [Deferred(cp, late[p], p) if p in late else _load(cp, p) for p in paths]
+    return [Deferred(cp, late[p], p, c) if p in late else _load(cp, p, c)
+            for p, c in zip(paths, coop)]

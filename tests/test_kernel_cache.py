@@ -56,6 +56,34 @@ def test_unusable_cache_dir_falls_back(tmp_path):
     assert d.is_dir()
 
 
+def test_modules_load_cooperative_ones_cooperatively(tmp_path):
+    """Option sets listed in ``cooperative`` load as modules whose kernels launch with
+    cuLaunchCooperativeKernel (CuPy's ``enable_cooperative_groups``), the others not; the same
+    cubin loaded both ways gives two modules.  A stand-in for CuPy: no GPU needed."""
+    import types
+
+    _nvrtc_or_skip()
+    made = []
+
+    def raw_module(path, enable_cooperative_groups=False):
+        made.append((path, enable_cooperative_groups))
+        return types.SimpleNamespace(path=path, coop=enable_cooperative_groups)
+
+    cp = types.SimpleNamespace(
+        RawModule=raw_module,
+        cuda=types.SimpleNamespace(Device=lambda: types.SimpleNamespace(compute_capability="90"),
+                                   runtime=types.SimpleNamespace(getDevice=lambda: 0)))
+    plain, coop = ("-DHP_VALUE=1",), ("-DHP_VALUE=2",)
+    with hp.config.set(kernel_cache=str(tmp_path)):
+        a, b = kernel_cache.modules(cp, SRC, [plain, coop], cooperative=[coop])
+        assert (a.coop, b.coop) == (False, True)
+        (c,) = kernel_cache.modules(cp, SRC, [coop])              # same cubin, not cooperative
+        assert c.coop is False and c.path == b.path and c is not b
+        (d,) = kernel_cache.modules(cp, SRC, [coop], cooperative=[coop])
+        assert d is b                                          # loaded once per kind
+    assert len(made) == 3 and len(list(tmp_path.glob("*.cubin"))) == 2
+
+
 @pytest.mark.gpu
 def test_modules_compile_once_then_load(tmp_path, monkeypatch):
     import cupy as cp

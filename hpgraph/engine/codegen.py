@@ -80,9 +80,16 @@ def kernel_units(bp, idx_dtype) -> dict:
     return {u: tuple(out[u]) for u in sorted(out)}
 
 
+#: The device loop's compile unit (``hp_loop``, :mod:`.device_loop`): a persistent-mode unit
+#: launched cooperatively, compiled with the others where the run asks for the device loop.
+LOOP_UNIT = 8
+
+
 def unit_options(unit: int) -> tuple:
-    """NVRTC options of compile unit ``unit`` (the block loop is a persistent-mode unit)."""
-    return ("-std=c++17", f"-DHP_UNIT={unit}") + (("-DHP_PERSISTENT=1",) if unit == 7 else ())
+    """NVRTC options of compile unit ``unit`` (the block loop and the device loop are
+    persistent-mode units)."""
+    return ("-std=c++17", f"-DHP_UNIT={unit}") + \
+        (("-DHP_PERSISTENT=1",) if unit in (7, LOOP_UNIT) else ())
 
 
 def block_loop_ok(bp) -> bool:

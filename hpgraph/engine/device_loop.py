@@ -24,7 +24,7 @@ import numpy as np
 from .. import backend as _backend
 from .._config import config
 from ..exceptions import SuperstepLimitExceeded
-from . import common
+from . import codegen, common
 from .common import S_CNT, S_EXEC, S_HALT, S_STEP
 
 #: ``engine_loop_blocks_per_sm`` is capped by the kernel's occupancy at this block size.
@@ -36,12 +36,17 @@ class LoopRefused(RuntimeError):
 
 
 def _kernel(state):
-    """The device loop's kernel of ``state``'s program (compiled once per run state)."""
+    """The device loop's kernel of ``state``'s program: compiled with the program's other
+    units where the state was made for a device-loop run, else here on first use -- through
+    hpgraph's cubin cache either way, launched cooperatively."""
     if state.loop_kernel is None:
-        # unit 8: hp_loop alone (with HP_PERSISTENT the other kernels are its device functions)
-        mod = _backend.raw_module("#define HP_PERSISTENT 1\n" + state.source,
-                                  ("-std=c++17", "-DHP_UNIT=8"), cooperative=True)
-        kern = mod.get_function("hp_loop")
+        kern = state.k.get("hp_loop")
+        if kern is None:
+            # unit LOOP_UNIT: hp_loop alone (with HP_PERSISTENT the other kernels are its
+            # device functions)
+            opts = codegen.unit_options(codegen.LOOP_UNIT)
+            (mod,) = _backend.raw_modules(state.source, [opts], cooperative=[opts])
+            kern = state.k["hp_loop"] = mod.get_function("hp_loop")
         occ = _backend.occupancy(kern, BLOCK)
         if occ < 1:
             state.loop_refused = "the loop kernel cannot be resident (occupancy 0)"

@@ -515,7 +515,8 @@ def execute(bp, graph, *, direction, push_alpha, t_start, loop=None):
     idt = np.dtype(graph.A.index_dtype)
     wdt = np.dtype(bp.edge_dtype)
     with _backend.out_of_memory_guard(f"preparing vertex program {bp.name}"):
-        key, state = _acquire(cp, bp, graph, idt, wdt)
+        key, state = _acquire(cp, bp, graph, idt, wdt,
+                              device_loop=(loop or config["engine_loop"]) == "device")
     reused = state.calls > 1
     run = _Run(state, bp, direction, push_alpha, loop)
     try:

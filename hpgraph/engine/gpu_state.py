@@ -129,7 +129,7 @@ def _source(bp, idt):
 class _State:
     """Everything a run of one program on one device graph can reuse on the next call."""
 
-    def __init__(self, cp, bp, graph, src, idt, wdt):
+    def __init__(self, cp, bp, graph, src, idt, wdt, device_loop=False):
         self.cp = cp
         n = self.n = int(graph.num_vertices)
         self.idt = idt
@@ -137,9 +137,12 @@ class _State:
         self.n_sm = int(_backend.num_sms())
         self.source = src
         units = codegen.kernel_units(bp, idt)
+        if device_loop:             # the run asks for the device loop: compiled with the others
+            units[codegen.LOOP_UNIT] = ("hp_loop",)
         opts = [codegen.unit_options(u) for u in units]
         defer = [codegen.unit_options(u) for u in units if u in codegen.DEFERRED_UNITS]
-        mods = _backend.raw_modules(src, opts, defer=defer)
+        coop = [codegen.unit_options(codegen.LOOP_UNIT)]
+        mods = _backend.raw_modules(src, opts, defer=defer, cooperative=coop)
         self.k = {}
         self.pending = []          # (compiling module, its kernel names): see ready()
         self.failed = {}           # kernel name -> CompileError of its deferred unit
@@ -148,7 +151,7 @@ class _State:
                 self.k.update((name, mod.get_function(name)) for name in names)
             else:
                 self.pending.append((mod, names))
-        self.loop_kernel = None        # the device loop (compiled on first use)
+        self.loop_kernel = None        # the device loop: (kernel, blocks), made on first use
         self.loop_refused = None       # why the device refused a cooperative launch
         # The graph's derived matrices (A^T, HYB, casts) are built on the caller's stream,
         # where the graph's arrays were written and where the graph's caches are used later;
@@ -253,9 +256,10 @@ def _state_key(bp, idt, wdt, n):
     return (bp.code_key, np.dtype(idt).str, np.dtype(wdt).str, n)
 
 
-def _acquire(cp, bp, graph, idt, wdt):
+def _acquire(cp, bp, graph, idt, wdt, device_loop=False):
     """A kept state for (graph, program code) -- taken out while in use, so two threads never
-    share one -- or a new one."""
+    share one -- or a new one (``device_loop``: the run asks for the device loop, whose unit a
+    new state compiles with the others)."""
     key = _state_key(bp, idt, wdt, int(graph.num_vertices))
     state = None
     with _lock:
@@ -266,7 +270,7 @@ def _acquire(cp, bp, graph, idt, wdt):
         if per is not None:
             state = per.pop(key, None)
     if state is None:
-        state = _State(cp, bp, graph, _source(bp, idt), idt, wdt)
+        state = _State(cp, bp, graph, _source(bp, idt), idt, wdt, device_loop)
     state.calls += 1
     return key, state
 

@@ -183,9 +183,17 @@ def emulated(monkeypatch, request):
 
     def raw_module(src, options=()):
         kern = _Kernels(state[src])
-        return types.SimpleNamespace(get_function=kern.launch)
 
-    def raw_modules(src, option_sets, defer=()):
+        def get_function(name):
+            if hasattr(kern, name):
+                return kern.launch(name)
+
+            def missing(*args):         # the device loop (hp_loop) has no transcription
+                raise NotImplementedError(f"the emulated engine has no kernel {name}")
+            return missing
+        return types.SimpleNamespace(get_function=get_function)
+
+    def raw_modules(src, option_sets, defer=(), cooperative=()):
         # deferred units (the block loop's): ready at once unless a test sets LATE["looks"]
         return [_Late(raw_module(src, o), LATE["looks"])
                 if o in defer and LATE["looks"] else raw_module(src, o)

@@ -133,6 +133,10 @@ def test_units_compile_alone(name, idt, want):
         ptx = backend.compile_ptx(src, f"unit{u}.cu", options=codegen.unit_options(u)[1:])
         entries = set(re.findall(r"\.entry\s+(\w+)", ptx))
         assert entries == set(names), (u, entries)
+    # the device loop's unit (compiled with these where a run asks for the device loop)
+    assert codegen.LOOP_UNIT not in units
+    ptx = backend.compile_ptx(src, "loop.cu", options=codegen.unit_options(codegen.LOOP_UNIT)[1:])
+    assert set(re.findall(r"\.entry\s+(\w+)", ptx)) == {"hp_loop"}
 
 
 def test_pack_ok_only_for_min_max_witness_on_32_bit_values_and_ids():

@@ -188,6 +188,31 @@ def test_gpu_loops_equal_cpu_on_rmat(prog, prop):
 
 
 @pytest.mark.gpu
+def test_device_loop_unit_compiled_with_the_program_or_on_first_use():
+    """A state made for a device-loop run compiles hp_loop with the program's units; one made
+    for a host-loop run gets it on its first device-loop run; both launch it cooperatively
+    from hpgraph's cubin cache, with the CPU's results."""
+    from hpgraph.engine import gpu_state
+
+    G = hp.rmat(9, seed=6, weights=(1, 20), backend="cpu")
+    want = hp.run(PrioSSSP, G, backend="cpu", source=1)
+    Gd = G.to_device()
+    _gpu_engine().clear_cache()
+    first = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="device")
+    (st,) = gpu_state._states[Gd].values()
+    assert first.extra["loop"] == "device" and "hp_loop" in st.k
+    np.testing.assert_array_equal(hp.backend.to_host(first.dist), want.dist)
+    _gpu_engine().clear_cache()
+    host = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="host")
+    (st,) = gpu_state._states[Gd].values()
+    assert host.extra["loop"] == "host" and "hp_loop" not in st.k
+    later = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="device")
+    assert later.extra["loop"] == "device" and "hp_loop" in st.k
+    np.testing.assert_array_equal(hp.backend.to_host(later.dist), want.dist)
+    _gpu_engine().clear_cache()
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("prog,prop", [(PrioSSSP, "dist"), (PrioSSSP32, "dist"),
                                        (BFSParents, "depth")])
 def test_gpu_loops_equal_cpu_on_large_frontiers(prog, prop):
