@@ -363,12 +363,15 @@ class _Run(Launches):
     def _host_loop(self, t_start):
         bp = self.bp
         max_it = bp.max_iterations
-        if self.s.fused and max_it is not None and self.direction == "auto" and self.can_push:
-            self.s.wait("hp_push")      # mixed batches push unfused (_mixed_fuses)
         hook = bp.converged_hook
         # hp.config["trace"]: one superstep at a time, each timed by CUDA events
         timed = config["trace"]
         blind = hook is None and not timed
+        if self.s.fused and blind and max_it is not None and max_it > 0 and \
+                self.direction == "auto" and self.can_push:
+            # mixed batches under max_iterations push unfused (_mixed_fuses): the plain push
+            # (a deferred unit for fused programs) is loaded now, before any graph capture
+            self.s.wait("hp_push")
         step_ms = []
         syncs = 0
         hist_read = 0
@@ -515,8 +518,10 @@ def execute(bp, graph, *, direction, push_alpha, t_start, loop=None):
     idt = np.dtype(graph.A.index_dtype)
     wdt = np.dtype(bp.edge_dtype)
     with _backend.out_of_memory_guard(f"preparing vertex program {bp.name}"):
+        # a program with a converged() hook cannot run on the device loop (_Run.loop raises)
         key, state = _acquire(cp, bp, graph, idt, wdt,
-                              device_loop=(loop or config["engine_loop"]) == "device")
+                              device_loop=(loop or config["engine_loop"]) == "device"
+                              and bp.converged_hook is None)
     reused = state.calls > 1
     run = _Run(state, bp, direction, push_alpha, loop)
     try:

@@ -139,6 +139,10 @@ class _State:
         units = codegen.kernel_units(bp, idt)
         if device_loop:             # the run asks for the device loop: compiled with the others
             units[codegen.LOOP_UNIT] = ("hp_loop",)
+        if bp.max_iterations is None and 5 in units and 7 in units:
+            # deferred units compile one after another in this order: the block loop first
+            # where no run of this program waits for the plain push (_host_loop)
+            units = {u: units[u] for u in sorted(units, key=lambda u: (u == 5, u))}
         opts = [codegen.unit_options(u) for u in units]
         defer = [codegen.unit_options(u) for u in units if u in codegen.DEFERRED_UNITS]
         coop = [codegen.unit_options(codegen.LOOP_UNIT)]
@@ -240,16 +244,20 @@ class _State:
     def wait(self, name) -> None:
         """Make kernel ``name`` launchable, waiting for its deferred unit's compile if needed
         (a run that will launch it); a failed compile raises its CompileError."""
-        if self.ready(name):
+        if name in self.k:
             return
+        if name in self.failed:
+            raise self.failed[name]
         for i, (mod, names) in enumerate(self.pending):
             if name in names:
                 del self.pending[i]
-                m = mod.module()            # waits; raises CompileError if it failed
+                try:
+                    m = mod.module()        # waits for the compile
+                except CompileError as exc:
+                    self.failed.update(dict.fromkeys(names, exc))
+                    raise
                 self.k.update((nm, m.get_function(nm)) for nm in names)
                 return
-        if name in self.failed:
-            raise self.failed[name]
 
 
 def _state_key(bp, idt, wdt, n):

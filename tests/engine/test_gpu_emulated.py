@@ -194,6 +194,33 @@ def test_emulated_fused_program_plain_push_deferred(emulated, monkeypatch, max_i
     assert ("launch:hp_push" in OPS) == (max_it is not None)
 
 
+def test_emulated_deferred_units_order_and_failed_plain_push(emulated, monkeypatch):
+    """Deferred units compile one after another in the order given: the block loop (7) before
+    a fused program's plain push (5) unless the program has max_iterations (its runs wait for
+    the push); a plain push whose compile failed raises its CompileError for the run that
+    needs it, and again for the next one."""
+    from tests.engine._programs import BFSAny
+
+    seen = []
+    be = gpu_state._backend
+    real = be.raw_modules
+
+    def recording(src, option_sets, defer=(), cooperative=()):
+        seen.append([int(o[1].split("=")[1]) for o in option_sets if o in defer])
+        return real(src, option_sets, defer, cooperative)
+
+    monkeypatch.setattr(be, "raw_modules", recording)
+    emulated(BFSAny, _graph(6, directed=False, weighted=False), source=0)
+    emulated(BFSAny, _graph(7, directed=False, weighted=False), source=0, max_iterations=2)
+    assert seen == [[7, 5], [5, 7]]
+    monkeypatch.setitem(LATE, "looks", 1000)
+    monkeypatch.setitem(LATE, "fail", True)
+    G = _graph(8, directed=False, weighted=False)
+    for _ in range(2):
+        with pytest.raises(hp.exceptions.CompileError):
+            emulated(BFSAny, G, source=0, max_iterations=2)
+
+
 def test_emulated_block_loop_small_frontiers(emulated):
     """A path: every superstep runs in the block loop, in launches bounded by the (64-record)
     history ring, and the records, counts and max_iterations stay exact."""

@@ -201,13 +201,14 @@ def test_device_loop_unit_compiled_with_the_program_or_on_first_use():
     first = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="device")
     (st,) = gpu_state._states[Gd].values()
     assert first.extra["loop"] == "device" and "hp_loop" in st.k
+    assert st.k["hp_loop"].enable_cooperative_groups      # cuLaunchCooperativeKernel
     np.testing.assert_array_equal(hp.backend.to_host(first.dist), want.dist)
     _gpu_engine().clear_cache()
     host = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="host")
     (st,) = gpu_state._states[Gd].values()
     assert host.extra["loop"] == "host" and "hp_loop" not in st.k
     later = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="device")
-    assert later.extra["loop"] == "device" and "hp_loop" in st.k
+    assert later.extra["loop"] == "device" and st.k["hp_loop"].enable_cooperative_groups
     np.testing.assert_array_equal(hp.backend.to_host(later.dist), want.dist)
     _gpu_engine().clear_cache()
 
