@@ -35,18 +35,34 @@ class LoopRefused(RuntimeError):
     """The device refused the cooperative launch (the caller falls back to the host loop)."""
 
 
+#: Why a call took the host loop while the device loop's unit compiles.
+COMPILING = ("the device loop's module is compiling in the background (a program new to the "
+             "kernel cache); this call ran on the host loop, later ones take the device loop "
+             "once it is ready (hp.config['engine_loop_wait'] = True waits instead)")
+
+
 def _kernel(state):
-    """The device loop's kernel of ``state``'s program: compiled with the program's other
-    units where the state was made for a device-loop run, else here on first use -- through
-    hpgraph's cubin cache either way, launched cooperatively."""
+    """The device loop's kernel of ``state``'s program, through hpgraph's cubin cache and
+    launched cooperatively: compiled with the program's other units where the state was made
+    for a device-loop run, else started here on first use.  Where it is not compiled yet,
+    ``hp.config["engine_loop_wait"]`` waits for it; otherwise this call raises
+    :class:`LoopRefused` (the host loop runs it) and the compile goes on in the background."""
     if state.loop_kernel is None:
-        kern = state.k.get("hp_loop")
-        if kern is None:
+        wait = config["engine_loop_wait"]
+        if "hp_loop" not in state.k and "hp_loop" not in state.failed \
+                and not state.compiling("hp_loop"):
             # unit LOOP_UNIT: hp_loop alone (with HP_PERSISTENT the other kernels are its
             # device functions)
-            opts = codegen.unit_options(codegen.LOOP_UNIT)
-            (mod,) = _backend.raw_modules(state.source, [opts], cooperative=[opts])
-            kern = state.k["hp_loop"] = mod.get_function("hp_loop")
+            state.add_unit(codegen.LOOP_UNIT, ("hp_loop",), background=not wait)
+        if wait:
+            state.wait("hp_loop")           # a failed compile raises its CompileError
+        elif not state.ready("hp_loop"):
+            if "hp_loop" in state.failed:   # every later call takes the host loop too
+                state.loop_refused = ("the device loop's module did not compile: "
+                                      f"{state.failed['hp_loop']}")
+                raise LoopRefused(state.loop_refused)
+            raise LoopRefused(COMPILING)
+        kern = state.k["hp_loop"]
         occ = _backend.occupancy(kern, BLOCK)
         if occ < 1:
             state.loop_refused = "the loop kernel cannot be resident (occupancy 0)"

@@ -21,6 +21,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import backend as _backend
+from .._config import config
 from ..exceptions import CompileError
 from . import codegen, common
 from .common import ST_WORDS
@@ -137,14 +138,21 @@ class _State:
         self.n_sm = int(_backend.num_sms())
         self.source = src
         units = codegen.kernel_units(bp, idt)
-        if device_loop:             # the run asks for the device loop: compiled with the others
+        deferred = set(codegen.DEFERRED_UNITS)
+        if device_loop:
+            # the run asks for the device loop: its unit compiles with the others, in the
+            # background unless hp.config["engine_loop_wait"] (device_loop._kernel)
             units[codegen.LOOP_UNIT] = ("hp_loop",)
-        if bp.max_iterations is None and 5 in units and 7 in units:
-            # deferred units compile one after another in this order: the block loop first
-            # where no run of this program waits for the plain push (_host_loop)
-            units = {u: units[u] for u in sorted(units, key=lambda u: (u == 5, u))}
+            if not config["engine_loop_wait"]:
+                deferred.add(codegen.LOOP_UNIT)
+        # deferred units compile one after another in this order: the device loop's first
+        # (its run asked for it), then the block loop where no run of this program waits for
+        # the plain push (_host_loop)
+        late_push = bp.max_iterations is None
+        units = {u: units[u] for u in sorted(
+            units, key=lambda u: (u != codegen.LOOP_UNIT, late_push and u == 5, u))}
         opts = [codegen.unit_options(u) for u in units]
-        defer = [codegen.unit_options(u) for u in units if u in codegen.DEFERRED_UNITS]
+        defer = [codegen.unit_options(u) for u in units if u in deferred]
         coop = [codegen.unit_options(codegen.LOOP_UNIT)]
         mods = _backend.raw_modules(src, opts, defer=defer, cooperative=coop)
         self.k = {}
@@ -240,6 +248,23 @@ class _State:
                 return True
         return False
 
+
+    def compiling(self, name) -> bool:
+        """Whether kernel ``name`` is in a unit compiling in the background."""
+        return any(name in names for _, names in self.pending)
+
+    def add_unit(self, unit, names, background) -> None:
+        """Compile unit ``unit`` (holding kernels ``names``) now, or with ``background`` in the
+        background (:meth:`ready` / :meth:`wait` then load it); the device loop's unit launches
+        cooperatively."""
+        opts = codegen.unit_options(unit)
+        coop = [opts] if unit == codegen.LOOP_UNIT else []
+        (mod,) = _backend.raw_modules(self.source, [opts], defer=[opts] if background else [],
+                                      cooperative=coop)
+        if hasattr(mod, "get_function"):
+            self.k.update((name, mod.get_function(name)) for name in names)
+        else:
+            self.pending.append((mod, tuple(names)))
 
     def wait(self, name) -> None:
         """Make kernel ``name`` launchable, waiting for its deferred unit's compile if needed

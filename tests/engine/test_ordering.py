@@ -188,11 +188,14 @@ def test_gpu_loops_equal_cpu_on_rmat(prog, prop):
 
 
 @pytest.mark.gpu
-def test_device_loop_unit_compiled_with_the_program_or_on_first_use():
+def test_device_loop_unit_compiled_with_the_program_or_on_first_use(tmp_path):
     """A state made for a device-loop run compiles hp_loop with the program's units; one made
     for a host-loop run gets it on its first device-loop run; both launch it cooperatively
-    from hpgraph's cubin cache, with the CPU's results."""
-    from hpgraph.engine import gpu_state
+    from hpgraph's cubin cache, with the CPU's results.  Without engine_loop_wait, a module new
+    to the cache compiles in the background: that call takes the host loop and says why, and
+    once it is compiled (kernel_cache.wait) the calls take the device loop."""
+    from hpgraph import kernel_cache
+    from hpgraph.engine import device_loop, gpu_state
 
     G = hp.rmat(9, seed=6, weights=(1, 20), backend="cpu")
     want = hp.run(PrioSSSP, G, backend="cpu", source=1)
@@ -210,6 +213,23 @@ def test_device_loop_unit_compiled_with_the_program_or_on_first_use():
     later = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="device")
     assert later.extra["loop"] == "device" and st.k["hp_loop"].enable_cooperative_groups
     np.testing.assert_array_equal(hp.backend.to_host(later.dist), want.dist)
+    # an empty kernel cache, not waiting: both ways of getting the loop compile in the
+    # background, the call meanwhile on the host loop with the CPU's results
+    for made_for_device in (True, False):
+        _gpu_engine().clear_cache()
+        with hp.config.set(engine_loop_wait=False, kernel_cache=str(tmp_path / str(made_for_device))):
+            if not made_for_device:
+                hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="host")
+            got = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="device")
+            (st,) = gpu_state._states[Gd].values()
+            assert got.extra["loop"] == "host" and got.extra["loop_fallback"] == device_loop.COMPILING
+            assert st.compiling("hp_loop") or "hp_loop" not in st.k
+            np.testing.assert_array_equal(hp.backend.to_host(got.dist), want.dist)
+            kernel_cache.wait()
+            got = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="device")
+            assert got.extra["loop"] == "device" and "loop_fallback" not in got.extra
+            assert st.k["hp_loop"].enable_cooperative_groups
+            np.testing.assert_array_equal(hp.backend.to_host(got.dist), want.dist)
     _gpu_engine().clear_cache()
 
 
