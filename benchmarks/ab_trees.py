@@ -1,0 +1,272 @@
+"""A/B of whole hpgraph trees (two revisions' packages) in fresh processes, alternating.
+
+``ab_engine.py`` compares engine templates inside one process; a change of Python code (the
+run loop, compile units, caches) needs a process per tree.  Across processes the same code
+has measured 10-30% apart on one H100, so the trees alternate, round after round, on one
+machine, and the table gives each row's median over the rounds and its range.  The device copy
+of the repository has no ``.git``: export each revision beside the working tree first
+(``scratch/`` travels with ``carry``)::
+
+    mkdir -p scratch/trees/9949573 && git archive 9949573 hpgraph examples \\
+        | tar -x -C scratch/trees/9949573
+
+Workloads (run in the child process with the tree's ``hpgraph`` and ``examples`` first on
+``sys.path``; the harness of this checkout times and checks them):
+
+``rmat``
+    warm rows on R-MAT 21 (``--quick``: 12): the user programs ``BFSParents``, ``BFSDepth``,
+    ``SSSPNearFar`` and the README SSSP on the host and device loops, ``hp.bfs`` and
+    ``hp.sssp``; each result checked against SciPy.  ``--withhold hp_block_loop,hp_push``
+    makes the engine treat those deferred kernels as never compiled (a run as it was while
+    they compiled in the background); ``--no-compile-wait`` times without waiting for
+    background compiles after the first call (the harness before session 27).
+``first-use``
+    new programs (a unique constant in their source) asking for the device loop, and
+    ``hp.bfs`` / ``hp.sssp`` on a 64 x 64 grid, in a process with an empty hpgraph kernel
+    cache (CuPy's cache per tree, warmed by a first process; CUDA's cache off): first call,
+    the wait for background compiles, second call, and the loop each took.
+
+Usage::
+
+    python benchmarks/ab_trees.py --trees old=scratch/trees/9949573,new=. --workload rmat
+        [--rounds 4] [--repeat 7] [--quick] [--withhold NAMES] [--no-compile-wait] [--out FILE]
+
+Exits 1 when a child fails or a result does not match its oracle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+# ---- the child: one workload in this process, with one tree's hpgraph -----------------------
+
+def _child_rmat(args) -> dict:
+    import scipy.sparse.csgraph as csg
+
+    import hpgraph as hp
+    from _harness import check_bfs, check_sssp, timed
+    from bfs import BFSDepth, BFSParents
+    from sssp import SSSP, SSSPNearFar
+
+    if args.withhold:
+        from hpgraph.engine import gpu_state
+
+        held = set(args.withhold.split(","))
+        ready = gpu_state._State.ready
+        gpu_state._State.ready = lambda self, name: name not in held and ready(self, name)
+    if args.no_compile_wait:
+        from hpgraph import kernel_cache
+
+        kernel_cache.wait = lambda: None
+    gpu = hp.has_gpu()
+    scale = 12 if args.quick else 21
+    G = hp.rmat(scale, edge_factor=16, seed=1, directed=False, weights=(1, 64),
+                backend="gpu" if gpu else "cpu")
+    src = int(hp.backend.to_host(G.out_degree).argmax())
+    A = G.to_host().to_scipy().tocsr()
+    dist = csg.dijkstra(A, indices=src)
+    hops = csg.dijkstra(A, indices=src, unweighted=True)
+    rows = {}
+
+    def row(name, fn, check):
+        r, out = timed(fn, args.repeat, gpu=gpu)
+        verdict = check(out)
+        rows[name] = {"warm_ms": r["warm_ms"], "first_ms": r["first_ms"], "check": verdict,
+                      "loop": getattr(out, "extra", {}).get("loop")}
+
+    for loop in ("host", "device"):
+        row(f"BFSParents, {loop} loop",
+            lambda: hp.run(BFSParents, G, source=src, engine_loop=loop),
+            lambda o: check_bfs(A, src, o.depth, o.parent, hops=hops))
+        row(f"BFSDepth, {loop} loop", lambda: hp.run(BFSDepth, G, source=src, engine_loop=loop),
+            lambda o: check_bfs(A, src, o.depth, hops=hops))
+        row(f"SSSPNearFar, {loop} loop",
+            lambda: hp.run(SSSPNearFar, G, source=src, engine_loop=loop),
+            lambda o: check_sssp(A, src, o.dist, o.pred, ref=dist, rtol=1e-6))
+        row(f"README SSSP, {loop} loop", lambda: hp.run(SSSP, G, source=src, engine_loop=loop),
+            lambda o: check_sssp(A, src, o.dist, ref=dist, rtol=1e-6))
+    # (depths, parents) and (distances, predecessors)
+    row("hp.bfs", lambda: hp.bfs(G, src), lambda o: check_bfs(A, src, o[0], o[1], hops=hops))
+    row("hp.sssp", lambda: hp.sssp(G, src),
+        lambda o: check_sssp(A, src, o[0], o[1], ref=dist, rtol=1e-6))
+    return rows
+
+
+def _fresh(base, name, stamp):
+    """A subclass of ``base`` whose generated source is new (a unique constant in gather)."""
+    import linecache
+
+    body = f"src.depth + 1 + 0 * {stamp}" if "BFS" in name else f"src.dist + edge + 0.0 * {stamp}"
+    src = f"class Fresh(Base):\n    def gather(src, edge, dst):\n        return {body}\n"
+    fname = f"<ab-trees-{name}-{stamp}>"
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    ns: dict = {}
+    exec(compile(src, fname, "exec"), {"Base": base}, ns)  # noqa: S102
+    return ns["Fresh"]
+
+
+def _child_first_use(args) -> dict:
+    import numpy as np
+
+    import hpgraph as hp
+    from bfs import BFSParents
+    from hpgraph import kernel_cache
+    from sssp import SSSPNearFar
+
+    gpu = hp.has_gpu()
+    sync = hp.backend.synchronize if gpu else (lambda: None)
+    G = hp.generators.grid_2d(64, 64, backend="gpu" if gpu else "cpu")
+    sync()
+
+    def timed_ms(f):
+        t = time.perf_counter()
+        out = f()
+        sync()
+        return (time.perf_counter() - t) * 1e3, out
+
+    # unweighted 64 x 64 grid from vertex 0: every depth and distance is row + column
+    ids = np.arange(64 * 64)
+    want = ids // 64 + ids % 64
+
+    def check(values):
+        got = hp.backend.to_host(values)
+        return "ok" if np.array_equal(got.astype(np.int64), want) else "differs from row + column"
+
+    rows = {}
+    stamp = time.time_ns() % 1000003
+    for name, base in (("BFSParents", BFSParents), ("SSSPNearFar", SSSPNearFar)):
+        cls = _fresh(base, name, stamp)
+        first, o1 = timed_ms(lambda: hp.run(cls, G, source=0, engine_loop="device"))
+        wait, _ = timed_ms(kernel_cache.wait)
+        second, o2 = timed_ms(lambda: hp.run(cls, G, source=0, engine_loop="device"))
+        rows[f"new {name}, device loop asked"] = {
+            "first_ms": first, "wait_ms": wait, "second_ms": second,
+            "loop": f"{o1.extra.get('loop')} then {o2.extra.get('loop')}",
+            "check": check(o2.depth if name == "BFSParents" else o2.dist)}
+    for name, f in (("hp.bfs", lambda: hp.bfs(G, 0)), ("hp.sssp", lambda: hp.sssp(G, 0))):
+        first, _ = timed_ms(f)
+        wait, _ = timed_ms(kernel_cache.wait)
+        second, out = timed_ms(f)
+        rows[f"{name}, grid 64 x 64"] = {"first_ms": first, "wait_ms": wait,
+                                         "second_ms": second, "check": check(out[0])}
+    return rows
+
+
+def child(args) -> int:
+    tree = Path(args.child).resolve()
+    sys.path[:0] = [str(tree), str(tree / "examples"), str(HERE)]
+    import hpgraph
+
+    if Path(hpgraph.__file__).resolve().parents[1] != tree:      # an install shadowing it
+        raise SystemExit(f"imported {hpgraph.__file__}, not the tree {tree}")
+    rows = (_child_rmat if args.workload == "rmat" else _child_first_use)(args)
+    print("AB_TREES_JSON " + json.dumps(rows))
+    return 0
+
+
+# ---- the parent: alternate the trees -----------------------------------------------------------
+
+def _run_child(tree, args, env) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(tree),
+           "--workload", args.workload, "--repeat", str(args.repeat)]
+    cmd += ["--quick"] if args.quick else []
+    cmd += ["--withhold", args.withhold] if args.withhold else []
+    cmd += ["--no-compile-wait"] if args.no_compile_wait else []
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    for line in out.stdout.splitlines():
+        if line.startswith("AB_TREES_JSON "):
+            return json.loads(line[len("AB_TREES_JSON "):])
+    raise RuntimeError(f"child for {tree} failed (exit {out.returncode}): {out.stderr[-800:]}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trees", help="label=DIR,... (DIR holds hpgraph/ and examples/)")
+    ap.add_argument("--workload", choices=("rmat", "first-use"), default="rmat")
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--withhold", default="", help="kernel names the engine treats as "
+                    "still compiling (rmat)")
+    ap.add_argument("--no-compile-wait", action="store_true")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        return child(args)
+    if not args.trees:
+        ap.error("--trees is required")
+    trees = {}
+    for part in args.trees.split(","):
+        label, sep, path = part.partition("=")
+        d = (ROOT / path).resolve() if sep else None
+        if not sep or not label or not path or not (d / "hpgraph" / "__init__.py").is_file():
+            raise SystemExit(f"--trees: expected label=DIR with DIR/hpgraph, got {part!r}")
+        trees[label] = d
+    base_env = dict(os.environ, CUDA_CACHE_DISABLE="1", PYTHONDONTWRITEBYTECODE="1")
+    work = Path(tempfile.mkdtemp(prefix="ab-trees-"))
+    results: dict = {label: [] for label in trees}
+    failed = []
+    for r in range(args.rounds + (args.workload == "first-use")):
+        for label, d in trees.items():
+            env = dict(base_env, CUPY_CACHE_DIR=str(work / f"cupy-{label}"))
+            # rmat: one warm kernel cache per tree; first-use: an empty one per process (the
+            # first process of each tree only warms CuPy's cache and is not counted)
+            cache = work / (f"hp-{label}" if args.workload == "rmat" else f"hp-{label}-{r}")
+            env["XDG_CACHE_HOME"] = str(cache)
+            rows = _run_child(d, args, env)
+            if args.workload == "first-use" and r == 0:
+                continue
+            results[label].append(rows)
+            for name, row in rows.items():
+                if row.get("check") != "ok":
+                    failed.append(f"{label} round {r}: {name}: {row.get('check')}")
+            print(f"round {r} {label}: " + ", ".join(
+                f"{n} {row.get('warm_ms', row.get('first_ms')):.3f}" for n, row in rows.items()),
+                flush=True)
+    key = "warm_ms" if args.workload == "rmat" else "first_ms"
+    names = list(next(iter(results.values()))[0])
+    table = {}
+    print(f"\n{key}: median over {args.rounds} rounds [range]")
+    for name in names:
+        cells = []
+        for label in trees:
+            vals = [rows[name][key] for rows in results[label]]
+            table.setdefault(name, {})[label] = {"median": statistics.median(vals),
+                                                 "min": min(vals), "max": max(vals)}
+            extra = ""
+            if args.workload == "first-use":
+                waits = [rows[name]["wait_ms"] for rows in results[label]]
+                extra = f" +wait {statistics.median(waits):.0f}"
+            cells.append(f"{label} {statistics.median(vals):9.3f} [{min(vals):.3f}-{max(vals):.3f}]"
+                         + extra)
+        print(f"  {name:34} " + "  ".join(cells))
+    if args.out:
+        sys.path.insert(0, str(HERE))
+        from _harness import metadata, write
+
+        write(args.out, {"meta": metadata(bench="ab_trees", workload=args.workload,
+                                          rounds=args.rounds, repeat=args.repeat,
+                                          quick=args.quick, withhold=args.withhold,
+                                          no_compile_wait=args.no_compile_wait,
+                                          trees={k: str(v) for k, v in trees.items()}),
+                         "rows": results, "table": table, "failed": failed})
+    for f in failed:
+        print("MISMATCH", f, file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""benchmarks/ab_trees.py: fresh processes per tree, each importing that tree's hpgraph, rows
+checked against their oracles; bad arguments stop it before any process starts."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import ab_trees  # noqa: E402
+
+
+def test_first_use_on_two_labels_of_one_tree(tmp_path, capsys):
+    out = tmp_path / "ab.json"
+    assert ab_trees.main(["--trees", "a=.,b=.", "--workload", "first-use", "--rounds", "1",
+                          "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["failed"] == [] and set(res["rows"]) == {"a", "b"}
+    (rows,) = res["rows"]["a"]             # the warming process of each tree is not counted
+    assert set(rows) == {"new BFSParents, device loop asked", "new SSSPNearFar, device loop asked",
+                         "hp.bfs, grid 64 x 64", "hp.sssp, grid 64 x 64"}
+    assert all(r["check"] == "ok" and r["first_ms"] > 0 for r in rows.values())
+    assert "first_ms: median over 1 rounds" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("trees", ["a", "a=", "a=no/such/dir", "=."])
+def test_bad_trees_stop_before_any_process(trees):
+    with pytest.raises(SystemExit, match="--trees"):
+        ab_trees.main(["--trees", trees])
