@@ -83,8 +83,11 @@ def _child_rmat(args) -> dict:
     def row(name, fn, check):
         r, out = timed(fn, args.repeat, gpu=gpu)
         verdict = check(out)
+        loop = getattr(out, "extra", {}).get("loop")
+        if verdict == "ok" and gpu and name.endswith("device loop") and loop != "device":
+            verdict = f"ran on the {loop} loop ({out.extra.get('loop_fallback')})"
         rows[name] = {"warm_ms": r["warm_ms"], "first_ms": r["first_ms"], "check": verdict,
-                      "loop": getattr(out, "extra", {}).get("loop")}
+                      "loop": loop}
 
     for loop in ("host", "device"):
         row(f"BFSParents, {loop} loop",
@@ -151,16 +154,23 @@ def _child_first_use(args) -> dict:
         first, o1 = timed_ms(lambda: hp.run(cls, G, source=0, engine_loop="device"))
         wait, _ = timed_ms(kernel_cache.wait)
         second, o2 = timed_ms(lambda: hp.run(cls, G, source=0, engine_loop="device"))
+        prop = "depth" if name == "BFSParents" else "dist"
+        verdict = check(o1[prop])
+        if verdict == "ok":
+            verdict = check(o2[prop])
+        if verdict == "ok" and gpu and o2.extra.get("loop") != "device":
+            verdict = f"the call after the compiles ran on the {o2.extra.get('loop')} loop"
         rows[f"new {name}, device loop asked"] = {
             "first_ms": first, "wait_ms": wait, "second_ms": second,
-            "loop": f"{o1.extra.get('loop')} then {o2.extra.get('loop')}",
-            "check": check(o2.depth if name == "BFSParents" else o2.dist)}
+            "loop": f"{o1.extra.get('loop')} then {o2.extra.get('loop')}", "check": verdict}
     for name, f in (("hp.bfs", lambda: hp.bfs(G, 0)), ("hp.sssp", lambda: hp.sssp(G, 0))):
-        first, _ = timed_ms(f)
+        first, o1 = timed_ms(f)
         wait, _ = timed_ms(kernel_cache.wait)
-        second, out = timed_ms(f)
+        second, o2 = timed_ms(f)
+        verdict = check(o1[0])
         rows[f"{name}, grid 64 x 64"] = {"first_ms": first, "wait_ms": wait,
-                                         "second_ms": second, "check": check(out[0])}
+                                         "second_ms": second,
+                                         "check": verdict if verdict != "ok" else check(o2[0])}
     return rows
 
 
@@ -178,17 +188,22 @@ def child(args) -> int:
 
 # ---- the parent: alternate the trees -----------------------------------------------------------
 
-def _run_child(tree, args, env) -> dict:
+def _run_child(tree, args, env):
+    """``(rows, None)``, or ``(None, why)`` when the child gave no result."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(tree),
            "--workload", args.workload, "--repeat", str(args.repeat)]
     cmd += ["--quick"] if args.quick else []
     cmd += ["--withhold", args.withhold] if args.withhold else []
     cmd += ["--no-compile-wait"] if args.no_compile_wait else []
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                             timeout=args.child_timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"no result within {args.child_timeout} s"
     for line in out.stdout.splitlines():
         if line.startswith("AB_TREES_JSON "):
-            return json.loads(line[len("AB_TREES_JSON "):])
-    raise RuntimeError(f"child for {tree} failed (exit {out.returncode}): {out.stderr[-800:]}")
+            return json.loads(line[len("AB_TREES_JSON "):]), None
+    return None, f"exit {out.returncode}: {out.stderr[-800:]}"
 
 
 def main(argv=None) -> int:
@@ -201,6 +216,8 @@ def main(argv=None) -> int:
     ap.add_argument("--withhold", default="", help="kernel names the engine treats as "
                     "still compiling (rmat)")
     ap.add_argument("--no-compile-wait", action="store_true")
+    ap.add_argument("--child-timeout", type=float, default=1800.0,
+                    help="seconds a child process may take (default 1800)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -213,9 +230,24 @@ def main(argv=None) -> int:
         label, sep, path = part.partition("=")
         d = (ROOT / path).resolve() if sep else None
         if not sep or not label or not path or not (d / "hpgraph" / "__init__.py").is_file():
-            raise SystemExit(f"--trees: expected label=DIR with DIR/hpgraph, got {part!r}")
+            raise SystemExit(f"--trees: expected label=DIR (DIR relative to the repository "
+                             f"root, holding hpgraph/), got {part!r}")
+        if label in trees:
+            raise SystemExit(f"--trees: label {label!r} given twice")
         trees[label] = d
-    base_env = dict(os.environ, CUDA_CACHE_DISABLE="1", PYTHONDONTWRITEBYTECODE="1")
+    if args.rounds < 1 or args.repeat < 1:
+        raise SystemExit(f"--rounds and --repeat: expected at least 1, got {args.rounds} and "
+                         f"{args.repeat}")
+    if args.workload != "rmat" and (args.withhold or args.no_compile_wait):
+        raise SystemExit("--withhold and --no-compile-wait apply to --workload rmat only")
+    known = ("hp_block_loop", "hp_push", "hp_push_fused", "hp_witness", "hp_loop")
+    bad = [k for k in args.withhold.split(",") if k and k not in known]
+    if bad:
+        raise SystemExit(f"--withhold: expected names among {known}, got {bad}")
+    # the children's engine settings are the defaults (no HPGRAPH_* overrides from here: an
+    # HPGRAPH_KERNEL_CACHE would share one kernel cache between the trees)
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("HPGRAPH_")}
+    base_env.update(CUDA_CACHE_DISABLE="1", PYTHONDONTWRITEBYTECODE="1")
     work = Path(tempfile.mkdtemp(prefix="ab-trees-"))
     results: dict = {label: [] for label in trees}
     failed = []
@@ -226,7 +258,11 @@ def main(argv=None) -> int:
             # first process of each tree only warms CuPy's cache and is not counted)
             cache = work / (f"hp-{label}" if args.workload == "rmat" else f"hp-{label}-{r}")
             env["XDG_CACHE_HOME"] = str(cache)
-            rows = _run_child(d, args, env)
+            rows, why = _run_child(d, args, env)
+            if rows is None:
+                failed.append(f"{label} round {r}: the child failed: {why}")
+                print(f"round {r} {label}: FAILED ({why[:200]})", flush=True)
+                continue
             if args.workload == "first-use" and r == 0:
                 continue
             results[label].append(rows)
@@ -237,18 +273,21 @@ def main(argv=None) -> int:
                 f"{n} {row.get('warm_ms', row.get('first_ms')):.3f}" for n, row in rows.items()),
                 flush=True)
     key = "warm_ms" if args.workload == "rmat" else "first_ms"
-    names = list(next(iter(results.values()))[0])
+    names = list(dict.fromkeys(n for runs in results.values() for rows in runs for n in rows))
     table = {}
     print(f"\n{key}: median over {args.rounds} rounds [range]")
     for name in names:
         cells = []
         for label in trees:
-            vals = [rows[name][key] for rows in results[label]]
+            vals = [rows[name][key] for rows in results[label] if name in rows]
+            if not vals:
+                cells.append(f"{label} (no result)")
+                continue
             table.setdefault(name, {})[label] = {"median": statistics.median(vals),
                                                  "min": min(vals), "max": max(vals)}
             extra = ""
             if args.workload == "first-use":
-                waits = [rows[name]["wait_ms"] for rows in results[label]]
+                waits = [rows[name]["wait_ms"] for rows in results[label] if name in rows]
                 extra = f" +wait {statistics.median(waits):.0f}"
             cells.append(f"{label} {statistics.median(vals):9.3f} [{min(vals):.3f}-{max(vals):.3f}]"
                          + extra)

@@ -192,10 +192,12 @@ _ENGINE = (
          "launch the device loop falls back to the host loop (RunResult.extra['loop'])."),
     _Key("engine_loop_wait", False, _bool("engine_loop_wait"),
          "A run asking for the device loop whose loop module is not compiled yet (a program "
-         "new to the disk cache; hpgraph warmup compiles the drop-ins' ahead of time): False "
+         "new to the kernel cache; hp.bfs and hp.sssp ask for it on sparse graphs): False "
          "runs that call on the host loop while the module compiles in the background "
          "(RunResult.extra['loop_fallback'] says so; later calls take the device loop once it "
-         "is ready), True waits for the compile.  The loop module is a program's largest: "
+         "is ready; a failed compile warns and leaves that program on the host loop), True "
+         "waits for the compile (a failed one raises CompileError).  The loop module is a "
+         "program's largest: "
          "NVRTC took 350-550 ms for it against 70-250 ms for each host-loop module (2-core "
          "host, sm_90).", _parse_bool),
     _Key("engine_loop_blocks_per_sm", 0, _int("engine_loop_blocks_per_sm", 0),

@@ -99,6 +99,9 @@ def _store(path: Path, data: bytes) -> None:
 
 _loaded: dict = {}
 _pool: list = []
+#: cubin path -> the Future of its latest background compile: a second run state of the same
+#: program (another graph, another thread) shares a running one instead of queueing another
+_inflight: dict = {}
 
 
 def _background():
@@ -142,6 +145,17 @@ class Deferred:
         return _load(self._cp, self._path, self._coop)
 
 
+def _submit(path: Path, job):
+    """The background compile writing ``path``: the one still running, else ``job`` queued
+    (after a failed compile, a new attempt)."""
+    pool = _background()
+    with _lock:
+        fut = _inflight.get(path)
+        if fut is None or fut.done():
+            fut = _inflight[path] = pool.submit(job)
+    return fut
+
+
 def _load(cp, path: Path, cooperative=False):
     dev = cp.cuda.runtime.getDevice()
     key = (dev, str(path), bool(cooperative))
@@ -183,7 +197,7 @@ def modules(cp, source: str, option_sets, defer=(), cooperative=()) -> list:
             list(ex.map(lambda op: _store(op[1], cubin(source, op[0], arch)), now))
     # the deferred compiles start once the others are done: concurrent NVRTC compiles slow
     # each other down (see engine.codegen.UNITS)
-    late = {p: _background().submit(lambda o=o, p=p: _store(p, cubin(source, o, arch)))
+    late = {p: _submit(p, lambda o=o, p=p: _store(p, cubin(source, o, arch)))
             for o, p in missing if o in defer}
     return [Deferred(cp, late[p], p, c) if p in late else _load(cp, p, c)
             for p, c in zip(paths, coop)]

@@ -24,6 +24,18 @@ def backend_name(request):
     return request.param
 
 
+@pytest.fixture(autouse=True)
+def _device_loop_waits():
+    """A call asking for the device loop runs there from its first call: the tests check that
+    it does (or falls back for a reason they name) and cover the device loop of the drop-ins
+    that ask for it, so a loop module new to the kernel cache is waited for.  The default (the
+    host loop while it compiles in the background) has tests of its own (tests/engine)."""
+    from hpgraph import config
+
+    with config.set(engine_loop_wait=True):
+        yield
+
+
 @pytest.fixture
 def hp_config():
     """``hp_config(key=value, ...)`` sets ``hp.config`` keys until the test ends (the previous

@@ -84,6 +84,47 @@ def test_modules_load_cooperative_ones_cooperatively(tmp_path):
     assert len(made) == 3 and len(list(tmp_path.glob("*.cubin"))) == 2
 
 
+def test_deferred_miss_requested_twice_compiles_once(tmp_path, monkeypatch):
+    """Two callers asking for the same deferred miss while its compile runs (two run states of
+    one program) share that compile; once it has failed, a new request compiles again.  A
+    stand-in for CuPy and a slow stand-in for NVRTC: no GPU needed."""
+    import threading
+    import types
+
+    calls, gate = [], threading.Event()
+
+    def slow_cubin(source, options, arch):
+        calls.append(options)
+        gate.wait(10)
+        if source == "bad":
+            raise CompileError("fails (stand-in)", source=source, log="")
+        return b"\x7fELF stand-in"
+
+    monkeypatch.setattr(kernel_cache, "cubin", slow_cubin)
+    monkeypatch.setattr(kernel_cache, "_nvrtc", lambda: (None, "12.9"))
+    cp = types.SimpleNamespace(
+        RawModule=lambda path, enable_cooperative_groups=False: types.SimpleNamespace(path=path),
+        cuda=types.SimpleNamespace(Device=lambda: types.SimpleNamespace(compute_capability="90"),
+                                   runtime=types.SimpleNamespace(getDevice=lambda: 0)))
+    opts = ("-DHP_VALUE=3",)
+    with hp.config.set(kernel_cache=str(tmp_path)):
+        (a,) = kernel_cache.modules(cp, SRC, [opts], defer=[opts])
+        (b,) = kernel_cache.modules(cp, SRC, [opts], defer=[opts])
+        assert not a.ready() and not b.ready()
+        gate.set()
+        kernel_cache.wait()
+        assert a.module().path == b.module().path and len(calls) == 1
+        gate.clear()
+        (c,) = kernel_cache.modules(cp, "bad", [opts], defer=[opts])
+        gate.set()
+        with pytest.raises(CompileError):
+            c.module()
+        (d,) = kernel_cache.modules(cp, "bad", [opts], defer=[opts])   # after a failure: again
+        with pytest.raises(CompileError):
+            d.module()
+    assert len(calls) == 3
+
+
 @pytest.mark.gpu
 def test_modules_compile_once_then_load(tmp_path, monkeypatch):
     import cupy as cp

@@ -22,7 +22,6 @@ import numpy as np
 
 from .. import backend as _backend
 from .._config import config
-from ..exceptions import CompileError
 from . import codegen, common
 from .common import ST_WORDS
 
@@ -145,19 +144,20 @@ class _State:
             units[codegen.LOOP_UNIT] = ("hp_loop",)
             if not config["engine_loop_wait"]:
                 deferred.add(codegen.LOOP_UNIT)
-        # deferred units compile one after another in this order: the device loop's first
-        # (its run asked for it), then the block loop where no run of this program waits for
-        # the plain push (_host_loop)
+        # deferred units compile one after another in this order: a fused program's plain
+        # push first where its runs wait for it (max_iterations: _host_loop), then the device
+        # loop's (its run asked for it), then the block loop, then a plain push nothing waits for
         late_push = bp.max_iterations is None
         units = {u: units[u] for u in sorted(
-            units, key=lambda u: (u != codegen.LOOP_UNIT, late_push and u == 5, u))}
+            units, key=lambda u: (late_push or u != 5, u != codegen.LOOP_UNIT,
+                                  late_push and u == 5, u))}
         opts = [codegen.unit_options(u) for u in units]
         defer = [codegen.unit_options(u) for u in units if u in deferred]
         coop = [codegen.unit_options(codegen.LOOP_UNIT)]
         mods = _backend.raw_modules(src, opts, defer=defer, cooperative=coop)
         self.k = {}
         self.pending = []          # (compiling module, its kernel names): see ready()
-        self.failed = {}           # kernel name -> CompileError of its deferred unit
+        self.failed = {}           # kernel name -> why its deferred unit failed
         for mod, names in zip(mods, units.values()):
             if hasattr(mod, "get_function"):
                 self.k.update((name, mod.get_function(name)) for name in names)
@@ -237,7 +237,7 @@ class _State:
                 del self.pending[i]
                 try:
                     m = mod.module()
-                except CompileError as exc:
+                except Exception as exc:  # noqa: BLE001 -- NVRTC, or writing the cubin
                     self.failed.update(dict.fromkeys(names, exc))
                     # a unit the runs can do without: they go on without it
                     warnings.warn(f"hpgraph: the engine's deferred unit {names} did not "
@@ -268,7 +268,8 @@ class _State:
 
     def wait(self, name) -> None:
         """Make kernel ``name`` launchable, waiting for its deferred unit's compile if needed
-        (a run that will launch it); a failed compile raises its CompileError."""
+        (a run that will launch it); a failed compile raises its CompileError (a failed
+        cubin write its OSError), now and for every later call."""
         if name in self.k:
             return
         if name in self.failed:
@@ -278,7 +279,7 @@ class _State:
                 del self.pending[i]
                 try:
                     m = mod.module()        # waits for the compile
-                except CompileError as exc:
+                except Exception as exc:  # noqa: BLE001 -- kept, then raised as it came
                     self.failed.update(dict.fromkeys(names, exc))
                     raise
                 self.k.update((nm, m.get_function(nm)) for nm in names)

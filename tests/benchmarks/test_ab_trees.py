@@ -25,7 +25,13 @@ def test_first_use_on_two_labels_of_one_tree(tmp_path, capsys):
     assert "first_ms: median over 1 rounds" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("trees", ["a", "a=", "a=no/such/dir", "=."])
-def test_bad_trees_stop_before_any_process(trees):
-    with pytest.raises(SystemExit, match="--trees"):
-        ab_trees.main(["--trees", trees])
+@pytest.mark.parametrize("args, match", [
+    (["--trees", "a"], "--trees"), (["--trees", "a="], "--trees"),
+    (["--trees", "a=no/such/dir"], "--trees"), (["--trees", "=."], "--trees"),
+    (["--trees", "a=.,a=."], "given twice"),
+    (["--trees", "a=.", "--rounds", "0"], "at least 1"),
+    (["--trees", "a=.", "--withhold", "hp_blockloop"], "--withhold"),
+    (["--trees", "a=.", "--workload", "first-use", "--no-compile-wait"], "rmat only")])
+def test_bad_arguments_stop_before_any_process(args, match):
+    with pytest.raises(SystemExit, match=match):
+        ab_trees.main(args)

@@ -133,18 +133,6 @@ def ref_widest(n, edges, s):
     return np.array(width)
 
 
-@pytest.fixture(autouse=True)
-def _device_loop_waits():
-    """Engine tests check that a call asking for the device loop runs there (or falls back for
-    a reason they name), so a device-loop module new to the kernel cache is waited for; the
-    default (the host loop while it compiles in the background) has a test of its own
-    (test_ordering.py)."""
-    import hpgraph as hp
-
-    with hp.config.set(engine_loop_wait=True):
-        yield
-
-
 @pytest.fixture
 def host_loop():
     """Run the test with the GPU engine's host loop (CUDA-graph batches), not the device loop."""

@@ -194,13 +194,8 @@ def test_emulated_fused_program_plain_push_deferred(emulated, monkeypatch, max_i
     assert ("launch:hp_push" in OPS) == (max_it is not None)
 
 
-def test_emulated_deferred_units_order_and_failed_plain_push(emulated, monkeypatch):
-    """Deferred units compile one after another in the order given: the block loop (7) before
-    a fused program's plain push (5) unless the program has max_iterations (its runs wait for
-    the push); a plain push whose compile failed raises its CompileError for the run that
-    needs it, and again for the next one."""
-    from tests.engine._programs import BFSAny
-
+def _record_deferred(monkeypatch):
+    """The deferred units of each compile batch, in their order (a list filled as runs go)."""
     seen = []
     be = gpu_state._backend
     real = be.raw_modules
@@ -210,6 +205,17 @@ def test_emulated_deferred_units_order_and_failed_plain_push(emulated, monkeypat
         return real(src, option_sets, defer, cooperative)
 
     monkeypatch.setattr(be, "raw_modules", recording)
+    return seen
+
+
+def test_emulated_deferred_units_order_and_failed_plain_push(emulated, monkeypatch):
+    """Deferred units compile one after another in the order given: the block loop (7) before
+    a fused program's plain push (5) unless the program has max_iterations (its runs wait for
+    the push); a plain push whose compile failed raises its CompileError for the run that
+    needs it, and again for the next one."""
+    from tests.engine._programs import BFSAny
+
+    seen = _record_deferred(monkeypatch)
     emulated(BFSAny, _graph(6, directed=False, weighted=False), source=0)
     emulated(BFSAny, _graph(7, directed=False, weighted=False), source=0, max_iterations=2)
     assert seen == [[7, 5], [5, 7]]
@@ -219,6 +225,55 @@ def test_emulated_deferred_units_order_and_failed_plain_push(emulated, monkeypat
     for _ in range(2):
         with pytest.raises(hp.exceptions.CompileError):
             emulated(BFSAny, G, source=0, max_iterations=2)
+
+
+def test_emulated_device_loop_compiling_in_background(emulated, monkeypatch):
+    """Without engine_loop_wait, a call asking for the device loop whose module still compiles
+    runs on the host loop with the CPU's results and says why (each call until it is ready);
+    the loop module is first in the background queue, behind only a plain push that a run
+    under max_iterations waits for."""
+    from hpgraph.engine import device_loop
+    from tests.engine._programs import BFSAny
+
+    seen = _record_deferred(monkeypatch)
+    monkeypatch.setitem(LATE, "looks", 1000)
+    G = _graph(6, directed=False, weighted=False)
+    want = hp.run(BFSAny, G, backend="cpu", source=0)
+    with hp.config.set(engine_loop_wait=False):
+        for _ in range(2):                      # a new state, then the kept one
+            got = emulated(BFSAny, G, source=0, engine_loop="device")
+            assert got.extra["loop"] == "host"
+            assert got.extra["loop_fallback"] == device_loop.COMPILING
+            np.testing.assert_array_equal(got.depth, want.depth)
+        G7 = _graph(7, directed=False, weighted=False)
+        got = emulated(BFSAny, G7, source=0, max_iterations=2, engine_loop="device")
+        want7 = hp.run(BFSAny, G7, backend="cpu", source=0, max_iterations=2)
+        np.testing.assert_array_equal(got.depth, want7.depth)
+    assert seen == [[8, 7, 5], [5, 8, 7]]
+
+
+def test_emulated_device_loop_that_fails_to_compile(emulated, monkeypatch):
+    """A loop module whose background compile failed: a warning, then this program's calls
+    take the host loop for good (the reason in extra["loop_fallback"]), with the CPU's results."""
+    from hpgraph.engine import device_loop
+    from tests.engine._programs import BFSAny
+
+    monkeypatch.setitem(LATE, "looks", 1)       # ready at the second look, then it fails
+    monkeypatch.setitem(LATE, "fail", True)
+    G = _graph(6, directed=False, weighted=False)
+    want = hp.run(BFSAny, G, backend="cpu", source=0)
+    with hp.config.set(engine_loop_wait=False):
+        got = emulated(BFSAny, G, source=0, engine_loop="device")
+        assert got.extra["loop_fallback"] == device_loop.COMPILING
+        with pytest.warns(RuntimeWarning, match="did not compile"):
+            got = emulated(BFSAny, G, source=0, engine_loop="device")
+        assert got.extra["loop"] == "host" and "did not compile" in got.extra["loop_fallback"]
+        np.testing.assert_array_equal(got.depth, want.depth)
+        (st,) = gpu_state._states[G].values()
+        assert st.loop_refused and "hp_loop" in st.failed
+        got = emulated(BFSAny, G, source=0, engine_loop="device")
+        assert got.extra["loop"] == "host" and "did not compile" in got.extra["loop_fallback"]
+        np.testing.assert_array_equal(got.depth, want.depth)
 
 
 def test_emulated_block_loop_small_frontiers(emulated):

@@ -223,7 +223,7 @@ def test_device_loop_unit_compiled_with_the_program_or_on_first_use(tmp_path):
             got = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="device")
             (st,) = gpu_state._states[Gd].values()
             assert got.extra["loop"] == "host" and got.extra["loop_fallback"] == device_loop.COMPILING
-            assert st.compiling("hp_loop") or "hp_loop" not in st.k
+            assert st.compiling("hp_loop") and st.loop_refused is None and st.loop_kernel is None
             np.testing.assert_array_equal(hp.backend.to_host(got.dist), want.dist)
             kernel_cache.wait()
             got = hp.run(PrioSSSP, Gd, backend="gpu", source=1, engine_loop="device")
