@@ -29,7 +29,8 @@ Workloads (run in the child process with the tree's ``hpgraph`` and ``examples``
 Usage::
 
     python benchmarks/ab_trees.py --trees old=scratch/trees/9949573,new=. --workload rmat
-        [--rounds 4] [--repeat 7] [--quick] [--withhold NAMES] [--no-compile-wait] [--out FILE]
+        [--rounds 4] [--repeat 7] [--quick] [--withhold NAMES] [--no-compile-wait]
+        [--push-alpha A] [--out FILE]
 
 Exits 1 when a child fails or a result does not match its oracle.
 """
@@ -89,16 +90,19 @@ def _child_rmat(args) -> dict:
         rows[name] = {"warm_ms": r["warm_ms"], "first_ms": r["first_ms"], "check": verdict,
                       "loop": loop}
 
+    kw = {} if args.push_alpha is None else {"push_alpha": args.push_alpha}
     for loop in ("host", "device"):
         row(f"BFSParents, {loop} loop",
-            lambda: hp.run(BFSParents, G, source=src, engine_loop=loop),
+            lambda: hp.run(BFSParents, G, source=src, engine_loop=loop, **kw),
             lambda o: check_bfs(A, src, o.depth, o.parent, hops=hops))
-        row(f"BFSDepth, {loop} loop", lambda: hp.run(BFSDepth, G, source=src, engine_loop=loop),
+        row(f"BFSDepth, {loop} loop",
+            lambda: hp.run(BFSDepth, G, source=src, engine_loop=loop, **kw),
             lambda o: check_bfs(A, src, o.depth, hops=hops))
         row(f"SSSPNearFar, {loop} loop",
-            lambda: hp.run(SSSPNearFar, G, source=src, engine_loop=loop),
+            lambda: hp.run(SSSPNearFar, G, source=src, engine_loop=loop, **kw),
             lambda o: check_sssp(A, src, o.dist, o.pred, ref=dist, rtol=1e-6))
-        row(f"README SSSP, {loop} loop", lambda: hp.run(SSSP, G, source=src, engine_loop=loop),
+        row(f"README SSSP, {loop} loop",
+            lambda: hp.run(SSSP, G, source=src, engine_loop=loop, **kw),
             lambda o: check_sssp(A, src, o.dist, ref=dist, rtol=1e-6))
     # (depths, parents) and (distances, predecessors)
     row("hp.bfs", lambda: hp.bfs(G, src), lambda o: check_bfs(A, src, o[0], o[1], hops=hops))
@@ -195,6 +199,7 @@ def _run_child(tree, args, env):
     cmd += ["--quick"] if args.quick else []
     cmd += ["--withhold", args.withhold] if args.withhold else []
     cmd += ["--no-compile-wait"] if args.no_compile_wait else []
+    cmd += ["--push-alpha", str(args.push_alpha)] if args.push_alpha is not None else []
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, env=env,
                              timeout=args.child_timeout)
@@ -216,6 +221,8 @@ def main(argv=None) -> int:
     ap.add_argument("--withhold", default="", help="kernel names the engine treats as "
                     "still compiling (rmat)")
     ap.add_argument("--no-compile-wait", action="store_true")
+    ap.add_argument("--push-alpha", type=float, default=None,
+                    help="hp.run(push_alpha=) of the user programs (rmat; default: the engine's)")
     ap.add_argument("--child-timeout", type=float, default=1800.0,
                     help="seconds a child process may take (default 1800)")
     ap.add_argument("--out", default=None)
@@ -238,8 +245,10 @@ def main(argv=None) -> int:
     if args.rounds < 1 or args.repeat < 1:
         raise SystemExit(f"--rounds and --repeat: expected at least 1, got {args.rounds} and "
                          f"{args.repeat}")
-    if args.workload != "rmat" and (args.withhold or args.no_compile_wait):
-        raise SystemExit("--withhold and --no-compile-wait apply to --workload rmat only")
+    if args.workload != "rmat" and (args.withhold or args.no_compile_wait
+                                    or args.push_alpha is not None):
+        raise SystemExit("--withhold, --no-compile-wait and --push-alpha apply to --workload "
+                         "rmat only")
     known = ("hp_block_loop", "hp_push", "hp_push_fused", "hp_witness", "hp_loop")
     bad = [k for k in args.withhold.split(",") if k and k not in known]
     if bad:
@@ -300,6 +309,7 @@ def main(argv=None) -> int:
                                           rounds=args.rounds, repeat=args.repeat,
                                           quick=args.quick, withhold=args.withhold,
                                           no_compile_wait=args.no_compile_wait,
+                                          push_alpha=args.push_alpha,
                                           trees={k: str(v) for k, v in trees.items()}),
                          "rows": results, "table": table, "failed": failed})
     for f in failed:

@@ -25,13 +25,27 @@ def test_first_use_on_two_labels_of_one_tree(tmp_path, capsys):
     assert "first_ms: median over 1 rounds" in capsys.readouterr().out
 
 
+def test_rmat_rows_checked_with_deferred_kernels_withheld(tmp_path):
+    """The R-MAT workload (scale 12 here) with the block loop withheld and a push_alpha: every
+    row checked against SciPy."""
+    out = tmp_path / "ab.json"
+    assert ab_trees.main(["--trees", "a=.", "--workload", "rmat", "--quick", "--rounds", "1",
+                          "--repeat", "1", "--withhold", "hp_block_loop", "--push-alpha", "2",
+                          "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    (rows,) = res["rows"]["a"]
+    assert len(rows) == 10 and all(r["check"] == "ok" for r in rows.values())
+    assert res["meta"]["push_alpha"] == 2.0 and res["meta"]["withhold"] == "hp_block_loop"
+
+
 @pytest.mark.parametrize("args, match", [
     (["--trees", "a"], "--trees"), (["--trees", "a="], "--trees"),
     (["--trees", "a=no/such/dir"], "--trees"), (["--trees", "=."], "--trees"),
     (["--trees", "a=.,a=."], "given twice"),
     (["--trees", "a=.", "--rounds", "0"], "at least 1"),
     (["--trees", "a=.", "--withhold", "hp_blockloop"], "--withhold"),
-    (["--trees", "a=.", "--workload", "first-use", "--no-compile-wait"], "rmat only")])
+    (["--trees", "a=.", "--workload", "first-use", "--no-compile-wait"], "rmat only"),
+    (["--trees", "a=.", "--workload", "first-use", "--push-alpha", "2"], "rmat only")])
 def test_bad_arguments_stop_before_any_process(args, match):
     with pytest.raises(SystemExit, match=match):
         ab_trees.main(args)
