@@ -101,6 +101,21 @@ def timed(fn, repeat, gpu=True, keep=True):
     return row, out
 
 
+def fresh_class(base, body: str, label: str):
+    """A subclass of vertex program ``base`` whose class body is the source ``body`` (lines
+    indented 4 spaces): with a constant unique to the call in it, its generated CUDA is new to
+    the process and the kernel caches (first-use rows).  The source is registered under a
+    file name of its own (``label``), so the engine can read the callbacks back."""
+    import linecache
+
+    src = "class Fresh(Base):\n" + body
+    fname = f"<fresh-{label}>"
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    ns: dict = {}
+    exec(compile(src, fname, "exec"), {"Base": base}, ns)  # noqa: S102
+    return ns["Fresh"]
+
+
 def _sync():
     import cupy as cp
 

@@ -113,15 +113,11 @@ def _child_rmat(args) -> dict:
 
 def _fresh(base, name, stamp):
     """A subclass of ``base`` whose generated source is new (a unique constant in gather)."""
-    import linecache
+    from _harness import fresh_class
 
     body = f"src.depth + 1 + 0 * {stamp}" if "BFS" in name else f"src.dist + edge + 0.0 * {stamp}"
-    src = f"class Fresh(Base):\n    def gather(src, edge, dst):\n        return {body}\n"
-    fname = f"<ab-trees-{name}-{stamp}>"
-    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
-    ns: dict = {}
-    exec(compile(src, fname, "exec"), {"Base": base}, ns)  # noqa: S102
-    return ns["Fresh"]
+    return fresh_class(base, f"    def gather(src, edge, dst):\n        return {body}\n",
+                       f"ab-trees-{name}-{stamp}")
 
 
 def _child_first_use(args) -> dict:

@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import hpgraph as hp  # noqa: E402
-from _harness import metadata, timed, write  # noqa: E402
+from _harness import fresh_class, metadata, timed, write  # noqa: E402
 from examples.bfs import BFSDepth, BFSParents  # noqa: E402
 from examples.sssp import SSSP, SSSPNearFar  # noqa: E402
 
@@ -225,8 +225,6 @@ def bench_first_use(gpu, rows):
     running, ``second_ms`` the next run, ``compile_ms`` first minus second (what being new
     costs the first call)."""
     G = hp.generators.path(1000, backend="gpu" if gpu else "cpu")
-    import linecache
-
     if gpu:
         # NVRTC's own start-up in a process (loading the library, its first compile) is paid
         # once, whatever the program: timed apart, with a trivial kernel
@@ -252,16 +250,12 @@ def bench_first_use(gpu, rows):
 
     for base, loop in ((SSSP, None), (SSSPNearFar, None), (SSSPNearFar, "device")):
         stamp = time.time_ns() % 1000003
-        # a class made here has no source file: give its callback a readable one
-        src = (f"class Fresh(Base):\n    bias = {stamp}.0\n"
-               "    def gather(self, src, edge, dst):\n        return src.dist + edge + self.bias * 0\n"
-               "    def update(self, v, y):\n        return {'dist': min(v.dist, y + self.bias * 0)}\n")
-        fname = f"<bench-fresh-{stamp}>"
-        linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
-        code = compile(src, fname, "exec")
-        ns = {}
-        exec(code, {"Base": base}, ns)  # noqa: S102
-        Fresh = ns["Fresh"]
+        Fresh = fresh_class(base, f"    bias = {stamp}.0\n"
+                            "    def gather(self, src, edge, dst):\n"
+                            "        return src.dist + edge + self.bias * 0\n"
+                            "    def update(self, v, y):\n"
+                            "        return {'dist': min(v.dist, y + self.bias * 0)}\n",
+                            f"bench-{stamp}")
         first, out = timed_run(Fresh, loop)
         first_loop = out.extra.get("loop")
         _check(np.array_equal(_host(out.dist), np.arange(1000, dtype=np.float32)),

@@ -180,7 +180,8 @@ def modules(cp, source: str, option_sets, defer=(), cooperative=()) -> list:
     arch = "sm_" + cp.cuda.Device().compute_capability
     option_sets = [tuple(o) for o in option_sets]
     defer = {tuple(o) for o in defer}
-    coop = [tuple(o) in {tuple(c) for c in cooperative} for o in option_sets]
+    cooperative = {tuple(c) for c in cooperative}
+    coop = [o in cooperative for o in option_sets]
     if config["dump_source"] is not None:
         from .cuda_source import save
 

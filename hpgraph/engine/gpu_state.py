@@ -135,7 +135,6 @@ class _State:
         self.idt = idt
         self.stream = cp.cuda.Stream(non_blocking=True)
         self.n_sm = int(_backend.num_sms())
-        self.source = src
         units = codegen.kernel_units(bp, idt)
         deferred = set(codegen.DEFERRED_UNITS)
         if device_loop:
@@ -144,25 +143,19 @@ class _State:
             units[codegen.LOOP_UNIT] = ("hp_loop",)
             if not config["engine_loop_wait"]:
                 deferred.add(codegen.LOOP_UNIT)
-        # deferred units compile one after another in this order: a fused program's plain
-        # push first where its runs wait for it (max_iterations: _host_loop), then the device
-        # loop's (its run asked for it), then the block loop, then a plain push nothing waits for
-        late_push = bp.max_iterations is None
+        # deferred units compile one after another in this order (the others in parallel):
+        # a fused program's plain push where its runs wait for it (max_iterations:
+        # _host_loop), the device loop's (its run asked for it; the longest, so first too when
+        # waited for), the block loop, a plain push nothing waits for
+        order = [5, codegen.LOOP_UNIT, 7] if bp.max_iterations is not None \
+            else [codegen.LOOP_UNIT, 7, 5]
         units = {u: units[u] for u in sorted(
-            units, key=lambda u: (late_push or u != 5, u != codegen.LOOP_UNIT,
-                                  late_push and u == 5, u))}
-        opts = [codegen.unit_options(u) for u in units]
-        defer = [codegen.unit_options(u) for u in units if u in deferred]
-        coop = [codegen.unit_options(codegen.LOOP_UNIT)]
-        mods = _backend.raw_modules(src, opts, defer=defer, cooperative=coop)
+            units, key=lambda u: (order.index(u) if u in order else len(order), u))}
+        self.source = src
         self.k = {}
         self.pending = []          # (compiling module, its kernel names): see ready()
         self.failed = {}           # kernel name -> why its deferred unit failed
-        for mod, names in zip(mods, units.values()):
-            if hasattr(mod, "get_function"):
-                self.k.update((name, mod.get_function(name)) for name in names)
-            else:
-                self.pending.append((mod, names))
+        self._compile(units, deferred)
         self.loop_kernel = None        # the device loop: (kernel, blocks), made on first use
         self.loop_refused = None       # why the device refused a cooperative launch
         # The graph's derived matrices (A^T, HYB, casts) are built on the caller's stream,
@@ -222,6 +215,40 @@ class _State:
         self.calls = 0
 
 
+    def _compile(self, units, deferred) -> None:
+        """Compile ``units`` ({unit: kernel names}; those in ``deferred`` in the background) and
+        keep their kernels, or the compiling modules (:meth:`ready`, :meth:`wait`); the device
+        loop's unit launches cooperatively."""
+        opts = [codegen.unit_options(u) for u in units]
+        defer = [codegen.unit_options(u) for u in units if u in deferred]
+        coop = [codegen.unit_options(codegen.LOOP_UNIT)]
+        mods = _backend.raw_modules(self.source, opts, defer=defer, cooperative=coop)
+        for mod, names in zip(mods, units.values()):
+            if hasattr(mod, "get_function"):
+                self.k.update((name, mod.get_function(name)) for name in names)
+            else:
+                self.pending.append((mod, tuple(names)))
+
+    def add_unit(self, unit, names, background) -> None:
+        """Compile unit ``unit`` (holding kernels ``names``) now, or with ``background`` in the
+        background."""
+        self._compile({unit: names}, {unit} if background else set())
+
+    def compiling(self, name) -> bool:
+        """Whether kernel ``name`` is in a unit compiling in the background."""
+        return any(name in names for _, names in self.pending)
+
+    def _take(self, i) -> None:
+        """Load pending module ``i`` (waiting for its compile) and keep its kernels; a failure
+        is kept in ``failed`` for its kernels, then raised."""
+        mod, names = self.pending.pop(i)
+        try:
+            m = mod.module()
+        except Exception as exc:  # noqa: BLE001 -- NVRTC, or writing the cubin
+            self.failed.update(dict.fromkeys(names, exc))
+            raise
+        self.k.update((nm, m.get_function(nm)) for nm in names)
+
     def ready(self, name) -> bool:
         """Whether kernel ``name`` can be launched: compiled with the program, or in a deferred
         unit (:data:`.codegen.DEFERRED_UNITS`) whose background compile has finished (its
@@ -234,37 +261,16 @@ class _State:
             if name in names:
                 if not mod.ready():
                     return False
-                del self.pending[i]
                 try:
-                    m = mod.module()
-                except Exception as exc:  # noqa: BLE001 -- NVRTC, or writing the cubin
-                    self.failed.update(dict.fromkeys(names, exc))
+                    self._take(i)
+                except Exception as exc:  # noqa: BLE001 -- kept in failed by _take
                     # a unit the runs can do without: they go on without it
                     warnings.warn(f"hpgraph: the engine's deferred unit {names} did not "
                                   f"compile; runs go on without it ({exc})", RuntimeWarning,
                                   stacklevel=2)
                     return False
-                self.k.update((nm, m.get_function(nm)) for nm in names)
                 return True
         return False
-
-
-    def compiling(self, name) -> bool:
-        """Whether kernel ``name`` is in a unit compiling in the background."""
-        return any(name in names for _, names in self.pending)
-
-    def add_unit(self, unit, names, background) -> None:
-        """Compile unit ``unit`` (holding kernels ``names``) now, or with ``background`` in the
-        background (:meth:`ready` / :meth:`wait` then load it); the device loop's unit launches
-        cooperatively."""
-        opts = codegen.unit_options(unit)
-        coop = [opts] if unit == codegen.LOOP_UNIT else []
-        (mod,) = _backend.raw_modules(self.source, [opts], defer=[opts] if background else [],
-                                      cooperative=coop)
-        if hasattr(mod, "get_function"):
-            self.k.update((name, mod.get_function(name)) for name in names)
-        else:
-            self.pending.append((mod, tuple(names)))
 
     def wait(self, name) -> None:
         """Make kernel ``name`` launchable, waiting for its deferred unit's compile if needed
@@ -274,15 +280,9 @@ class _State:
             return
         if name in self.failed:
             raise self.failed[name]
-        for i, (mod, names) in enumerate(self.pending):
+        for i, (_, names) in enumerate(self.pending):
             if name in names:
-                del self.pending[i]
-                try:
-                    m = mod.module()        # waits for the compile
-                except Exception as exc:  # noqa: BLE001 -- kept, then raised as it came
-                    self.failed.update(dict.fromkeys(names, exc))
-                    raise
-                self.k.update((nm, m.get_function(nm)) for nm in names)
+                self._take(i)
                 return
 
 
