@@ -111,6 +111,18 @@ def fuse_ok(bp) -> bool:
             and len(common.matrix_names(bp.edges)) == 1)
 
 
+def pull_reached_ok(bp) -> bool:
+    """Whether ``bp``'s pulls may take a sender by its relaxed property instead of its frontier
+    bit (``hp_sends``; the run turns it on when every vertex outside the initial frontier
+    starts at the identity: ``gpu._Run``): the program relaxes a property (``bp.relax``) of
+    the reduce's value type."""
+    relax = getattr(bp, "relax", None)
+    if relax is None:
+        return False
+    dt = {p.name: p.dtype for p in bp.props}[relax]
+    return np.dtype(dt) == np.dtype(bp.y_dtype)
+
+
 def relax_ok(bp, idx_dtype) -> bool:
     """Whether ``bp``'s push supersteps relax (``hp_push_fused`` in its second form): the
     program relaxes a property (``bp.relax``, :mod:`.relax`) and has no witness or one whose
@@ -272,6 +284,7 @@ def program_source(bp, idx_dtype) -> str:
         RECEIVED_ONLY=int(bp.apply_to == "received"),
         HAS_MASK=int(k.mask is not None),
         ANY=int(bool(mon.terminal_any)),
+        PULL_REACHED=int(pull_reached_ok(bp)),
         MASK_BODY=mask_body,
         HEAVY=HEAVY,
         EDGE_LOAD=edge_load,

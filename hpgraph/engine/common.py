@@ -12,6 +12,7 @@ from .. import backend as _backend
 #: ST_WORDS of them, are followed by the superstep history ring.
 S_HALT, S_EXEC, S_STEP, S_CNT, S_EDG, S_TCNT, S_DONE, S_HCNT = 0, 1, 2, 3, 5, 7, 8, 9
 S_FARCNT, S_FARPEND = 11, 14
+S_REACHED = 20
 ST_WORDS = 32
 
 

@@ -57,7 +57,7 @@ from . import gpu_state as _st
 from .common import push_limit  # noqa: F401  (hpgraph.engine.gpu.push_limit)
 from .gpu_state import (_acquire, _aliasable, _bits, _fill, _ptr, _release,  # noqa: F401
                         clear_cache, split_segments)
-from .common import S_CNT, S_EDG, S_EXEC, S_HALT, S_HCNT, S_STEP, ST_WORDS
+from .common import S_CNT, S_EDG, S_EXEC, S_HALT, S_HCNT, S_REACHED, S_STEP, ST_WORDS
 from .launch import APPLY_AUTO, APPLY_PULLED, BLOCK, Launches, track_edges
 
 #: Initial frontiers up to this size travel as kernel arguments (``hp_init_fused``).
@@ -70,6 +70,22 @@ BATCHES = (1, 2, 4, 8, 16, 64)
 #: addresses and the small-frontier grid choice).
 MAX_GRAPHS = 32
 HIST_HEAD = 64
+def _starts_at_identity(bp) -> bool:
+    """Whether every vertex outside ``bp``'s initial frontier starts with its relaxed property
+    at the reduce's identity, as a scalar or a :class:`Seeded` default says (an array is not
+    inspected): its pulls may then take senders by that property (``hp_sends``;
+    :func:`.codegen.pull_reached_ok`)."""
+    if not codegen.pull_reached_ok(bp):
+        return False
+    v = bp.init_props[bp.relax]
+    if isinstance(v, Seeded):
+        v = v.default
+    elif _backend.is_device_array(v) or np.ndim(v) != 0:
+        return False
+    ident = np.asarray(bp.monoid.identity, dtype=bp.y_dtype)
+    return bool(np.asarray(v, dtype=bp.y_dtype).tobytes() == ident.tobytes())
+
+
 class _Run(Launches):
     """One call: the per-call settings over a :class:`_State`."""
 
@@ -208,6 +224,8 @@ class _Run(Launches):
                                         np.int64(fmode),
                                         np.int64(smode if inline else 0))
                                      + tuple(vals) + self.prop_args)
+            if _starts_at_identity(bp):
+                s.st[S_REACHED] = 1         # after the zeroing above, on the run stream
 
     def _own(self, p):
         """The state's own buffer for property ``p`` (allocated on the caller's stream)."""

@@ -16,6 +16,7 @@ from ._emulator_fused import CNT, EDG, EXEC, HALT, HCNT, OPS, STEP, FusedKernels
 
 TCNT, DONE = 7, 8
 TRACK = 19
+REACHED = 20
 
 #: deferred units of the emulated backend (the block loop's) report ready after this many
 #: looks ("fail": their compile fails)
@@ -244,6 +245,14 @@ class _Kernels(FusedKernels):
     def bit(bm, u):
         return (int(bm[u >> 5]) >> (u & 31)) & 1
 
+    def sends(self, bm, st, props, u):
+        """``hp_sends``: the frontier bit, or (a relaxation whose run set S_REACHED) whether the
+        sender's relaxed property has left the identity."""
+        if codegen.pull_reached_ok(self.bp) and st[REACHED]:
+            OPS["pull_reached"] += 1        # (inside a kernel: _count would skip it)
+            return not self.same(props[self.bp.relax][u], self.m.identity)
+        return self.bit(bm, u)
+
     def launch(self, name):
         fn = getattr(self, name)
 
@@ -305,7 +314,7 @@ class _Kernels(FusedKernels):
                 u = int(ell_idx[pos])
                 if u < 0:
                     break
-                if self.bp.gather_from != "all" and not self.bit(bm, u):
+                if self.bp.gather_from != "all" and not self.sends(bm, st, props, u):
                     continue
                 acc = self.add(acc, self.gather(props, u, self.w(ell_val, pos), v))
                 if self.term(acc):
@@ -331,7 +340,7 @@ class _Kernels(FusedKernels):
             acc = self.m.identity
             for e in range(int(seg_ptr[s]), int(seg_ptr[s + 1])):
                 u = int(col[e])
-                if self.bp.gather_from == "all" or self.bit(bm, u):
+                if self.bp.gather_from == "all" or self.sends(bm, st, props, u):
                     acc = self.add(acc, self.gather(props, u, self.w(val, e), row))
             y[row] = self.add(y[row] if split else acc0, acc)   # split: the monoid's atomic
 

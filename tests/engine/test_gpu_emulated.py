@@ -913,3 +913,73 @@ def test_emulated_kept_state_replays_no_fused_mixed_batch_under_max_iterations(e
         got = emulated(BFSAny, G, source=0, max_iterations=4)
     np.testing.assert_array_equal(got.depth, want.depth)
     assert (got.supersteps, got.active) == (want.supersteps, want.active)
+
+
+class _SeededSSSP(SSSP):
+    """The README SSSP with its distances given as a rule: inf outside the initial frontier."""
+
+    def init(self, graph, source=0):
+        return {"dist": hp.Seeded(np.inf, 0.0)}, [int(source)]
+
+
+class _HeadStartSSSP(SSSP):
+    """Every vertex starts at 5.0 (not the identity), the source at 0: a pull taking senders
+    by their distance would let vertices never active send their 5.0."""
+
+    def init(self, graph, source=0):
+        return {"dist": hp.Seeded(5.0, 0.0)}, [int(source)]
+
+
+class _ArrayHeadStartSSSP(SSSP):
+    """Every vertex starts at its id, the source at 0, given as an array (never inspected by
+    the engine): a vertex never active keeps its start, which a pull taking senders by their
+    distance would send on."""
+
+    def init(self, graph, source=0):
+        dist = np.arange(graph.num_vertices, dtype=np.float32)
+        dist[source] = 0.0
+        return {"dist": dist}, [int(source)]
+
+
+@pytest.mark.parametrize("direction", ["pull", "auto"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_emulated_relaxation_pulls_take_reached_senders(emulated, direction, seed):
+    """A relaxation whose every vertex outside the initial frontier starts at the identity pulls
+    from the senders its distance reached (hp_sends: no frontier bit); one whose vertices start
+    elsewhere, or whose start is an array, pulls from the frontier.  The CPU engine's
+    distances either way (the relaxation's fixed point)."""
+    from hpgraph.engine import codegen
+
+    G = _graph(seed, weighted=True)
+    # (the priority's far-set split has no transcription: SSSPNearFar is tested on the GPU)
+    for prog, by_value in ((_SeededSSSP, True), (SSSP, False), (_HeadStartSSSP, False),
+                           (_ArrayHeadStartSSSP, False)):
+        want = hp.run(prog, G, backend="cpu", source=0)
+        assert codegen.pull_reached_ok(program.bind(prog, G, {"source": 0}, None, None))
+        OPS.clear()
+        got = emulated(prog, G, source=0, direction=direction)
+        np.testing.assert_array_equal(got.dist, want.dist, err_msg=prog.__name__)
+        pulled = any(d == "pull" for d in got.directions)
+        assert (OPS["pull_reached"] > 0) == (by_value and pulled), prog.__name__
+
+
+def test_emulated_reached_pulls_only_where_the_start_allows(emulated, monkeypatch):
+    """What the rule of the start guards against: forced on for a program whose vertices start
+    at their ids, pulls would send the starts of vertices never active (other distances than
+    the CPU engine's)."""
+    G = _graph(4, n=60, m=300, weighted=True)
+    want = hp.run(_ArrayHeadStartSSSP, G, backend="cpu", source=0)
+    monkeypatch.setattr(gpu, "_starts_at_identity", lambda bp: True)
+    got = emulated(_ArrayHeadStartSSSP, G, source=0, direction="pull")
+    assert not np.array_equal(got.dist, want.dist)
+
+
+def test_emulated_reached_pulls_need_the_relaxation(emulated):
+    """Without the relaxation (hp.config["engine_relax"] off) pulls read the frontier bits."""
+    G = _graph(3, weighted=True)
+    want = hp.run(_SeededSSSP, G, backend="cpu", source=0)
+    with hp.config.set(engine_relax=False):
+        OPS.clear()
+        got = emulated(_SeededSSSP, G, source=0, direction="pull")
+    np.testing.assert_array_equal(got.dist, want.dist)
+    assert OPS["pull_reached"] == 0

@@ -383,11 +383,41 @@ def test_gpu_relaxation_equals_scipy(loop, monkeypatch):
         # of P before each atomic)
         for track in (None, 0):
             with hp.config.set(engine_loop=loop, engine_track_edges=track):
-                for direction in ("auto", "push"):
+                # pull: SSSPNearFar starts as a rule (inf outside the source), so its pulls
+                # take senders by their distance (hp_sends), the others by their bits
+                for direction in ("auto", "push", "pull"):
                     for _ in range(2):                      # a kept run state the second time
                         _check_relaxing_runs(G, Gd, A, src, dist, depth, name, loop, direction)
     if loop == "host":
         assert fused                               # the host loop launched fused pushes
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("loop", ["device", "host"])
+def test_gpu_pulls_by_reached_senders_only_where_the_start_allows(loop):
+    """The run sets S_REACHED (pulls take senders by their relaxed property) for a relaxation
+    starting as a rule at the identity (SSSPNearFar), not for one starting from an array
+    (the README SSSP); both give SciPy's distances, pulling every superstep."""
+    from hpgraph.engine import common, gpu_state
+
+    G = hp.rmat(12, edge_factor=8, seed=5, weights=(1, 20), backend="cpu")
+    A = G.to_scipy().tocsr()
+    src = int(np.argmax(hp.backend.to_host(G.out_degree)))
+    dist = csg.dijkstra(A, indices=src).astype(np.float32)
+    Gd = G.to_device()
+    for prog, word in ((SSSPNearFar, 1), (SSSP, 0)):
+        _gpu_clear()
+        r = hp.run(prog, Gd, backend="gpu", source=src, direction="pull", engine_loop=loop)
+        np.testing.assert_array_equal(hp.backend.to_host(r.dist), dist, err_msg=prog.__name__)
+        (st,) = gpu_state._states[Gd].values()
+        assert int(st.st[common.S_REACHED].get()) == word, prog.__name__
+    _gpu_clear()
+
+
+def _gpu_clear():
+    from hpgraph.engine import gpu
+
+    gpu.clear_cache()
 
 
 @pytest.mark.gpu

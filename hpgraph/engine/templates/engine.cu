@@ -75,6 +75,8 @@ typedef unsigned long long u64;
 #define S_FDONE 18    // priority: blocks finished with the split (last-block detection)
 #define S_TRACK 19    // pushes of frontiers with more push edges record no receivers
                       // (APPLY then scans every vertex): hp.config["engine_track_edges"]
+#define S_REACHED 20  // relaxation (HP_PULL_REACHED): every vertex outside the initial frontier
+                      // started at the identity, so pulls take a sender by its value (below)
 #define HP_ST_WORDS 32
 #define HP_WITNESS $WITNESS       // the program records winners in property $WITNESS_PROP
 #define HP_PACK $PACK             // exact winners: value key and sender in one 64-bit atomicMin
@@ -87,6 +89,7 @@ typedef unsigned long long u64;
 #define HP_RECEIVED_ONLY $RECEIVED_ONLY
 #define HP_HAS_MASK $HAS_MASK      // the program defines mask(v): receivers it rejects get nothing
 #define HP_ANY $ANY                // the `any` monoid: load a sender only once its bit is set
+#define HP_PULL_REACHED $PULL_REACHED   // a relaxation (codegen.pull_reached_ok): see hp_sends
 #define HP_FUSED $FUSED            // hp_push_fused: 0 none, 1 claims, 2 relaxation (codegen.fused_kind)
 #define HP_PUSH_UNIT (HP_FUSED ? 5 : 2)   // hp_push's compile unit (codegen.push_unit)
 #define HP_EDGE(vals, pos) $EDGE_LOAD
@@ -145,6 +148,21 @@ $ATOMIC_OLD
 // x_bitmask: read-only during SPMV, through the read-only data cache.
 __device__ __forceinline__ bool hp_bit(const unsigned* HP_MUT bm, idx_t u) {
     return (HP_LDM(bm + (u >> 5)) >> (u & 31)) & 1u;
+}
+
+// Does sender u count in this pull?  Its frontier bit -- or, for a relaxation whose every
+// vertex outside the initial frontier started at the identity (state word S_REACHED), whether
+// its relaxed property has left the identity: such a program's result is the fixed point over
+// the senders ever active (engine/relax.py), an inactive sender's message only repeats one it
+// sent already or arrives early, and a never-reached one (still at the identity) sends nothing.
+// The value is loaded for the gather anyway, so a dense pull loads one word per entry where
+// the bit took a second, random one (a full pull of R-MAT 21 is L2-sector bound).
+template <class P>
+__device__ __forceinline__ bool hp_sends(const unsigned* HP_MUT bm, idx_t u, bool reached, const P* HP_MUT prop) {
+    if constexpr (HP_PULL_REACHED != 0) {      // the relaxed property has y_t's type
+        if (reached) return !hp_same((y_t)HP_LDM(prop + u), hp_identity());
+    }
+    return hp_bit(bm, u);
 }
 
 // gather(src = u, edge = w, dst = v): loads from the structure-of-arrays properties.

@@ -15,6 +15,8 @@ hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, 
     if (mode == 1 && hp_pushes(st, cur, limit)) return;   // mixed: this superstep pushes
     const unsigned* HP_MUT bm = cur ? bm1 : bm0;
     (void)bm;
+    const bool reached = HP_PULL_REACHED && st[S_REACHED] != 0ull;
+    (void)reached;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
         if (HP_HAS_MASK && !hp_mask((idx_t)v$PROPS_ARGS)) continue;   // y[v] stays the identity
@@ -38,7 +40,7 @@ hp_pull_ell(const idx_t* __restrict__ ell_idx, const w_t* __restrict__ ell_val, 
             // inactive senders contribute the identity; the bit and the sender's properties
             // are loaded side by side instead of one after the other (latency-bound loop)
             const y_t g = hp_gather(u, HP_EDGE(ell_val, pos), (idx_t)v$PROPS_ARGS);
-            hp_take(acc, hp_bit(bm, u) ? g : hp_identity(), wu, u);
+            hp_take(acc, hp_sends(bm, u, reached, P_$RELAX_PROP) ? g : hp_identity(), wu, u);
 #endif
             if (HP_HAS_TERMINAL && hp_is_terminal(acc)) break;   // early exit
         }
@@ -68,6 +70,8 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
     if (mode == 1 && hp_pushes(st, cur, limit)) return;   // mixed: this superstep pushes
     const unsigned* HP_MUT bm = cur ? bm1 : bm0;
     (void)bm;
+    const bool reached = HP_PULL_REACHED && st[S_REACHED] != 0ull;
+    (void)reached;
     const int lane = threadIdx.x & 31;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (long long s = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; s < nseg; s += nwarps) {
@@ -90,7 +94,7 @@ hp_pull_coo(const idx_t* __restrict__ seg_row, const long long* __restrict__ seg
                 if (hp_bit(bm, u)) hp_take(acc, hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS), we, e);
 #else
                 const y_t g = hp_gather(u, HP_EDGE(val, e), row$PROPS_ARGS);
-                hp_take(acc, hp_bit(bm, u) ? g : hp_identity(), we, e);
+                hp_take(acc, hp_sends(bm, u, reached, P_$RELAX_PROP) ? g : hp_identity(), we, e);
 #endif
             }
 #if HP_HAS_TERMINAL
