@@ -298,7 +298,8 @@ def main(argv=None) -> int:
                          + extra)
         print(f"  {name:34} " + "  ".join(cells))
     if args.out:
-        sys.path.insert(0, str(HERE))
+        # the metadata names this checkout's hpgraph; the parent need not have it on its path
+        sys.path[:0] = [str(HERE), str(ROOT)]
         from _harness import metadata, write
 
         write(args.out, {"meta": metadata(bench="ab_trees", workload=args.workload,
