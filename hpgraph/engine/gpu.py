@@ -203,6 +203,7 @@ class _Run(Launches):
                 _fill(cp, buf, v)
                 props[p.name] = buf
         self._adopt(props, caller)
+        reached = _starts_at_identity(bp)
         with s.stream:
             if not inline:
                 self._init_frontier(ids)
@@ -221,10 +222,10 @@ class _Run(Launches):
                                      (np.int64(n), np.int32(inline), np.int64(nid))
                                      + tuple(np.int64(x) for x in hid)
                                      + (s.deg, s.bm[0], s.q[0], s.qh[0], s.st, self.track,
-                                        np.int64(fmode),
+                                        np.uint64(reached), np.int64(fmode),
                                         np.int64(smode if inline else 0))
                                      + tuple(vals) + self.prop_args)
-            if _starts_at_identity(bp):
+            elif reached:
                 s.st[S_REACHED] = 1         # after the zeroing above, on the run stream
 
     def _own(self, p):

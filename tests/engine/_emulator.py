@@ -502,7 +502,7 @@ class _Kernels(FusedKernels):
     def hp_init_fused(self, a):
         n, frontier, nids, *rest = a
         hid, rest = [int(x) for x in rest[:gpu.INLINE_IDS]], rest[gpu.INLINE_IDS:]
-        deg, bm0, q0, qh0, st, track_edges, fmode, smode, *rest = rest
+        deg, bm0, q0, qh0, st, track_edges, reached, fmode, smode, *rest = rest
         nprop = len(self.bp.props)
         vals, pa = rest[:2 * nprop], rest[2 * nprop:]
         assert len(pa) == nprop and all(isinstance(x, np.uint64) for x in vals)
@@ -519,6 +519,8 @@ class _Kernels(FusedKernels):
                 st[EDG] += np.uint64(deg[v])
                 if deg[v] > codegen.HEAVY:
                     _heavy_add(qh0, st, HCNT, v, int(deg[v]))
+        if reached:
+            st[REACHED] = 1
         seeds = hid[:int(nids)] if smode else []
         for i, (p, arr) in enumerate(zip(self.bp.props, pa)):
             f, sm = (int(fmode) >> (2 * i)) & 3, (int(smode) >> (2 * i)) & 3

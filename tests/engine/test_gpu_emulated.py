@@ -963,6 +963,39 @@ def test_emulated_relaxation_pulls_take_reached_senders(emulated, direction, see
         assert (OPS["pull_reached"] > 0) == (by_value and pulled), prog.__name__
 
 
+class _ManySourceSSSP(SSSP):
+    """Distances from the nearest of twelve sources, as a rule (inf elsewhere): more initial
+    vertices than travel by value (gpu.INLINE_IDS), so the frontier is written apart from the
+    setup's fused launch, which then has no property to fill."""
+
+    def init(self, graph, source=0):
+        return {"dist": hp.Seeded(np.inf, 0.0)}, list(range(12))
+
+
+class _ManySourceHopsSSSP(_ManySourceSSSP):
+    """The same with a second property given as a scalar: the fused launch fills it."""
+
+    properties = {"dist": ("float32", np.inf), "hops": ("int32", 7)}
+
+    def update(v, y):
+        return {"dist": min(v.dist, y)}
+
+
+@pytest.mark.parametrize("prog, fused", [(_ManySourceSSSP, False), (_ManySourceHopsSSSP, True)])
+def test_emulated_reached_pulls_with_a_large_initial_frontier(emulated, prog, fused):
+    """S_REACHED is set whether the setup's fused launch runs or not: pulls take senders by
+    distance; the CPU engine's distances."""
+    G = _graph(5, n=60, m=300, weighted=True)
+    want = hp.run(prog, G, backend="cpu")
+    OPS.clear()
+    got = emulated(prog, G, direction="pull")
+    np.testing.assert_array_equal(got.dist, want.dist)
+    if fused:
+        np.testing.assert_array_equal(got.hops, np.full(G.num_vertices, 7, np.int32))
+    assert OPS["pull_reached"] > 0
+    assert (OPS["launch:hp_init_fused"] == 1) == fused
+
+
 def test_emulated_reached_pulls_only_where_the_start_allows(emulated, monkeypatch):
     """What the rule of the start guards against: forced on for a program whose vertices start
     at their ids, pulls would send the starts of vertices never active (other distances than

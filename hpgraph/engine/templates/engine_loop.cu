@@ -209,7 +209,8 @@ hp_init_frontier(const idx_t* __restrict__ ids, long long nids, int all, const l
 // with the vertex id; 2 bits of `smode` for the initial frontier's vertices: 0 as the fill,
 // 1 the value S_<p>, 2 the vertex id.  Values travel as raw bits (one 64-bit word each), so
 // every property dtype passes the same way.  Block 0 zeroes `st` before its own atomics
-// (ordered by __syncthreads); no other block touches `st`.  The bitmasks are zero here.
+// (ordered by __syncthreads) and sets S_REACHED when `reached`; no other block touches `st`.
+// The bitmasks are zero here.
 template <class T>
 __device__ __forceinline__ T hp_unbits(u64 b) { T x; memcpy(&x, &b, sizeof(T)); return x; }
 
@@ -218,7 +219,8 @@ HP_KERNEL
 hp_init_fused(long long n, int frontier, long long nids, long long i0, long long i1, long long i2,
               long long i3, long long i4, long long i5, long long i6, long long i7,
               const long long* __restrict__ deg, unsigned* bm0, idx_t* q0, idx_t* qh0,
-              u64* HP_MUT st, u64 track_edges, long long fmode, long long smode$FILL_PARAMS$PROPS_MUT_PARAMS)
+              u64* HP_MUT st, u64 track_edges, u64 reached, long long fmode,
+              long long smode$FILL_PARAMS$PROPS_MUT_PARAMS)
 {
     const long long ids[8] = {i0, i1, i2, i3, i4, i5, i6, i7};
     if (frontier && blockIdx.x == 0) {       // block-uniform: __syncthreads is safe
@@ -238,6 +240,8 @@ hp_init_fused(long long n, int frontier, long long nids, long long i0, long long
             if (d) atomicAdd(st + S_EDG, (u64)d);
         }
     }
+    // pulls take senders by their relaxed property (hp_sends); after the zeroing above
+    if (reached && blockIdx.x == 0 && threadIdx.x == 0) st[S_REACHED] = 1ull;
     if (fmode == 0) return;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
