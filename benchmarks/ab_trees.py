@@ -30,7 +30,11 @@ Usage::
 
     python benchmarks/ab_trees.py --trees old=scratch/trees/9949573,new=. --workload rmat
         [--rounds 4] [--repeat 7] [--quick] [--withhold NAMES] [--no-compile-wait]
-        [--push-alpha A] [--out FILE]
+        [--push-alpha A] [--budget SECONDS] [--out FILE]
+
+``--budget`` starts no round after that many seconds (at least one runs), so a device call
+with a hard time limit ends with a table; the JSON is written after every round
+(``meta.rounds_done``).
 
 Exits 1 when a child fails or a result does not match its oracle.
 """
@@ -207,6 +211,50 @@ def _run_child(tree, args, env):
     return None, f"exit {out.returncode}: {out.stderr[-800:]}"
 
 
+def _table(args, trees, results):
+    """``({row: {label: median, min, max}}, printable lines)`` over the rounds done."""
+    key = "warm_ms" if args.workload == "rmat" else "first_ms"
+    names = list(dict.fromkeys(n for runs in results.values() for rows in runs for n in rows))
+    table: dict = {}
+    lines = []
+    for name in names:
+        cells = []
+        for label in trees:
+            vals = [rows[name][key] for rows in results[label] if name in rows]
+            if not vals:
+                cells.append(f"{label} (no result)")
+                continue
+            table.setdefault(name, {})[label] = {"median": statistics.median(vals),
+                                                 "min": min(vals), "max": max(vals)}
+            extra = ""
+            if args.workload == "first-use":
+                waits = [rows[name]["wait_ms"] for rows in results[label] if name in rows]
+                extra = f" +wait {statistics.median(waits):.0f}"
+            cells.append(f"{label} {statistics.median(vals):9.3f} [{min(vals):.3f}-{max(vals):.3f}]"
+                         + extra)
+        lines.append(f"  {name:34} " + "  ".join(cells))
+    return table, lines
+
+
+def _write(args, trees, results, failed, done):
+    """The run's JSON so far (``rounds_done`` of ``rounds``)."""
+    # the metadata names this checkout's hpgraph; the parent need not have it on its path
+    for p in (str(ROOT), str(HERE)):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    from _harness import metadata, write
+
+    write(args.out, {"meta": metadata(bench="ab_trees", workload=args.workload,
+                                      rounds=args.rounds, rounds_done=done, repeat=args.repeat,
+                                      budget=args.budget, quick=args.quick,
+                                      withhold=args.withhold,
+                                      no_compile_wait=args.no_compile_wait,
+                                      push_alpha=args.push_alpha,
+                                      trees={k: str(v) for k, v in trees.items()}),
+                     "rows": results, "table": _table(args, trees, results)[0],
+                     "failed": failed})
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trees", help="label=DIR,... (DIR holds hpgraph/ and examples/)")
@@ -221,6 +269,9 @@ def main(argv=None) -> int:
                     help="hp.run(push_alpha=) of the user programs (rmat; default: the engine's)")
     ap.add_argument("--child-timeout", type=float, default=1800.0,
                     help="seconds a child process may take (default 1800)")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="seconds after which no new round starts (at least one round runs; "
+                         "the JSON is written after every round)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -238,6 +289,8 @@ def main(argv=None) -> int:
         if label in trees:
             raise SystemExit(f"--trees: label {label!r} given twice")
         trees[label] = d
+    if args.budget is not None and not args.budget > 0:
+        raise SystemExit(f"--budget: expected a positive number of seconds, got {args.budget}")
     if args.rounds < 1 or args.repeat < 1:
         raise SystemExit(f"--rounds and --repeat: expected at least 1, got {args.rounds} and "
                          f"{args.repeat}")
@@ -255,8 +308,15 @@ def main(argv=None) -> int:
     base_env.update(CUDA_CACHE_DISABLE="1", PYTHONDONTWRITEBYTECODE="1")
     work = Path(tempfile.mkdtemp(prefix="ab-trees-"))
     results: dict = {label: [] for label in trees}
-    failed = []
-    for r in range(args.rounds + (args.workload == "first-use")):
+    failed: list = []
+    warm = int(args.workload == "first-use")     # first-use: a round that only warms CuPy
+    t0 = time.perf_counter()
+    done = 0
+    for r in range(args.rounds + warm):
+        if args.budget is not None and done >= 1 and time.perf_counter() - t0 > args.budget:
+            print(f"--budget: {args.budget:g} s spent; {done} of {args.rounds} rounds done",
+                  flush=True)
+            break
         for label, d in trees.items():
             env = dict(base_env, CUPY_CACHE_DIR=str(work / f"cupy-{label}"))
             # rmat: one warm kernel cache per tree; first-use: an empty one per process (the
@@ -268,7 +328,7 @@ def main(argv=None) -> int:
                 failed.append(f"{label} round {r}: the child failed: {why}")
                 print(f"round {r} {label}: FAILED ({why[:200]})", flush=True)
                 continue
-            if args.workload == "first-use" and r == 0:
+            if r < warm:
                 continue
             results[label].append(rows)
             for name, row in rows.items():
@@ -277,38 +337,14 @@ def main(argv=None) -> int:
             print(f"round {r} {label}: " + ", ".join(
                 f"{n} {row.get('warm_ms', row.get('first_ms')):.3f}" for n, row in rows.items()),
                 flush=True)
-    key = "warm_ms" if args.workload == "rmat" else "first_ms"
-    names = list(dict.fromkeys(n for runs in results.values() for rows in runs for n in rows))
-    table = {}
-    print(f"\n{key}: median over {args.rounds} rounds [range]")
-    for name in names:
-        cells = []
-        for label in trees:
-            vals = [rows[name][key] for rows in results[label] if name in rows]
-            if not vals:
-                cells.append(f"{label} (no result)")
-                continue
-            table.setdefault(name, {})[label] = {"median": statistics.median(vals),
-                                                 "min": min(vals), "max": max(vals)}
-            extra = ""
-            if args.workload == "first-use":
-                waits = [rows[name]["wait_ms"] for rows in results[label] if name in rows]
-                extra = f" +wait {statistics.median(waits):.0f}"
-            cells.append(f"{label} {statistics.median(vals):9.3f} [{min(vals):.3f}-{max(vals):.3f}]"
-                         + extra)
-        print(f"  {name:34} " + "  ".join(cells))
-    if args.out:
-        # the metadata names this checkout's hpgraph; the parent need not have it on its path
-        sys.path[:0] = [str(HERE), str(ROOT)]
-        from _harness import metadata, write
-
-        write(args.out, {"meta": metadata(bench="ab_trees", workload=args.workload,
-                                          rounds=args.rounds, repeat=args.repeat,
-                                          quick=args.quick, withhold=args.withhold,
-                                          no_compile_wait=args.no_compile_wait,
-                                          push_alpha=args.push_alpha,
-                                          trees={k: str(v) for k, v in trees.items()}),
-                         "rows": results, "table": table, "failed": failed})
+        done = max(0, r + 1 - warm)
+        if args.out:        # after every round: a call stopped by its time limit keeps these
+            _write(args, trees, results, failed, done)
+    table, lines = _table(args, trees, results)
+    print(f"\n{'warm_ms' if args.workload == 'rmat' else 'first_ms'}: median over {done} "
+          "rounds [range]")
+    for line in lines:
+        print(line)
     for f in failed:
         print("MISMATCH", f, file=sys.stderr)
     return 1 if failed else 0

@@ -38,7 +38,21 @@ def test_rmat_rows_checked_with_deferred_kernels_withheld(tmp_path):
     assert res["meta"]["push_alpha"] == 2.0 and res["meta"]["withhold"] == "hp_block_loop"
 
 
+def test_budget_stops_after_the_first_round_and_keeps_its_json(tmp_path, capsys):
+    """--budget: no round starts once it is spent, at least one runs; the JSON says how many."""
+    out = tmp_path / "ab.json"
+    assert ab_trees.main(["--trees", "a=.", "--workload", "rmat", "--quick", "--rounds", "3",
+                          "--repeat", "1", "--budget", "0.001", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert len(res["rows"]["a"]) == 1 and res["meta"]["rounds_done"] == 1
+    assert res["meta"]["rounds"] == 3 and res["meta"]["budget"] == 0.001
+    text = capsys.readouterr().out
+    assert "1 of 3 rounds done" in text and "median over 1 rounds" in text
+
+
 @pytest.mark.parametrize("args, match", [
+    (["--trees", "a=.", "--budget", "0"], "--budget"),
+    (["--trees", "a=.", "--budget", "-5"], "--budget"),
     (["--trees", "a"], "--trees"), (["--trees", "a="], "--trees"),
     (["--trees", "a=no/such/dir"], "--trees"), (["--trees", "=."], "--trees"),
     (["--trees", "a=.,a=."], "given twice"),
