@@ -111,13 +111,15 @@ def fuse_ok(bp) -> bool:
             and len(common.matrix_names(bp.edges)) == 1)
 
 
-def pull_reached_ok(bp) -> bool:
+def pull_reached_ok(bp, idx_dtype) -> bool:
     """Whether ``bp``'s pulls may take a sender by its relaxed property instead of its frontier
-    bit (``hp_sends``; the run turns it on when every vertex outside the initial frontier
-    starts at the identity: ``gpu._Run``): the program relaxes a property (``bp.relax``) of
-    the reduce's value type."""
+    bit (``hp_sends``; the run turns it on when its start allows: ``gpu._starts_at_identity``):
+    the program relaxes a property (``bp.relax``) of the reduce's value type, and has no
+    witness or one whose winners pack (:func:`pack_ok`).  A witness pass (``hp_witness``)
+    looks for the winner among the frontier's senders only, and a pull by value may take the
+    best message from a vertex outside the frontier (one parked in a priority's far set)."""
     relax = getattr(bp, "relax", None)
-    if relax is None:
+    if relax is None or (bp.witness is not None and not pack_ok(bp, idx_dtype)):
         return False
     dt = {p.name: p.dtype for p in bp.props}[relax]
     return np.dtype(dt) == np.dtype(bp.y_dtype)
@@ -284,7 +286,7 @@ def program_source(bp, idx_dtype) -> str:
         RECEIVED_ONLY=int(bp.apply_to == "received"),
         HAS_MASK=int(k.mask is not None),
         ANY=int(bool(mon.terminal_any)),
-        PULL_REACHED=int(pull_reached_ok(bp)),
+        PULL_REACHED=int(pull_reached_ok(bp, idx_dtype)),
         MASK_BODY=mask_body,
         HEAVY=HEAVY,
         EDGE_LOAD=edge_load,

@@ -70,20 +70,23 @@ BATCHES = (1, 2, 4, 8, 16, 64)
 #: addresses and the small-frontier grid choice).
 MAX_GRAPHS = 32
 HIST_HEAD = 64
-def _starts_at_identity(bp) -> bool:
-    """Whether every vertex outside ``bp``'s initial frontier starts with its relaxed property
-    at the reduce's identity, as a scalar or a :class:`Seeded` default says (an array is not
-    inspected): its pulls may then take senders by that property (``hp_sends``;
-    :func:`.codegen.pull_reached_ok`)."""
-    if not codegen.pull_reached_ok(bp):
+def _starts_at_identity(bp, idx_dtype) -> bool:
+    """Whether ``bp``'s pulls may take senders by their relaxed property (``hp_sends``;
+    :func:`.codegen.pull_reached_ok`): a :class:`Seeded` rule starts every vertex outside the
+    initial frontier at the reduce's identity and every vertex in it elsewhere.  A frontier
+    vertex at the identity sends ``gather(identity)`` in the first superstep (not the identity
+    where gather is, say, ``min(src.p, edge)``), which a pull by value would skip; a scalar
+    start puts both sets at one value, and an array is never inspected: neither qualifies."""
+    if not codegen.pull_reached_ok(bp, idx_dtype):
         return False
     v = bp.init_props[bp.relax]
-    if isinstance(v, Seeded):
-        v = v.default
-    elif _backend.is_device_array(v) or np.ndim(v) != 0:
+    if not isinstance(v, Seeded) or isinstance(v.at_active, str):
         return False
-    ident = np.asarray(bp.monoid.identity, dtype=bp.y_dtype)
-    return bool(np.asarray(v, dtype=bp.y_dtype).tobytes() == ident.tobytes())
+    ident = np.asarray(bp.monoid.identity, dtype=bp.y_dtype).tobytes()
+
+    def bits(x):
+        return np.asarray(x, dtype=bp.y_dtype).tobytes()
+    return bits(v.default) == ident and bits(v.at_active) != ident
 
 
 class _Run(Launches):
@@ -203,7 +206,7 @@ class _Run(Launches):
                 _fill(cp, buf, v)
                 props[p.name] = buf
         self._adopt(props, caller)
-        reached = _starts_at_identity(bp)
+        reached = _starts_at_identity(bp, s.idt)
         with s.stream:
             if not inline:
                 self._init_frontier(ids)

@@ -212,8 +212,9 @@ class _Kernels(FusedKernels):
     """Sequential transcriptions of the kernels of templates/engine.cu (the fused push:
     :class:`._emulator_fused.FusedKernels`)."""
 
-    def __init__(self, bp):
+    def __init__(self, bp, idt=np.int32):
         self.bp = bp
+        self.idt = np.dtype(idt)
         self.k = bp.kernels
         self.m = bp.monoid
 
@@ -248,7 +249,7 @@ class _Kernels(FusedKernels):
     def sends(self, bm, st, props, u):
         """``hp_sends``: the frontier bit, or (a relaxation whose run set S_REACHED) whether the
         sender's relaxed property has left the identity."""
-        if codegen.pull_reached_ok(self.bp) and st[REACHED]:
+        if codegen.pull_reached_ok(self.bp, self.idt) and st[REACHED]:
             OPS["pull_reached"] += 1        # (inside a kernel: _count would skip it)
             return not self.same(props[self.bp.relax][u], self.m.identity)
         return self.bit(bm, u)

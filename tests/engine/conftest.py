@@ -178,11 +178,11 @@ def emulated(monkeypatch, request):
     def program_source(bp, idt):
         # one "source" per program code, as the real generator (the engine caches sources)
         src = f"// emulated {len(state)}"
-        state[src] = bp
+        state[src] = (bp, idt)
         return src
 
     def raw_module(src, options=()):
-        kern = _Kernels(state[src])
+        kern = _Kernels(*state[src])
 
         def get_function(name):
             if hasattr(kern, name):

@@ -955,7 +955,8 @@ def test_emulated_relaxation_pulls_take_reached_senders(emulated, direction, see
     for prog, by_value in ((_SeededSSSP, True), (SSSP, False), (_HeadStartSSSP, False),
                            (_ArrayHeadStartSSSP, False)):
         want = hp.run(prog, G, backend="cpu", source=0)
-        assert codegen.pull_reached_ok(program.bind(prog, G, {"source": 0}, None, None))
+        assert codegen.pull_reached_ok(program.bind(prog, G, {"source": 0}, None, None),
+                                       np.int32)
         OPS.clear()
         got = emulated(prog, G, source=0, direction=direction)
         np.testing.assert_array_equal(got.dist, want.dist, err_msg=prog.__name__)
@@ -996,13 +997,73 @@ def test_emulated_reached_pulls_with_a_large_initial_frontier(emulated, prog, fu
     assert (OPS["launch:hp_init_fused"] == 1) == fused
 
 
+class _Bottleneck(hp.VertexProgram):
+    """The narrowest edge on a path from the initial vertices, as ``min(src.m, edge)`` (a
+    relaxation whose gather of the identity is not the identity): the initial vertices start
+    at inf (``start``: a scalar, or a rule putting them at inf too), the others at inf."""
+
+    properties = {"m": ("float32", np.inf)}
+    reduce = "min"
+    apply_to = "received"
+
+    def init(self, graph, source=0, start="scalar"):
+        m = np.inf if start == "scalar" else hp.Seeded(np.inf, np.inf)
+        return {"m": m}, ("all" if start == "all" else [int(source)])
+
+    def gather(src, edge, dst):
+        return min(src.m, edge)
+
+    def update(v, y):
+        return min(v.m, y)
+
+
+@pytest.mark.parametrize("start", ["scalar", "rule", "all"])
+@pytest.mark.parametrize("direction", ["pull", "auto"])
+def test_emulated_frontier_at_the_identity_still_sends(emulated, start, direction):
+    """Initial vertices at the identity send gather(identity) in the first superstep (here
+    the edge's weight), so such a start never pulls by value: the CPU engine's result."""
+    G = _graph(2, weighted=True)
+    want = hp.run(_Bottleneck, G, backend="cpu", start=start)
+    assert np.isfinite(want.m).any()
+    OPS.clear()
+    got = emulated(_Bottleneck, G, start=start, direction=direction)
+    np.testing.assert_array_equal(got.m, want.m)
+    assert OPS["pull_reached"] == 0
+
+
+def test_pulls_by_value_need_packed_winners():
+    """A witness pass looks among the frontier's senders only: a program whose winners do not
+    pack (a float64 value, or 64-bit vertex ids) keeps pulling by frontier bits."""
+    from hpgraph.engine import codegen
+
+    class Pred64(_SeededSSSP):
+        properties = {"dist": ("float64", np.inf), "pred": ("int64", -1)}
+        witness = "pred"
+
+        def init(self, graph, source=0):
+            return {"dist": hp.Seeded(np.inf, 0.0)}, [int(source)]
+
+        def update(v, y):
+            return {"dist": min(v.dist, y)}
+
+    class Pred32(Pred64):
+        properties = {"dist": ("float32", np.inf), "pred": ("int64", -1)}
+
+    G = _graph(1, weighted=True)
+    bind = program.bind
+    assert not codegen.pull_reached_ok(bind(Pred64, G, {}, None, None), np.int32)
+    assert codegen.pull_reached_ok(bind(Pred32, G, {}, None, None), np.int32)
+    assert not codegen.pull_reached_ok(bind(Pred32, G, {}, None, None), np.int64)
+    assert codegen.pull_reached_ok(bind(_SeededSSSP, G, {}, None, None), np.int64)
+
+
 def test_emulated_reached_pulls_only_where_the_start_allows(emulated, monkeypatch):
     """What the rule of the start guards against: forced on for a program whose vertices start
     at their ids, pulls would send the starts of vertices never active (other distances than
     the CPU engine's)."""
     G = _graph(4, n=60, m=300, weighted=True)
     want = hp.run(_ArrayHeadStartSSSP, G, backend="cpu", source=0)
-    monkeypatch.setattr(gpu, "_starts_at_identity", lambda bp: True)
+    monkeypatch.setattr(gpu, "_starts_at_identity", lambda bp, idt: True)
     got = emulated(_ArrayHeadStartSSSP, G, source=0, direction="pull")
     assert not np.array_equal(got.dist, want.dist)
 

@@ -414,6 +414,91 @@ def test_gpu_pulls_by_reached_senders_only_where_the_start_allows(loop):
     _gpu_clear()
 
 
+class _Bottleneck(hp.VertexProgram):
+    """The narrowest edge on a walk from the source, ``min(src.m, edge)``: a relaxation whose
+    gather of the identity is not the identity, started by a rule putting the source at the
+    identity too (so its pulls must read frontier bits: the source sends its edges' weights)."""
+
+    properties = {"m": ("float32", np.inf)}
+    reduce = "min"
+    apply_to = "received"
+
+    def init(self, graph, source=0):
+        return {"m": hp.Seeded(np.inf, np.inf)}, [int(source)]
+
+    def gather(src, edge, dst):
+        return min(src.m, edge)
+
+    def update(v, y):
+        return min(v.m, y)
+
+
+def _bottleneck_ref(A, src):
+    """NumPy fixed point of :class:`_Bottleneck`: every vertex ever active (the source, and
+    each one that left inf) sends ``min(m, w)`` along its out-edges until nothing changes."""
+    coo = A.tocoo()
+    u, v, w = coo.row, coo.col, coo.data.astype(np.float32)
+    m = np.full(A.shape[0], np.inf, np.float32)
+    while True:
+        sends = np.isfinite(m[u]) | (u == src)
+        new = m.copy()
+        np.minimum.at(new, v[sends], np.minimum(m[u][sends], w[sends]))
+        if np.array_equal(new, m):
+            return m
+        m = new
+
+
+class _NearFar64(SSSP64):
+    """Near-far SSSP in float64 with predecessors: its winners do not pack into one word, so a
+    witness pass finds them among the frontier's senders and its pulls read frontier bits."""
+
+    properties = {"dist": ("float64", np.inf), "pred": ("int64", -1)}
+    priority = "dist"
+    witness = "pred"
+
+    def init(self, graph, source=0):
+        return {"dist": hp.Seeded(np.inf, 0.0)}, [int(source)]
+
+    def update(v, y):
+        return {"dist": min(v.dist, y)}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("loop", ["device", "host"])
+@pytest.mark.parametrize("direction", ["pull", "auto"])
+def test_gpu_starts_that_must_not_pull_by_value(loop, direction):
+    """A source at the identity (the bottleneck program) and unpacked winners (float64 near-far
+    SSSP with predecessors) never pull by value (S_REACHED stays 0): NumPy's bottlenecks,
+    SciPy's distances, and predecessors on tight float64 edges forming a tree."""
+    from hpgraph.engine import common, gpu_state
+
+    G = hp.rmat(12, edge_factor=8, seed=5, weights=(1, 20), backend="cpu")
+    A = G.to_scipy().tocsr()
+    src = int(np.argmax(hp.backend.to_host(G.out_degree)))
+    Gd = G.to_device()
+    _gpu_clear()
+    r = hp.run(_Bottleneck, Gd, backend="gpu", source=src, direction=direction,
+               engine_loop=loop)
+    np.testing.assert_array_equal(hp.backend.to_host(r.m), _bottleneck_ref(A, src))
+    (st,) = gpu_state._states[Gd].values()
+    assert int(st.st[common.S_REACHED].get()) == 0
+    _gpu_clear()
+    r = hp.run(_NearFar64, Gd, backend="gpu", source=src, direction=direction,
+               engine_loop=loop)
+    dist = hp.backend.to_host(r.dist)
+    pred = hp.backend.to_host(r.pred).astype(np.int64)
+    np.testing.assert_array_equal(dist, csg.dijkstra(A, indices=src))
+    (st,) = gpu_state._states[Gd].values()
+    assert int(st.st[common.S_REACHED].get()) == 0
+    w = _min_weights(G)
+    reached = np.isfinite(dist)
+    assert pred[src] == -1 and (pred[~reached] == -1).all()
+    for x in np.flatnonzero(reached):
+        if x != src:
+            assert dist[pred[x]] + np.float64(w[(int(pred[x]), int(x))]) == dist[x], x
+    _gpu_clear()
+
+
 def _gpu_clear():
     from hpgraph.engine import gpu
 
