@@ -1057,6 +1057,34 @@ def test_pulls_by_value_need_packed_winners():
     assert codegen.pull_reached_ok(bind(_SeededSSSP, G, {}, None, None), np.int64)
 
 
+class _EitherStartSSSP(SSSP):
+    """The README SSSP started as a rule (``rule=True``: pulls by value allowed) or from an
+    array whose vertices start at their ids (never inspected: pulls read frontier bits); one
+    program, so every run reuses one kept run state."""
+
+    def init(self, graph, source=0, rule=True, many=False):
+        ids = list(range(12)) if many else [int(source)]
+        if rule:
+            return {"dist": hp.Seeded(np.inf, 0.0)}, ids
+        dist = np.arange(graph.num_vertices, dtype=np.float32)
+        dist[ids] = 0.0
+        return {"dist": dist}, ids
+
+
+def test_emulated_reached_word_follows_each_run_on_a_kept_state(emulated):
+    """S_REACHED is set or cleared by every run's setup: runs alternating between a rule start
+    and an array start (with 1 and 12 initial vertices) on one kept state each pull as their
+    own start allows, and each gives the CPU engine's distances."""
+    G = _graph(6, n=60, m=300, weighted=True)
+    for rule, many in ((True, False), (False, False), (True, True), (False, True),
+                       (True, False), (False, True)):
+        want = hp.run(_EitherStartSSSP, G, backend="cpu", rule=rule, many=many)
+        OPS.clear()
+        got = emulated(_EitherStartSSSP, G, rule=rule, many=many, direction="pull")
+        np.testing.assert_array_equal(got.dist, want.dist, err_msg=f"rule={rule} many={many}")
+        assert (OPS["pull_reached"] > 0) == rule, (rule, many)
+
+
 def test_emulated_reached_pulls_only_where_the_start_allows(emulated, monkeypatch):
     """What the rule of the start guards against: forced on for a program whose vertices start
     at their ids, pulls would send the starts of vertices never active (other distances than
