@@ -214,9 +214,10 @@ class _Kernels(FusedKernels):
 
     def __init__(self, bp, idt=np.int32):
         self.bp = bp
-        self.idt = np.dtype(idt)
         self.k = bp.kernels
         self.m = bp.monoid
+        # HP_PULL_REACHED of the generated source (fixed per program and index dtype)
+        self.pull_reached = codegen.pull_reached_ok(bp, idt)
 
     # helpers
     def add(self, a, b):
@@ -249,7 +250,7 @@ class _Kernels(FusedKernels):
     def sends(self, bm, st, props, u):
         """``hp_sends``: the frontier bit, or (a relaxation whose run set S_REACHED) whether the
         sender's relaxed property has left the identity."""
-        if codegen.pull_reached_ok(self.bp, self.idt) and st[REACHED]:
+        if self.pull_reached and st[REACHED]:
             OPS["pull_reached"] += 1        # (inside a kernel: _count would skip it)
             return not self.same(props[self.bp.relax][u], self.m.identity)
         return self.bit(bm, u)
