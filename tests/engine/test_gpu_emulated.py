@@ -964,17 +964,22 @@ def test_emulated_relaxation_pulls_take_reached_senders(emulated, direction, see
         assert (OPS["pull_reached"] > 0) == (by_value and pulled), prog.__name__
 
 
-class _ManySourceSSSP(SSSP):
-    """Distances from the nearest of twelve sources, as a rule (inf elsewhere): more initial
-    vertices than travel by value (gpu.INLINE_IDS), so the frontier is written apart from the
-    setup's fused launch, which then has no property to fill."""
+class _EitherStartSSSP(SSSP):
+    """The README SSSP started as a rule (``rule=True``: pulls by value allowed) or from an
+    array whose vertices start at their ids (never inspected: pulls read frontier bits); one
+    program, so every run reuses one kept run state."""
 
-    def init(self, graph, source=0):
-        return {"dist": hp.Seeded(np.inf, 0.0)}, list(range(12))
+    def init(self, graph, source=0, rule=True, many=False):
+        ids = list(range(12)) if many else [int(source)]
+        if rule:
+            return {"dist": hp.Seeded(np.inf, 0.0)}, ids
+        dist = np.arange(graph.num_vertices, dtype=np.float32)
+        dist[ids] = 0.0
+        return {"dist": dist}, ids
 
 
-class _ManySourceHopsSSSP(_ManySourceSSSP):
-    """The same with a second property given as a scalar: the fused launch fills it."""
+class _ManySourceHopsSSSP(_EitherStartSSSP):
+    """With a second property given as a scalar: the fused launch fills it."""
 
     properties = {"dist": ("float32", np.inf), "hops": ("int32", 7)}
 
@@ -982,14 +987,16 @@ class _ManySourceHopsSSSP(_ManySourceSSSP):
         return {"dist": min(v.dist, y)}
 
 
-@pytest.mark.parametrize("prog, fused", [(_ManySourceSSSP, False), (_ManySourceHopsSSSP, True)])
+@pytest.mark.parametrize("prog, fused", [(_EitherStartSSSP, False), (_ManySourceHopsSSSP, True)])
 def test_emulated_reached_pulls_with_a_large_initial_frontier(emulated, prog, fused):
-    """S_REACHED is set whether the setup's fused launch runs or not: pulls take senders by
-    distance; the CPU engine's distances."""
+    """Twelve initial vertices as a rule, more than travel by value (gpu.INLINE_IDS): the
+    frontier is written apart from the setup's fused launch, which runs only to fill a second
+    property.  S_REACHED is set either way: pulls take senders by distance; the CPU engine's
+    distances."""
     G = _graph(5, n=60, m=300, weighted=True)
-    want = hp.run(prog, G, backend="cpu")
+    want = hp.run(prog, G, backend="cpu", many=True)
     OPS.clear()
-    got = emulated(prog, G, direction="pull")
+    got = emulated(prog, G, many=True, direction="pull")
     np.testing.assert_array_equal(got.dist, want.dist)
     if fused:
         np.testing.assert_array_equal(got.hops, np.full(G.num_vertices, 7, np.int32))
@@ -997,31 +1004,14 @@ def test_emulated_reached_pulls_with_a_large_initial_frontier(emulated, prog, fu
     assert (OPS["launch:hp_init_fused"] == 1) == fused
 
 
-class _Bottleneck(hp.VertexProgram):
-    """The narrowest edge on a path from the initial vertices, as ``min(src.m, edge)`` (a
-    relaxation whose gather of the identity is not the identity): the initial vertices start
-    at inf (``start``: a scalar, or a rule putting them at inf too), the others at inf."""
-
-    properties = {"m": ("float32", np.inf)}
-    reduce = "min"
-    apply_to = "received"
-
-    def init(self, graph, source=0, start="scalar"):
-        m = np.inf if start == "scalar" else hp.Seeded(np.inf, np.inf)
-        return {"m": m}, ("all" if start == "all" else [int(source)])
-
-    def gather(src, edge, dst):
-        return min(src.m, edge)
-
-    def update(v, y):
-        return min(v.m, y)
-
-
 @pytest.mark.parametrize("start", ["scalar", "rule", "all"])
 @pytest.mark.parametrize("direction", ["pull", "auto"])
 def test_emulated_frontier_at_the_identity_still_sends(emulated, start, direction):
-    """Initial vertices at the identity send gather(identity) in the first superstep (here
-    the edge's weight), so such a start never pulls by value: the CPU engine's result."""
+    """The bottleneck program (test_relax): initial vertices at the identity send
+    gather(identity) in the first superstep (here the edge's weight), so such a start never
+    pulls by value: the CPU engine's result."""
+    from tests.engine.test_relax import _Bottleneck
+
     G = _graph(2, weighted=True)
     want = hp.run(_Bottleneck, G, backend="cpu", start=start)
     assert np.isfinite(want.m).any()
@@ -1036,39 +1026,14 @@ def test_pulls_by_value_need_packed_winners():
     pack (a float64 value, or 64-bit vertex ids) keeps pulling by frontier bits."""
     from hpgraph.engine import codegen
 
-    class Pred64(_SeededSSSP):
-        properties = {"dist": ("float64", np.inf), "pred": ("int64", -1)}
-        witness = "pred"
-
-        def init(self, graph, source=0):
-            return {"dist": hp.Seeded(np.inf, 0.0)}, [int(source)]
-
-        def update(v, y):
-            return {"dist": min(v.dist, y)}
-
-    class Pred32(Pred64):
-        properties = {"dist": ("float32", np.inf), "pred": ("int64", -1)}
+    from tests.engine.test_relax import SSSPW, _NearFar64
 
     G = _graph(1, weighted=True)
     bind = program.bind
-    assert not codegen.pull_reached_ok(bind(Pred64, G, {}, None, None), np.int32)
-    assert codegen.pull_reached_ok(bind(Pred32, G, {}, None, None), np.int32)
-    assert not codegen.pull_reached_ok(bind(Pred32, G, {}, None, None), np.int64)
+    assert not codegen.pull_reached_ok(bind(_NearFar64, G, {}, None, None), np.int32)
+    assert codegen.pull_reached_ok(bind(SSSPW, G, {}, None, None), np.int32)
+    assert not codegen.pull_reached_ok(bind(SSSPW, G, {}, None, None), np.int64)
     assert codegen.pull_reached_ok(bind(_SeededSSSP, G, {}, None, None), np.int64)
-
-
-class _EitherStartSSSP(SSSP):
-    """The README SSSP started as a rule (``rule=True``: pulls by value allowed) or from an
-    array whose vertices start at their ids (never inspected: pulls read frontier bits); one
-    program, so every run reuses one kept run state."""
-
-    def init(self, graph, source=0, rule=True, many=False):
-        ids = list(range(12)) if many else [int(source)]
-        if rule:
-            return {"dist": hp.Seeded(np.inf, 0.0)}, ids
-        dist = np.arange(graph.num_vertices, dtype=np.float32)
-        dist[ids] = 0.0
-        return {"dist": dist}, ids
 
 
 def test_emulated_reached_word_follows_each_run_on_a_kept_state(emulated):

@@ -416,15 +416,17 @@ def test_gpu_pulls_by_reached_senders_only_where_the_start_allows(loop):
 
 class _Bottleneck(hp.VertexProgram):
     """The narrowest edge on a walk from the source, ``min(src.m, edge)``: a relaxation whose
-    gather of the identity is not the identity, started by a rule putting the source at the
-    identity too (so its pulls must read frontier bits: the source sends its edges' weights)."""
+    gather of the identity is not the identity.  Its initial vertices start at the identity
+    too -- ``start``: a rule (``Seeded(inf, inf)``), a scalar, or every vertex active -- so
+    its pulls must read frontier bits: the source sends its edges' weights."""
 
     properties = {"m": ("float32", np.inf)}
     reduce = "min"
     apply_to = "received"
 
-    def init(self, graph, source=0):
-        return {"m": hp.Seeded(np.inf, np.inf)}, [int(source)]
+    def init(self, graph, source=0, start="rule"):
+        m = np.inf if start == "scalar" else hp.Seeded(np.inf, np.inf)
+        return {"m": m}, ("all" if start == "all" else [int(source)])
 
     def gather(src, edge, dst):
         return min(src.m, edge)
