@@ -16,7 +16,10 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import dtypes as _dt
+from .._config import config
 from ..exceptions import IndexOutOfBound, InvalidProgram, InvalidValue
+from . import udf as _udf
+from .common import matrix_names
 from .program import (
     DEFAULT_MAX_ITERATIONS_NUMERIC,
     Seeded,
@@ -120,7 +123,11 @@ def _init_outputs(prog, cls, graph, params, specs, n, init_params=None):
             arrays[p.name] = _checked_seed(cls, p, v, n)
             continue
         if np.ndim(v) == 0 and not _backend.is_device_array(v):
-            arrays[p.name] = np.full(1, v, dtype=p.dtype)[0]
+            try:
+                arrays[p.name] = np.full(1, v, dtype=p.dtype)[0]
+            except (TypeError, ValueError, OverflowError):
+                raise InvalidProgram(f"{cls.__name__}.init: property {p.name!r} value {v!r} "
+                                     f"is not a scalar convertible to {p.dtype.name}") from None
             continue
         if tuple(getattr(v, "shape", (len(v),))) != (n,):
             raise InvalidProgram(f"{cls.__name__}.init: property {p.name!r} has shape "
@@ -129,13 +136,34 @@ def _init_outputs(prog, cls, graph, params, specs, n, init_params=None):
     return arrays, _active_ids(active, n, cls)
 
 
+#: _checked_seed's results for the rules programs give on every call (``Seeded(-1, 0)``):
+#: keyed by the values and their types (``1`` and ``1.0`` cast alike but may not raise alike)
+_SEEDS: dict = {}
+
+
 def _checked_seed(cls, spec, v, n):
     """``v`` with both values cast as ``np.full`` would (``"id"``: integer properties whose
     dtype holds every vertex id)."""
+    try:
+        key = (spec.dtype, n, type(v.default), v.default, type(v.at_active), v.at_active)
+        hit = _SEEDS.get(key)
+    except TypeError:               # an unhashable value: checked below (and refused)
+        key = hit = None
+    if hit is not None:
+        return hit
+    out = _cast_seed(cls, spec, v, n)
+    if key is not None:
+        if len(_SEEDS) > 256:
+            _SEEDS.clear()
+        _SEEDS[key] = out
+    return out
+
+
+def _cast_seed(cls, spec, v, n):
     where = f"{cls.__name__}.init: property {spec.name!r}"
     try:
         default = np.full(1, v.default, dtype=spec.dtype)[0]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidProgram(f"{where}: Seeded default {v.default!r} is not a scalar "
                              f"convertible to {spec.dtype.name}") from None
     if isinstance(v.at_active, str):
@@ -148,7 +176,7 @@ def _checked_seed(cls, spec, v, n):
         return Seeded(default, "id")
     try:
         seed = np.full(1, v.at_active, dtype=spec.dtype)[0]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidProgram(f"{where}: Seeded at_active {v.at_active!r} is not a scalar "
                              f"convertible to {spec.dtype.name}") from None
     return Seeded(default, seed)
@@ -159,6 +187,16 @@ def _active_ids(active, n, cls):
     on the device (one flatnonzero there instead of a host round trip of n bools)."""
     if active is None or (isinstance(active, str) and active == "all"):
         return None
+    if type(active) in (list, tuple) and len(active) <= 64 and all(
+            isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+            for x in active):
+        # a few ids (a source or two): checked in Python, without NumPy's per-call costs
+        ids = [int(x) for x in active]
+        for x in ids:
+            if not 0 <= x < n:
+                raise IndexOutOfBound(f"{cls.__name__}.init: active vertex {x} is outside "
+                                      f"[0, {n})")
+        return np.array(sorted(set(ids)), dtype=np.int64)
     if hasattr(active, "to_bool") and hasattr(active, "words"):  # Bitmask
         if len(active) != n:
             raise InvalidProgram(f"{cls.__name__}.init: active Bitmask has {len(active)} "
@@ -192,8 +230,6 @@ def _active_ids(active, n, cls):
 
 def bind(program, graph, params, max_iterations=None, outputs=None) -> BoundProgram:
     """Validate ``program`` against ``graph``, run its init, compile its callbacks (internal)."""
-    from . import udf as _udf
-
     cls = _class_of(program)
     if not issubclass(cls, VertexProgram):
         raise InvalidProgram(f"run() expects a VertexProgram subclass or instance, got "
@@ -273,10 +309,6 @@ def _relax(cls, kernels, gather_fn, update_fn, tolerances, max_iterations, conv,
     superstep limit or converged hook (both see intermediate supersteps), no tolerance on it,
     receivers applied, active senders, one gather side, a priority (if any) on that property
     in the monoid's order; else None."""
-    from .._config import config
-    from .common import matrix_names
-    from .relax import relaxed_property
-
     if not config["engine_relax"] or max_iterations is not None or conv is not None \
             or cls.apply_to != "received" or cls.gather_from != "active" \
             or len(matrix_names(cls.edges)) != 1:
@@ -286,6 +318,8 @@ def _relax(cls, kernels, gather_fn, update_fn, tolerances, max_iterations, conv,
     # callbacks, which are memoised on everything they were compiled from (udf)
     key = (gather_fn, update_fn, name, cls.witness)
     if key not in kernels.relax_memo:
+        from .relax import relaxed_property     # the syntax-tree walk, once per program
+
         kernels.relax_memo[key] = relaxed_property(gather_fn, update_fn, kernels, name,
                                                    cls.witness)
     prop = kernels.relax_memo[key]

@@ -561,7 +561,7 @@ def execute(bp, graph, *, direction, push_alpha, t_start, loop=None):
     _release(graph, key, state)
     return RunResult(
         properties=props, supersteps=len(records), active=records[:, 0].tolist(),
-        directions=np.where(records[:, 2] != 0, "pull", "push").tolist(),
+        directions=["pull" if d else "push" for d in records[:, 2].tolist()],
         frontier_edges=records[:, 1].tolist(), converged=converged, time=elapsed,
         setup_time=setup, backend="gpu", syncs=syncs,
         extra={"graphs": sorted({g[1] for g in state.graphs if g[0] == "push"}),

@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..compiler import analyze_function, compile_function
+from ..compiler._analysis import captures_key, read_captures
 from ..exceptions import DomainMismatch, HpgraphError, InvalidProgram, UdfTypeError
 
 
 def check_syntax(fn) -> None:
     """Raise :class:`UnsupportedSyntax` (quoting the line) if ``fn`` is outside the subset."""
-    from ..compiler import analyze_function
-
     analyze_function(fn)
 
 
@@ -224,11 +224,10 @@ _MEMO: dict = {}
 
 
 def _captures(fn):
-    """The compiler's cache-key part for ``fn``'s captured globals/closure values (read now)."""
-    from ..compiler import analyze_function
-    from ..compiler._translate import captures_key, read_captures
-
-    return captures_key(read_captures(analyze_function(fn)))
+    """The compiler's cache-key part for ``fn``'s captured globals/closure values (read now;
+    ``()`` for a function that names none: the common case, skipped without a read)."""
+    a = analyze_function(fn)
+    return captures_key(read_captures(a)) if a.free_names else ()
 
 
 def compile_callbacks(prog_name, instance, props, edge_dtype, gather_fn, gather_self,
@@ -273,8 +272,6 @@ def compile_callbacks(prog_name, instance, props, edge_dtype, gather_fn, gather_
 def _compile_callbacks(prog_name, instance, props, edge_dtype, gather_fn, gather_self,
                        update_fn, update_self, *, y_dtype=None, monoid=None, mask_fn=None,
                        mask_self=False, consts=None) -> CompiledCallbacks:
-    from ..compiler import compile_function
-
     ptypes = {p.name: p.dtype for p in props}
     const_types = {k: t for k, (t, _) in consts.items()}
 

@@ -434,3 +434,80 @@ def test_binary_op_reduce_typed_or_not(G):
         assert _checked(P).monoid.name == "min"
         np.testing.assert_array_equal(hp.run(P, G, backend="cpu").x, expected_dist())
     raises(InvalidProgram, lambda: _checked(complete(reduce=min)), "Prog.reduce is a bare function")
+
+
+class _Reach(hp.VertexProgram):
+    """Hops from the initial vertices ``sources`` (a list or tuple as given), as a rule."""
+
+    properties = {"hops": ("int32", -1)}
+    reduce = "min"
+    apply_to = "received"
+
+    def init(self, graph, sources=(0,), start=0):
+        return {"hops": hp.Seeded(-1, start)}, sources
+
+    def gather(src, edge, dst):
+        return src.hops + 1
+
+    def update(v, y):
+        return y if v.hops < 0 else v.hops
+
+
+@pytest.mark.parametrize("sources, want", [
+    ([3, 0, 3], [0, 1, 1, 0, -1]), ((np.int64(2),), [-1, -1, 0, 1, -1]),
+    ([], [-1] * 5), ([4, np.uint8(1)], [-1, 0, -1, 1, 0])])
+def test_initial_vertices_as_a_short_list(G, sources, want):
+    """A short list or tuple of ids (the fast path of the initial frontier): duplicates and
+    order do not matter; NumPy integers are ids; the empty list starts nothing."""
+    from hpgraph.engine.bind import bind
+
+    r = hp.run(_Reach, G, backend="cpu", sources=sources)
+    np.testing.assert_array_equal(r.hops, np.array(want, np.int32))
+    ids = bind(_Reach, G, {"sources": sources}).init_active
+    assert ids.dtype == np.int64 and ids.tolist() == sorted(set(int(x) for x in sources))
+
+
+@pytest.mark.parametrize("sources, bad", [([0, 5], 5), ((-1, 7), -1), ([2, 9, -3], 9)])
+def test_initial_vertex_out_of_range_names_the_first(G, sources, bad):
+    with pytest.raises(hp.exceptions.IndexOutOfBound,
+                       match=rf"_Reach\.init: active vertex {bad} is outside \[0, 5\)"):
+        hp.run(_Reach, G, backend="cpu", sources=sources)
+
+
+def test_initial_vertices_as_bools_are_a_mask_not_ids(G):
+    """A list of bools is a mask of all vertices, never ids 0 and 1."""
+    r = hp.run(_Reach, G, backend="cpu", sources=[False, True, False, False, False])
+    np.testing.assert_array_equal(r.hops, np.array([-1, 0, -1, 1, -1], np.int32))
+    with pytest.raises(InvalidProgram, match="active bool array has shape"):
+        hp.run(_Reach, G, backend="cpu", sources=[True, False])
+
+
+def test_seeded_values_cast_alike_on_every_call(G):
+    """Rules are cast once and reused (bind's seed cache), keyed by value and type: a value
+    that casts differs from one that does not, and a refused value is refused every time."""
+    from hpgraph.engine.bind import bind
+
+    for _ in range(2):
+        s = bind(_Reach, G, {"start": 2.9}).init_props["hops"]
+        assert (s.default, s.at_active) == (-1, 2) and s.at_active.dtype == np.int32
+        s = bind(_Reach, G, {"start": 3}).init_props["hops"]
+        assert s.at_active == 3 and s.at_active.dtype == np.int32
+        with pytest.raises(InvalidProgram, match="Seeded at_active"):
+            bind(_Reach, G, {"start": "x"})
+        with pytest.raises(InvalidProgram, match="Seeded at_active"):
+            bind(_Reach, G, {"start": [1, 2]})
+        with pytest.raises(InvalidProgram, match=r"Seeded at_active 1099511627776 is not a "
+                                                 r"scalar convertible to int32"):
+            bind(_Reach, G, {"start": 2**40})
+    np.testing.assert_array_equal(hp.run(_Reach, G, backend="cpu", start=4).hops,
+                                  np.array([4, 5, 5, 6, -1], np.int32))
+
+
+@pytest.mark.parametrize("value", [2**40, "x"])
+def test_scalar_start_out_of_the_dtype_is_a_typed_error(G, value):
+    """A scalar init value the property's dtype cannot hold: InvalidProgram naming both."""
+    P = type("ScalarStart", (_Reach,), {
+        "init": lambda self, graph, v=0: ({"hops": v}, [0])})
+    with pytest.raises(InvalidProgram, match=r"ScalarStart\.init: property 'hops' value .* is "
+                                             r"not a scalar convertible to int32"):
+        hp.run(P, G, backend="cpu", v=value)
