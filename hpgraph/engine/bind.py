@@ -137,15 +137,22 @@ def _init_outputs(prog, cls, graph, params, specs, n, init_params=None):
 
 
 #: _checked_seed's results for the rules programs give on every call (``Seeded(-1, 0)``):
-#: keyed by the values and their types (``1`` and ``1.0`` cast alike but may not raise alike)
+#: keyed by the values, their types (``1`` and ``1.0`` cast alike but may not raise alike) and
+#: the signs of floats (``0.0 == -0.0``)
 _SEEDS: dict = {}
+
+
+def _seed_key(x):
+    if isinstance(x, (float, np.floating)):
+        return (type(x), x, math.copysign(1.0, x))
+    return (type(x), x)
 
 
 def _checked_seed(cls, spec, v, n):
     """``v`` with both values cast as ``np.full`` would (``"id"``: integer properties whose
     dtype holds every vertex id)."""
     try:
-        key = (spec.dtype, n, type(v.default), v.default, type(v.at_active), v.at_active)
+        key = (spec.dtype, n, _seed_key(v.default), _seed_key(v.at_active))
         hit = _SEEDS.get(key)
     except TypeError:               # an unhashable value: checked below (and refused)
         key = hit = None

@@ -503,6 +503,22 @@ def test_seeded_values_cast_alike_on_every_call(G):
                                   np.array([4, 5, 5, 6, -1], np.int32))
 
 
+def test_seeded_cache_keeps_the_sign_of_zero(G):
+    """0.0 and -0.0 are equal (and hash alike) but are different starts."""
+    from hpgraph.engine.bind import bind
+
+    P = type("SignedStart", (_Reach,), {"properties": {"hops": ("float32", -1.0)}})
+    for x in (0.0, -0.0, np.float32(0.0), np.float32(-0.0), 0.0):
+        s = bind(P, G, {"start": x}).init_props["hops"]
+        assert np.signbit(s.at_active) == np.signbit(x) and s.at_active.dtype == np.float32
+
+
+@pytest.mark.parametrize("big", [2**63, 2**64, 2**70])
+def test_initial_vertex_beyond_int64_is_out_of_range(G, big):
+    with pytest.raises(hp.exceptions.IndexOutOfBound, match=f"active vertex {big} is outside"):
+        hp.run(_Reach, G, backend="cpu", sources=[0, big])
+
+
 @pytest.mark.parametrize("value", [2**40, "x"])
 def test_scalar_start_out_of_the_dtype_is_a_typed_error(G, value):
     """A scalar init value the property's dtype cannot hold: InvalidProgram naming both."""
