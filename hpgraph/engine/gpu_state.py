@@ -212,6 +212,7 @@ class _State:
         self.graphs = {}
         self.graphs_ok = True
         self.clean = True          # bitmasks are zero
+        self.last_steps = None     # supersteps of the last run that emptied its frontier
         self.calls = 0
 
 

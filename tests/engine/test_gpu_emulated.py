@@ -120,6 +120,25 @@ def test_emulated_long_path_batches_graphs_ring(emulated):
 
 
 
+def test_emulated_mixed_batch_follows_the_last_run(emulated):
+    """A blind mixed batch is no longer than what the last complete run on the same state
+    still had to go at that superstep (the supersteps after an emptied frontier launch
+    kernels that return at once); runs needing more or fewer supersteps still end right."""
+    n = 6
+    G = _path(n)
+    syncs = []
+    with hp.config.set(engine_small_frontier=0, engine_graph_min=2):
+        for src, want in ((0, 6), (0, 6), (3, 4), (0, 6), (5, 6)):
+            r = emulated(BFSDepth, G, source=src)
+            np.testing.assert_array_equal(r.depth, np.abs(np.arange(n) - src))
+            assert r.supersteps == want and r.converged
+            syncs.append(r.syncs)
+    # mixed batches of 8 (a fresh state), 6, 6 (4 needed), 4 (6 needed: then the host loop
+    # reads and pushes its small frontier in batches of 1 and 2, as after any mixed batch), 6
+    assert r.extra["mixed_graphs"] == [4, 6, 8]
+    assert syncs == [1, 1, 1, 3, 1]
+
+
 def test_emulated_loop_config_keys(emulated):
     """engine_graph_min, engine_mixed_batch and engine_block_loop_steps change how the host
     loop launches its supersteps, never the result."""
