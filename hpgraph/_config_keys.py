@@ -370,7 +370,8 @@ _ALGORITHMS = (
 _KERNELS = (
     _Key("engine_mixed_batch", 8, _int_range("engine_mixed_batch", 1, 1024),
          "GPU host loop of hp.run: supersteps of a mixed batch (push or pull chosen on the "
-         "device per superstep) launched before the host looks again.", int),
+         "device per superstep) launched before the host looks again (fewer where the last "
+         "complete run of the program on the graph ended sooner).", int),
     _Key("engine_graph_min", 16, _int("engine_graph_min", 2),
          "GPU host loop of hp.run: blind batches at least this long are replayed as CUDA "
          "graphs (captured once per run state); on a reused state every batch of two or more "

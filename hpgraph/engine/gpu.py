@@ -26,9 +26,9 @@ A fixed launch sequence per superstep:
 Kernels find the current parity and frontier size in the device state, and the last block of
 APPLY closes the superstep, so the host never has to look between supersteps.  It looks once
 per *blind batch*: a run starts with a mixed batch of ``hp.config["engine_mixed_batch"]``
-supersteps (no read
-before it: the device knows the initial frontier), and while the frontier is small the host
-launches push-only batches -- 1, 2, 4, 8 launched directly, then 16 and 64 replayed as CUDA
+supersteps, or of as many as the last complete run on the same state took where that is fewer
+(:meth:`_Run._mixed_len`; no read before it: the device knows the initial frontier), and
+while the frontier is small the host launches push-only batches -- 1, 2, 4, 8 launched directly, then 16 and 64 replayed as CUDA
 graphs -- which end early on the device when the frontier empties or outgrows the push
 threshold; after such an abort a mixed batch follows.  Each read brings the state words and
 the first :data:`HIST_HEAD` history records in one small copy.  On a reused state every batch
