@@ -92,6 +92,19 @@ typedef unsigned long long u64;
 #define HP_PULL_REACHED $PULL_REACHED   // a relaxation (codegen.pull_reached_ok): see hp_sends
 #define HP_FUSED $FUSED            // hp_push_fused: 0 none, 1 claims, 2 relaxation (codegen.fused_kind)
 #define HP_PUSH_UNIT (HP_FUSED ? 5 : 2)   // hp_push's compile unit (codegen.push_unit)
+// The push kernels of a relaxation: at least 8 blocks of 256 threads per SM (at most 32
+// registers a thread, every warp slot used).  Their big supersteps wait on returning atomics
+// (latency-bound: the registers had held occupancy at 62.5%); one process on an H200,
+// R-MAT 21, SSSPNearFar host loop: 3.25 -> 2.65 and 3.14 -> 2.84 ms in two A/B runs
+// (benchmarks/README, session 29).  A claims push (BFSParents) or pulls so bounded ran
+// slower (the 2048 x 2048 grid's BFSParents +3%, R-MAT BFSDepth's pulls +13%).
+#if HP_PERSISTENT
+#define HP_PUSH_KERNEL HP_KERNEL
+#elif HP_FUSED == 2
+#define HP_PUSH_KERNEL extern "C" __global__ void __launch_bounds__(256, 8)
+#else
+#define HP_PUSH_KERNEL HP_KERNEL
+#endif
 #define HP_EDGE(vals, pos) $EDGE_LOAD
 
 $PREAMBLE

@@ -546,7 +546,7 @@ hp_push_fused_w(u64 w, const idx_t* __restrict__ indptr, const idx_t* __restrict
 #else
 #define HP_FUSE_NAMES stamp
 #endif
-HP_KERNEL
+HP_PUSH_KERNEL
 hp_push_fused(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
               unsigned* bm0, unsigned* bm1, idx_t* q0, idx_t* q1, idx_t* qh0, idx_t* qh1,
               const long long* __restrict__ deg, $FUSE_PARAMS, u64* st, u64* hist, long long hist_cap,

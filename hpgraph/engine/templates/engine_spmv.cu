@@ -201,7 +201,7 @@ __device__ __forceinline__ void hp_frontier_edges(const idx_t* __restrict__ indp
 #endif
 
 #if HP_IN_UNIT(HP_PUSH_UNIT)
-HP_KERNEL
+HP_PUSH_KERNEL
 hp_push(const idx_t* __restrict__ indptr, const idx_t* __restrict__ indices, const w_t* __restrict__ vals,
         const idx_t* HP_MUT q0, const idx_t* HP_MUT q1,
         const idx_t* HP_MUT qh0, const idx_t* HP_MUT qh1, const long long* __restrict__ deg,
