@@ -5,7 +5,8 @@ the project allows** (``benchmarks/bench_vertex_programs.py``, one NVIDIA H100, 
 medians, one process, 2026-11-28, session 26's final run; this kernel against the same BFS
 written as a user vertex program on the engine -- ``examples.bfs.BFSParents``: an ``any``
 reduction, a mask and a witness for the parents): R-MAT 21 0.336 ms against 0.802 ms (2.4x;
-the engine's host loop; 0.872 on its device loop).  On the 2048 x 2048 grid the engine is the
+the engine's host loop; 0.872 on its device loop); on one H200 (2026-11-28, session 29) 0.328
+ms against 0.794 (2.4x; 0.814 on the device loop).  On the 2048 x 2048 grid the engine is the
 faster (31.1 ms here against 28.3 for ``BFSParents`` and 29.4 for ``hp.bfs``'s own program on
 the device loop), so ``hp.bfs`` takes the engine on sparse graphs
 (:func:`._bfs.gpu_bfs_impl`).  Every technique here that the engine now also has

@@ -5,7 +5,8 @@
 with predecessors against the README's SSSP program with ``priority = "dist"`` and ``witness =
 "pred"`` on the engine -- near-far buckets and predecessors, ``examples.sssp.SSSPNearFar``):
 R-MAT 21 2.07 ms against 3.28 ms (1.58x, one process, 2026-11-28, the engine's host loop;
-3.50 on its device loop).  On sparse graphs (mean out-degree at most
+3.50 on its device loop); on one H200 (2026-11-28, session 29) 1.98 ms against 2.94 (1.49x;
+3.39 on the device loop).  On sparse graphs (mean out-degree at most
 ``hp.config["sssp_gpu_kernel_degree"]``) ``hp.sssp`` runs an engine program instead
 (:func:`._sssp._near_far_class`; the 2048 x 2048 grid 39.2 ms with predecessors, where this
 kernel pays about 15 us per step).
