@@ -48,27 +48,47 @@ class _Part:
         self.q_degree = np.diff(self.q_indptr)
         self.nnz = int(self.p_indices.size)
 
-    def pull_edges(self, active):
-        """(dst, src, w) of entries whose sender is active (``active`` None = all)."""
-        if active is None:
-            return self.p_rows, self.p_indices, self.p_values
-        keep = active[self.p_indices]
-        w = None if self.p_values is None else self.p_values[keep]
-        return self.p_rows[keep], self.p_indices[keep], w
+    def pull_edges(self, active, recv=None):
+        """(dst, src, w) of the entries whose sender is active (``active`` None = all) and
+        whose receiver passes the mask (``recv`` None = all), in row order.  Few receivers
+        (a BFS's unvisited vertices late in the run): their rows are gathered by range, not
+        every entry tested."""
+        if recv is None:
+            if active is None:
+                return self.p_rows, self.p_indices, self.p_values
+            pos = np.flatnonzero(active[self.p_indices])
+        else:
+            rows = np.flatnonzero(recv)
+            if int(self.p_indptr[-1]) and \
+                    2 * int((self.p_indptr[rows + 1] - self.p_indptr[rows]).sum()) < self.nnz:
+                pos = _row_positions(self.p_indptr, rows)
+                if active is not None:
+                    pos = pos[active[self.p_indices[pos]]]
+            else:
+                keep = recv[self.p_rows]
+                if active is not None:
+                    keep &= active[self.p_indices]
+                pos = np.flatnonzero(keep)
+        w = None if self.p_values is None else self.p_values[pos]
+        return self.p_rows[pos], self.p_indices[pos], w
 
     def push_edges(self, senders):
         """(dst, src, w) of the push-matrix rows of ``senders`` (sorted ids), row by row."""
-        starts = self.q_indptr[senders]
-        lens = self.q_indptr[senders + 1] - starts
-        total = int(lens.sum())
-        if total == 0:
-            e = np.empty(0, np.int64)
-            return e, e, (None if self.q_values is None else self.q_values[:0])
-        offs = np.cumsum(lens) - lens
-        pos = np.arange(total, dtype=np.int64) + np.repeat(starts - offs, lens)
-        src = np.repeat(senders, lens)
+        pos = _row_positions(self.q_indptr, senders)
+        src = np.repeat(senders, self.q_degree[senders]) if pos.size else pos
         w = None if self.q_values is None else self.q_values[pos]
         return self.q_indices[pos], src, w
+
+
+def _row_positions(indptr, rows):
+    """Entry positions of CSR rows ``rows`` (in that order), row after row."""
+    starts = indptr[rows]
+    lens = indptr[rows + 1] - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.empty(0, np.int64)
+    offs = np.cumsum(lens) - lens
+    return np.arange(total, dtype=np.int64) + np.repeat(starts - offs, lens)
 
 
 def _edge_values(m, edge_dtype, weighted):
@@ -126,19 +146,20 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
         stats_edges.append(fedges)
 
         # ---- SPMV: candidate edges in canonical order, gather, segment-reduce -------------
-        chunks = []
-        for p in parts:
-            if use_push:
-                chunks.append(p.push_edges(senders))
-            else:
-                chunks.append(p.pull_edges(None if bp.gather_from == "all" else active))
-        dst, src, w = _concat(chunks, one)
         recv = k.mask_np(props) if k.mask is not None else None
         if bp.mask_excludes_active and recv is not None and recv[senders].any():
             v = int(senders[recv[senders]][0])
             raise InvalidProgram(f"{bp.name}.mask_excludes_active is True, but active vertex {v} "
                                  f"passes its mask in superstep {step}")
-        if recv is not None and dst.size:
+        chunks = []
+        for p in parts:
+            if use_push:
+                chunks.append(p.push_edges(senders))
+            else:
+                # the mask first: a masked receiver's row is never read
+                chunks.append(p.pull_edges(None if bp.gather_from == "all" else active, recv))
+        dst, src, w = _concat(chunks, one)
+        if use_push and recv is not None and dst.size:
             keep = recv[dst]
             dst, src = dst[keep], src[keep]
             w = w[keep] if w.ndim else w
