@@ -138,14 +138,18 @@ def _init_outputs(prog, cls, graph, params, specs, n, init_params=None):
 
 #: _checked_seed's results for the rules programs give on every call (``Seeded(-1, 0)``):
 #: keyed by the values, their types (``1`` and ``1.0`` cast alike but may not raise alike) and
-#: the signs of floats (``0.0 == -0.0``)
+#: the signs of floats (``0.0 == -0.0``); only plain scalars (a tuple or a complex number
+#: holding ``-0.0`` equals one holding ``0.0``, so they are cast afresh each call)
 _SEEDS: dict = {}
+_SEED_TYPES = (bool, int, str, np.bool_, np.integer)
 
 
 def _seed_key(x):
     if isinstance(x, (float, np.floating)):
         return (type(x), x, math.copysign(1.0, x))
-    return (type(x), x)
+    if isinstance(x, _SEED_TYPES):
+        return (type(x), x)
+    raise TypeError("not cached")
 
 
 def _checked_seed(cls, spec, v, n):
@@ -154,7 +158,7 @@ def _checked_seed(cls, spec, v, n):
     try:
         key = (spec.dtype, n, _seed_key(v.default), _seed_key(v.at_active))
         hit = _SEEDS.get(key)
-    except TypeError:               # an unhashable value: checked below (and refused)
+    except TypeError:               # not a plain scalar: cast below (or refused) each call
         key = hit = None
     if hit is not None:
         return hit

@@ -513,6 +513,39 @@ def test_seeded_cache_keeps_the_sign_of_zero(G):
         assert np.signbit(s.at_active) == np.signbit(x) and s.at_active.dtype == np.float32
 
 
+def _fresh_cast(prog, G, x):
+    """bind's cast of start ``x`` with its seed cache emptied first: (value, sign) or the
+    exception's type."""
+    from hpgraph.engine import bind as bind_mod
+
+    bind_mod._SEEDS.clear()
+    try:
+        s = bind_mod.bind(prog, G, {"start": x}).init_props["hops"]
+    except InvalidProgram:
+        return InvalidProgram
+    return (float(s.at_active), bool(np.signbit(s.at_active)))
+
+
+@pytest.mark.filterwarnings("ignore:Casting complex values:numpy.exceptions.ComplexWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+def test_seeded_cache_tells_equal_non_scalars_apart(G):
+    """Values that compare equal but cast differently -- tuples or complex numbers holding 0.0
+    or -0.0, an int or a float beyond the dtype -- are never served another's cast."""
+    from hpgraph.engine.bind import bind
+
+    P = type("SignedStart", (_Reach,), {"properties": {"hops": ("float32", -1.0)}})
+    for prog, seq in ((P, [(0.0,), (-0.0,), complex(0.0), complex(-0.0, 0.0)]),
+                      (_Reach, [(2.0**40,), (2**40,), (3.0,), (3,)])):
+        want = [_fresh_cast(prog, G, x) for x in seq]
+        for x, w in zip(seq * 2, want * 2):     # warm cache: each after the others
+            try:
+                s = bind(prog, G, {"start": x}).init_props["hops"]
+                got = (float(s.at_active), bool(np.signbit(s.at_active)))
+            except InvalidProgram:
+                got = InvalidProgram
+            assert got == w, x
+
+
 @pytest.mark.parametrize("big", [2**63, 2**64, 2**70])
 def test_initial_vertex_beyond_int64_is_out_of_range(G, big):
     with pytest.raises(hp.exceptions.IndexOutOfBound, match=f"active vertex {big} is outside"):
