@@ -163,14 +163,30 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
             keep = recv[dst]
             dst, src = dst[keep], src[keep]
             w = w[keep] if w.ndim else w
-        if len(chunks) > 1 or use_push:
-            # pull rows are already grouped (and ordered by sender) within a part; push rows
-            # come sender by sender: a stable sort by receiver restores the canonical order.
+        # pull rows are already grouped (and ordered by sender) within a part; push rows come
+        # sender by sender: the canonical order is the stable one by receiver.  A monoid
+        # combining in place (min, max, and, or) folds each receiver's values in array order
+        # with ufunc.at -- that order, without the sort (8 M entries: 0.03 against 1.5 s).
+        grouped = len(chunks) == 1 and not use_push
+        in_place = not grouped and _folds_in_place(mon, ydt)
+        if not grouped and not in_place:
             order = np.argsort(dst, kind="stable")
             dst, src = dst[order], src[order]
             w = w[order] if w.ndim else w
         y = np.full(n, identity, dtype=ydt)
-        if dst.size:
+        if dst.size and in_place:
+            vals = np.asarray(k.gather_np(props, src, w, dst), dtype=ydt)
+            with np.errstate(all="ignore"):
+                mon.ufunc.at(y, dst, vals)
+            got = np.zeros(n, dtype=bool)
+            got[dst] = True
+            rows = np.flatnonzero(got)
+            if win is not None:
+                first = np.full(n, dst.size, dtype=np.int64)
+                hit = np.flatnonzero(_matches(vals, y[dst]))
+                np.minimum.at(first, dst[hit], hit)
+                win[rows] = src[first[rows]]
+        elif dst.size:
             vals = k.gather_np(props, src, w, dst)
             starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])
             rows = dst[starts]
@@ -262,14 +278,31 @@ class _NearFar:
         return take
 
 
-def _first_match(vals, yd, starts):
-    """Per segment (``starts``), the index of its first value equal to the segment's ``y``
-    (``yd``: y per value; NaN equals NaN)."""
+def _matches(vals, yd):
+    """``vals == yd`` elementwise, NaN equal to NaN."""
     eq = (vals == yd)
     if vals.dtype.kind == "f":
         eq |= np.isnan(vals) & np.isnan(yd)
-    pos = np.where(eq, np.arange(vals.size), vals.size)
+    return eq
+
+
+def _first_match(vals, yd, starts):
+    """Per segment (``starts``), the index of its first value equal to the segment's ``y``
+    (``yd``: y per value; NaN equals NaN)."""
+    pos = np.where(_matches(vals, yd), np.arange(vals.size), vals.size)
     return np.minimum.reduceat(pos, starts)
+
+
+#: ufuncs whose monoid's identity leaves every value unchanged bit for bit (min(inf, -0.0) is
+#: -0.0, where 0.0 + -0.0 is 0.0): folding from the identity equals reducing the values alone
+_IN_PLACE = (np.minimum, np.maximum, np.fmin, np.fmax, np.logical_and, np.logical_or,
+             np.bitwise_and, np.bitwise_or)
+
+
+def _folds_in_place(mon, ydt):
+    """Whether the CPU engine may reduce messages of ``mon`` with ``ufunc.at`` into ``y``."""
+    return (mon.ufunc is not None and mon.idempotent and not mon.terminal_any
+            and any(mon.ufunc is f for f in _IN_PLACE) and np.dtype(mon.dtype) == ydt)
 
 
 def _is_identity(y, identity):
