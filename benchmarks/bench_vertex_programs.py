@@ -77,9 +77,10 @@ def _check_tree(A, dist, pred, source, what, hops=False):
            f"{what}: predecessors are not a shortest-path tree")
 
 
-def graphs(quick):
+def graphs(quick, scale=None, side=None):
     be = "gpu" if hp.has_gpu() else "cpu"
-    scale, side = (12, 64) if quick else (21, 2048)
+    scale0, side0 = (12, 64) if quick else (21, 2048)
+    scale, side = scale or scale0, side or side0
     R = hp.rmat(scale, edge_factor=16, seed=1, directed=False, weights=(1, 64), backend=be)
     rs = int(_host(R.out_degree).argmax())
     Gr = hp.grid_2d(side, side, weights=(1, 64), seed=1, backend=be)
@@ -372,6 +373,10 @@ def main(argv=None):
     ap.add_argument("--sweep", action="store_true", help="push_alpha / delta sweep on R-MAT")
     ap.add_argument("--steps", action="store_true", help="per-superstep GPU times (trace)")
     ap.add_argument("--graphs", default="rmat,grid", help="comma list of: rmat,grid")
+    ap.add_argument("--scale", type=int, default=None,
+                    help="R-MAT scale of the graph rows (default 21; --quick 12)")
+    ap.add_argument("--side", type=int, default=None,
+                    help="side of the grid of the graph rows (default 2048; --quick 64)")
     ap.add_argument("--blocks", default="2", help="device-loop blocks per SM to sweep on the path")
     ap.add_argument("--loop-blocks", type=int, default=None,
                     help="hp.config engine_loop_blocks_per_sm for the graph rows")
@@ -390,7 +395,7 @@ def main(argv=None):
         hp.config.set(engine_loop_blocks_per_sm=args.loop_blocks)
     if "graphs" not in skip:
         want = set(args.graphs.split(","))
-        for label, G, s in graphs(args.quick):
+        for label, G, s in graphs(args.quick, args.scale, args.side):
             if label.split()[0].lower().replace("-", "") in want:
                 bench_graph(label, G, s, args.repeat, gpu, rows)
     if args.sweep:
@@ -398,7 +403,8 @@ def main(argv=None):
     if args.steps and gpu:
         bench_steps(rows, args.quick)
     res = {"meta": metadata(bench="bench_vertex_programs", quick=args.quick,
-                            repeat=args.repeat), "rows": rows, "failed": FAILED}
+                            repeat=args.repeat, scale=args.scale, side=args.side),
+           "rows": rows, "failed": FAILED}
     if args.out:
         write(args.out, res)
     if FAILED:
