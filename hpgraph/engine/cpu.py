@@ -1,15 +1,19 @@
 """The superstep loop on the CPU (NumPy), vectorised over edges and vertices.
 
 SPMV gathers over the *candidate edges* of a superstep -- pull: every stored entry of the pull
-matrix whose sender is active (one boolean mask over ``indices``); push: the rows of the push
-matrix of the active senders (expanded with ``repeat``) -- evaluates ``gather`` once on the
-arrays (sender properties, weights, receiver properties), and reduces per receiver with the
-monoid's ``np_reduce_segments``.  Both directions present the values of each receiver in the
-same canonical order (the pull matrix's row order: by sender, "in" part before "out" part), so
-push and pull give bit-identical results here, floating-point sums included.
+matrix whose sender is active and whose receiver passes the mask (the rows of few receivers
+taken by range, else one boolean test per entry); push: the rows of the push matrix of the
+active senders (expanded with ``repeat``) -- evaluates ``gather`` once on the arrays (sender
+properties, weights, receiver properties), and reduces per receiver: ``np_reduce_segments``
+over rows grouped in canonical order, or for min / max / and / or monoids ``ufunc.at`` in
+array order (within a receiver the same order, without sorting the push entries).  Both
+directions present the values of each receiver in the same canonical order (the pull
+matrix's row order: by sender, "in" part before "out" part), so push and pull give
+bit-identical results here, floating-point sums included.
 
 A program's ``mask(v)`` (evaluated on the properties at the superstep's start) drops the
-candidate edges into rejected receivers before ``gather``, in both directions.
+candidate edges into rejected receivers before ``gather``, in both directions.  The matrices'
+host forms (:class:`_Part`) are kept on the graph.
 
 APPLY evaluates ``update`` on all vertices (or those that received something, under
 ``apply_to="received"``) and marks changed vertices active for the next superstep.
@@ -34,16 +38,18 @@ from . import common
 
 
 class _Part:
-    """One gather side (the "in" or "out" edges) on the host: pull CSR + push CSR."""
+    """One gather side (the "in" or "out" edges) on the host: pull CSR + push CSR.  Made once
+    per graph, gather side, edge dtype and weighting (:func:`_parts`); the column indices keep
+    their stored integer dtype (no int64 copy), and the pull entries' rows use it too."""
 
     def __init__(self, pull, push, edge_dtype, weighted):
         self.p_indptr = np.asarray(pull.indptr, dtype=np.int64)
-        self.p_indices = np.asarray(pull.indices, dtype=np.int64)
+        self.p_indices = _ids(pull.indices)
         self.p_values = _edge_values(pull, edge_dtype, weighted)
         n = self.p_indptr.size - 1
-        self.p_rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.p_indptr))
+        self.p_rows = np.repeat(np.arange(n, dtype=self.p_indices.dtype), np.diff(self.p_indptr))
         self.q_indptr = np.asarray(push.indptr, dtype=np.int64)
-        self.q_indices = np.asarray(push.indices, dtype=np.int64)
+        self.q_indices = _ids(push.indices)
         self.q_values = _edge_values(push, edge_dtype, weighted)
         self.q_degree = np.diff(self.q_indptr)
         self.nnz = int(self.p_indices.size)
@@ -80,6 +86,19 @@ class _Part:
         return self.q_indices[pos], src, w
 
 
+def _ids(a):
+    """Host vertex ids as stored when an integer array, else as int64."""
+    a = np.asarray(a)
+    return a if a.dtype.kind in "iu" else a.astype(np.int64)
+
+
+def _parts(graph, edges, edge_dtype, weighted):
+    """The :class:`_Part` of every gather side of ``edges``, kept on ``graph``."""
+    key = f"hpg.cpu_engine_parts[{edges},{np.dtype(edge_dtype).name},{bool(weighted)}]"
+    return graph.derived(key, lambda: tuple(_Part(pull, push, edge_dtype, weighted)
+                                            for pull, push in common.matrices(graph, edges)))
+
+
 def _row_positions(indptr, rows):
     """Entry positions of CSR rows ``rows`` (in that order), row after row."""
     starts = indptr[rows]
@@ -102,8 +121,7 @@ def execute(bp, graph, *, direction, push_alpha, t_start):
     """Run bound program ``bp`` on host graph ``graph``; returns a :class:`RunResult`."""
     n = int(graph.num_vertices)
     k = bp.kernels
-    parts = [_Part(pull, push, bp.edge_dtype, bp.weighted)
-             for pull, push in common.matrices(graph, bp.edges)]
+    parts = _parts(graph, bp.edges, bp.edge_dtype, bp.weighted)
     nnz_pull = sum(p.nnz for p in parts)
     degree = sum(p.q_degree for p in parts) if parts else np.zeros(n, np.int64)
     ids = None if bp.init_active is None else np.asarray(common.host(bp.init_active))
