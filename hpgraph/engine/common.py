@@ -57,8 +57,9 @@ def default_push_alpha(bp, side) -> float:
     before); other programs' pulls read every stored entry (1).  Measured on an H100, R-MAT 21
     (``benchmarks/README.md``, session 15): the README SSSP 5.7 -> 4.1-4.6 ms, BFS depths
     3.6-3.8 -> 2.4-2.8 ms with 1, while BFS with parents (``any`` and a mask) took 1.1-1.2 ms
-    with 4 and 2.1-2.9 ms with 1.  On the CPU pushes cost more per edge than SciPy's pulls
-    (R-MAT 18: the README SSSP 0.50 s with 4, 2.4 s with 1): 4.
+    with 4 and 2.1-2.9 ms with 1.  On the CPU pushes cost more per edge than pulls (R-MAT
+    18, 2-core host: the README SSSP 0.26 s with 4, 0.32 s with 1; BFS with parents 0.08 s
+    with 4, 0.27 s with 1): 4.
     """
     if side == "gpu" and not (bp.monoid.terminal_any or bp.kernels.mask is not None):
         return 1.0
