@@ -205,8 +205,7 @@ def _active_ids(active, n, cls):
         ids = [int(x) for x in active]
         for x in ids:
             if not 0 <= x < n:
-                raise IndexOutOfBound(f"{cls.__name__}.init: active vertex {x} is outside "
-                                      f"[0, {n})")
+                raise _outside(cls, x, n)
         return np.array(sorted(set(ids)), dtype=np.int64)
     if hasattr(active, "to_bool") and hasattr(active, "words"):  # Bitmask
         if len(active) != n:
@@ -232,11 +231,14 @@ def _active_ids(active, n, cls):
                              f"Bitmask, None or 'all'; got dtype {a.dtype}")
     a = a.reshape(-1).astype(np.int64)
     if a.size and (a.min() < 0 or a.max() >= n):
-        bad = a[(a < 0) | (a >= n)][0]
-        raise IndexOutOfBound(f"{cls.__name__}.init: active vertex {bad} is outside [0, {n})")
+        raise _outside(cls, a[(a < 0) | (a >= n)][0], n)
     if a.size > 1:
         a = np.unique(a)
     return a
+
+
+def _outside(cls, vertex, n):
+    return IndexOutOfBound(f"{cls.__name__}.init: active vertex {vertex} is outside [0, {n})")
 
 
 def bind(program, graph, params, max_iterations=None, outputs=None) -> BoundProgram:

@@ -28,9 +28,9 @@ APPLY closes the superstep, so the host never has to look between supersteps.  I
 per *blind batch*: a run starts with a mixed batch of ``hp.config["engine_mixed_batch"]``
 supersteps, or of as many as the last complete run on the same state took where that is fewer
 (:meth:`_Run._mixed_len`; no read before it: the device knows the initial frontier), and
-while the frontier is small the host launches push-only batches -- 1, 2, 4, 8 launched directly, then 16 and 64 replayed as CUDA
-graphs -- which end early on the device when the frontier empties or outgrows the push
-threshold; after such an abort a mixed batch follows.  Each read brings the state words and
+while the frontier is small the host launches push-only batches -- 1, 2, 4, 8 launched
+directly, then 16 and 64 replayed as CUDA graphs -- which end early on the device when the
+frontier empties or outgrows the push threshold; after such an abort a mixed batch follows.  Each read brings the state words and
 the first :data:`HIST_HEAD` history records in one small copy.  On a reused state every batch
 is replayed from a CUDA graph.
 
