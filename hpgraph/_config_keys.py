@@ -252,6 +252,12 @@ _ENGINE = (
          "architecture and NVRTC version): a program compiled once loads from there "
          "in a new process without calling NVRTC.  None: $XDG_CACHE_HOME/hpgraph/kernels "
          "(~/.cache/hpgraph/kernels).", _parse_opt_str),
+    _Key("precompile", True, _bool("precompile"),
+         "hpgraph's command line (demo, run, info, warmup) on a GPU files the shipped, "
+         "compiled CuPy kernels of its fixed set in CuPy's cache the first time it runs on a "
+         "machine (hpgraph.precompile; a marker in CuPy's cache directory records it): a "
+         "first demo otherwise compiles ~90 CuPy kernels one after another.  False: every "
+         "kernel compiles on its first use.", _parse_bool),
     _Key("trace", False, _bool("trace"),
          "Log every hp.run's supersteps (direction, frontier size and representation, "
          "frontier edges; on the GPU each superstep's time by CUDA events, the host loop then "

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1] / "hpgraph"
 #: for hpgraph/__init__.py).
 LAYERS = [
     ("foundation", {"exceptions", "dtypes", "_config", "_config_keys", "_memory", "backend",
-                    "cuda_source", "kernel_cache", "_arrayops"}),
+                    "cuda_source", "kernel_cache", "precompile", "_arrayops"}),
     ("storage", {"formats", "graph", "_graph_edges", "labels", "io", "generators", "_gen_chunks",
                  "_gen_gpu"}),
     ("operators", {"ops", "compiler"}),

@@ -3,8 +3,9 @@
 A new process finds compiled kernels in two on-disk caches: CuPy's (its array kernels;
 ``$CUPY_CACHE_DIR``, default ``~/.cupy/kernel_cache``) and hpgraph's
 (:mod:`hpgraph.kernel_cache`; ``hp.config["kernel_cache"]``).  With both empty, a first
-``hpgraph demo`` spends most of its time compiling about 80 small CuPy kernels one after
-another (benchmarks/README.md, "Cold start").  This command builds the demo's R-MAT graph on
+``hpgraph demo`` would spend most of its time compiling about 90 small CuPy kernels one after
+another; on GPU architectures the package ships them for (:mod:`hpgraph.precompile`) the
+command line files them in CuPy's cache instead.  This command builds the demo's R-MAT graph on
 the GPU, summarises it as ``demo`` and ``info`` do and runs the chosen algorithms on it once,
 which compiles and stores those kernels; later processes load them instead.  Some kernels
 depend on the graph's size or dtypes (a scale-20 demo after a scale-16 warm-up compiled 3 CuPy
@@ -34,16 +35,6 @@ def _warmup_arguments(p):
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-def _cupy_cache_dir():
-    """CuPy's kernel cache directory (as CuPy resolves it)."""
-    try:
-        from cupy.cuda import compiler
-
-        return str(compiler.get_cache_dir())
-    except Exception:  # CuPy without that helper: its documented default
-        return os.environ.get("CUPY_CACHE_DIR") or os.path.expanduser("~/.cupy/kernel_cache")
-
-
 def _count_files(path) -> int:
     n = 0
     for _, _, files in os.walk(path):
@@ -65,7 +56,7 @@ def warmup(scale=16, edge_factor=16, algorithms=WARMUP_ALGORITHMS) -> dict:
     seconds per step and the files each kernel cache gained (``{"backend": "cpu", ...}``
     without a usable GPU: nothing is compiled then)."""
     from .. import backend as _backend
-    from .. import kernel_cache
+    from .. import kernel_cache, precompile
     from . import _algorithms, _graphs
 
     if not 1 <= int(scale) <= 30:
@@ -76,7 +67,7 @@ def warmup(scale=16, edge_factor=16, algorithms=WARMUP_ALGORITHMS) -> dict:
     if _backend.resolve(None) != "gpu":
         return {"backend": "cpu", "reason": _backend.gpu_unavailable_reason() or "CPU backend",
                 "steps": {}}
-    dirs = {"cupy": _cupy_cache_dir(), "hpgraph": str(kernel_cache.cache_dir())}
+    dirs = {"cupy": str(precompile.cupy_cache_dir()), "hpgraph": str(kernel_cache.cache_dir())}
     before = {k: _count_files(d) for k, d in dirs.items()}
     steps = {}
     t0 = time.perf_counter()

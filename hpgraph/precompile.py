@@ -1,0 +1,330 @@
+"""The command line's fixed set of CuPy kernels, shipped compiled.
+
+A new machine's first ``hpgraph demo`` compiles about 90 small CuPy kernels (the graph build,
+its summary, the demo's algorithms), 80-150 ms of NVRTC each, one after another: 10-13 s of its
+wall time on an H200 host against 1.4-2.0 s with warm caches (benchmarks/README.md, "Cold
+start").  Compiling them in parallel processes does not help there: 40 of them took 4.3 s in
+one worker process and 12.3 s in 15 (the host's cores do not run NVRTC in parallel).
+
+So the kernels are shipped compiled.  A manifest (``hpgraph/data/kernels-cupy<version>.json.gz``,
+one per CuPy version) holds each kernel as the source and options CuPy handed its compiler, in
+first-use order, with CuPy's own include options and header text as placeholders (they differ
+between installations), and the cubins built from them for the GPU architectures listed in
+it.  ``benchmarks/record_kernels.py`` writes it on a GPU machine (:func:`record` around the
+``hpgraph warmup`` workload, then :func:`build_cubins`).  :func:`ensure` (the command line calls
+it before loading a graph on the GPU) hands each shipped cubin to CuPy's module compiler in
+place of its NVRTC call, so CuPy files it under the key it will look up itself (source,
+options, architecture, NVRTC and CuPy versions), checks that the driver loads one, and leaves a
+marker in CuPy's cache directory so a later process costs one ``stat``.  Without a manifest for
+the installed CuPy, without cubins for the device's architecture, or with
+``hp.config["precompile"]`` off, nothing happens and the kernels compile on first use.
+
+The compiler entry points used (``cupy.cuda.compiler._compile_module_with_cache`` and the
+functions it calls) are private to CuPy, which is why a manifest is tied to the CuPy version
+that recorded it.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+__all__ = ["record", "build_cubins", "write_manifest", "manifest_path", "install", "ensure"]
+
+#: prefix of a placeholder ``prefix + str(i)`` for the i-th option of CuPy's own environment
+#: (its include directories and language standard)
+_ENV = "\0cupy-env-option:"
+#: format of a manifest; bumped when a field changes meaning
+MANIFEST_FORMAT = 1
+
+
+def _compiler():
+    from cupy.cuda import compiler
+
+    return compiler
+
+
+class _Probe(Exception):
+    pass
+
+
+def cupy_environment(arch: str) -> tuple[tuple, str | None]:
+    """``(options, extra_source)`` that CuPy adds to every kernel it compiles here: its include
+    directories and language standard, and its headers' text (part of its cache key)."""
+    from cupy._core import core
+
+    compiler = _compiler()
+    seen: dict = {}
+
+    def probe(source, options=(), **kw):
+        seen["options"], seen["extra"] = tuple(options), kw.get("extra_source")
+        raise _Probe
+
+    orig = compiler._compile_module_with_cache
+    compiler._compile_module_with_cache = probe
+    try:
+        core.compile_with_cache("", arch=arch)
+    except _Probe:
+        pass
+    finally:
+        compiler._compile_module_with_cache = orig
+    return seen["options"], seen["extra"]
+
+
+@contextlib.contextmanager
+def record(arch: str):
+    """Collect every kernel CuPy compiles or loads while the block runs (compute capability
+    ``arch``, ``"90"``); yields the list of entries, in first-use order, without repeats."""
+    compiler = _compiler()
+    env_options, env_extra = cupy_environment(arch)
+    entries: list = []
+    seen: set = set()
+    orig = compiler._compile_module_with_cache
+
+    def recording(source, options=(), **kw):
+        extra = kw.get("extra_source")
+        entry = {"source": source,
+                 "options": [_ENV + str(env_options.index(o)) if o in env_options else o
+                             for o in options],
+                 "extra_source": "env" if extra == env_extra else extra,
+                 "backend": kw.get("backend", "nvrtc"),
+                 "cooperative": bool(kw.get("enable_cooperative_groups", False)),
+                 "name_expressions": (None if kw.get("name_expressions") is None
+                                      else sorted(kw["name_expressions"])),
+                 "jitify": bool(kw.get("jitify", False))}
+        key = json.dumps(entry, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            entries.append(entry)
+        return orig(source, options, **kw)
+
+    compiler._compile_module_with_cache = recording
+    try:
+        yield entries
+    finally:
+        compiler._compile_module_with_cache = orig
+
+
+class _StoreOnly:
+    """Stands in for ``cupy.cuda.function``: a module that loads nothing, so CuPy's compile
+    path runs without a CUDA context."""
+
+    class Module:
+        mapping = None
+
+        def load(self, cubin):
+            pass
+
+        def _set_mapping(self, mapping):
+            self.mapping = mapping
+
+
+@contextlib.contextmanager
+def _cupy_compiler(arch_options, nvrtc):
+    """CuPy's module compiler with its ``-arch`` option fixed (no device query), modules not
+    loaded, and ``nvrtc(original, *args)`` in place of its NVRTC call."""
+    compiler = _compiler()
+    orig = (compiler.function, compiler._get_arch_for_options_for_nvrtc,
+            compiler._compile_using_nvrtc_no_warning)
+    compiler.function = _StoreOnly
+    compiler._get_arch_for_options_for_nvrtc = lambda arch=None: tuple(arch_options)
+    compiler._compile_using_nvrtc_no_warning = lambda *a, **kw: nvrtc(orig[2], *a, **kw)
+    try:
+        yield compiler
+    finally:
+        (compiler.function, compiler._get_arch_for_options_for_nvrtc,
+         compiler._compile_using_nvrtc_no_warning) = orig
+
+
+def _compile(compiler, entry, arch, env_options, env_extra) -> None:
+    """CuPy's module compile of ``entry`` with this installation's environment put back."""
+    options = tuple(env_options[int(o[len(_ENV):])] if o.startswith(_ENV) else o
+                    for o in entry["options"])
+    ne = entry["name_expressions"]
+    compiler._compile_module_with_cache(
+        entry["source"], options, arch=arch,
+        extra_source=env_extra if entry["extra_source"] == "env" else entry["extra_source"],
+        backend=entry["backend"], enable_cooperative_groups=entry["cooperative"],
+        name_expressions=None if ne is None else tuple(ne), jitify=entry["jitify"])
+
+
+def build_cubins(entries, arch: str) -> list:
+    """NVRTC's cubin of every entry for compute capability ``arch`` (no GPU needed), None
+    where it does not compile here or needs more than a cubin (named template instances, a
+    separate link); nothing is written to CuPy's cache."""
+    env_options, env_extra = cupy_environment(arch)
+    out: list = []
+    got: list = []
+
+    def capture(nvrtc, *args, **kw):
+        result = nvrtc(*args, **kw)
+        got.append(result)
+        return result
+
+    saved = os.environ.get("CUPY_CACHE_IN_MEMORY")
+    os.environ["CUPY_CACHE_IN_MEMORY"] = "1"     # compile even where the disk cache has it
+    try:
+        with _cupy_compiler((f"-arch=sm_{arch}", "cubin"), capture) as compiler:
+            for entry in entries:
+                got.clear()
+                try:
+                    _compile(compiler, entry, arch, env_options, env_extra)
+                except Exception:  # left to compile on the user's machine
+                    out.append(None)
+                    continue
+                simple = (len(got) == 1 and got[0][1] is None and "-rdc=true" not in
+                          entry["options"] and entry["name_expressions"] is None)
+                out.append(got[0][0] if simple else None)
+    finally:
+        if saved is None:
+            os.environ.pop("CUPY_CACHE_IN_MEMORY", None)
+        else:
+            os.environ["CUPY_CACHE_IN_MEMORY"] = saved
+    return out
+
+
+def _cupy_version() -> str:
+    import cupy
+
+    return cupy.__version__
+
+
+def manifest_path(cupy_version: str | None = None) -> Path:
+    """The shipped manifest for ``cupy_version`` (default: the installed CuPy's)."""
+    v = cupy_version or _cupy_version()
+    return Path(__file__).parent / "data" / f"kernels-cupy{v}.json.gz"
+
+
+def write_manifest(entries, cubins: dict, path=None) -> Path:
+    """Write ``entries`` (from :func:`record`) and ``cubins`` (``{arch: build_cubins(...)}``) as
+    the installed CuPy's manifest (or to ``path``); the same input gives the same bytes."""
+    path = Path(path) if path is not None else manifest_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"format": MANIFEST_FORMAT, "cupy": _cupy_version(), "entries": list(entries),
+           "cubins": {str(a): [None if c is None else base64.b64encode(c).decode()
+                               for c in cs] for a, cs in cubins.items()}}
+    path.write_bytes(gzip.compress(json.dumps(doc, sort_keys=True).encode(), mtime=0))
+    return path
+
+
+def read_manifest(path: Path):
+    """``(bytes, document)`` of the manifest at ``path``, or None where there is none for the
+    installed CuPy."""
+    try:
+        data = Path(path).read_bytes()
+        doc = json.loads(gzip.decompress(data))
+    except (OSError, ValueError):
+        return None
+    if doc.get("format") != MANIFEST_FORMAT or doc.get("cupy") != _cupy_version():
+        return None
+    return data, doc
+
+
+def install(doc, arch: str) -> dict:
+    """File the manifest's cubins for ``arch`` in CuPy's cache under CuPy's own keys (no GPU
+    needed).  Returns ``{"stored": n, "cached": n, "missing": n, "files": [names]}``
+    (``missing``: entries without a cubin for ``arch``, left to compile on first use)."""
+    cubins = doc["cubins"].get(str(arch)) or [None] * len(doc["entries"])
+    env_options, env_extra = cupy_environment(arch)
+    counts: dict = {"stored": 0, "cached": 0, "missing": 0, "files": []}
+    current: list = [None]
+
+    def shipped(nvrtc, *args, **kw):
+        counts["stored"] += 1
+        return base64.b64decode(current[0]), None
+
+    compiler = _compiler()
+    backend = compiler._kernel_cache_backend
+    orig_save = backend.save
+
+    def save(name, payload, source):
+        counts["files"].append(name)
+        return orig_save(name, payload, source)
+
+    backend.save = save
+    try:
+        with _cupy_compiler((f"-arch=sm_{arch}", "cubin"), shipped) as compiler:
+            for entry, cubin in zip(doc["entries"], cubins):
+                if cubin is None:
+                    counts["missing"] += 1
+                    continue
+                current[0] = cubin
+                before = counts["stored"]
+                _compile(compiler, entry, arch, env_options, env_extra)
+                counts["cached"] += counts["stored"] == before
+    finally:
+        del backend.save
+    return counts
+
+
+def cupy_cache_dir() -> Path:
+    """CuPy's kernel cache directory: its cache's (chosen when CuPy was imported), else
+    ``$CUPY_CACHE_DIR``, default ``~/.cupy/kernel_cache``."""
+    with contextlib.suppress(Exception):
+        return Path(_compiler()._kernel_cache_backend._cache_dir)
+    return Path(os.environ.get("CUPY_CACHE_DIR")
+                or os.path.join(os.path.expanduser("~"), ".cupy", "kernel_cache"))
+
+
+def _unusable(doc, arch: str) -> str | None:
+    """Why the current device cannot run the manifest's cubins, or None: loads one."""
+    from cupy.cuda import function
+
+    first = next((c for c in doc["cubins"].get(str(arch), ()) if c is not None), None)
+    if first is None:
+        return None
+    try:
+        function.Module().load(base64.b64decode(first))
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def ensure(manifest=None) -> dict | None:
+    """File the shipped cubins for the current GPU in CuPy's cache unless this was done here
+    before (a marker for this manifest, CuPy, NVRTC and architecture in CuPy's cache directory).
+    Returns the report (:func:`install`'s counts less ``files``, ``seconds``, ``error``), or
+    None when there was nothing to do: the marker is there, no manifest for the installed
+    CuPy, no cubins for this architecture, or ``hp.config["precompile"]`` is False."""
+    from ._config import config
+
+    if not config["precompile"]:
+        return None
+    found = read_manifest(Path(manifest) if manifest is not None else manifest_path())
+    if found is None:
+        return None
+    data, doc = found
+    t0 = time.perf_counter()
+    compiler = _compiler()
+    arch = compiler._get_arch()
+    if (not any(doc["cubins"].get(str(arch), ())) or
+            tuple(compiler._get_arch_for_options_for_nvrtc(arch)) != (f"-arch=sm_{arch}",
+                                                                      "cubin")):
+        return None
+    d = cupy_cache_dir()
+    key = "\0".join((hashlib.sha256(data).hexdigest(), arch, "%d.%d" %
+                     compiler._get_nvrtc_version(), _cupy_version(), str(d)))
+    marker = d / f"hpgraph-precompiled-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
+    if marker.exists():
+        return None
+    report: dict = {"stored": 0, "cached": 0, "missing": 0, "error": None}
+    report["error"] = _unusable(doc, arch)
+    if report["error"] is None:
+        try:
+            counts = install(doc, arch)
+        except Exception as exc:  # a CuPy whose compiler differs from the recording one's
+            report["error"] = f"{type(exc).__name__}: {exc}"
+        else:
+            report.update({k: counts[k] for k in ("stored", "cached", "missing")})
+    report["seconds"] = time.perf_counter() - t0
+    # written after an error too: the kernels then compile on first use, as without this
+    with contextlib.suppress(OSError):
+        d.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps(report))
+    return report

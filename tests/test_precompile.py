@@ -1,0 +1,221 @@
+"""The shipped compiled kernels (hpgraph.precompile): recording, cubins, the manifest, filing
+them under CuPy's own cache keys (NVRTC only: these run without a GPU) and the marker."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+
+import pytest
+
+import hpgraph as hp
+from hpgraph import backend, kernel_cache, precompile
+from hpgraph.exceptions import DeviceUnavailable
+
+ARCH = "90"
+SRC_A = 'extern "C" __global__ void ahead_a(int* a) { a[threadIdx.x] = 7; }'
+SRC_B = 'extern "C" __global__ void ahead_b(float* a) { a[threadIdx.x] *= 2.0f; }'
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def cupy_cache(tmp_path, monkeypatch):
+    """An empty CuPy kernel cache for this process (NVRTC needed)."""
+    pytest.importorskip("cupy")
+    try:
+        kernel_cache._nvrtc()
+    except DeviceUnavailable as exc:
+        pytest.skip(f"NVRTC unavailable: {exc}")
+    from cupy.cuda import _compiler_cache, compiler
+
+    # CuPy picks its cache directory when it is imported: point this process's at the test's
+    monkeypatch.setattr(compiler, "_kernel_cache_backend",
+                        _compiler_cache.DiskKernelCacheBackend(str(tmp_path / "cupy")))
+    return tmp_path / "cupy"
+
+
+def _files(path, pattern="*.cubin"):
+    return sorted(p.name for p in path.glob(pattern))
+
+
+def _record(sources):
+    """Entries of kernels built the way CuPy builds its own (``core.compile_with_cache``)."""
+    from cupy._core import core
+
+    with precompile.record(ARCH) as entries:
+        for src in sources:
+            try:
+                core.compile_with_cache(src, arch=ARCH)
+            except Exception:  # without a GPU CuPy's own path stops at the device query
+                pass
+    return entries
+
+
+def _nvrtc_calls(monkeypatch):
+    from cupy.cuda import compiler
+
+    calls = []
+    orig = compiler._compile_using_nvrtc_no_warning
+    monkeypatch.setattr(compiler, "_compile_using_nvrtc_no_warning",
+                        lambda *a, **k: calls.append(1) or orig(*a, **k))
+    return calls
+
+
+def test_record_keeps_first_use_order_without_repeats_or_local_paths(cupy_cache):
+    entries = _record([SRC_A, SRC_B, SRC_A])
+    assert len(entries) == 2
+    assert SRC_A in entries[0]["source"] and SRC_B in entries[1]["source"]
+    env_options, _ = precompile.cupy_environment(ARCH)
+    for e in entries:
+        # CuPy's include directories and headers are placeholders, not this machine's paths
+        assert e["extra_source"] == "env"
+        assert e["options"] == [precompile._ENV + str(i) for i in range(len(env_options))]
+        assert (e["backend"], e["cooperative"], e["name_expressions"], e["jitify"]) == \
+            ("nvrtc", False, None, False)
+
+
+def test_build_cubins_compiles_without_writing_the_cache(cupy_cache):
+    entries = _record([SRC_A, SRC_B])
+    bad = dict(entries[0], source=entries[0]["source"] + "\nthis is not CUDA")
+    cubins = precompile.build_cubins([entries[0], bad, entries[1]], ARCH)
+    assert [c is not None for c in cubins] == [True, False, True]
+    assert all(c[:4] == b"\x7fELF" for c in (cubins[0], cubins[2]))
+    assert cubins[0] != cubins[2]
+    assert _files(cupy_cache) == []
+    assert "CUPY_CACHE_IN_MEMORY" not in os.environ
+
+
+def test_install_files_cubins_under_cupys_own_keys(cupy_cache, monkeypatch):
+    entries = _record([SRC_A, SRC_B])
+    doc = {"entries": entries, "cubins": {ARCH: [base64.b64encode(c).decode() for c in
+                                                 precompile.build_cubins(entries, ARCH)]}}
+    calls = _nvrtc_calls(monkeypatch)
+    counts = precompile.install(doc, ARCH)
+    assert calls == []                      # nothing compiled: the shipped cubins were filed
+    assert (counts["stored"], counts["cached"], counts["missing"]) == (2, 0, 0)
+    assert sorted(counts["files"]) == _files(cupy_cache)
+    assert len(_files(cupy_cache)) == 2
+    # CuPy's own look-up of the same kernels (store-only, no device) finds them: no NVRTC
+    env_options, env_extra = precompile.cupy_environment(ARCH)
+    with precompile._cupy_compiler(("-arch=sm_90", "cubin"),
+                                   lambda nvrtc, *a, **k: nvrtc(*a, **k)) as compiler:
+        for e in entries:
+            precompile._compile(compiler, e, ARCH, env_options, env_extra)
+    assert calls == []
+    again = precompile.install(doc, ARCH)
+    assert (again["stored"], again["cached"]) == (0, 2)
+    # an entry without a cubin for the architecture is left to compile on first use
+    doc["cubins"][ARCH][1] = None
+    assert precompile.install(doc, ARCH)["missing"] == 1
+    assert precompile.install(doc, "80")["missing"] == 2
+
+
+def test_manifest_round_trip_is_deterministic(cupy_cache, tmp_path):
+    entries = _record([SRC_A])
+    cubins = {ARCH: precompile.build_cubins(entries, ARCH)}
+    p1 = precompile.write_manifest(entries, cubins, tmp_path / "m1.json.gz")
+    p2 = precompile.write_manifest(entries, cubins, tmp_path / "m2.json.gz")
+    assert p1.read_bytes() == p2.read_bytes()
+    data, doc = precompile.read_manifest(p1)
+    assert doc["entries"] == entries and data == p1.read_bytes()
+    assert base64.b64decode(doc["cubins"][ARCH][0]) == cubins[ARCH][0]
+    doc["cupy"] = "0.0.0"  # another CuPy's manifest is not used
+    (tmp_path / "other.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
+    assert precompile.read_manifest(tmp_path / "other.json.gz") is None
+    assert precompile.read_manifest(tmp_path / "missing.json.gz") is None
+
+
+def _device_90(monkeypatch, loads=True):
+    """CuPy sees a compute-capability-9.0 device whose driver loads (or refuses) cubins."""
+    from cupy.cuda import compiler, function
+
+    monkeypatch.setattr(compiler, "_get_arch", lambda: ARCH)
+    monkeypatch.setattr(compiler, "_get_arch_for_options_for_nvrtc",
+                        lambda arch=None: (f"-arch=sm_{arch}", "cubin"))
+
+    class Module:
+        def load(self, cubin):
+            if not loads:
+                raise RuntimeError("CUDA_ERROR_NO_BINARY_FOR_GPU")
+
+    monkeypatch.setattr(function, "Module", Module)
+
+
+def test_ensure_files_once_then_leaves_a_marker(cupy_cache, tmp_path, monkeypatch):
+    entries = _record([SRC_A, SRC_B])
+    manifest = precompile.write_manifest(entries, {ARCH: precompile.build_cubins(entries, ARCH)},
+                                         tmp_path / "m.json.gz")
+    _device_90(monkeypatch)
+    with hp.config.set(precompile=False):
+        assert precompile.ensure(manifest) is None
+    assert precompile.ensure(tmp_path / "none.json.gz") is None
+    report = precompile.ensure(manifest)
+    assert (report["stored"], report["cached"], report["missing"], report["error"]) == \
+        (2, 0, 0, None)
+    assert len(_files(cupy_cache)) == 2
+    markers = _files(cupy_cache, "hpgraph-precompiled-*")
+    assert len(markers) == 1
+    assert precompile.ensure(manifest) is None                      # marker: no work
+    (cupy_cache / markers[0]).unlink()
+    again = precompile.ensure(manifest)
+    assert (again["stored"], again["cached"]) == (0, 2)
+
+
+def test_ensure_without_cubins_for_the_device_does_nothing(cupy_cache, tmp_path, monkeypatch):
+    entries = _record([SRC_A])
+    manifest = precompile.write_manifest(entries, {"80": precompile.build_cubins(entries, "80")},
+                                         tmp_path / "m.json.gz")
+    _device_90(monkeypatch)
+    assert precompile.ensure(manifest) is None
+    assert _files(cupy_cache, "*") == []
+
+
+def test_ensure_when_the_driver_refuses_the_cubins(cupy_cache, tmp_path, monkeypatch):
+    entries = _record([SRC_A])
+    manifest = precompile.write_manifest(entries, {ARCH: precompile.build_cubins(entries, ARCH)},
+                                         tmp_path / "m.json.gz")
+    _device_90(monkeypatch, loads=False)
+    report = precompile.ensure(manifest)
+    assert report["stored"] == 0 and "CUDA_ERROR_NO_BINARY_FOR_GPU" in report["error"]
+    assert _files(cupy_cache) == []          # nothing filed: the kernels compile on first use
+    assert precompile.ensure(manifest) is None
+
+
+def test_shipped_manifest_matches_its_cupy_version():
+    """A shipped manifest names its CuPy version and holds a cubin or None per entry and
+    architecture."""
+    d = os.path.join(REPO, "hpgraph", "data")
+    names = [n for n in os.listdir(d) if n.startswith("kernels-cupy")] if os.path.isdir(d) else []
+    assert names, "no manifest shipped"
+    for name in names:
+        with gzip.open(os.path.join(d, name)) as f:
+            doc = json.load(f)
+        assert name == f"kernels-cupy{doc['cupy']}.json.gz"
+        assert doc["format"] == precompile.MANIFEST_FORMAT and doc["entries"]
+        assert doc["cubins"] and all(len(c) == len(doc["entries"]) for c in doc["cubins"].values())
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not backend.has_gpu(), reason="needs a GPU")
+def test_gpu_filed_kernels_are_the_ones_cupy_loads(cupy_cache, tmp_path, monkeypatch):
+    """On a GPU: after ensure() a kernel of the manifest loads and runs without NVRTC."""
+    import cupy as cp
+    from cupy._core import core
+    from cupy.cuda import compiler
+
+    arch = compiler._get_arch()
+    with precompile.record(arch) as entries:
+        core.compile_with_cache(SRC_A, arch=arch)
+    for f in cupy_cache.glob("*.cubin"):      # the recording compiled it here
+        f.unlink()
+    manifest = precompile.write_manifest(entries, {arch: precompile.build_cubins(entries, arch)},
+                                         tmp_path / "m.json.gz")
+    report = precompile.ensure(manifest)
+    assert report["stored"] == 1 and report["error"] is None, report
+    calls = _nvrtc_calls(monkeypatch)
+    mod = core.compile_with_cache(SRC_A, arch=arch)
+    a = cp.zeros(32, dtype=cp.int32)
+    mod.get_function("ahead_a")((1,), (32,), (a,))
+    assert calls == [] and int(a.sum()) == 7 * 32
