@@ -7,8 +7,10 @@ machine:
 The process starts with empty CuPy and hpgraph kernel caches (temporary directories) and
 ``hp.config["precompile"]`` off, runs the ``hpgraph warmup`` workload (the demo's R-MAT graph,
 its summary, BFS, SSSP, PageRank, triangle counting, connected components) at each scale (some
-CuPy kernels depend on the graph's size), compiles every kernel CuPy compiled or loaded for
-each GPU architecture of ``--archs`` and writes them, in first-use order.  Record again after a
+CuPy kernels depend on the graph's size), then the same algorithms on a weighted grid (sparse
+graphs take the engine's vertex programs, whose modules include the device loop's), compiles
+every kernel CuPy compiled or loaded and every module hpgraph compiled for each GPU
+architecture of ``--archs`` and writes them, in first-use order.  Record again after a
 CuPy upgrade (the manifest is tied to the CuPy version) or when the workload's kernels change.
 """
 
@@ -31,6 +33,8 @@ os.environ["HPGRAPH_PRECOMPILE"] = "0"
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scales", default="16,20", help="R-MAT scales to run (default 16,20)")
+    ap.add_argument("--grid", type=int, default=256,
+                    help="side of the grid the algorithms also run on (default 256; 0: none)")
     ap.add_argument("--archs", default="80,90",
                     help="compute capabilities to ship cubins for (default 80,90)")
     ap.add_argument("--out", default=None,
@@ -38,8 +42,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from cupy.cuda import compiler
 
-    from hpgraph import precompile
-    from hpgraph.cli.warmup import warmup
+    import hpgraph as hp
+    from hpgraph import kernel_cache, precompile
+    from hpgraph.cli import _algorithms
+    from hpgraph.cli.warmup import WARMUP_ALGORITHMS, warmup
 
     arch = compiler._get_arch()
     t0 = time.perf_counter()
@@ -49,6 +55,15 @@ def main(argv=None) -> int:
                 report = warmup(scale=scale)
                 print(f"scale {scale}: " + ", ".join(f"{k} {v:.2f} s"
                                                      for k, v in report["steps"].items()))
+            if args.grid:
+                G = hp.grid_2d(args.grid, args.grid, weights=(1, 64), seed=1, backend="gpu")
+                for name in WARMUP_ALGORITHMS:
+                    t1 = time.perf_counter()
+                    alg = _algorithms.ALGORITHMS[name]
+                    source = _algorithms.default_source(G) if alg.source else None
+                    _algorithms.run_algorithm(name, G, source, "gpu")
+                    kernel_cache.wait()       # modules compiled in the background: the loop's
+                    print(f"grid {args.grid}: {name} {time.perf_counter() - t1:.2f} s")
         cubins = {}
         for a in (s.strip() for s in args.archs.split(",")):
             t1 = time.perf_counter()
@@ -62,7 +77,9 @@ def main(argv=None) -> int:
         path = precompile.write_manifest(entries, cubins, out)
     finally:
         shutil.rmtree(_TMP, ignore_errors=True)
-    print(f"{len(entries)} CuPy kernels recorded and compiled in "
+    kinds = {k: sum(e["kind"] == k for e in entries) for k in ("cupy", "hpgraph")}
+    print(f"{kinds['cupy']} CuPy kernels and {kinds['hpgraph']} hpgraph modules recorded and "
+          f"compiled in "
           f"{time.perf_counter() - t0:.1f} s on sm_{arch}: {path} "
           f"({os.path.getsize(path) / 1024:.0f} KiB)")
     return 0

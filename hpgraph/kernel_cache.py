@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .exceptions import CompileError, DeviceUnavailable
 
-__all__ = ["modules", "cache_dir", "cubin", "Deferred", "wait"]
+__all__ = ["modules", "cache_dir", "cubin", "install", "Deferred", "wait"]
 
 _lock = threading.Lock()
 _fallback_dir: list = []
@@ -95,6 +95,16 @@ def _store(path: Path, data: bytes) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+def install(source: str, options: tuple, arch: str, data: bytes) -> bool:
+    """File ``data``, a cubin of ``source`` compiled with ``options`` for ``arch`` elsewhere
+    (:mod:`hpgraph.precompile`), where :func:`modules` looks it up; False when one is there."""
+    path = cache_dir() / (_key(source, tuple(options), arch) + ".cubin")
+    if path.exists():
+        return False
+    _store(path, data)
+    return True
 
 
 _loaded: dict = {}

@@ -1,25 +1,30 @@
-"""The command line's fixed set of CuPy kernels, shipped compiled.
+"""The fixed set of kernels, shipped compiled.
 
 A new machine's first ``hpgraph demo`` compiles about 90 small CuPy kernels (the graph build,
-its summary, the demo's algorithms), 80-150 ms of NVRTC each, one after another: 10-13 s of its
-wall time on an H200 host against 1.4-2.0 s with warm caches (benchmarks/README.md, "Cold
+its summary, the demo's algorithms), 80-150 ms of NVRTC each, one after another: 10-14 s of its
+wall time on an H200 host against 1.4-2.1 s with warm caches (benchmarks/README.md, "Cold
 start").  Compiling them in parallel processes does not help there: 40 of them took 4.3 s in
-one worker process and 12.3 s in 15 (the host's cores do not run NVRTC in parallel).
+one worker process and 12.3 s in 15 (the host's cores do not run NVRTC in parallel).  The
+drop-in algorithms on sparse graphs run fixed vertex programs on the engine, whose modules
+(:mod:`hpgraph.kernel_cache`) take 0.1-0.5 s each to compile on first use.
 
-So the kernels are shipped compiled.  A manifest (``hpgraph/data/kernels-cupy<version>.json.gz``,
-one per CuPy version) holds each kernel as the source and options CuPy handed its compiler, in
-first-use order, with CuPy's own include options and header text as placeholders (they differ
-between installations), and the cubins built from them for the GPU architectures listed in
-it.  ``benchmarks/record_kernels.py`` writes it on a GPU machine (:func:`record` around the
-``hpgraph warmup`` workload, then :func:`build_cubins`).  :func:`ensure` (the command line calls
-it before loading a graph on the GPU) hands each shipped cubin to CuPy's module compiler in
-place of its NVRTC call, so CuPy files it under the key it will look up itself (source,
-options, architecture, NVRTC and CuPy versions), checks that the driver loads one, and leaves a
-marker in CuPy's cache directory so a later process costs one ``stat``.  Without a manifest for
-the installed CuPy, without cubins for the device's architecture, or with
+So these kernels are shipped compiled.  A manifest (``hpgraph/data/kernels-cupy<version>.json.gz``,
+one per CuPy version) holds each kernel in first-use order: a CuPy kernel as the source and
+options CuPy handed its compiler (CuPy's own include options and header text as placeholders:
+they differ between installations), an hpgraph module as its source and options; and the
+cubins built from them for the GPU architectures listed in it.
+``benchmarks/record_kernels.py`` writes it on a GPU machine (:func:`record` around the
+``hpgraph warmup`` workload and the same algorithms on a grid, then :func:`build_cubins`).
+:func:`ensure` (the command line calls it before loading a graph on the GPU) files each cubin
+where its cache looks: a CuPy kernel's by handing it to CuPy's module compiler in place of its
+NVRTC call, so CuPy files it under the key it will look up itself (source, options,
+architecture, NVRTC and CuPy versions), an hpgraph module's under
+:mod:`hpgraph.kernel_cache`'s key; it checks that the driver loads one and leaves a marker in
+CuPy's cache directory, so a later process costs one ``stat``.  Without a manifest for the
+installed CuPy, without cubins for the device's architecture, or with
 ``hp.config["precompile"]`` off, nothing happens and the kernels compile on first use.
 
-The compiler entry points used (``cupy.cuda.compiler._compile_module_with_cache`` and the
+The CuPy compiler entry points used (``cupy.cuda.compiler._compile_module_with_cache`` and the
 functions it calls) are private to CuPy, which is why a manifest is tied to the CuPy version
 that recorded it.
 """
@@ -32,6 +37,7 @@ import gzip
 import hashlib
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -41,7 +47,7 @@ __all__ = ["record", "build_cubins", "write_manifest", "manifest_path", "install
 #: (its include directories and language standard)
 _ENV = "\0cupy-env-option:"
 #: format of a manifest; bumped when a field changes meaning
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2
 
 
 def _compiler():
@@ -79,36 +85,49 @@ def cupy_environment(arch: str) -> tuple[tuple, str | None]:
 
 @contextlib.contextmanager
 def record(arch: str):
-    """Collect every kernel CuPy compiles or loads while the block runs (compute capability
-    ``arch``, ``"90"``); yields the list of entries, in first-use order, without repeats."""
+    """Collect, while the block runs, every kernel CuPy compiles or loads and every module
+    :mod:`hpgraph.kernel_cache` compiles (misses only: record with an empty hpgraph cache) on
+    a GPU of compute capability ``arch`` (``"90"``); yields the list of entries, in first-use
+    order, without repeats."""
+    from . import kernel_cache
+
     compiler = _compiler()
     env_options, env_extra = cupy_environment(arch)
     entries: list = []
     seen: set = set()
-    orig = compiler._compile_module_with_cache
+    lock = threading.Lock()      # hpgraph's modules compile in threads
 
-    def recording(source, options=(), **kw):
-        extra = kw.get("extra_source")
-        entry = {"source": source,
-                 "options": [_ENV + str(env_options.index(o)) if o in env_options else o
-                             for o in options],
-                 "extra_source": "env" if extra == env_extra else extra,
-                 "backend": kw.get("backend", "nvrtc"),
-                 "cooperative": bool(kw.get("enable_cooperative_groups", False)),
-                 "name_expressions": (None if kw.get("name_expressions") is None
-                                      else sorted(kw["name_expressions"])),
-                 "jitify": bool(kw.get("jitify", False))}
+    def add(entry):
         key = json.dumps(entry, sort_keys=True)
-        if key not in seen:
-            seen.add(key)
-            entries.append(entry)
-        return orig(source, options, **kw)
+        with lock:
+            if key not in seen:
+                seen.add(key)
+                entries.append(entry)
 
-    compiler._compile_module_with_cache = recording
+    orig_cupy, orig_cubin = compiler._compile_module_with_cache, kernel_cache.cubin
+
+    def cupy_compile(source, options=(), **kw):
+        extra = kw.get("extra_source")
+        add({"kind": "cupy", "source": source,
+             "options": [_ENV + str(env_options.index(o)) if o in env_options else o
+                         for o in options],
+             "extra_source": "env" if extra == env_extra else extra,
+             "backend": kw.get("backend", "nvrtc"),
+             "cooperative": bool(kw.get("enable_cooperative_groups", False)),
+             "name_expressions": (None if kw.get("name_expressions") is None
+                                  else sorted(kw["name_expressions"])),
+             "jitify": bool(kw.get("jitify", False))})
+        return orig_cupy(source, options, **kw)
+
+    def hpgraph_cubin(source, options, arch_name):
+        add({"kind": "hpgraph", "source": source, "options": list(options)})
+        return orig_cubin(source, options, arch_name)
+
+    compiler._compile_module_with_cache, kernel_cache.cubin = cupy_compile, hpgraph_cubin
     try:
         yield entries
     finally:
-        compiler._compile_module_with_cache = orig
+        compiler._compile_module_with_cache, kernel_cache.cubin = orig_cupy, orig_cubin
 
 
 class _StoreOnly:
@@ -157,7 +176,9 @@ def _compile(compiler, entry, arch, env_options, env_extra) -> None:
 def build_cubins(entries, arch: str) -> list:
     """NVRTC's cubin of every entry for compute capability ``arch`` (no GPU needed), None
     where it does not compile here or needs more than a cubin (named template instances, a
-    separate link); nothing is written to CuPy's cache."""
+    separate link); nothing is written to the caches."""
+    from . import kernel_cache
+
     env_options, env_extra = cupy_environment(arch)
     out: list = []
     got: list = []
@@ -174,6 +195,10 @@ def build_cubins(entries, arch: str) -> list:
             for entry in entries:
                 got.clear()
                 try:
+                    if entry["kind"] == "hpgraph":
+                        out.append(kernel_cache.cubin(entry["source"], tuple(entry["options"]),
+                                                      "sm_" + arch))
+                        continue
                     _compile(compiler, entry, arch, env_options, env_extra)
                 except Exception:  # left to compile on the user's machine
                     out.append(None)
@@ -227,9 +252,12 @@ def read_manifest(path: Path):
 
 
 def install(doc, arch: str) -> dict:
-    """File the manifest's cubins for ``arch`` in CuPy's cache under CuPy's own keys (no GPU
-    needed).  Returns ``{"stored": n, "cached": n, "missing": n, "files": [names]}``
-    (``missing``: entries without a cubin for ``arch``, left to compile on first use)."""
+    """File the manifest's cubins for ``arch`` where CuPy and :mod:`hpgraph.kernel_cache` look
+    them up (no GPU needed).  Returns ``{"stored": n, "cached": n, "missing": n, "files":
+    [CuPy's file names]}`` (``missing``: entries without a cubin for ``arch``, left to compile
+    on first use)."""
+    from . import kernel_cache
+
     cubins = doc["cubins"].get(str(arch)) or [None] * len(doc["entries"])
     env_options, env_extra = cupy_environment(arch)
     counts: dict = {"stored": 0, "cached": 0, "missing": 0, "files": []}
@@ -237,7 +265,7 @@ def install(doc, arch: str) -> dict:
 
     def shipped(nvrtc, *args, **kw):
         counts["stored"] += 1
-        return base64.b64decode(current[0]), None
+        return current[0], None
 
     compiler = _compiler()
     backend = compiler._kernel_cache_backend
@@ -254,7 +282,12 @@ def install(doc, arch: str) -> dict:
                 if cubin is None:
                     counts["missing"] += 1
                     continue
-                current[0] = cubin
+                current[0] = base64.b64decode(cubin)
+                if entry["kind"] == "hpgraph":
+                    new = kernel_cache.install(entry["source"], tuple(entry["options"]),
+                                               "sm_" + arch, current[0])
+                    counts["stored" if new else "cached"] += 1
+                    continue
                 before = counts["stored"]
                 _compile(compiler, entry, arch, env_options, env_extra)
                 counts["cached"] += counts["stored"] == before
@@ -307,9 +340,12 @@ def ensure(manifest=None) -> dict | None:
             tuple(compiler._get_arch_for_options_for_nvrtc(arch)) != (f"-arch=sm_{arch}",
                                                                       "cubin")):
         return None
+    from . import kernel_cache
+
     d = cupy_cache_dir()
     key = "\0".join((hashlib.sha256(data).hexdigest(), arch, "%d.%d" %
-                     compiler._get_nvrtc_version(), _cupy_version(), str(d)))
+                     compiler._get_nvrtc_version(), _cupy_version(), str(d),
+                     str(kernel_cache.cache_dir())))
     marker = d / f"hpgraph-precompiled-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
     if marker.exists():
         return None

@@ -1,5 +1,6 @@
 """The shipped compiled kernels (hpgraph.precompile): recording, cubins, the manifest, filing
-them under CuPy's own cache keys (NVRTC only: these run without a GPU) and the marker."""
+them under CuPy's own cache keys and hpgraph's (NVRTC only: these run without a GPU) and the
+marker."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from hpgraph.exceptions import DeviceUnavailable
 ARCH = "90"
 SRC_A = 'extern "C" __global__ void ahead_a(int* a) { a[threadIdx.x] = 7; }'
 SRC_B = 'extern "C" __global__ void ahead_b(float* a) { a[threadIdx.x] *= 2.0f; }'
+HP_SRC = 'extern "C" __global__ void ahead_h(int* a) { a[0] = HP_V; }'
+HP_OPTIONS = ("-DHP_V=3",)
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture
 def cupy_cache(tmp_path, monkeypatch):
-    """An empty CuPy kernel cache for this process (NVRTC needed)."""
+    """Empty CuPy and hpgraph kernel caches for this process (NVRTC needed); the CuPy one."""
     pytest.importorskip("cupy")
     try:
         kernel_cache._nvrtc()
@@ -33,15 +36,17 @@ def cupy_cache(tmp_path, monkeypatch):
     # CuPy picks its cache directory when it is imported: point this process's at the test's
     monkeypatch.setattr(compiler, "_kernel_cache_backend",
                         _compiler_cache.DiskKernelCacheBackend(str(tmp_path / "cupy")))
-    return tmp_path / "cupy"
+    with hp.config.set(kernel_cache=str(tmp_path / "hp")):
+        yield tmp_path / "cupy"
 
 
 def _files(path, pattern="*.cubin"):
     return sorted(p.name for p in path.glob(pattern))
 
 
-def _record(sources):
-    """Entries of kernels built the way CuPy builds its own (``core.compile_with_cache``)."""
+def _record(sources, hpgraph_module=False):
+    """Entries of kernels built the way CuPy builds its own (``core.compile_with_cache``), and
+    with ``hpgraph_module`` of one module compiled by hpgraph's kernel cache."""
     from cupy._core import core
 
     with precompile.record(ARCH) as entries:
@@ -50,7 +55,14 @@ def _record(sources):
                 core.compile_with_cache(src, arch=ARCH)
             except Exception:  # without a GPU CuPy's own path stops at the device query
                 pass
+        if hpgraph_module:
+            kernel_cache.cubin(HP_SRC, HP_OPTIONS, "sm_" + ARCH)
     return entries
+
+
+def _hp_path():
+    return kernel_cache.cache_dir() / (kernel_cache._key(HP_SRC, HP_OPTIONS, "sm_" + ARCH)
+                                       + ".cubin")
 
 
 def _nvrtc_calls(monkeypatch):
@@ -64,11 +76,12 @@ def _nvrtc_calls(monkeypatch):
 
 
 def test_record_keeps_first_use_order_without_repeats_or_local_paths(cupy_cache):
-    entries = _record([SRC_A, SRC_B, SRC_A])
-    assert len(entries) == 2
+    entries = _record([SRC_A, SRC_B, SRC_A], hpgraph_module=True)
+    assert [e["kind"] for e in entries] == ["cupy", "cupy", "hpgraph"]
     assert SRC_A in entries[0]["source"] and SRC_B in entries[1]["source"]
+    assert entries[2] == {"kind": "hpgraph", "source": HP_SRC, "options": list(HP_OPTIONS)}
     env_options, _ = precompile.cupy_environment(ARCH)
-    for e in entries:
+    for e in entries[:2]:
         # CuPy's include directories and headers are placeholders, not this machine's paths
         assert e["extra_source"] == "env"
         assert e["options"] == [precompile._ENV + str(i) for i in range(len(env_options))]
@@ -77,39 +90,45 @@ def test_record_keeps_first_use_order_without_repeats_or_local_paths(cupy_cache)
 
 
 def test_build_cubins_compiles_without_writing_the_cache(cupy_cache):
-    entries = _record([SRC_A, SRC_B])
+    entries = _record([SRC_A, SRC_B], hpgraph_module=True)
     bad = dict(entries[0], source=entries[0]["source"] + "\nthis is not CUDA")
-    cubins = precompile.build_cubins([entries[0], bad, entries[1]], ARCH)
-    assert [c is not None for c in cubins] == [True, False, True]
-    assert all(c[:4] == b"\x7fELF" for c in (cubins[0], cubins[2]))
+    bad_hp = dict(entries[2], source="this is not CUDA")
+    cubins = precompile.build_cubins([entries[0], bad, entries[1], entries[2], bad_hp], ARCH)
+    assert [c is not None for c in cubins] == [True, False, True, True, False]
+    assert all(c[:4] == b"\x7fELF" for c in (cubins[0], cubins[2], cubins[3]))
     assert cubins[0] != cubins[2]
-    assert _files(cupy_cache) == []
+    assert _files(cupy_cache) == [] and not _hp_path().exists()
     assert "CUPY_CACHE_IN_MEMORY" not in os.environ
 
 
 def test_install_files_cubins_under_cupys_own_keys(cupy_cache, monkeypatch):
-    entries = _record([SRC_A, SRC_B])
+    entries = _record([SRC_A, SRC_B], hpgraph_module=True)
     doc = {"entries": entries, "cubins": {ARCH: [base64.b64encode(c).decode() for c in
                                                  precompile.build_cubins(entries, ARCH)]}}
     calls = _nvrtc_calls(monkeypatch)
+    hp_calls = []
+    orig_cubin = kernel_cache.cubin
+    monkeypatch.setattr(kernel_cache, "cubin", lambda *a: hp_calls.append(1) or orig_cubin(*a))
     counts = precompile.install(doc, ARCH)
-    assert calls == []                      # nothing compiled: the shipped cubins were filed
-    assert (counts["stored"], counts["cached"], counts["missing"]) == (2, 0, 0)
+    assert calls == [] and hp_calls == []   # nothing compiled: the shipped cubins were filed
+    assert (counts["stored"], counts["cached"], counts["missing"]) == (3, 0, 0)
+    # hpgraph's look-up finds its module where its cache looks (the same bytes)
+    assert _hp_path().read_bytes() == base64.b64decode(doc["cubins"][ARCH][2])
     assert sorted(counts["files"]) == _files(cupy_cache)
     assert len(_files(cupy_cache)) == 2
     # CuPy's own look-up of the same kernels (store-only, no device) finds them: no NVRTC
     env_options, env_extra = precompile.cupy_environment(ARCH)
     with precompile._cupy_compiler(("-arch=sm_90", "cubin"),
                                    lambda nvrtc, *a, **k: nvrtc(*a, **k)) as compiler:
-        for e in entries:
+        for e in entries[:2]:
             precompile._compile(compiler, e, ARCH, env_options, env_extra)
     assert calls == []
     again = precompile.install(doc, ARCH)
-    assert (again["stored"], again["cached"]) == (0, 2)
+    assert (again["stored"], again["cached"]) == (0, 3)
     # an entry without a cubin for the architecture is left to compile on first use
     doc["cubins"][ARCH][1] = None
     assert precompile.install(doc, ARCH)["missing"] == 1
-    assert precompile.install(doc, "80")["missing"] == 2
+    assert precompile.install(doc, "80")["missing"] == 3
 
 
 def test_manifest_round_trip_is_deterministic(cupy_cache, tmp_path):
@@ -144,7 +163,7 @@ def _device_90(monkeypatch, loads=True):
 
 
 def test_ensure_files_once_then_leaves_a_marker(cupy_cache, tmp_path, monkeypatch):
-    entries = _record([SRC_A, SRC_B])
+    entries = _record([SRC_A, SRC_B], hpgraph_module=True)
     manifest = precompile.write_manifest(entries, {ARCH: precompile.build_cubins(entries, ARCH)},
                                          tmp_path / "m.json.gz")
     _device_90(monkeypatch)
@@ -153,14 +172,17 @@ def test_ensure_files_once_then_leaves_a_marker(cupy_cache, tmp_path, monkeypatc
     assert precompile.ensure(tmp_path / "none.json.gz") is None
     report = precompile.ensure(manifest)
     assert (report["stored"], report["cached"], report["missing"], report["error"]) == \
-        (2, 0, 0, None)
-    assert len(_files(cupy_cache)) == 2
+        (3, 0, 0, None)
+    assert len(_files(cupy_cache)) == 2 and _hp_path().exists()
     markers = _files(cupy_cache, "hpgraph-precompiled-*")
     assert len(markers) == 1
     assert precompile.ensure(manifest) is None                      # marker: no work
     (cupy_cache / markers[0]).unlink()
     again = precompile.ensure(manifest)
-    assert (again["stored"], again["cached"]) == (0, 2)
+    assert (again["stored"], again["cached"]) == (0, 3)
+    with hp.config.set(kernel_cache=str(tmp_path / "hp2")):         # another hpgraph cache
+        third = precompile.ensure(manifest)
+    assert (third["stored"], third["cached"]) == (1, 2)
 
 
 def test_ensure_without_cubins_for_the_device_does_nothing(cupy_cache, tmp_path, monkeypatch):
@@ -195,6 +217,7 @@ def test_shipped_manifest_matches_its_cupy_version():
         assert name == f"kernels-cupy{doc['cupy']}.json.gz"
         assert doc["format"] == precompile.MANIFEST_FORMAT and doc["entries"]
         assert doc["cubins"] and all(len(c) == len(doc["entries"]) for c in doc["cubins"].values())
+        assert {e["kind"] for e in doc["entries"]} == {"cupy", "hpgraph"}
 
 
 @pytest.mark.gpu
