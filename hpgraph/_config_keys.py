@@ -190,12 +190,6 @@ _ENGINE = (
          "ms, SSSP with a priority 37.5 against 55.5; benchmarks/README.md, session 26).  "
          "Where the device refuses a cooperative "
          "launch the device loop falls back to the host loop (RunResult.extra['loop'])."),
-    _Key("engine_pull_wait", False, _bool("engine_pull_wait"),
-         "A new program that can push (a program new to the kernel cache): False compiles its "
-         "pulls, and for a fused program its APPLY, in the background, and a direction='auto' "
-         "run starting before they are ready pushes every superstep (same results; "
-         "RunResult.directions shows it), so a first run waits for the push, init and far-set "
-         "modules only; True compiles them with the others and waits.", _parse_bool),
     _Key("engine_loop_wait", False, _bool("engine_loop_wait"),
          "A run asking for the device loop whose loop module is not compiled yet (a program "
          "new to the kernel cache; hp.bfs and hp.sssp ask for it on sparse graphs): False "

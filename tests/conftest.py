@@ -28,13 +28,11 @@ def backend_name(request):
 def _device_loop_waits():
     """A call asking for the device loop runs there from its first call: the tests check that
     it does (or falls back for a reason they name) and cover the device loop of the drop-ins
-    that ask for it, so a loop module new to the kernel cache is waited for.  Likewise a new
-    program's pulls: tests compare the GPU's directions superstep by superstep with the CPU's.
-    The defaults (the host loop while the loop module compiles in the background, pushes while
-    the pulls do) have tests of their own (tests/engine)."""
+    that ask for it, so a loop module new to the kernel cache is waited for.  The default (the
+    host loop while it compiles in the background) has tests of its own (tests/engine)."""
     from hpgraph import config
 
-    with config.set(engine_loop_wait=True, engine_pull_wait=True):
+    with config.set(engine_loop_wait=True):
         yield
 
 

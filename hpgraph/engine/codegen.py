@@ -56,20 +56,6 @@ UNITS = {"hp_pull_ell": 1, "hp_pull_coo": 1, "hp_push": 2, "hp_push_fused": 2, "
 DEFERRED_UNITS = (5, 7)
 
 
-def pull_units(bp, idx_dtype) -> tuple:
-    """Units that a run pushing every superstep never launches, for a program that can push
-    (:func:`can_push`): the pulls (1), and for a fused program (:func:`fused_kind`) APPLY (4),
-    which its pushes do themselves.  They compile in the background like
-    :data:`DEFERRED_UNITS`, first among them, and a run under ``direction="auto"`` that starts
-    before they are ready pushes every superstep (``gpu._Run``): a new program's first run
-    waits for the push, init and far-set units only (NVRTC on the 2-core development host, the
-    README's SSSP: those 247 ms against 522 with the pulls and APPLY; compiles in parallel
-    threads add up, see :data:`UNITS`)."""
-    if not can_push(bp):
-        return ()
-    return (1, 4) if fused_kind(bp, idx_dtype) else (1,)
-
-
 def push_unit(bp, idx_dtype) -> int:
     """The compile unit of ``hp_push`` (``HP_PUSH_UNIT`` in the template): 2, beside the fused
     push, or for a fused program (:func:`fused_kind`), whose pushes are ``hp_push_fused``

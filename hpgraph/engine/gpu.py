@@ -398,10 +398,6 @@ class _Run(Launches):
 
     def _host_loop(self, t_start):
         bp = self.bp
-        if self.direction == "auto" and self.can_push and not self.s.pulls_ready():
-            # a new program's pulls still compile in the background (codegen.pull_units):
-            # this run pushes every superstep instead of waiting for them
-            self.direction = "push"
         max_it = bp.max_iterations
         hook = bp.converged_hook
         # hp.config["trace"]: one superstep at a time, each timed by CUDA events

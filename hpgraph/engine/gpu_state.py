@@ -136,10 +136,7 @@ class _State:
         self.stream = cp.cuda.Stream(non_blocking=True)
         self.n_sm = int(_backend.num_sms())
         units = codegen.kernel_units(bp, idt)
-        # a program that can push need not wait for its pulls (hp.config["engine_pull_wait"])
-        self.pull_units = () if config["engine_pull_wait"] else \
-            tuple(u for u in codegen.pull_units(bp, idt) if u in units)
-        deferred = set(codegen.DEFERRED_UNITS) | set(self.pull_units)
+        deferred = set(codegen.DEFERRED_UNITS)
         if device_loop:
             # the run asks for the device loop: its unit compiles with the others, in the
             # background unless hp.config["engine_loop_wait"] (device_loop._kernel)
@@ -147,17 +144,15 @@ class _State:
             if not config["engine_loop_wait"]:
                 deferred.add(codegen.LOOP_UNIT)
         # deferred units compile one after another in this order (the others in parallel):
-        # the pulls and APPLY of a program that pushes meanwhile (codegen.pull_units; large
-        # frontiers want them soon), a fused program's plain push where its runs wait for it
-        # (max_iterations: _host_loop), the device loop's (its run asked for it; the longest,
-        # so first too when waited for), the block loop, a plain push nothing waits for
-        order = [*self.pull_units] + ([5, codegen.LOOP_UNIT, 7] if bp.max_iterations is not None
-                                      else [codegen.LOOP_UNIT, 7, 5])
-        self.pull_names = tuple(name for u in self.pull_units for name in units[u])
+        # a fused program's plain push where its runs wait for it (max_iterations:
+        # _host_loop), the device loop's (its run asked for it; the longest, so first too when
+        # waited for), the block loop, a plain push nothing waits for
+        order = [5, codegen.LOOP_UNIT, 7] if bp.max_iterations is not None \
+            else [codegen.LOOP_UNIT, 7, 5]
         units = {u: units[u] for u in sorted(
             units, key=lambda u: (order.index(u) if u in order else len(order), u))}
         self.source = src
-        self.k = _Kernels(self)
+        self.k = {}
         self.pending = []          # (compiling module, its kernel names): see ready()
         self.failed = {}           # kernel name -> why its deferred unit failed
         self._compile(units, deferred)
@@ -240,10 +235,6 @@ class _State:
         background."""
         self._compile({unit: names}, {unit} if background else set())
 
-    def pulls_ready(self) -> bool:
-        """Whether the pull units (:func:`.codegen.pull_units`) are compiled and loaded."""
-        return all(self.ready(name) for name in self.pull_names)
-
     def compiling(self, name) -> bool:
         """Whether kernel ``name`` is in a unit compiling in the background."""
         return any(name in names for _, names in self.pending)
@@ -294,24 +285,6 @@ class _State:
             if name in names:
                 self._take(i)
                 return
-
-
-class _Kernels(dict):
-    """Kernel name -> kernel of a state; a kernel of a unit still compiling in the background
-    is waited for and loaded where a launch asks for it (a pull under ``direction="pull"``
-    before :func:`.codegen.pull_units` are ready, say), so no launch finds it missing."""
-
-    def __init__(self, state):
-        super().__init__()
-        self._state = weakref.ref(state)
-
-    def __missing__(self, name):
-        state = self._state()
-        if state is not None:
-            state.wait(name)        # a failed compile raises its error here
-        if dict.__contains__(self, name):
-            return dict.__getitem__(self, name)
-        raise KeyError(name)
 
 
 def _state_key(bp, idt, wdt, n):

@@ -18,10 +18,9 @@ TCNT, DONE = 7, 8
 TRACK = 19
 REACHED = 20
 
-#: deferred units of the emulated backend report ready after this many looks ("fail": their
-#: compile fails); "units": which deferred units are late (the others are ready at once; by
-#: default not the pulls of codegen.pull_units, which a run does without while they compile)
-LATE = {"looks": 0, "units": (5, 7, 8)}
+#: deferred units of the emulated backend (the block loop's) report ready after this many
+#: looks ("fail": their compile fails)
+LATE = {"looks": 0}
 
 
 class _Late:

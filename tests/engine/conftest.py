@@ -169,8 +169,7 @@ def emulated(monkeypatch, request):
     from tests.engine._emulator import LATE, _Array, _FakeCupy, _Kernels, _Late
 
     # the emulated kernels are the host loop's; the device loop is tested on the GPU
-    # the emulated backend is where the background compiles are tested: pulls included
-    restore = hp.config.set(engine_loop="host", engine_pull_wait=False)
+    restore = hp.config.set(engine_loop="host")
     request.addfinalizer(lambda: restore.__exit__(None, None, None))
 
     fake = _FakeCupy()
@@ -195,10 +194,9 @@ def emulated(monkeypatch, request):
         return types.SimpleNamespace(get_function=get_function)
 
     def raw_modules(src, option_sets, defer=(), cooperative=()):
-        # deferred units: ready at once unless a test sets LATE["looks"] (for LATE["units"])
+        # deferred units (the block loop's): ready at once unless a test sets LATE["looks"]
         return [_Late(raw_module(src, o), LATE["looks"])
-                if o in defer and LATE["looks"] and int(o[1].split("=")[1]) in LATE["units"]
-                else raw_module(src, o)
+                if o in defer and LATE["looks"] else raw_module(src, o)
                 for o in option_sets]
 
     be = types.SimpleNamespace(cupy=lambda: fake, raw_module=raw_module, raw_modules=raw_modules,

@@ -72,25 +72,6 @@ def test_auto_mixes_directions_and_blind_batches_abort():
     assert b.directions == a.directions       # same rule, same inputs
 
 
-def test_first_run_pushes_while_the_pulls_compile(tmp_path):
-    """With an empty kernel cache a new program's first direction="auto" run pushes every
-    superstep while its pulls compile in the background (``engine_pull_wait`` False, the
-    default), with the CPU's results; once they are compiled, runs pull as the CPU does."""
-    G = _skewed(20000, 200000, seed=5, directed=False)
-    a = hp.run(BFSDepth, G, source=0, backend="cpu", push_alpha=4.0)
-    assert "pull" in a.directions
-    with hp.config.set(engine_pull_wait=False, kernel_cache=str(tmp_path)):
-        Gd = G.to_device()
-        first = hp.run(BFSDepth, Gd, source=0, backend="gpu", push_alpha=4.0, engine_loop="host")
-        kernel_cache.wait()
-        later = hp.run(BFSDepth, Gd, source=0, backend="gpu", push_alpha=4.0, engine_loop="host")
-    for b in (first, later):
-        np.testing.assert_array_equal(_host(b.depth), a.depth)
-        assert b.active == a.active and b.converged
-    assert set(first.directions) == {"push"}
-    assert later.directions == a.directions
-
-
 @pytest.mark.parametrize("small", [0, 4096], ids=["blind-batches", "block-loop"])
 def test_long_path_blind_batches_and_graphs(host_loop, small):
     n = 3000

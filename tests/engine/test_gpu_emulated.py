@@ -228,17 +228,16 @@ def _record_deferred(monkeypatch):
 
 
 def test_emulated_deferred_units_order_and_failed_plain_push(emulated, monkeypatch):
-    """Deferred units compile one after another in the order given: the pulls and APPLY of a
-    fused program (1, 4: codegen.pull_units) first, then the block loop (7) before a fused
-    program's plain push (5) unless the program has max_iterations (its runs wait for the
-    push); a plain push whose compile failed raises its CompileError for the run that needs
-    it, and again for the next one."""
+    """Deferred units compile one after another in the order given: the block loop (7) before
+    a fused program's plain push (5) unless the program has max_iterations (its runs wait for
+    the push); a plain push whose compile failed raises its CompileError for the run that
+    needs it, and again for the next one."""
     from tests.engine._programs import BFSAny
 
     seen = _record_deferred(monkeypatch)
     emulated(BFSAny, _graph(6, directed=False, weighted=False), source=0)
     emulated(BFSAny, _graph(7, directed=False, weighted=False), source=0, max_iterations=2)
-    assert seen == [[1, 4, 7, 5], [1, 4, 5, 7]]
+    assert seen == [[7, 5], [5, 7]]
     monkeypatch.setitem(LATE, "looks", 1000)
     monkeypatch.setitem(LATE, "fail", True)
     G = _graph(8, directed=False, weighted=False)
@@ -250,9 +249,8 @@ def test_emulated_deferred_units_order_and_failed_plain_push(emulated, monkeypat
 def test_emulated_device_loop_compiling_in_background(emulated, monkeypatch):
     """Without engine_loop_wait, a call asking for the device loop whose module still compiles
     runs on the host loop with the CPU's results and says why (each call until it is ready);
-    the loop module is first in the background queue after the pulls (which the host loop
-    does without meanwhile), behind only a plain push that a run under max_iterations waits
-    for."""
+    the loop module is first in the background queue, behind only a plain push that a run
+    under max_iterations waits for."""
     from hpgraph.engine import device_loop
     from tests.engine._programs import BFSAny
 
@@ -270,7 +268,7 @@ def test_emulated_device_loop_compiling_in_background(emulated, monkeypatch):
         got = emulated(BFSAny, G7, source=0, max_iterations=2, engine_loop="device")
         want7 = hp.run(BFSAny, G7, backend="cpu", source=0, max_iterations=2)
         np.testing.assert_array_equal(got.depth, want7.depth)
-    assert seen == [[1, 4, 8, 7, 5], [1, 4, 5, 8, 7]]
+    assert seen == [[8, 7, 5], [5, 8, 7]]
 
 
 def test_emulated_device_loop_that_fails_to_compile(emulated, monkeypatch):
@@ -1091,58 +1089,3 @@ def test_emulated_reached_pulls_need_the_relaxation(emulated):
         got = emulated(_SeededSSSP, G, source=0, direction="pull")
     np.testing.assert_array_equal(got.dist, want.dist)
     assert OPS["pull_reached"] == 0
-
-
-@pytest.mark.parametrize("prog,prop", [(BFSDepth, "depth"), (WidestPath, "width")])
-def test_emulated_first_runs_push_while_the_pulls_compile(emulated, monkeypatch, prog, prop):
-    """A new program that can push: its pulls (and a fused program's APPLY: codegen.pull_units)
-    compile in the background, and a direction="auto" run that starts before they are ready
-    pushes every superstep instead of waiting for them, with the CPU's results; once they are
-    ready, runs pull where the direction rule says so."""
-    bp = program.bind(prog, _graph(3), {"source": 0}, None, None)
-    assert codegen.pull_units(bp, np.int32) == ((1, 4) if prog is BFSDepth else (1,))
-    monkeypatch.setitem(LATE, "units", (1, 4))
-    monkeypatch.setitem(LATE, "looks", 1)           # each unit ready at its second look
-    G = _graph(3, n=60, m=900, directed=False)
-    want = hp.run(prog, G, backend="cpu", source=0, push_alpha=50.0)
-    assert "pull" in want.directions                 # the rule pulls on this graph
-    OPS.clear()
-    runs = [emulated(prog, G, source=0, push_alpha=50.0) for _ in range(4)]
-    for got in runs:
-        np.testing.assert_array_equal(getattr(got, prop), getattr(want, prop))
-        assert got.supersteps == want.supersteps and got.converged
-    assert set(runs[0].directions) == {"push"}
-    assert runs[-1].directions == want.directions    # the pulls are in use now
-    assert OPS["late_waits"] == 0                    # no run waited for them
-
-
-def test_emulated_pull_run_waits_for_the_compiling_pulls(emulated, monkeypatch):
-    """direction="pull" on a new program whose pulls still compile waits for them (once) and
-    pulls, with the CPU's results; a program that cannot push has no pull units to defer."""
-    monkeypatch.setitem(LATE, "units", (1, 4))
-    monkeypatch.setitem(LATE, "looks", 1000)        # never ready unless waited for
-    G = _graph(4, directed=False)
-    want = hp.run(BFSDepth, G, backend="cpu", source=0, direction="pull")
-    OPS.clear()
-    got = emulated(BFSDepth, G, source=0, direction="pull")
-    np.testing.assert_array_equal(got.depth, want.depth)
-    assert set(got.directions) == {"pull"} and OPS["late_waits"] == 2     # units 1 and 4
-    bp = program.bind(PageRank, G, {}, None, None)
-    assert not codegen.can_push(bp) and codegen.pull_units(bp, np.int32) == ()
-
-
-def test_emulated_pulls_that_fail_to_compile(emulated, monkeypatch):
-    """Pulls whose background compile failed: a warning, and direction="auto" runs go on
-    pushing with the CPU's results; a run that must pull raises the CompileError."""
-    monkeypatch.setitem(LATE, "units", (1, 4))
-    monkeypatch.setitem(LATE, "looks", 1)
-    monkeypatch.setitem(LATE, "fail", True)
-    G = _graph(5, n=60, m=900, directed=False)
-    want = hp.run(BFSDepth, G, backend="cpu", source=0)
-    emulated(BFSDepth, G, source=0)                                     # not ready yet
-    with pytest.warns(RuntimeWarning, match="did not compile"):
-        got = emulated(BFSDepth, G, source=0)
-    np.testing.assert_array_equal(got.depth, want.depth)
-    assert set(got.directions) == {"push"}
-    with pytest.raises(hp.exceptions.CompileError):
-        emulated(BFSDepth, G, source=0, direction="pull")
