@@ -253,11 +253,12 @@ _ENGINE = (
          "in a new process without calling NVRTC.  None: $XDG_CACHE_HOME/hpgraph/kernels "
          "(~/.cache/hpgraph/kernels).", _parse_opt_str),
     _Key("precompile", True, _bool("precompile"),
-         "hpgraph's command line (demo, run, info, warmup) on a GPU files the shipped, "
-         "compiled CuPy kernels of its fixed set in CuPy's cache the first time it runs on a "
-         "machine (hpgraph.precompile; a marker in CuPy's cache directory records it): a "
-         "first demo otherwise compiles ~90 CuPy kernels one after another.  False: every "
-         "kernel compiles on its first use.", _parse_bool),
+         "hpgraph's command line (its commands that load a graph on a GPU) files the "
+         "shipped, compiled kernels of its fixed set (about 110 CuPy kernels and the "
+         "drop-ins' engine modules) in CuPy's and hpgraph's kernel caches the first time it "
+         "runs on a machine (hpgraph.precompile; a marker in CuPy's cache directory records "
+         "it): a first demo otherwise compiles them one after another.  False: every kernel "
+         "compiles on its first use.", _parse_bool),
     _Key("trace", False, _bool("trace"),
          "Log every hp.run's supersteps (direction, frontier size and representation, "
          "frontier edges; on the GPU each superstep's time by CUDA events, the host loop then "

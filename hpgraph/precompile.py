@@ -20,9 +20,9 @@ where its cache looks: a CuPy kernel's by handing it to CuPy's module compiler i
 NVRTC call, so CuPy files it under the key it will look up itself (source, options,
 architecture, NVRTC and CuPy versions), an hpgraph module's under
 :mod:`hpgraph.kernel_cache`'s key; it checks that the driver loads one and leaves a marker in
-CuPy's cache directory, so a later process costs one ``stat``.  Without a manifest for the
-installed CuPy, without cubins for the device's architecture, or with
-``hp.config["precompile"]`` off, nothing happens and the kernels compile on first use.
+CuPy's cache directory, so a later process costs a hash of the manifest file and a ``stat``.
+Without a manifest for the installed CuPy, without cubins for the device's architecture, or
+with ``hp.config["precompile"]`` off, nothing happens and the kernels compile on first use.
 
 The CuPy compiler entry points used (``cupy.cuda.compiler._compile_module_with_cache`` and the
 functions it calls) are private to CuPy, which is why a manifest is tied to the CuPy version
@@ -226,12 +226,21 @@ def manifest_path(cupy_version: str | None = None) -> Path:
     return Path(__file__).parent / "data" / f"kernels-cupy{v}.json.gz"
 
 
+def _env_size(entries) -> int:
+    """How many options of CuPy's environment the recorded CuPy entries hold (placeholders)."""
+    return max((int(o[len(_ENV):]) + 1 for e in entries if e["kind"] == "cupy"
+                for o in e["options"] if o.startswith(_ENV)), default=0)
+
+
 def write_manifest(entries, cubins: dict, path=None) -> Path:
     """Write ``entries`` (from :func:`record`) and ``cubins`` (``{arch: build_cubins(...)}``) as
     the installed CuPy's manifest (or to ``path``); the same input gives the same bytes."""
+    from . import kernel_cache
+
     path = Path(path) if path is not None else manifest_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    doc = {"format": MANIFEST_FORMAT, "cupy": _cupy_version(), "entries": list(entries),
+    doc = {"format": MANIFEST_FORMAT, "cupy": _cupy_version(), "nvrtc": kernel_cache._nvrtc()[1],
+           "cupy_env_size": _env_size(entries), "entries": list(entries),
            "cubins": {str(a): [None if c is None else base64.b64encode(c).decode()
                                for c in cs] for a, cs in cubins.items()}}
     path.write_bytes(gzip.compress(json.dumps(doc, sort_keys=True).encode(), mtime=0))
@@ -239,50 +248,50 @@ def write_manifest(entries, cubins: dict, path=None) -> Path:
 
 
 def read_manifest(path: Path):
-    """``(bytes, document)`` of the manifest at ``path``, or None where there is none for the
-    installed CuPy."""
+    """``(bytes, document)`` of the manifest at ``path``, or None where there is none usable
+    for the installed CuPy (missing, damaged, another CuPy's or another format's)."""
     try:
         data = Path(path).read_bytes()
         doc = json.loads(gzip.decompress(data))
-    except (OSError, ValueError):
+    except (OSError, ValueError, EOFError):
         return None
-    if doc.get("format") != MANIFEST_FORMAT or doc.get("cupy") != _cupy_version():
+    if (not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT
+            or doc.get("cupy") != _cupy_version()):
         return None
     return data, doc
 
 
+#: serialises the functions that patch CuPy's compiler module (:func:`install`,
+#: :func:`build_cubins`); a CuPy kernel compiled in another thread meanwhile would meet the
+#: patches, so :func:`ensure` runs before a command's GPU work starts
+_patching = threading.Lock()
+
+
 def install(doc, arch: str) -> dict:
     """File the manifest's cubins for ``arch`` where CuPy and :mod:`hpgraph.kernel_cache` look
-    them up (no GPU needed).  Returns ``{"stored": n, "cached": n, "missing": n, "files":
-    [CuPy's file names]}`` (``missing``: entries without a cubin for ``arch``, left to compile
-    on first use)."""
+    them up (no GPU needed).  Returns ``{"stored": n, "cached": n, "missing": n, "failed":
+    [why, ...]}``; ``missing`` counts entries without a cubin for ``arch`` and CuPy entries
+    recorded with another number of CuPy's own options than this installation has (their
+    keys would differ): they compile on first use."""
     from . import kernel_cache
 
     cubins = doc["cubins"].get(str(arch)) or [None] * len(doc["entries"])
     env_options, env_extra = cupy_environment(arch)
-    counts: dict = {"stored": 0, "cached": 0, "missing": 0, "files": []}
+    same_env = len(env_options) == doc.get("cupy_env_size")
+    counts: dict = {"stored": 0, "cached": 0, "missing": 0, "failed": []}
     current: list = [None]
 
     def shipped(nvrtc, *args, **kw):
         counts["stored"] += 1
         return current[0], None
 
-    compiler = _compiler()
-    backend = compiler._kernel_cache_backend
-    orig_save = backend.save
-
-    def save(name, payload, source):
-        counts["files"].append(name)
-        return orig_save(name, payload, source)
-
-    backend.save = save
-    try:
-        with _cupy_compiler((f"-arch=sm_{arch}", "cubin"), shipped) as compiler:
-            for entry, cubin in zip(doc["entries"], cubins):
-                if cubin is None:
-                    counts["missing"] += 1
-                    continue
-                current[0] = base64.b64decode(cubin)
+    with _patching, _cupy_compiler((f"-arch=sm_{arch}", "cubin"), shipped) as compiler:
+        for entry, cubin in zip(doc["entries"], cubins):
+            if cubin is None or (entry["kind"] == "cupy" and not same_env):
+                counts["missing"] += 1
+                continue
+            current[0] = base64.b64decode(cubin)
+            try:
                 if entry["kind"] == "hpgraph":
                     new = kernel_cache.install(entry["source"], tuple(entry["options"]),
                                                "sm_" + arch, current[0])
@@ -291,8 +300,8 @@ def install(doc, arch: str) -> dict:
                 before = counts["stored"]
                 _compile(compiler, entry, arch, env_options, env_extra)
                 counts["cached"] += counts["stored"] == before
-    finally:
-        del backend.save
+            except Exception as exc:  # that kernel compiles on first use
+                counts["failed"].append(f"{type(exc).__name__}: {str(exc)[:200]}")
     return counts
 
 
@@ -303,6 +312,11 @@ def cupy_cache_dir() -> Path:
         return Path(_compiler()._kernel_cache_backend._cache_dir)
     return Path(os.environ.get("CUPY_CACHE_DIR")
                 or os.path.join(os.path.expanduser("~"), ".cupy", "kernel_cache"))
+
+
+#: what a driver says of a cubin it can never run (the marker is then written: the key holds
+#: the driver's version); any other failure of the test load (out of memory, say) is retried
+_REFUSALS = ("NO_BINARY_FOR_GPU", "INVALID_IMAGE", "UNSUPPORTED", "INVALID_SOURCE")
 
 
 def _unusable(doc, arch: str) -> str | None:
@@ -319,48 +333,74 @@ def _unusable(doc, arch: str) -> str | None:
     return None
 
 
+def _set(name) -> bool:
+    return os.environ.get(name, "0").strip() not in ("", "0")
+
+
+#: markers found or written by this process: the next call costs nothing
+_done: set = set()
+
+
 def ensure(manifest=None) -> dict | None:
-    """File the shipped cubins for the current GPU in CuPy's cache unless this was done here
-    before (a marker for this manifest, CuPy, NVRTC and architecture in CuPy's cache directory).
-    Returns the report (:func:`install`'s counts less ``files``, ``seconds``, ``error``), or
-    None when there was nothing to do: the marker is there, no manifest for the installed
-    CuPy, no cubins for this architecture, or ``hp.config["precompile"]`` is False."""
+    """File the shipped cubins for the current GPU in the kernel caches unless this was done
+    before: a marker in CuPy's cache directory for this manifest's bytes, CuPy, NVRTC, the
+    driver, the architecture, CuPy's options and both cache directories (a hash of the
+    manifest file and a ``stat``; nothing at all the second time in a process).  Returns the
+    report (:func:`install`'s counts, ``seconds``, ``error``), or None when there was nothing
+    to do: the marker is there, no usable manifest for the installed CuPy, no cubins for this
+    architecture, ``hp.config["precompile"]`` is False, CuPy compiles with debug information
+    or caches in memory only (``CUPY_CUDA_COMPILE_WITH_DEBUG``, ``CUPY_CACHE_IN_MEMORY``), or
+    hpgraph's cache directory is a per-process temporary one.  Needs a GPU (its compute
+    capability names the architecture); patches CuPy's compiler module while it files the
+    kernels, so call it before other threads compile."""
+    from . import kernel_cache
     from ._config import config
 
-    if not config["precompile"]:
+    if (not config["precompile"] or _set("CUPY_CUDA_COMPILE_WITH_DEBUG")
+            or _set("CUPY_CACHE_IN_MEMORY") or kernel_cache.cache_dir() in
+            kernel_cache._fallback_dir):
         return None
-    found = read_manifest(Path(manifest) if manifest is not None else manifest_path())
-    if found is None:
+    path = Path(manifest) if manifest is not None else manifest_path()
+    try:
+        data = path.read_bytes()
+    except OSError:
         return None
-    data, doc = found
-    t0 = time.perf_counter()
+    import cupy
+
     compiler = _compiler()
     arch = compiler._get_arch()
-    if (not any(doc["cubins"].get(str(arch), ())) or
-            tuple(compiler._get_arch_for_options_for_nvrtc(arch)) != (f"-arch=sm_{arch}",
-                                                                      "cubin")):
-        return None
-    from . import kernel_cache
-
+    arch_options = tuple(compiler._get_arch_for_options_for_nvrtc(arch))
+    env_options, _ = cupy_environment(arch)
     d = cupy_cache_dir()
-    key = "\0".join((hashlib.sha256(data).hexdigest(), arch, "%d.%d" %
-                     compiler._get_nvrtc_version(), _cupy_version(), str(d),
+    key = "\0".join((hashlib.sha256(data).hexdigest(), arch, *arch_options, *env_options,
+                     "%d.%d" % compiler._get_nvrtc_version(), _cupy_version(),
+                     str(cupy.cuda.runtime.driverGetVersion()), str(d),
                      str(kernel_cache.cache_dir())))
     marker = d / f"hpgraph-precompiled-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
-    if marker.exists():
+    if marker in _done or marker.exists():
+        _done.add(marker)
         return None
-    report: dict = {"stored": 0, "cached": 0, "missing": 0, "error": None}
-    report["error"] = _unusable(doc, arch)
+    found = read_manifest(path)
+    if (found is None or not any(found[1]["cubins"].get(str(arch), ()))
+            or arch_options != (f"-arch=sm_{arch}", "cubin")):
+        return None
+    doc = found[1]
+    t0 = time.perf_counter()
+    report: dict = {"stored": 0, "cached": 0, "missing": 0, "failed": [],
+                    "error": _unusable(doc, arch)}
     if report["error"] is None:
         try:
-            counts = install(doc, arch)
+            report.update(install(doc, arch))
         except Exception as exc:  # a CuPy whose compiler differs from the recording one's
             report["error"] = f"{type(exc).__name__}: {exc}"
-        else:
-            report.update({k: counts[k] for k in ("stored", "cached", "missing")})
     report["seconds"] = time.perf_counter() - t0
-    # written after an error too: the kernels then compile on first use, as without this
-    with contextlib.suppress(OSError):
-        d.mkdir(parents=True, exist_ok=True)
-        marker.write_text(json.dumps(report))
+    transient = report["error"] is not None and report["error"].startswith(
+        "CUDADriverError") and not any(r in report["error"] for r in _REFUSALS)
+    if not transient:
+        # after a refusal or an incompatible CuPy too: the kernels then compile on first
+        # use, as without this, and a later process does not try again
+        with contextlib.suppress(OSError):
+            d.mkdir(parents=True, exist_ok=True)
+            marker.write_text(json.dumps(report))
+        _done.add(marker)
     return report

@@ -36,6 +36,7 @@ def cupy_cache(tmp_path, monkeypatch):
     # CuPy picks its cache directory when it is imported: point this process's at the test's
     monkeypatch.setattr(compiler, "_kernel_cache_backend",
                         _compiler_cache.DiskKernelCacheBackend(str(tmp_path / "cupy")))
+    monkeypatch.setattr(precompile, "_done", set())     # markers this process has seen
     with hp.config.set(kernel_cache=str(tmp_path / "hp")):
         yield tmp_path / "cupy"
 
@@ -101,34 +102,73 @@ def test_build_cubins_compiles_without_writing_the_cache(cupy_cache):
     assert "CUPY_CACHE_IN_MEMORY" not in os.environ
 
 
+def _doc(entries, arch=ARCH):
+    cubins = precompile.build_cubins(entries, arch)
+    return {"entries": entries, "cupy_env_size": precompile._env_size(entries),
+            "cubins": {arch: [base64.b64encode(c).decode() for c in cubins]}}
+
+
+def _cupy_lookup(src, monkeypatch):
+    """The names CuPy's own ``core.compile_with_cache`` looks up for ``src`` (sm_90, no
+    device: the -arch option given, modules not loaded); raises if it had to compile."""
+    from cupy._core import core
+    from cupy.cuda import compiler
+
+    names = []
+    backend = compiler._kernel_cache_backend
+    orig_load = backend.load
+    monkeypatch.setattr(backend, "load", lambda name: names.append(name) or orig_load(name))
+    monkeypatch.setattr(compiler, "_get_arch_for_options_for_nvrtc",
+                        lambda arch=None: ("-arch=sm_90", "cubin"))
+    monkeypatch.setattr(compiler, "function", precompile._StoreOnly)
+
+    def no_nvrtc(*a, **k):
+        raise AssertionError("CuPy compiled: the filed cubin was not under its key")
+
+    monkeypatch.setattr(compiler, "_compile_using_nvrtc_no_warning", no_nvrtc)
+    try:
+        core.compile_with_cache(src, arch=ARCH)
+    except AssertionError:
+        raise
+    except Exception:  # after the look-up CuPy asks the stand-in module for more
+        pass
+    return names
+
+
 def test_install_files_cubins_under_cupys_own_keys(cupy_cache, monkeypatch):
     entries = _record([SRC_A, SRC_B], hpgraph_module=True)
-    doc = {"entries": entries, "cubins": {ARCH: [base64.b64encode(c).decode() for c in
-                                                 precompile.build_cubins(entries, ARCH)]}}
+    doc = _doc(entries)
     calls = _nvrtc_calls(monkeypatch)
     hp_calls = []
     orig_cubin = kernel_cache.cubin
     monkeypatch.setattr(kernel_cache, "cubin", lambda *a: hp_calls.append(1) or orig_cubin(*a))
     counts = precompile.install(doc, ARCH)
     assert calls == [] and hp_calls == []   # nothing compiled: the shipped cubins were filed
-    assert (counts["stored"], counts["cached"], counts["missing"]) == (3, 0, 0)
+    assert counts == {"stored": 3, "cached": 0, "missing": 0, "failed": []}
     # hpgraph's look-up finds its module where its cache looks (the same bytes)
     assert _hp_path().read_bytes() == base64.b64decode(doc["cubins"][ARCH][2])
-    assert sorted(counts["files"]) == _files(cupy_cache)
     assert len(_files(cupy_cache)) == 2
-    # CuPy's own look-up of the same kernels (store-only, no device) finds them: no NVRTC
-    env_options, env_extra = precompile.cupy_environment(ARCH)
-    with precompile._cupy_compiler(("-arch=sm_90", "cubin"),
-                                   lambda nvrtc, *a, **k: nvrtc(*a, **k)) as compiler:
-        for e in entries[:2]:
-            precompile._compile(compiler, e, ARCH, env_options, env_extra)
-    assert calls == []
     again = precompile.install(doc, ARCH)
     assert (again["stored"], again["cached"]) == (0, 3)
     # an entry without a cubin for the architecture is left to compile on first use
     doc["cubins"][ARCH][1] = None
     assert precompile.install(doc, ARCH)["missing"] == 1
     assert precompile.install(doc, "80")["missing"] == 3
+    # CuPy's own look-up of a recorded kernel finds it filed (its key, not ours)
+    names = _cupy_lookup(SRC_A, monkeypatch)
+    assert names and all(n in _files(cupy_cache) for n in names)
+
+
+def test_install_skips_cupy_kernels_of_another_environment(cupy_cache):
+    """CuPy entries recorded with another number of CuPy's own options (an installation
+    without a CUDA include directory, say) would be filed under keys CuPy never looks up:
+    they are left to compile; hpgraph's modules are still filed."""
+    entries = _record([SRC_A], hpgraph_module=True)
+    doc = _doc(entries)
+    doc["cupy_env_size"] += 1
+    counts = precompile.install(doc, ARCH)
+    assert (counts["stored"], counts["missing"]) == (1, 1)
+    assert _files(cupy_cache) == [] and _hp_path().exists()
 
 
 def test_manifest_round_trip_is_deterministic(cupy_cache, tmp_path):
@@ -146,18 +186,24 @@ def test_manifest_round_trip_is_deterministic(cupy_cache, tmp_path):
     assert precompile.read_manifest(tmp_path / "missing.json.gz") is None
 
 
-def _device_90(monkeypatch, loads=True):
-    """CuPy sees a compute-capability-9.0 device whose driver loads (or refuses) cubins."""
-    from cupy.cuda import compiler, function
+class CUDADriverError(Exception):
+    """Named as CuPy's driver errors are."""
+
+
+def _device_90(monkeypatch, refusal=None):
+    """CuPy sees a compute-capability-9.0 device whose driver loads cubins, or refuses them
+    with a driver error whose text holds ``refusal``."""
+    from cupy.cuda import compiler, function, runtime
 
     monkeypatch.setattr(compiler, "_get_arch", lambda: ARCH)
     monkeypatch.setattr(compiler, "_get_arch_for_options_for_nvrtc",
                         lambda arch=None: (f"-arch=sm_{arch}", "cubin"))
+    monkeypatch.setattr(runtime, "driverGetVersion", lambda: 12090)
 
     class Module:
         def load(self, cubin):
-            if not loads:
-                raise RuntimeError("CUDA_ERROR_NO_BINARY_FOR_GPU")
+            if refusal:
+                raise CUDADriverError(refusal)
 
     monkeypatch.setattr(function, "Module", Module)
 
@@ -176,13 +222,46 @@ def test_ensure_files_once_then_leaves_a_marker(cupy_cache, tmp_path, monkeypatc
     assert len(_files(cupy_cache)) == 2 and _hp_path().exists()
     markers = _files(cupy_cache, "hpgraph-precompiled-*")
     assert len(markers) == 1
-    assert precompile.ensure(manifest) is None                      # marker: no work
-    (cupy_cache / markers[0]).unlink()
+    assert precompile.ensure(manifest) is None                      # this process: no work
+    precompile._done.clear()                                        # a new process
+    assert precompile.ensure(manifest) is None                      # the marker: no work
+    (cupy_cache / markers[0]).unlink()                              # CuPy's cache emptied
+    precompile._done.clear()
     again = precompile.ensure(manifest)
     assert (again["stored"], again["cached"]) == (0, 3)
     with hp.config.set(kernel_cache=str(tmp_path / "hp2")):         # another hpgraph cache
         third = precompile.ensure(manifest)
     assert (third["stored"], third["cached"]) == (1, 2)
+    monkeypatch.setattr(cupy_runtime(), "driverGetVersion", lambda: 13000)   # new driver
+    assert precompile.ensure(manifest)["cached"] == 3
+    for var in ("CUPY_CUDA_COMPILE_WITH_DEBUG", "CUPY_CACHE_IN_MEMORY"):
+        # CuPy would key (or keep) these kernels otherwise: nothing is filed
+        monkeypatch.setenv(var, "1")
+        precompile._done.clear()
+        for f in cupy_cache.glob("hpgraph-precompiled-*"):
+            f.unlink()
+        assert precompile.ensure(manifest) is None
+        monkeypatch.delenv(var)
+
+
+def cupy_runtime():
+    from cupy.cuda import runtime
+
+    return runtime
+
+
+def test_damaged_manifest_is_ignored(cupy_cache, tmp_path, monkeypatch):
+    """A truncated file or a document of another shape: no manifest, no error."""
+    entries = _record([SRC_A])
+    good = precompile.write_manifest(entries, {ARCH: precompile.build_cubins(entries, ARCH)},
+                                     tmp_path / "m.json.gz").read_bytes()
+    _device_90(monkeypatch)
+    bad = tmp_path / "bad.json.gz"
+    for data in (good[:len(good) // 2], gzip.compress(b"[1, 2]"), b"not gzip"):
+        bad.write_bytes(data)
+        assert precompile.read_manifest(bad) is None
+        assert precompile.ensure(bad) is None
+    assert _files(cupy_cache, "*") == []
 
 
 def test_ensure_without_cubins_for_the_device_does_nothing(cupy_cache, tmp_path, monkeypatch):
@@ -195,13 +274,22 @@ def test_ensure_without_cubins_for_the_device_does_nothing(cupy_cache, tmp_path,
 
 
 def test_ensure_when_the_driver_refuses_the_cubins(cupy_cache, tmp_path, monkeypatch):
+    """A driver that cannot run the cubins: nothing filed, and the marker (for this driver)
+    keeps later processes from trying again; a failure that may pass (out of memory) leaves
+    no marker."""
     entries = _record([SRC_A])
     manifest = precompile.write_manifest(entries, {ARCH: precompile.build_cubins(entries, ARCH)},
                                          tmp_path / "m.json.gz")
-    _device_90(monkeypatch, loads=False)
+    _device_90(monkeypatch, refusal="CUDA_ERROR_OUT_OF_MEMORY: out of memory")
+    report = precompile.ensure(manifest)
+    assert report["stored"] == 0 and "OUT_OF_MEMORY" in report["error"]
+    assert _files(cupy_cache, "*") == []
+    _device_90(monkeypatch, refusal="CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image")
     report = precompile.ensure(manifest)
     assert report["stored"] == 0 and "CUDA_ERROR_NO_BINARY_FOR_GPU" in report["error"]
     assert _files(cupy_cache) == []          # nothing filed: the kernels compile on first use
+    assert len(_files(cupy_cache, "hpgraph-precompiled-*")) == 1
+    precompile._done.clear()
     assert precompile.ensure(manifest) is None
 
 

@@ -84,7 +84,12 @@ def _precompile(be) -> dict:
         return {}
     from .. import precompile
 
-    report = precompile.ensure()
+    try:
+        report = precompile.ensure()
+    except Exception as exc:  # an optional speed-up: never a reason for a command to fail
+        log.warning("the shipped kernels were not filed (they compile on first use): %s: %s",
+                    type(exc).__name__, exc)
+        return {}
     if report is None:
         return {}
     if report["error"]:
