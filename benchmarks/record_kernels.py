@@ -7,8 +7,9 @@ machine:
 The process starts with empty CuPy and hpgraph kernel caches (temporary directories) and
 ``hp.config["precompile"]`` off, runs the ``hpgraph warmup`` workload (the demo's R-MAT graph,
 its summary, BFS, SSSP, PageRank, triangle counting, connected components) at each scale (some
-CuPy kernels depend on the graph's size), then the same algorithms on a weighted grid (sparse
-graphs take the engine's vertex programs, whose modules include the device loop's), compiles
+CuPy kernels depend on the graph's size), then the same algorithms on a weighted grid and on
+the command line's unweighted ``grid:RxC`` (sparse graphs take the engine's vertex programs,
+whose modules include the device loop's), compiles
 every kernel CuPy compiled or loaded and every module hpgraph compiled for each GPU
 architecture of ``--archs`` and writes them, in first-use order.  Record again after a
 CuPy upgrade (the manifest is tied to the CuPy version) or when the workload's kernels change.
@@ -44,7 +45,7 @@ def main(argv=None) -> int:
 
     import hpgraph as hp
     from hpgraph import kernel_cache, precompile
-    from hpgraph.cli import _algorithms
+    from hpgraph.cli import _algorithms, _graphs
     from hpgraph.cli.warmup import WARMUP_ALGORITHMS, warmup
 
     arch = compiler._get_arch()
@@ -56,14 +57,20 @@ def main(argv=None) -> int:
                 print(f"scale {scale}: " + ", ".join(f"{k} {v:.2f} s"
                                                      for k, v in report["steps"].items()))
             if args.grid:
-                G = hp.grid_2d(args.grid, args.grid, weights=(1, 64), seed=1, backend="gpu")
-                for name in WARMUP_ALGORITHMS:
-                    t1 = time.perf_counter()
-                    alg = _algorithms.ALGORITHMS[name]
-                    source = _algorithms.default_source(G) if alg.source else None
-                    _algorithms.run_algorithm(name, G, source, "gpu")
-                    kernel_cache.wait()       # modules compiled in the background: the loop's
-                    print(f"grid {args.grid}: {name} {time.perf_counter() - t1:.2f} s")
+                side = args.grid
+                # weighted, and as the command line builds `grid:RxC` (unweighted)
+                grids = {"weighted": hp.grid_2d(side, side, weights=(1, 64), seed=1,
+                                                backend="gpu"),
+                         "unweighted": _graphs.load_graph(f"grid:{side}x{side}",
+                                                          backend="gpu").graph}
+                for what, G in grids.items():
+                    for name in WARMUP_ALGORITHMS:
+                        t1 = time.perf_counter()
+                        alg = _algorithms.ALGORITHMS[name]
+                        source = _algorithms.default_source(G) if alg.source else None
+                        _algorithms.run_algorithm(name, G, source, "gpu")
+                        kernel_cache.wait()   # modules compiled in the background: the loop's
+                        print(f"{what} grid {side}: {name} {time.perf_counter() - t1:.2f} s")
         cubins = {}
         for a in (s.strip() for s in args.archs.split(",")):
             t1 = time.perf_counter()
