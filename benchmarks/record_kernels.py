@@ -24,13 +24,6 @@ import sys
 import tempfile
 import time
 
-# empty caches for this process, set before CuPy is imported (it picks its directory then)
-_TMP = tempfile.mkdtemp(prefix="hpgraph-record-")
-os.environ["CUPY_CACHE_DIR"] = os.path.join(_TMP, "cupy")
-os.environ["HPGRAPH_KERNEL_CACHE"] = os.path.join(_TMP, "hpgraph")  # its own modules too
-os.environ["HPGRAPH_PRECOMPILE"] = "0"
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scales", default="16,20", help="R-MAT scales to run (default 16,20)")
@@ -41,6 +34,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None,
                     help="directory of the manifest (default: the package's hpgraph/data)")
     args = ap.parse_args(argv)
+    # empty caches for this process, set before CuPy is imported (it picks its directory then)
+    tmp = tempfile.mkdtemp(prefix="hpgraph-record-")
+    os.environ["CUPY_CACHE_DIR"] = os.path.join(tmp, "cupy")
+    os.environ["HPGRAPH_KERNEL_CACHE"] = os.path.join(tmp, "hpgraph")  # its own modules too
+    os.environ["HPGRAPH_PRECOMPILE"] = "0"
     from cupy.cuda import compiler
 
     import hpgraph as hp
@@ -83,7 +81,7 @@ def main(argv=None) -> int:
             out = os.path.join(args.out, out.name)
         path = precompile.write_manifest(entries, cubins, out)
     finally:
-        shutil.rmtree(_TMP, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
     kinds = {k: sum(e["kind"] == k for e in entries) for k in ("cupy", "hpgraph")}
     print(f"{kinds['cupy']} CuPy kernels and {kinds['hpgraph']} hpgraph modules recorded and "
           f"compiled in "
