@@ -97,10 +97,15 @@ def _store(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _path(d: Path, source: str, options: tuple, arch: str) -> Path:
+    """Where directory ``d`` holds the cubin of ``source`` with ``options`` for ``arch``."""
+    return d / (_key(source, tuple(options), arch) + ".cubin")
+
+
 def install(source: str, options: tuple, arch: str, data: bytes) -> bool:
     """File ``data``, a cubin of ``source`` compiled with ``options`` for ``arch`` elsewhere
     (:mod:`hpgraph.precompile`), where :func:`modules` looks it up; False when one is there."""
-    path = cache_dir() / (_key(source, tuple(options), arch) + ".cubin")
+    path = _path(cache_dir(), source, options, arch)
     if path.exists():
         return False
     _store(path, data)
@@ -197,7 +202,7 @@ def modules(cp, source: str, option_sets, defer=(), cooperative=()) -> list:
 
         save(source, config["dump_source"])
     d = cache_dir()
-    paths = [d / (_key(source, o, arch) + ".cubin") for o in option_sets]
+    paths = [_path(d, source, o, arch) for o in option_sets]
     missing = [(o, p) for o, p in zip(option_sets, paths) if not p.exists()]
     now = [(o, p) for o, p in missing if o not in defer]
     if len(now) == 1:

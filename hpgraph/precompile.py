@@ -48,12 +48,29 @@ __all__ = ["record", "build_cubins", "write_manifest", "manifest_path", "install
 _ENV = "\0cupy-env-option:"
 #: format of a manifest; bumped when a field changes meaning
 MANIFEST_FORMAT = 2
+#: serialises the functions that patch CuPy's compiler module (:func:`install`,
+#: :func:`build_cubins`); a CuPy kernel compiled in another thread meanwhile would meet the
+#: patches, so :func:`ensure` runs before a command's GPU work starts
+_patching = threading.Lock()
 
 
 def _compiler():
     from cupy.cuda import compiler
 
     return compiler
+
+
+@contextlib.contextmanager
+def _patched(owner, **attrs):
+    """``owner``'s attributes set to ``attrs`` while the block runs, then put back."""
+    saved = {name: getattr(owner, name) for name in attrs}
+    for name, value in attrs.items():
+        setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(owner, name, value)
 
 
 class _Probe(Exception):
@@ -72,14 +89,8 @@ def cupy_environment(arch: str) -> tuple[tuple, str | None]:
         seen["options"], seen["extra"] = tuple(options), kw.get("extra_source")
         raise _Probe
 
-    orig = compiler._compile_module_with_cache
-    compiler._compile_module_with_cache = probe
-    try:
+    with _patched(compiler, _compile_module_with_cache=probe), contextlib.suppress(_Probe):
         core.compile_with_cache("", arch=arch)
-    except _Probe:
-        pass
-    finally:
-        compiler._compile_module_with_cache = orig
     return seen["options"], seen["extra"]
 
 
@@ -123,11 +134,9 @@ def record(arch: str):
         add({"kind": "hpgraph", "source": source, "options": list(options)})
         return orig_cubin(source, options, arch_name)
 
-    compiler._compile_module_with_cache, kernel_cache.cubin = cupy_compile, hpgraph_cubin
-    try:
+    with _patched(compiler, _compile_module_with_cache=cupy_compile), \
+            _patched(kernel_cache, cubin=hpgraph_cubin):
         yield entries
-    finally:
-        compiler._compile_module_with_cache, kernel_cache.cubin = orig_cupy, orig_cubin
 
 
 class _StoreOnly:
@@ -149,16 +158,11 @@ def _cupy_compiler(arch_options, nvrtc):
     """CuPy's module compiler with its ``-arch`` option fixed (no device query), modules not
     loaded, and ``nvrtc(original, *args)`` in place of its NVRTC call."""
     compiler = _compiler()
-    orig = (compiler.function, compiler._get_arch_for_options_for_nvrtc,
-            compiler._compile_using_nvrtc_no_warning)
-    compiler.function = _StoreOnly
-    compiler._get_arch_for_options_for_nvrtc = lambda arch=None: tuple(arch_options)
-    compiler._compile_using_nvrtc_no_warning = lambda *a, **kw: nvrtc(orig[2], *a, **kw)
-    try:
+    real = compiler._compile_using_nvrtc_no_warning
+    with _patched(compiler, function=_StoreOnly,
+                  _get_arch_for_options_for_nvrtc=lambda arch=None: tuple(arch_options),
+                  _compile_using_nvrtc_no_warning=lambda *a, **kw: nvrtc(real, *a, **kw)):
         yield compiler
-    finally:
-        (compiler.function, compiler._get_arch_for_options_for_nvrtc,
-         compiler._compile_using_nvrtc_no_warning) = orig
 
 
 def _compile(compiler, entry, arch, env_options, env_extra) -> None:
@@ -191,7 +195,7 @@ def build_cubins(entries, arch: str) -> list:
     saved = os.environ.get("CUPY_CACHE_IN_MEMORY")
     os.environ["CUPY_CACHE_IN_MEMORY"] = "1"     # compile even where the disk cache has it
     try:
-        with _cupy_compiler((f"-arch=sm_{arch}", "cubin"), capture) as compiler:
+        with _patching, _cupy_compiler((f"-arch=sm_{arch}", "cubin"), capture) as compiler:
             for entry in entries:
                 got.clear()
                 try:
@@ -259,12 +263,6 @@ def read_manifest(path: Path):
             or doc.get("cupy") != _cupy_version()):
         return None
     return data, doc
-
-
-#: serialises the functions that patch CuPy's compiler module (:func:`install`,
-#: :func:`build_cubins`); a CuPy kernel compiled in another thread meanwhile would meet the
-#: patches, so :func:`ensure` runs before a command's GPU work starts
-_patching = threading.Lock()
 
 
 def install(doc, arch: str) -> dict:
@@ -337,7 +335,8 @@ def _set(name) -> bool:
     return os.environ.get(name, "0").strip() not in ("", "0")
 
 
-#: markers found or written by this process: the next call costs nothing
+#: (manifest, architecture, driver, CuPy's and hpgraph's cache directories) this process
+#: has settled: filed, found filed, or nothing to file; the next call for them costs nothing
 _done: set = set()
 
 
@@ -345,7 +344,7 @@ def ensure(manifest=None) -> dict | None:
     """File the shipped cubins for the current GPU in the kernel caches unless this was done
     before: a marker in CuPy's cache directory for this manifest's bytes, CuPy, NVRTC, the
     driver, the architecture, CuPy's options and both cache directories (a hash of the
-    manifest file and a ``stat``; nothing at all the second time in a process).  Returns the
+    manifest file and a ``stat``; nothing the second time in a process).  Returns the
     report (:func:`install`'s counts, ``seconds``, ``error``), or None when there was nothing
     to do: the marker is there, no usable manifest for the installed CuPy, no cubins for this
     architecture, ``hp.config["precompile"]`` is False, CuPy compiles with debug information
@@ -360,29 +359,30 @@ def ensure(manifest=None) -> dict | None:
             or _set("CUPY_CACHE_IN_MEMORY") or kernel_cache.cache_dir() in
             kernel_cache._fallback_dir):
         return None
+    import cupy
+
     path = Path(manifest) if manifest is not None else manifest_path()
+    compiler = _compiler()
+    arch = compiler._get_arch()
+    d = cupy_cache_dir()
+    settled = (str(path), arch, cupy.cuda.runtime.driverGetVersion(), str(d),
+               str(kernel_cache.cache_dir()))
+    if settled in _done:
+        return None
     try:
         data = path.read_bytes()
     except OSError:
+        _done.add(settled)
         return None
-    import cupy
-
-    compiler = _compiler()
-    arch = compiler._get_arch()
     arch_options = tuple(compiler._get_arch_for_options_for_nvrtc(arch))
     env_options, _ = cupy_environment(arch)
-    d = cupy_cache_dir()
-    key = "\0".join((hashlib.sha256(data).hexdigest(), arch, *arch_options, *env_options,
-                     "%d.%d" % compiler._get_nvrtc_version(), _cupy_version(),
-                     str(cupy.cuda.runtime.driverGetVersion()), str(d),
-                     str(kernel_cache.cache_dir())))
+    key = "\0".join((hashlib.sha256(data).hexdigest(), *map(str, settled), *arch_options,
+                     *env_options, "%d.%d" % compiler._get_nvrtc_version(), _cupy_version()))
     marker = d / f"hpgraph-precompiled-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
-    if marker in _done or marker.exists():
-        _done.add(marker)
-        return None
-    found = read_manifest(path)
+    found = None if marker.exists() else read_manifest(path)
     if (found is None or not any(found[1]["cubins"].get(str(arch), ()))
             or arch_options != (f"-arch=sm_{arch}", "cubin")):
+        _done.add(settled)
         return None
     doc = found[1]
     t0 = time.perf_counter()
@@ -402,5 +402,5 @@ def ensure(manifest=None) -> dict | None:
         with contextlib.suppress(OSError):
             d.mkdir(parents=True, exist_ok=True)
             marker.write_text(json.dumps(report))
-        _done.add(marker)
+        _done.add(settled)
     return report
