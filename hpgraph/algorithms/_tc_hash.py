@@ -17,13 +17,14 @@ degree-oriented graph (``u -> v`` iff ``(deg u, u) < (deg v, v)``, out-degrees a
 and ``w`` in ``N+(v)``.  So for every vertex ``v``:
 
 1. a group (a warp, or a block for vertices with long out-lists or much work) puts ``N+(v)``
-   in a shared-memory hash table (open addressing, load <= 1/2; lists longer than the table
-   are done in pieces);
+   in a shared-memory hash table (open addressing with Fibonacci hashing, load <= 1/4; lists
+   longer than the table are done in pieces);
 2. for every in-edge ``u -> v`` (the transpose, from preprocessing) the part of ``N+(u)`` after
    ``v`` is looked up in the table; the group works through the concatenation of these
-   segments, 32 or ``TCH_BLOCK`` elements at a time (a prefix sum of the segment lengths and
-   a binary search of it map each thread to its element, so short and long segments keep
-   every thread busy, and neighbouring threads read neighbouring words).
+   segments for 32 or ``TCH_BLOCK`` in-edges at a time, each thread taking ``TCH_ITEMS``
+   consecutive elements: a prefix sum of the segment lengths and one binary search of it find
+   the segment of a thread's first element, the next ones step along, so short and long
+   segments keep every thread busy.
 
 The work is ``sum_u C(|N+(u)|, 2)`` look-ups, about a fifth of the per-edge merge's
 ``sum_(u,v) |N+(u)| + |N+(v)|`` on R-MAT graphs (R-MAT 18: 204M against 1,071M), each in
@@ -55,6 +56,10 @@ from .._arrayops import bincount
 __all__ = [
     "TCH_BLOCK",
     "TCH_BLOCK_CAP",
+    "TCH_BATCH",
+    "TCH_CHEAP",
+    "TCH_ITEMS",
+    "TCH_SPREAD",
     "TCH_WARP_CAP",
     "Structure",
     "structure",
@@ -72,8 +77,18 @@ TCH_BLOCK = 256
 #: longer ones go to the block kernel.
 TCH_WARP_CAP = 64
 #: Entries of a block's table piece (:func:`table_slots`: 4096 slots, 16 KiB of int32): longer
-#: out-lists are looked up in pieces of this many.
-TCH_BLOCK_CAP = 2048
+#: out-lists are looked up in pieces of this many.  A smaller table (more blocks on an SM) or a
+#: fuller one (longer probes) measured slower.
+TCH_BLOCK_CAP = 1024
+#: Consecutive elements of the concatenated segments a thread looks up per binary search.
+TCH_ITEMS = 8
+#: Warp tasks of at most :data:`TCH_CHEAP` look-ups (plus in-edge cost) are claimed this many
+#: at a time.
+TCH_BATCH = 16
+TCH_CHEAP = 64
+#: Table slots per key, at least (a power of two at least this many times the keys): the load
+#: is at most ``1 / TCH_SPREAD``.
+TCH_SPREAD = 4
 
 _TEMPLATE = r"""
 typedef ${IDX} idx_t;
@@ -84,6 +99,9 @@ typedef ${PTR} ptr_t;
 #define BCAP ${BCAP}
 #define WSLOTS ${WSLOTS}
 #define BSLOTS ${BSLOTS}
+#define ITEMS ${ITEMS}
+#define BATCH ${BATCH}
+#define SPREAD ${SPREAD}u
 
 __device__ __forceinline__ int cas(int* a, int c, int v) { return atomicCAS(a, c, v); }
 __device__ __forceinline__ long long cas(long long* a, long long c, long long v)
@@ -92,22 +110,24 @@ __device__ __forceinline__ long long cas(long long* a, long long c, long long v)
                                 (unsigned long long)v);
 }
 
-__device__ __forceinline__ unsigned slot_of(idx_t w, unsigned mask)
+// Fibonacci hashing: the top bits of a 32-bit product (64-bit ids folded first).
+__device__ __forceinline__ unsigned slot_of(idx_t w, int shift)
 {
-    unsigned long long x = (unsigned long long)(long long)w * 0x9E3779B97F4A7C15ull;
-    return (unsigned)(x >> 40) & mask;
+    unsigned h = (unsigned)w;
+    if (sizeof(idx_t) == 8) h ^= (unsigned)((unsigned long long)w >> 32);
+    return (h * 0x9E3779B1u) >> shift;
 }
 
 // Keys are distinct vertex ids and the table is at most half full: probing ends.
-__device__ __forceinline__ void h_insert(idx_t* table, unsigned mask, idx_t w)
+__device__ __forceinline__ void h_insert(idx_t* table, int shift, unsigned mask, idx_t w)
 {
-    unsigned s = slot_of(w, mask);
+    unsigned s = slot_of(w, shift);
     while (cas(table + s, (idx_t)-1, w) != (idx_t)-1) s = (s + 1) & mask;
 }
 
-__device__ __forceinline__ bool h_find(const idx_t* table, unsigned mask, idx_t w)
+__device__ __forceinline__ bool h_find(const idx_t* table, int shift, unsigned mask, idx_t w)
 {
-    unsigned s = slot_of(w, mask);
+    unsigned s = slot_of(w, shift);
     while (true) {
         idx_t t = table[s];
         if (t == w) return true;
@@ -121,13 +141,19 @@ ${GROUP_SCAN}
 // Triangles u -> v, u -> w, v -> w with v as the middle vertex (in rank): N+(v) goes in the
 // table (piece by piece), then every element w after v in N+(u), for every in-edge u -> v
 // among tedge[t0:t1] (a task's share of v's in-edges), is looked up.  Out-lists are sorted by
-// rank, so "after v" is "ranked above v".  Called by all
-// G threads of the group with the same v.
+// rank, so "after v" is "ranked above v".  Called by all G threads of the group with the
+// same v.
+//
+// The in-edges go G at a time; their segments (the rest of N+(u) after v) are concatenated
+// and each thread takes ITEMS consecutive elements of the concatenation at a time: one binary
+// search of the segment starts finds its first element's segment, the next ones step along
+// (a step over a segment start reads the next start).  Offsets within the concatenation are
+// 32-bit: it holds at most G segments of at most max out-degree elements (the host checks).
 template <int G, int CAP>
 __device__ unsigned long long count_vertex(
         idx_t v, ptr_t t0, ptr_t t1, const ptr_t* __restrict__ indptr,
         const idx_t* __restrict__ indices, const idx_t* __restrict__ erow,
-        const ptr_t* __restrict__ tedge, idx_t* table, ptr_t* sh_start, long long* sh_excl,
+        const ptr_t* __restrict__ tedge, idx_t* table, ptr_t* sh_base, int* sh_excl,
         idx_t* sh_u, long long* wsum, int tid, unsigned long long* __restrict__ pv)
 {
     const ptr_t b0 = __ldg(indptr + v), b1 = __ldg(indptr + v + 1);
@@ -135,12 +161,13 @@ __device__ unsigned long long count_vertex(
     for (ptr_t p0 = b0; p0 < b1; p0 += CAP) {
         const ptr_t p1 = p0 + CAP < b1 ? p0 + CAP : b1;
         const unsigned len = (unsigned)(p1 - p0);
-        unsigned slots = 32;
-        while (slots < 2u * len) slots <<= 1;
-        const unsigned mask = slots - 1;
+        int bits = 5;
+        while ((1u << bits) < SPREAD * len) ++bits;
+        const unsigned slots = 1u << bits, mask = slots - 1;
+        const int shift = 32 - bits;
         for (unsigned i = tid; i < slots; i += G) table[i] = (idx_t)-1;
         gsync<G>();
-        for (ptr_t i = p0 + tid; i < p1; i += G) h_insert(table, mask, __ldg(indices + i));
+        for (ptr_t i = p0 + tid; i < p1; i += G) h_insert(table, shift, mask, __ldg(indices + i));
         gsync<G>();
         for (ptr_t c0 = t0; c0 < t1; c0 += G) {
             const ptr_t j = c0 + tid;
@@ -154,27 +181,38 @@ __device__ unsigned long long count_vertex(
                 seg = (long long)(__ldg(indptr + u + 1) - start);
             }
             long long total;
-            long long incl = gscan<G>(seg, wsum, tid, &total);
-            sh_start[tid] = start;
-            sh_excl[tid] = incl - seg;
+            const long long incl = gscan<G>(seg, wsum, tid, &total);
+            sh_excl[tid] = (int)(incl - seg);
+            sh_base[tid] = start - (ptr_t)(incl - seg);   // element k of segment s: sh_base[s] + k
             sh_u[tid] = u;
             gsync<G>();
             const int cn = (int)(t1 - c0 < (ptr_t)G ? t1 - c0 : (ptr_t)G);
-            for (long long k = tid; k < total; k += G) {
-                // the last segment starting at or before k holds element k (empty segments
+            const int tot = (int)total;
+            for (int k0 = tid * ITEMS; k0 < tot; k0 += G * ITEMS) {
+                // the last segment starting at or before k0 holds element k0 (empty segments
                 // before it share its start)
                 int lo = 0, hi = cn - 1;
                 while (lo < hi) {
-                    int mid = (lo + hi + 1) >> 1;
-                    if (sh_excl[mid] <= k) lo = mid; else hi = mid - 1;
+                    const int mid = (lo + hi + 1) >> 1;
+                    if (sh_excl[mid] <= k0) lo = mid; else hi = mid - 1;
                 }
-                idx_t w = __ldg(indices + sh_start[lo] + (ptr_t)(k - sh_excl[lo]));
-                if (h_find(table, mask, w)) {
-                    ++c;
-                    if (pv) {
-                        atomicAdd(pv + sh_u[lo], 1ull);
-                        atomicAdd(pv + v, 1ull);
-                        atomicAdd(pv + w, 1ull);
+                int next = lo + 1 < cn ? sh_excl[lo + 1] : tot;
+                ptr_t base = sh_base[lo];
+                const int k1 = k0 + ITEMS < tot ? k0 + ITEMS : tot;
+                for (int k = k0; k < k1; ++k) {
+                    while (k >= next) {
+                        ++lo;
+                        next = lo + 1 < cn ? sh_excl[lo + 1] : tot;
+                        base = sh_base[lo];
+                    }
+                    const idx_t w = __ldg(indices + base + k);
+                    if (h_find(table, shift, mask, w)) {
+                        ++c;
+                        if (pv) {
+                            atomicAdd(pv + sh_u[lo], 1ull);
+                            atomicAdd(pv + v, 1ull);
+                            atomicAdd(pv + w, 1ull);
+                        }
                     }
                 }
             }
@@ -184,18 +222,20 @@ __device__ unsigned long long count_vertex(
     return c;
 }
 
-// One warp per task (vertex task_v[i], in-edges tedge[task_b[i]:task_e[i]]; tasks taken in
-// order through work[1]); work[0] += triangles.
+// One warp per task (vertex task_v[i], in-edges tedge[task_b[i]:task_e[i]]); tasks taken in
+// order through work[1], one at a time below nheavy and BATCH at a time after it (the cheap
+// tail: a grid's millions of one-look-up tasks would otherwise queue on the counter's
+// atomics); work[0] += triangles.
 extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
         const ptr_t* __restrict__ indptr, const idx_t* __restrict__ indices,
         const idx_t* __restrict__ erow, const ptr_t* __restrict__ tedge,
         const idx_t* __restrict__ task_v, const ptr_t* __restrict__ task_b,
-        const ptr_t* __restrict__ task_e, long long nlist,
+        const ptr_t* __restrict__ task_e, long long nlist, long long nheavy,
         unsigned long long* __restrict__ work, unsigned long long* __restrict__ pv)
 {
     __shared__ idx_t table[BLOCK / 32][WSLOTS];
-    __shared__ ptr_t sh_start[BLOCK / 32][32];
-    __shared__ long long sh_excl[BLOCK / 32][32];
+    __shared__ ptr_t sh_base[BLOCK / 32][32];
+    __shared__ int sh_excl[BLOCK / 32][32];
     __shared__ idx_t sh_u[BLOCK / 32][32];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     unsigned long long c = 0ull;
@@ -203,10 +243,16 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_warp(
         long long i = 0;
         if (lane == 0) i = (long long)atomicAdd(work + 1, 1ull);
         i = __shfl_sync(FULL, i, 0);
+        long long i1 = i + 1;
+        if (i >= nheavy) {
+            i = nheavy + (i - nheavy) * BATCH;
+            i1 = i + BATCH < nlist ? i + BATCH : nlist;
+        }
         if (i >= nlist) break;
-        c += count_vertex<32, WCAP>(__ldg(task_v + i), __ldg(task_b + i), __ldg(task_e + i),
-                                    indptr, indices, erow, tedge, table[wid], sh_start[wid],
-                                    sh_excl[wid], sh_u[wid], (long long*)0, lane, pv);
+        for (; i < i1; ++i)
+            c += count_vertex<32, WCAP>(__ldg(task_v + i), __ldg(task_b + i), __ldg(task_e + i),
+                                        indptr, indices, erow, tedge, table[wid], sh_base[wid],
+                                        sh_excl[wid], sh_u[wid], (long long*)0, lane, pv);
     }
     for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL, c, off);
     if (lane == 0 && c) atomicAdd(work, c);
@@ -221,8 +267,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
         unsigned long long* __restrict__ work, unsigned long long* __restrict__ pv)
 {
     __shared__ idx_t table[BSLOTS];
-    __shared__ ptr_t sh_start[BLOCK];
-    __shared__ long long sh_excl[BLOCK];
+    __shared__ ptr_t sh_base[BLOCK];
+    __shared__ int sh_excl[BLOCK];
     __shared__ idx_t sh_u[BLOCK];
     __shared__ long long wsum[BLOCK / 32];
     __shared__ unsigned long long sums[BLOCK / 32];
@@ -235,7 +281,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) ${NAME}_block(
         __syncthreads();
         if (i >= nlist) break;
         c += count_vertex<BLOCK, BCAP>(__ldg(task_v + i), __ldg(task_b + i), __ldg(task_e + i),
-                                       indptr, indices, erow, tedge, table, sh_start, sh_excl,
+                                       indptr, indices, erow, tedge, table, sh_base, sh_excl,
                                        sh_u, wsum, threadIdx.x, pv);
     }
     for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(FULL, c, off);
@@ -256,7 +302,8 @@ def tc_hash_source(idx_dtype=np.int32, ptr_dtype=np.int64):
     idx_dtype, ptr_dtype = np.dtype(idx_dtype), np.dtype(ptr_dtype)
     name = f"hpg_tch_{idx_dtype.name}_{ptr_dtype.name}"
     src = render(_TEMPLATE, IDX=_dt.c_type(idx_dtype), PTR=_dt.c_type(ptr_dtype), NAME=name,
-                 BLOCK=TCH_BLOCK, WCAP=TCH_WARP_CAP, BCAP=TCH_BLOCK_CAP,
+                 BLOCK=TCH_BLOCK, WCAP=TCH_WARP_CAP, BCAP=TCH_BLOCK_CAP, ITEMS=TCH_ITEMS,
+                 BATCH=TCH_BATCH, SPREAD=TCH_SPREAD,
                  WSLOTS=table_slots(TCH_WARP_CAP), BSLOTS=table_slots(TCH_BLOCK_CAP),
                  GROUP_SCAN=GROUP_SCAN)
     return src, name
@@ -264,9 +311,9 @@ def tc_hash_source(idx_dtype=np.int32, ptr_dtype=np.int64):
 
 def table_slots(cap: int) -> int:
     """Slots of a table for pieces of up to ``cap`` keys: the kernel's rule for one piece of
-    ``cap`` keys (a power of two, at least 32 and at least ``2 * cap``)."""
+    ``cap`` keys (a power of two, at least 32 and at least ``TCH_SPREAD * cap``)."""
     slots = 32
-    while slots < 2 * cap:
+    while slots < TCH_SPREAD * cap:
         slots <<= 1
     return slots
 
@@ -288,6 +335,12 @@ class Structure(NamedTuple):
     work : int
         Hash look-ups of one count (``sum_u C(|N+(u)|, 2)`` over the wedges whose middle
         vertex has an out-list).
+    warp_heavy : int
+        The warp tasks costing more than :data:`TCH_CHEAP` (they come first); the warp kernel
+        claims the rest :data:`TCH_BATCH` at a time.
+    max_out : int
+        The longest out-list (at most ``sqrt(2 m)`` in the degree orientation); the kernels'
+        32-bit offsets hold ``TCH_BLOCK`` segments of this length.
     """
 
     indices: object
@@ -296,6 +349,8 @@ class Structure(NamedTuple):
     warp_tasks: tuple
     block_tasks: tuple
     work: int
+    warp_heavy: int
+    max_out: int
 
 
 def structure(indptr, indices, erow, n: int) -> Structure:
@@ -344,8 +399,10 @@ def structure(indptr, indices, erow, n: int) -> Structure:
         return tv[ids].astype(idt), tb[ids].astype(pdt), te[ids].astype(pdt)
 
     total = int(items[keep].sum()) if total_tasks else 0
+    warp_heavy = int((keep & ~big & (cost > TCH_CHEAP)).sum()) if total_tasks else 0
+    max_out = int(outdeg.max()) if n else 0
     return Structure(ind, tptr.astype(pdt), tedge.astype(pdt), tasks(keep & ~big),
-                     tasks(keep & big), total)
+                     tasks(keep & big), total, warp_heavy, max_out)
 
 
 @functools.cache
@@ -360,9 +417,14 @@ def _kernels(idx_str, ptr_str, consts):
 def tc_hash_count(indptr, erow, st: Structure, n: int, per_vertex: bool):
     """Run the hash kernels on the device: ``(total as a Python int, per-vertex int64 counts
     or None)``; ``indptr``/``erow`` are the oriented CSR's (cupy), ``st`` its :func:`structure`."""
+    if TCH_BLOCK * (st.max_out + TCH_ITEMS) >= 2**31:
+        raise NotImplementedError(
+            f"the hash triangle kernels with an out-list of {st.max_out:,} vertices (their "
+            f"32-bit offsets hold {TCH_BLOCK} lists of up to {2**31 // TCH_BLOCK - TCH_ITEMS:,}); "
+            "use hp.config['triangle_kernel'] = 'merge'")
     cp = _backend.cupy()
     warp_k, block_k = _kernels(np.dtype(st.indices.dtype).str, np.dtype(indptr.dtype).str,
-                               (TCH_BLOCK, TCH_WARP_CAP, TCH_BLOCK_CAP))
+                               (TCH_BLOCK, TCH_WARP_CAP, TCH_BLOCK_CAP, TCH_ITEMS, TCH_BATCH, TCH_SPREAD))
     work = cp.zeros(3, dtype=cp.uint64)
     pv = cp.zeros(max(n, 1), dtype=cp.uint64) if per_vertex else None
     pv_arg = pv if pv is not None else np.uint64(0)
@@ -375,7 +437,7 @@ def tc_hash_count(indptr, erow, st: Structure, n: int, per_vertex: bool):
     if nw:
         wpb = TCH_BLOCK // 32
         warp_k((max(1, min((nw + wpb - 1) // wpb, sms * (2048 // TCH_BLOCK))),), (TCH_BLOCK,),
-               args + st.warp_tasks + (np.int64(nw), work, pv_arg))
+               args + st.warp_tasks + (np.int64(nw), np.int64(st.warp_heavy), work, pv_arg))
     total = int(work[0:1].get()[0])
     if pv is not None:
         pv = pv[:n].astype(cp.int64)

@@ -141,7 +141,8 @@ def preprocess(G):
         from . import _tc_hash
 
         cfg = _config()
-        key = (f"hpg.tc_hash[{_tc_hash.TCH_WARP_CAP},{cfg['triangle_hash_block_work']},"
+        key = (f"hpg.tc_hash[{_tc_hash.TCH_WARP_CAP},{_tc_hash.TCH_CHEAP},"
+               f"{cfg['triangle_hash_block_work']},"
                f"{cfg['triangle_hash_edge_cost']},{cfg['triangle_hash_split']}]")
         return _cached(G, key, lambda: _tc_hash.structure(
             indptr, indices, erow, G.num_vertices))

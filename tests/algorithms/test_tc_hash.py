@@ -68,29 +68,37 @@ def test_structure_orders_lists_by_rank_and_groups_in_edges(hp_config, split, mo
         assert all(p[1] <= q[0] for p, q in zip(pieces, pieces[1:]))
         want = looks[st.tptr[v]:st.tptr[v + 1]].sum() if outdeg[v] > 0 else 0
         assert sum(looks[a:b].sum() for a, b in pieces) == want
+    # warp tasks: the first warp_heavy cost more than TCH_CHEAP, the others at most that
+    wv, wb, we = st.warp_tasks
+    cost = np.array([looks[a:b].sum() + hp.config["triangle_hash_edge_cost"] * (b - a)
+                     for a, b in zip(wb.tolist(), we.tolist())])
+    assert np.all(cost[:st.warp_heavy] > _tc_hash.TCH_CHEAP)
+    assert np.all(cost[st.warp_heavy:] <= _tc_hash.TCH_CHEAP)
     work = sum(int(indptr[u + 1]) - e - 1 for u in range(G.num_vertices)
                for e in range(indptr[u], indptr[u + 1]) if outdeg[st.indices[e]] > 0)
     assert st.work == work > 0
 
 
-def _slot(w, mask):
-    return ((int(w) * 0x9E3779B97F4A7C15) & MASK64) >> 40 & mask
+def _slot(w, shift):
+    h = int(w) & 0xFFFFFFFF
+    h ^= (int(w) & MASK64) >> 32
+    return ((h * 0x9E3779B1) & 0xFFFFFFFF) >> shift
 
 
-def _emu_count_vertex(v, t0, t1, indptr, st, erow, G, CAP, pv):
+def _emu_count_vertex(v, t0, t1, indptr, st, erow, G, CAP, pv, items=_tc_hash.TCH_ITEMS):
     """``count_vertex<G, CAP>`` of the kernel source, threads of the group taken in turn."""
     ind, tedge = st.indices, st.tedge
     b0, b1 = indptr[v], indptr[v + 1]
     c = 0
     for p0 in range(b0, b1, CAP):
         p1 = min(p0 + CAP, b1)
-        slots = 32
-        while slots < 2 * (p1 - p0):
-            slots <<= 1
-        mask = slots - 1
-        table = [-1] * slots
+        bits = 5
+        while (1 << bits) < _tc_hash.TCH_SPREAD * (p1 - p0):
+            bits += 1
+        mask, shift = (1 << bits) - 1, 32 - bits
+        table = [-1] * (1 << bits)
         for i in range(p0, p1):                      # h_insert
-            s = _slot(ind[i], mask)
+            s = _slot(ind[i], shift)
             while table[s] != -1:
                 s = (s + 1) & mask
             table[s] = int(ind[i])
@@ -110,31 +118,38 @@ def _emu_count_vertex(v, t0, t1, indptr, st, erow, G, CAP, pv):
                     us.append(0)
             incl = np.cumsum(seg)
             excl = incl - np.array(seg)
-            total = int(incl[-1])
+            base = np.array(start) - excl
+            tot = int(incl[-1])
             cn = min(G, t1 - c0)
-            for k in range(total):
-                lo, hi = 0, cn - 1
-                while lo < hi:
-                    mid = (lo + hi + 1) >> 1
-                    if excl[mid] <= k:
-                        lo = mid
-                    else:
-                        hi = mid - 1
-                w = int(ind[start[lo] + (k - excl[lo])])
-                s = _slot(w, mask)                   # h_find
-                while table[s] != -1 and table[s] != w:
-                    s = (s + 1) & mask
-                if table[s] == w:
-                    c += 1
-                    pv[us[lo]] += 1
-                    pv[v] += 1
-                    pv[w] += 1
+            for tid in range(G):
+                for k0 in range(tid * items, tot, G * items):
+                    lo, hi = 0, cn - 1
+                    while lo < hi:
+                        mid = (lo + hi + 1) >> 1
+                        if excl[mid] <= k0:
+                            lo = mid
+                        else:
+                            hi = mid - 1
+                    nxt = excl[lo + 1] if lo + 1 < cn else tot
+                    for k in range(k0, min(k0 + items, tot)):
+                        while k >= nxt:
+                            lo += 1
+                            nxt = excl[lo + 1] if lo + 1 < cn else tot
+                        w = int(ind[base[lo] + k])
+                        s = _slot(w, shift)          # h_find
+                        while table[s] != -1 and table[s] != w:
+                            s = (s + 1) & mask
+                        if table[s] == w:
+                            c += 1
+                            pv[us[lo]] += 1
+                            pv[v] += 1
+                            pv[w] += 1
     return c
 
 
-@pytest.mark.parametrize("group,cap,seed,split", [(32, 64, 0, 2048), (8, 3, 1, 5),
-                                                  (4, 1, 2, 1), (256, 2048, 3, 7)])
-def test_hash_kernel_logic_emulated(hp_config, group, cap, seed, split, monkeypatch):
+@pytest.mark.parametrize("group,cap,seed,split,items", [(32, 64, 0, 2048, 4), (8, 3, 1, 5, 1),
+                                                        (4, 1, 2, 1, 3), (256, 2048, 3, 7, 4)])
+def test_hash_kernel_logic_emulated(hp_config, group, cap, seed, split, items, monkeypatch):
     hp_config(triangle_hash_split=split)
     G, H = _random_graph(seed)
     n = G.num_vertices
@@ -142,7 +157,8 @@ def test_hash_kernel_logic_emulated(hp_config, group, cap, seed, split, monkeypa
     st = _tc_hash.structure(indptr, ind, erow, n)
     pv = np.zeros(n, np.int64)
     tasks = [np.concatenate(x) for x in zip(st.warp_tasks, st.block_tasks)]
-    total = sum(_emu_count_vertex(int(v), int(b), int(e), indptr, st, erow, group, cap, pv)
+    total = sum(_emu_count_vertex(int(v), int(b), int(e), indptr, st, erow, group, cap, pv,
+                                  items)
                 for v, b, e in zip(*(t.tolist() for t in tasks)))
     ref = nx.triangles(H)
     assert total == sum(ref.values()) // 3
@@ -172,13 +188,19 @@ def test_gpu_kernels_match_networkx(graph_case, cases, kernel):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("wcap,bcap,bwork,split", [(64, 2048, 4096, 2048), (1, 1, 0, 1),
-                                                   (2, 3, 10**9, 3), (32, 16, 50, 100)])
-def test_gpu_hash_every_split(hp_config, wcap, bcap, bwork, split, monkeypatch):
-    """Warp and block kernels, table pieces, task splits and chunking: every routing gives
-    the trace."""
+@pytest.mark.parametrize("wcap,bcap,bwork,split,items,cheap,batch,spread", [
+    (64, 2048, 4096, 2048, 4, 64, 16, 2), (1, 1, 0, 1, 1, 0, 1, 2), (2, 3, 10**9, 3, 3, 0, 3, 4),
+    (32, 16, 50, 100, 7, 10**9, 5, 8), (64, 2048, 10**9, 2048, 4, 20, 1000, 2)])
+def test_gpu_hash_every_split(hp_config, wcap, bcap, bwork, split, items, cheap, batch, spread,
+                              monkeypatch):
+    """Warp and block kernels, table pieces, task splits, chunking, items per thread and the
+    batched claiming of cheap warp tasks: every routing gives the trace."""
     monkeypatch.setattr(_tc_hash, "TCH_WARP_CAP", wcap)
     monkeypatch.setattr(_tc_hash, "TCH_BLOCK_CAP", bcap)
+    monkeypatch.setattr(_tc_hash, "TCH_ITEMS", items)
+    monkeypatch.setattr(_tc_hash, "TCH_CHEAP", cheap)
+    monkeypatch.setattr(_tc_hash, "TCH_BATCH", batch)
+    monkeypatch.setattr(_tc_hash, "TCH_SPREAD", spread)
     hp_config(triangle_hash_block_work=bwork)
     hp_config(triangle_hash_split=split)
     G = hp.generators.rmat(11, edge_factor=16, seed=5, backend="cpu")
@@ -189,11 +211,24 @@ def test_gpu_hash_every_split(hp_config, wcap, bcap, bwork, split, monkeypatch):
         np.testing.assert_array_equal(host(hp.triangles(Gd, backend="gpu")), per_vertex)
 
 
+def test_out_lists_beyond_32_bit_offsets_are_refused():
+    """An out-list so long that a block's concatenated segments would pass 32-bit offsets is
+    a NotImplementedError naming the fallback, before anything runs."""
+    G, _ = _random_graph(4)
+    indptr, ind, erow = _oriented(G)
+    st = _tc_hash.structure(indptr, ind, erow, G.num_vertices)
+    assert st.max_out == int(np.diff(indptr).max())
+    with pytest.raises(NotImplementedError, match="triangle_kernel.*merge"):
+        _tc_hash.tc_hash_count(indptr, erow, st._replace(max_out=2**31 // _tc_hash.TCH_BLOCK),
+                               G.num_vertices, False)
+
+
 def test_table_slots_hold_every_piece():
-    """The shared tables are sized by the kernels' own rule (>= 32, a power of two, >= 2 cap),
+    """The shared tables are sized by the kernels' own rule (>= 32, a power of two, >= 4 cap),
     also for the small and odd caps the GPU tests use."""
-    assert [_tc_hash.table_slots(c) for c in (1, 3, 16, 17, 64, 2048)] == \
-        [32, 32, 32, 64, 128, 4096]
+    assert _tc_hash.TCH_SPREAD == 4
+    assert [_tc_hash.table_slots(c) for c in (1, 3, 8, 9, 16, 17, 64, 1024)] == \
+        [32, 32, 32, 64, 64, 128, 256, 4096]
 
 
 def test_odd_caps_compile(monkeypatch):
