@@ -1,13 +1,12 @@
 """GPU triangle counting with shared-memory hash tables, one warp or block per vertex.
 
 **Kept beside the engine because it is faster by more than the 20% the project allows**
-(one NVIDIA H200, 2026-11-27, R-MAT 21 undirected, 948,810,669 triangles, CUDA-event medians):
-19.2 ms here against 27.2-27.6 ms for the same count through the engine's GraphBLAS
+(one NVIDIA H200, 2026-11-28, R-MAT 21 undirected, 949,098,081 triangles, CUDA-event medians,
+one process): 9.2 ms here against 25.8 ms for the same count through the engine's GraphBLAS
 operations, the degree-ordered masked product ``mxm(U, U.T, plus_pair, mask=U.S)`` and its
-``reduce_scalar`` (a process of its own; 28.1 in the benchmark's process), and 66.8 ms in the
-``tril`` form ``mxm(L, L, plus_pair, mask=L.S)`` (``benchmarks/bench_graphblas.py``); on one
-H100 (2026-11-27, same benchmark) 19.0 ms against 31.9 and 68.1 ms; 46.1 ms
-for the per-edge merge kernel of :mod:`._kernels` (one H100, 2026-11-24).
+``reduce_scalar`` (its hash kernels share this module's scheme), and 60.5 ms in the ``tril``
+form ``mxm(L, L, plus_pair, mask=L.S)`` (``benchmarks/README.md``, session 31); 45.6 ms
+for the per-edge merge kernel of :mod:`._kernels`.
 
 The default GPU method of :func:`hpgraph.triangle_count` (``hp.config["triangle_kernel"] ==
 "hash"``; ``"merge"`` selects the per-edge merge of :mod:`._kernels`).  On the

@@ -23,11 +23,14 @@ on any 4- or 8-byte type); the others stay on the sorted-list intersection of
 short lists, or lists of alike, modest lengths).  The kernel ``_classify`` sorts the entries
 out on the device in one pass.
 
-Measured (one NVIDIA H200, R-MAT 21, ``plus_pair``, 948,810,669 triangles, CUDA-event
-medians; ``hp.triangle_count`` 19.2 ms in the same process): the degree-ordered
-``U .* (U @ U^T)`` and its ``reduce_scalar`` 27.2-28.1 ms (26.5 for the product alone; 29.7
-on the intersection alone), ``L .* (L @ L)`` 66.8 (207 on the intersection alone).  What each
-part of this design gained is in ``benchmarks/README.md`` (sessions 21 and 22).
+Each thread takes :data:`ITEMS` consecutive elements of the concatenation at a time (one
+search for the first, the next ones step along, and a thread's terms of one entry add up in
+a register), and the tables are at most ``1 / SPREAD`` full, hashed by the top bits of a
+32-bit Fibonacci product.  Measured (one NVIDIA H200, 2026-11-28, R-MAT 21, ``plus_pair``,
+949,098,081 triangles, CUDA-event medians; ``hp.triangle_count`` 9.2 ms in the same
+process): the degree-ordered ``U .* (U @ U^T)`` and its ``reduce_scalar`` 25.8 ms, ``L .*
+(L @ L)`` 60.5 ms (one search per element and tables half full: 29.2 and 66.1 ms).  What
+each part of this design gained is in ``benchmarks/README.md`` (sessions 21, 22 and 31).
 
 Work: the tasks are a hashed list and at most ``hp.config["mxm_hash_split"]`` of its entries,
 taken through an atomic counter in order of decreasing cost (look-ups), lists of at most
@@ -55,32 +58,57 @@ __all__ = ["HASH_SOURCE", "hash_source", "applies", "hashed_entries", "masked_ha
 BLOCK = 256
 #: hashed keys per piece: a warp's table (columns up to this long go to the warp kernel)
 WARP_CAP = 64
-#: hashed keys per piece of the block kernel's table (2 * BLOCK_CAP slots of key and position)
+#: hashed keys per piece of the block kernel's table (SPREAD * BLOCK_CAP slots of key and
+#: position; fewer where they would not fit: :func:`_block_cap`)
 BLOCK_CAP = 1024
 #: an entry is hashed only when the list hashed has at least this many entries within the
-#: other list's key range (estimated: :func:`hashed_entries`; one NVIDIA H200, R-MAT 21
-#: triangles, ``L`` form: 64 / 128 gave 68.2 / 66.6 ms with the rule below)
-MIN_HASHED = 128
+#: other list's key range (estimated: :func:`hashed_entries`); the sweep is under RATIO
+MIN_HASHED = 32
 #: ... and when the intersection kernel would take at least RATIO steps per element of the
 #: shorter (estimated, clipped) list (its binary searches on skewed lists), or more than
 #: ``hp.config["mxm_dot_heavy_cost"]`` steps in all (lists it would share out in chunks):
-#: lists of alike, modest lengths merge faster than they hash.  One H200, R-MAT 21, the
-#: product alone, ms (``L`` / degree-ordered ``U``): clipped estimates with RATIO 2 / 3 / 4:
-#: 59.2-60.7 / 66.5-69.3 / 70.6-72.6 and 33.5-37.8 / 28.7-30.4 / 28.9-30.0; unclipped lengths
-#: with RATIO 4: 64.4-65.4 / 31.8-32.8.  The clipped estimate serves the ``U`` form (whose rows
-#: hold only higher-ranked keys, so most of a row lies outside the other's range), at some
-#: cost to the ``L`` form
-RATIO = 3
+#: lists of alike, modest lengths merge faster than they hash.  The estimates are clipped to
+#: the other's key range, which serves the ``U`` form (its rows hold only higher-ranked keys,
+#: so most of a row lies outside the other's range).  One H200, R-MAT 21 triangles, product
+#: and ``reduce_scalar``, ms (``L`` / degree-ordered ``U``; 2026-11-28, ``ITEMS`` 8, load
+#: 1/4): MIN_HASHED 32 with RATIO 1 / 2 / 3: 60.7 / 60.5 / 69.7 and 25.5 / 25.8 / 24.1; 128
+#: with RATIO 2 / 3: 62.3 / 69.6 and 26.3 / 24.0; 256 with RATIO 2: 65.3 / 28.8; every entry
+#: hashed: 61.6 / 25.8; none: 210.5 / 29.0 (``mxm_dot_heavy_cost`` 2048; 512 measured no
+#: better).  The kernels before (one search per element, load 1/2) with 128 / 3: 66.1 / 29.2
+RATIO = 2
 #: :func:`hashed_entries`' codes: the column of B hashed, rows of A probed (the mask's entries
 #: grouped by column) / the row of A hashed, columns of B probed (grouped by row)
 BY_COLUMN, BY_ROW = 1, 2
 
 
+#: consecutive elements of the probed lists a thread looks up per search
+ITEMS = 8
+#: table slots per hashed key, at least (a power of two): the load is at most 1 / SPREAD
+SPREAD = 4
+
+
+#: static shared memory of a block (CUDA's limit without opting in to more)
+SHARED_LIMIT = 48 * 1024
+
+
 def _slots(cap: int) -> int:
     s = 32
-    while s < 2 * cap:
+    while s < SPREAD * cap:
         s <<= 1
     return s
+
+
+def _block_cap(key_dtype, reads_values: bool, z_dtype) -> int:
+    """:data:`BLOCK_CAP`, halved while the block kernel's shared memory (``Shared``: a table of
+    ``key_dtype`` keys, with 4-byte positions when the multiply reads values, and ``BLOCK``
+    entries' bookkeeping of ``z_dtype`` accumulators) would pass :data:`SHARED_LIMIT` (8-byte
+    keys with positions: longer lists are hashed in more pieces)."""
+    per_slot = np.dtype(key_dtype).itemsize + (4 if reads_values else 0)
+    fixed = BLOCK * (3 * 8 + np.dtype(z_dtype).itemsize + 4) + 8 * (BLOCK // 32) + 64
+    cap = BLOCK_CAP
+    while cap > 1 and _slots(cap) * per_slot + fixed > SHARED_LIMIT:
+        cap //= 2
+    return cap
 
 
 HASH_SOURCE = COMMON + r"""
@@ -98,12 +126,15 @@ typedef hi_t hkey_t;  // hashed keys: the contracted index k (-1: an empty slot)
 #define BCAP ${BCAP}
 #define WSLOTS ${WSLOTS}
 #define BSLOTS ${BSLOTS}
+#define ITEMS ${ITEMS}
+#define SPREAD ${SPREAD}u
 
 __device__ __forceinline__ z_t hp_identity() { return (z_t)(${IDENTITY}); }
 
-__device__ __forceinline__ unsigned slot_of(long long k, unsigned mask) {
-    unsigned long long x = (unsigned long long)k * 0x9E3779B97F4A7C15ull;
-    return (unsigned)(x >> 40) & mask;
+// Fibonacci hashing: the top bits of a 32-bit product (the key's halves folded first).
+__device__ __forceinline__ unsigned slot_of(long long k, int shift) {
+    const unsigned h = (unsigned)k ^ (unsigned)((unsigned long long)k >> 32);
+    return (h * 0x9E3779B1u) >> shift;
 }
 
 __device__ __forceinline__ int key_cas(int* a, int c, int v) { return atomicCAS(a, c, v); }
@@ -112,16 +143,17 @@ __device__ __forceinline__ long long key_cas(long long* a, long long c, long lon
                                 (unsigned long long)v);
 }
 
-// Keys of one hashed row are distinct and the table is at most half full: probing ends.
-__device__ __forceinline__ void h_insert(hkey_t* keys, int* pos, unsigned mask, hkey_t k, int p) {
-    unsigned s = slot_of((long long)k, mask);
+// Keys of one hashed row are distinct and the table is at most 1 / SPREAD full: probing ends.
+__device__ __forceinline__ void h_insert(hkey_t* keys, int* pos, int shift, unsigned mask,
+                                         hkey_t k, int p) {
+    unsigned s = slot_of((long long)k, shift);
     while (key_cas(keys + s, (hkey_t)-1, k) != (hkey_t)-1) s = (s + 1) & mask;
     if (${READ_A} || ${READ_B}) pos[s] = p;   // positions only for a multiply that reads values
 }
 
-__device__ __forceinline__ int h_find(const hkey_t* keys, const int* pos, unsigned mask,
-                                      long long k) {
-    unsigned s = slot_of(k, mask);
+__device__ __forceinline__ int h_find(const hkey_t* keys, const int* pos, int shift,
+                                      unsigned mask, long long k) {
+    unsigned s = slot_of(k, shift);
     while (true) {
         const hkey_t t = keys[s];
         if ((long long)t == k) return (${READ_A} || ${READ_B}) ? pos[s] : 0;
@@ -159,13 +191,14 @@ __device__ void do_column(
     for (long long p0 = b0; p0 < b1; p0 += CAP) {
         const long long p1 = p0 + CAP < b1 ? p0 + CAP : b1;
         const unsigned len = (unsigned)(p1 - p0);
-        unsigned slots = 32;
-        while (slots < 2u * len) slots <<= 1;
-        const unsigned hmask = slots - 1;
+        int bits = 5;
+        while ((1u << bits) < SPREAD * len) ++bits;
+        const unsigned slots = 1u << bits, hmask = slots - 1;
+        const int hshift = 32 - bits;
         for (unsigned s = tid; s < slots; s += G) sh.keys[s] = (hkey_t)-1;
         gsync<G>();
         for (long long p = p0 + tid; p < p1; p += G)
-            h_insert(sh.keys, sh.pos, hmask, (hkey_t)bidx[p], (int)(p - p0));
+            h_insert(sh.keys, sh.pos, hshift, hmask, (hkey_t)bidx[p], (int)(p - p0));
         gsync<G>();
         const long long klo = bidx[p0], khi = bidx[p1 - 1];
         for (long long c0 = t0; c0 < t1; c0 += G) {
@@ -204,25 +237,33 @@ __device__ void do_column(
             // when its elements move to another entry (long entries: once per piece)
             int run = -1;
             z_t racc = hp_identity();
-            for (long long base = 0; base < total; base += G) {   // group-uniform trip count
-                const long long k = base + tid;
-                if (k < total) {
-                    // the last entry starting at or before k holds element k (empty entries
-                    // before it share its start): a galloping search forward from `cur`
-                    // (sh.excl[cur] <= k), mostly one step when the entries are long
-                    int l = cur, h = cn - 1, step = 1;
-                    while (l + step <= h) {
-                        if (sh.excl[l + step] <= k) { l += step; step <<= 1; }
-                        else { h = l + step - 1; break; }
+            // each thread takes ITEMS consecutive elements of the concatenation at a time: a
+            // search finds the first one's entry, the next ones step along
+            for (long long k0 = (long long)tid * ITEMS; k0 < total; k0 += (long long)G * ITEMS) {
+                // the last entry starting at or before k0 holds element k0 (empty entries
+                // before it share its start): a galloping search forward from `cur`
+                // (sh.excl[cur] <= k0), mostly one step when the entries are long
+                int l = cur, h = cn - 1, step = 1;
+                while (l + step <= h) {
+                    if (sh.excl[l + step] <= k0) { l += step; step <<= 1; }
+                    else { h = l + step - 1; break; }
+                }
+                while (l < h) {
+                    int mid = (l + h + 1) >> 1;
+                    if (sh.excl[mid] <= k0) l = mid; else h = mid - 1;
+                }
+                long long nxt = l + 1 < cn ? sh.excl[l + 1] : total;
+                long long first = sh.start[l] - sh.excl[l];   // element k of entry l: first + k
+                const long long k1 = k0 + ITEMS < total ? k0 + ITEMS : total;
+                for (long long k = k0; k < k1; ++k) {
+                    while (k >= nxt) {
+                        ++l;
+                        nxt = l + 1 < cn ? sh.excl[l + 1] : total;
+                        first = sh.start[l] - sh.excl[l];
                     }
-                    while (l < h) {
-                        int mid = (l + h + 1) >> 1;
-                        if (sh.excl[mid] <= k) l = mid; else h = mid - 1;
-                    }
-                    cur = l;
-                    const long long pa = sh.start[l] + (k - sh.excl[l]);
+                    const long long pa = first + k;
                     const long long key = (long long)aidx[pa];
-                    const int q = h_find(sh.keys, sh.pos, hmask, key);
+                    const int q = h_find(sh.keys, sh.pos, hshift, hmask, key);
                     if (q >= 0) {
                         const z_t t = ${TERM_EXPR};
                         if (l != run) {
@@ -237,6 +278,7 @@ __device__ void do_column(
                         }
                     }
                 }
+                cur = l;
             }
             if (run >= 0) {
                 hp_atomic(&sh.acc[run], racc);
@@ -377,12 +419,14 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mc, mv=None, swap=False) -> tu
     else:
         term = "hp_mul(hp_av(aval, pa), hp_bv(bval, p0 + q), sh.row[l], key)"
         pi, hi, pv, hv = ai, bi, "av_t", "bv_t"
+    bcap = _block_cap(hi, "true" in (slots["READ_A"], slots["READ_B"]), sr.out_dtype)
     src = render(HASH_SOURCE, slots, PI=_dt.c_type(pi), HI=_dt.c_type(hi), PV=pv, HV=hv,
                  TERM_EXPR=term, MR=_dt.c_type(mr), MC=_dt.c_type(mc),
                  MV=_dt.c_type(mv if mv is not None else np.bool_),
                  VALUE_MASK="true" if mv is not None else "false",
-                 IDENTITY=_kern.neutral(sr.add), BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=BLOCK_CAP,
-                 WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(BLOCK_CAP), NAME=name,
+                 IDENTITY=_kern.neutral(sr.add), BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=bcap,
+                 WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(bcap), NAME=name,
+                 ITEMS=ITEMS, SPREAD=SPREAD,
                  GROUP_SCAN=GROUP_SCAN)
     if not swap:
         src += render(CLASSIFY_SOURCE, NAME=name, SEARCH_RATIO=SEARCH_RATIO)

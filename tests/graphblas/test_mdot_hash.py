@@ -141,6 +141,23 @@ def test_hash_kernels_compile(name, dtype, idx):
         pytest.skip(str(exc))
 
 
+@pytest.mark.parametrize("name,dtype", HASHED)
+def test_block_kernel_shared_memory_fits(name, dtype):
+    """With 8-byte keys (and positions, where the multiply reads values) the block kernel's
+    table is cut to pieces that keep its shared memory within CUDA's 48 KiB: ptxas (through
+    NVRTC, to a cubin; no GPU needed) refuses a kernel that passes it."""
+    pytest.importorskip("cupy_backends.cuda.libs.nvrtc", reason="NVRTC is not installed")
+    from hpgraph import kernel_cache
+
+    src, kname = _mdot_hash.hash_source(
+        _typed(name, dtype), np.dtype(dtype), np.dtype(dtype), np.dtype(np.int64),
+        np.dtype(np.int64), np.dtype(np.int64), np.dtype(np.int64), None, False)
+    try:
+        assert kernel_cache.cubin(src, ("-std=c++17",), "sm_90")
+    except hp.exceptions.DeviceUnavailable as exc:
+        pytest.skip(str(exc))
+
+
 def test_classify_kernel_emulated(hp_config, emulated, monkeypatch):
     """The device's rule (kernel ``_classify``) gives :func:`hashed_entries`' codes, each
     entry's two lengths and a zero state, for several thresholds and for every entry."""
