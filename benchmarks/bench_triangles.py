@@ -8,6 +8,7 @@ table, :mod:`hpgraph.algorithms._tc_hash`; "merge": a thread or warp per edge,
 * ``prep_ms``: the preprocessing both share (simple graph, degree orientation) plus the
   kernel's own (hash: rank-sorted lists, in-edge lists, vertex lists by work; merge: heavy
   edge ids), timed once on an empty cache;
+* ``auto_picks``: the kernel the default ``"auto"`` takes for the graph;
 * ``warm_ms`` / ``wall_ms`` / ``first_ms`` of ``hp.triangle_count`` (:mod:`_harness`; the first
   call starts from an empty cache, so it includes preprocessing and compilation).
 
@@ -102,7 +103,8 @@ def bench(report, label, G, repeat):
         check = "ok" if count == ref and pv_sum == 3 * ref else \
             f"MISMATCH count {count} / per-vertex sum {pv_sum} vs oracle {ref}"
         report.row(label, f"triangle_count, {kernel} kernel", row, prep_ms=prep, check=check,
-                   kernel=kernel, triangles=count, edges=int(G.num_edges))
+                   kernel=kernel, triangles=count, edges=int(G.num_edges),
+                   auto_picks=_triangles.method(G))
     cp.get_default_memory_pool().free_all_blocks()
 
 

@@ -235,12 +235,21 @@ _ENGINE = (
          "A directory: every generated CUDA module is saved there as <hash>.cu when it is "
          "compiled (CuPy's CUPY_CACHE_SAVE_CUDA_SOURCE for hpgraph's own kernels); None: not "
          "saved.", _parse_opt_str),
-    _Key("triangle_kernel", "hash", _choice("triangle_kernel", ("hash", "merge")),
+    _Key("triangle_kernel", "auto", _choice("triangle_kernel", ("auto", "hash", "merge")),
          "GPU method of triangle_count/triangles: 'hash' puts each vertex's out-list in a "
          "shared-memory hash table (a warp or a block per vertex) and looks up the wedges "
          "through it; 'merge' intersects the two sorted out-lists of every edge, a thread (or "
-         "a warp for long lists) per edge.  Both count on the degree-oriented graph; the "
-         "benchmark (benchmarks/bench_triangles.py) compares them."),
+         "a warp for long lists) per edge; 'auto' takes 'hash' where the degree-oriented graph "
+         "has at least triangle_auto_wedges wedges per edge, else 'merge'.  Both count on the "
+         "degree-oriented graph; the benchmark (benchmarks/bench_triangles.py) compares them."),
+    _Key("triangle_auto_wedges", 12.0, _number("triangle_auto_wedges"),
+         "triangle_kernel='auto': the wedges per edge (sum over vertices of C(out-degree, 2) "
+         "in the degree orientation, over its edges) from which the hash kernels count; below "
+         "it the merge kernel does.  One H200, hash / merge time: road networks, grids, "
+         "meshes and sparse uniform graphs (0.1-8 wedges per edge) 1.1-9.8, Slashdot and "
+         "ca-AstroPh (9.7-9.9) 1.13-1.33, R-MAT with 2 edges per vertex (13.8) 0.44, "
+         "ego-Twitter (15.6) 0.81, R-MAT 21 (94) 0.20 (benchmarks/README.md, session 31).",
+         float),
     _Key("ktruss_method", "auto", _choice("ktruss_method", ("auto", "mxm", "wedges")),
          "How k_truss counts the triangles through each edge every peeling round: 'mxm' the "
          "masked product mxm(C, C, plus_pair, mask=C.S) of the graphblas operations; "

@@ -49,6 +49,8 @@ DEFAULTS = {
     "triangle_hash_split": 2048,
     "triangle_hash_block_work": 4096,
     "triangle_hash_edge_cost": 8,
+    "triangle_kernel": "auto",
+    "triangle_auto_wedges": 12.0,
     "betweenness_cpu_batch_entries": 1 << 23,
     "betweenness_gpu_batch_entries": 1 << 27,
     "apsp_max_vertices": 20_000,
@@ -102,6 +104,8 @@ CASES = [
     ("triangle_hash_split", 1, [0, None]),
     ("triangle_hash_block_work", 0, [-1]),
     ("triangle_hash_edge_cost", 0, [-1, "8"]),
+    ("triangle_kernel", "merge", ["Hash", None, 1]),
+    ("triangle_auto_wedges", 0.5, [-1, math.inf, "12", None]),
     ("betweenness_cpu_batch_entries", 64, [0, 1e6]),
     ("betweenness_gpu_batch_entries", 64, [0]),
     ("apsp_max_vertices", 10, [-1, None]),
@@ -398,6 +402,21 @@ def test_triangle_keys_route_the_work():
         st = _tc_hash.structure(indptr, indices, erow, n)
         tv, tb, te = (np.concatenate(x) for x in zip(st.warp_tasks, st.block_tasks))
         assert np.all(te - tb == 1) and sum(tasks(st)) > warp + block
+    # auto: hash from triangle_auto_wedges wedges per oriented edge, merge below
+    d = np.diff(indptr)
+    per_edge = int((d * (d - 1) // 2).sum()) / indices.shape[0]
+    assert _triangles.method(G) == ("hash" if per_edge >= 12 else "merge")
+    with hp.config.set(triangle_auto_wedges=per_edge):
+        assert _triangles.method(G) == "hash"
+        assert isinstance(_triangles.preprocess(G), _tc_hash.Structure)
+    with hp.config.set(triangle_auto_wedges=per_edge * 1.01):
+        assert _triangles.method(G) == "merge"
+    grid = hp.generators.grid_2d(30, 30, backend="cpu")      # 0.5 wedges per edge
+    assert _triangles.method(grid) == "merge"
+    assert _triangles.method(hp.generators.complete(40, backend="cpu")) == "hash"
+    for kernel in ("hash", "merge"):
+        with hp.config.set(triangle_kernel=kernel, triangle_auto_wedges=0.0):
+            assert _triangles.method(grid) == kernel
     with hp.config.set(triangle_kernel="merge"):
         few = int(_triangles.preprocess(G).shape[0])
         with hp.config.set(triangle_merge_heavy=0):

@@ -8,8 +8,9 @@ operations, the degree-ordered masked product ``mxm(U, U.T, plus_pair, mask=U.S)
 form ``mxm(L, L, plus_pair, mask=L.S)`` (``benchmarks/README.md``, session 31); 45.6 ms
 for the per-edge merge kernel of :mod:`._kernels`.
 
-The default GPU method of :func:`hpgraph.triangle_count` (``hp.config["triangle_kernel"] ==
-"hash"``; ``"merge"`` selects the per-edge merge of :mod:`._kernels`).  On the
+The GPU method of :func:`hpgraph.triangle_count` for graphs with many wedges per edge
+(``hp.config["triangle_kernel"]`` ``"hash"``, or ``"auto"`` from ``triangle_auto_wedges``;
+``"merge"`` selects the per-edge merge of :mod:`._kernels`).  On the
 degree-oriented graph (``u -> v`` iff ``(deg u, u) < (deg v, v)``, out-degrees at most
 ``sqrt(2m)``), with every out-list sorted by that *rank* instead of by id, a triangle
 ``u < v < w`` (in rank) is exactly one pair ``(v, w)`` of ``N+(u)`` with ``v`` before ``w``

@@ -9,8 +9,9 @@ The method of the HPGraph paper (section 4.4) and Gunrock (section 6.6):
 2. For every oriented edge ``(u, v)``, ``|N+(u) & N+(v)|`` is the number of triangles it
    closes; the total is their sum.
 
-GPU, two methods (``hp.config["triangle_kernel"]``): "hash" (default,
-:mod:`hpgraph.algorithms._tc_hash`) re-sorts every out-list by rank and, a warp or a block per
+GPU, two methods (``hp.config["triangle_kernel"]``; "auto", the default, takes "hash" for graphs
+with many wedges per edge and "merge" for the others: :func:`method`): "hash"
+(:mod:`hpgraph.algorithms._tc_hash`) re-sorts every out-list by rank and, a warp or a block per
 vertex ``v``, puts ``N+(v)`` in a shared-memory hash table and looks up the part of ``N+(u)``
 ranked above ``v`` for every in-edge ``u -> v``; "merge" (:mod:`hpgraph.algorithms._kernels`)
 intersects the two sorted out-lists of every oriented edge, one thread per edge (merge, or
@@ -131,13 +132,33 @@ def _config():
     return config
 
 
+def method(G) -> str:
+    """The GPU kernel that counts ``G``'s triangles: ``hp.config["triangle_kernel"]``, or for
+    ``"auto"`` ``"hash"`` when the degree-oriented graph has at least
+    ``hp.config["triangle_auto_wedges"]`` wedges (pairs of out-neighbours) per edge and
+    ``"merge"`` when it has fewer: the hash kernels pay per vertex (a table and a prefix sum a
+    task), which sparse, low-degree graphs (roads, grids, meshes) do not earn back."""
+    kernel = _config()["triangle_kernel"]
+    if kernel != "auto":
+        return kernel
+    indptr = _oriented(G)[0]
+
+    def wedges():
+        d = G.xp.diff(indptr)
+        return int((d * (d - 1) // 2).sum())
+
+    m = int(indptr[-1]) if indptr.shape[0] else 0
+    w = _cached(G, "hpg.tc_wedges", wedges)
+    return "hash" if m and w >= _config()["triangle_auto_wedges"] * m else "merge"
+
+
 def preprocess(G):
     """Build (or fetch from ``G``'s cache) everything a GPU count of ``G`` reads besides the
-    oriented CSR, for the kernel ``hp.config["triangle_kernel"]`` selects: the hash kernels'
+    oriented CSR, for the kernel :func:`method` selects: the hash kernels'
     :class:`~._tc_hash.Structure`, or the merge kernel's heavy-edge ids.  Benchmarks time it
     apart from the count (with :func:`forget_preprocessing` before)."""
     indptr, indices, erow = _oriented(G)
-    if _config()["triangle_kernel"] == "hash":
+    if method(G) == "hash":
         from . import _tc_hash
 
         cfg = _config()
@@ -182,7 +203,7 @@ def _count(G, side, per_vertex):
 
         with _backend.out_of_memory_guard(f"counting triangles on {n:,} vertices"):
             prep = preprocess(G)
-            if _config()["triangle_kernel"] == "hash":
+            if method(G) == "hash":
                 from . import _tc_hash
 
                 return _tc_hash.tc_hash_count(indptr, erow, prep, n, per_vertex)

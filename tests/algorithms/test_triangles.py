@@ -255,7 +255,7 @@ def test_function_names_survive_submodule_imports():
 def test_triangle_kernels_every_split(hp_config, heavy, ratio, backend_name, monkeypatch):
     """Both GPU kernels (thread per light edge, warp per heavy edge) and both intersection
     strategies give the trace count, whatever the tuning constants send where."""
-    hp_config(triangle_merge_heavy=heavy)
+    hp_config(triangle_merge_heavy=heavy, triangle_kernel="merge")
     monkeypatch.setattr(_kernels, "TC_SEARCH_RATIO", ratio)
     G = hp.generators.rmat(10, edge_factor=16, seed=3, backend="cpu")
     total, per_vertex = _trace_counts(G)
