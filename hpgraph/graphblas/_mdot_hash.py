@@ -24,13 +24,14 @@ short lists, or lists of alike, modest lengths).  The kernel ``_classify`` sorts
 out on the device in one pass.
 
 Each thread takes :data:`ITEMS` consecutive elements of the concatenation at a time (one
-search for the first, the next ones step along, and a thread's terms of one entry add up in
-a register), and the tables are at most ``1 / SPREAD`` full, hashed by the top bits of a
-32-bit Fibonacci product.  Measured (one NVIDIA H200, 2026-11-28, R-MAT 21, ``plus_pair``,
-949,098,081 triangles, CUDA-event medians; ``hp.triangle_count`` 9.2 ms in the same
-process): the degree-ordered ``U .* (U @ U^T)`` and its ``reduce_scalar`` 25.8 ms, ``L .*
-(L @ L)`` 60.5 ms (one search per element and tables half full: 29.2 and 66.1 ms).  What
-each part of this design gained is in ``benchmarks/README.md`` (sessions 21, 22 and 31).
+search for the first, the next ones step along, all their loads issued before the first
+probe, and a thread's terms of one entry add up in a register), and the tables are at most
+``1 / SPREAD`` full, hashed by the top bits of a 32-bit Fibonacci product.  Measured (one
+NVIDIA H200, 2026-11-28, R-MAT 21, ``plus_pair``, 949,098,081 triangles, CUDA-event medians):
+the degree-ordered ``U .* (U @ U^T)`` and its ``reduce_scalar`` 26.0-26.9 ms, ``L .* (L @
+L)`` 55.0-55.3 ms; with a load and a probe per element 25.3 and 60.5 ms, and with one search
+per element and tables half full (before) 29.2 and 66.1 ms.  What each part of this design
+gained is in ``benchmarks/README.md`` (sessions 21, 22 and 31).
 
 Work: the tasks are a hashed list and at most ``hp.config["mxm_hash_split"]`` of its entries,
 taken through an atomic counter in order of decreasing cost (look-ups), lists of at most
@@ -255,14 +256,28 @@ __device__ void do_column(
                 long long nxt = l + 1 < cn ? sh.excl[l + 1] : total;
                 long long first = sh.start[l] - sh.excl[l];   // element k of entry l: first + k
                 const long long k1 = k0 + ITEMS < total ? k0 + ITEMS : total;
-                for (long long k = k0; k < k1; ++k) {
-                    while (k >= nxt) {
-                        ++l;
-                        nxt = l + 1 < cn ? sh.excl[l + 1] : total;
-                        first = sh.start[l] - sh.excl[l];
+                // all ITEMS loads issued before the first probe waits on one
+                long long pas[ITEMS], keyv[ITEMS];
+                int ls[ITEMS];
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const long long k = k0 + i;
+                    if (k < k1) {
+                        while (k >= nxt) {
+                            ++l;
+                            nxt = l + 1 < cn ? sh.excl[l + 1] : total;
+                            first = sh.start[l] - sh.excl[l];
+                        }
+                        pas[i] = first + k;
+                        ls[i] = l;
+                        keyv[i] = (long long)aidx[pas[i]];
                     }
-                    const long long pa = first + k;
-                    const long long key = (long long)aidx[pa];
+                }
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    if (k0 + i >= k1) continue;
+                    const int l = ls[i];
+                    const long long pa = pas[i], key = keyv[i];
                     const int q = h_find(sh.keys, sh.pos, hshift, hmask, key);
                     if (q >= 0) {
                         const z_t t = ${TERM_EXPR};
