@@ -1,10 +1,10 @@
 """GPU triangle counting with shared-memory hash tables, one warp or block per vertex.
 
 **Kept beside the engine because it is faster by more than the 20% the project allows**
-(one NVIDIA H200, 2026-11-28, R-MAT 21 undirected, 949,098,081 triangles, CUDA-event medians,
-one process): 8.3 ms here against 26.0-26.9 ms for the same count through the engine's
-GraphBLAS operations, the degree-ordered masked product ``mxm(U, U.T, plus_pair, mask=U.S)``
-and its ``reduce_scalar`` (its hash kernels share this module's scheme), and 55.0 ms in the ``tril``
+(one NVIDIA H200, 2026-11-28, R-MAT 21 undirected, 949,098,081 triangles, CUDA-event
+medians): 8.3 ms here against 26.0-26.9 ms for the same count through the engine's GraphBLAS
+operations, the degree-ordered masked product ``mxm(U, U.T, plus_pair, mask=U.S)`` and its
+``reduce_scalar`` (its hash kernels share this module's scheme), and 55.0 ms in the ``tril``
 form ``mxm(L, L, plus_pair, mask=L.S)`` (``benchmarks/README.md``, session 31); 45.6 ms
 for the per-edge merge kernel of :mod:`._kernels`.
 
