@@ -344,11 +344,11 @@ _ALGORITHMS = (
          "together are intersected by a whole warp instead of one thread (R-MAT 21, H200: "
          "256 -> 59.6 ms, 512 -> 60.7, 2048 -> 45.3 ms, flat above).", int),
     _Key("triangle_hash_split", 2048, _int("triangle_hash_split", 1),
-         "triangle_kernel='hash': a vertex's in-edges are split into tasks of at most this "
-         "many, so that a hub is spread over several blocks (each hashing its out-list "
-         "again).", int),
+         "The hash triangle kernels (triangle_kernel 'hash', or 'auto' taking them): a "
+         "vertex's in-edges are split into tasks of at most this many, so that a hub is spread "
+         "over several blocks (each hashing its out-list again).", int),
     _Key("triangle_hash_block_work", 4096, _int("triangle_hash_block_work", 0),
-         "triangle_kernel='hash': tasks costing more than this go to the block kernel even "
+         "The hash triangle kernels: tasks costing more than this go to the block kernel even "
          "with a short out-list (cost: look-ups + triangle_hash_edge_cost per in-edge).", int),
     _Key("triangle_hash_edge_cost", 8, _int("triangle_hash_edge_cost", 0),
          "What one in-edge of a hash task costs besides its look-ups, in look-ups (three "

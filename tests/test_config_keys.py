@@ -406,7 +406,7 @@ def test_triangle_keys_route_the_work():
     d = np.diff(indptr)
     per_edge = int((d * (d - 1) // 2).sum()) / indices.shape[0]
     assert _triangles.method(G) == ("hash" if per_edge >= 12 else "merge")
-    with hp.config.set(triangle_auto_wedges=per_edge):
+    with hp.config.set(triangle_auto_wedges=math.nextafter(per_edge, 0)):
         assert _triangles.method(G) == "hash"
         assert isinstance(_triangles.preprocess(G), _tc_hash.Structure)
     with hp.config.set(triangle_auto_wedges=per_edge * 1.01):

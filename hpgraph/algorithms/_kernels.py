@@ -8,7 +8,7 @@
   edge reads two whole rows), which a semiring product can only emulate as a masked SpGEMM.
   One NVIDIA H100, R-MAT 21 (``benchmarks/bench_triangles.py``, 2026-11-24): 46.1 ms against
   73.6 ms for the engine's degree-ordered masked ``mxm`` (1.6x).  The hash kernels of
-  :mod:`._tc_hash` count graphs with many wedges per edge (R-MAT 21: 9.1 ms); this one counts
+  :mod:`._tc_hash` count graphs with many wedges per edge (R-MAT 21: 8.3 ms); this one counts
   the sparse, low-degree ones, where it is 1.1-9.8x faster than them (one H200, 2026-11-28:
   road networks, grids, meshes, Slashdot; ``hp.config["triangle_kernel"]`` ``"auto"``).
 * **PageRank's fused vector update** (:func:`pagerank_update_source`): after the SpMV of an

@@ -118,7 +118,7 @@ __device__ __forceinline__ unsigned slot_of(idx_t w, int shift)
     return (h * 0x9E3779B1u) >> shift;
 }
 
-// Keys are distinct vertex ids and the table is at most half full: probing ends.
+// Keys are distinct vertex ids and the table is at most 1 / SPREAD full: probing ends.
 __device__ __forceinline__ void h_insert(idx_t* table, int shift, unsigned mask, idx_t w)
 {
     unsigned s = slot_of(w, shift);
@@ -432,7 +432,7 @@ def tc_hash_count(indptr, erow, st: Structure, n: int, per_vertex: bool):
     if TCH_BLOCK * (st.max_out + TCH_ITEMS) >= 2**31:
         raise NotImplementedError(
             f"the hash triangle kernels with an out-list of {st.max_out:,} vertices (their "
-            f"32-bit offsets hold {TCH_BLOCK} lists of up to {2**31 // TCH_BLOCK - TCH_ITEMS:,}); "
+            f"32-bit offsets hold {TCH_BLOCK} lists of up to {2**31 // TCH_BLOCK - TCH_ITEMS - 1:,}); "
             "use hp.config['triangle_kernel'] = 'merge'")
     cp = _backend.cupy()
     warp_k, block_k = _kernels(np.dtype(st.indices.dtype).str, np.dtype(indptr.dtype).str,

@@ -137,19 +137,25 @@ def method(G) -> str:
     ``"auto"`` ``"hash"`` when the degree-oriented graph has at least
     ``hp.config["triangle_auto_wedges"]`` wedges (pairs of out-neighbours) per edge and
     ``"merge"`` when it has fewer: the hash kernels pay per vertex (a table and a prefix sum a
-    task), which sparse, low-degree graphs (roads, grids, meshes) do not earn back."""
+    task), which sparse, low-degree graphs (roads, grids, meshes) do not earn back.  ``"auto"``
+    also takes ``"merge"`` for out-lists beyond the hash kernels' 32-bit offsets."""
     kernel = _config()["triangle_kernel"]
     if kernel != "auto":
         return kernel
     indptr = _oriented(G)[0]
 
-    def wedges():
+    def shape():
         d = G.xp.diff(indptr)
-        return int((d * (d - 1) // 2).sum())
+        if d.shape[0] == 0:
+            return 0, 0, 0
+        return int((d * (d - 1) // 2).sum()), int(indptr[-1]), int(d.max())
 
-    m = int(indptr[-1]) if indptr.shape[0] else 0
-    w = _cached(G, "hpg.tc_wedges", wedges)
-    return "hash" if m and w >= _config()["triangle_auto_wedges"] * m else "merge"
+    wedges, m, longest = _cached(G, "hpg.tc_wedges", shape)
+    from . import _tc_hash
+
+    if not m or _tc_hash.TCH_BLOCK * (longest + _tc_hash.TCH_ITEMS) >= 2**31:
+        return "merge"
+    return "hash" if wedges >= _config()["triangle_auto_wedges"] * m else "merge"
 
 
 def preprocess(G):
@@ -202,8 +208,9 @@ def _count(G, side, per_vertex):
         from .. import backend as _backend
 
         with _backend.out_of_memory_guard(f"counting triangles on {n:,} vertices"):
+            kernel = method(G)
             prep = preprocess(G)
-            if method(G) == "hash":
+            if kernel == "hash":
                 from . import _tc_hash
 
                 return _tc_hash.tc_hash_count(indptr, erow, prep, n, per_vertex)

@@ -8,10 +8,10 @@ each entry's row of ``A`` (clipped to the piece's key range: binary searches, or
 one from the entry's own position when A is the mask, as in the triangle products); the
 entries whose row of ``A`` it is are grouped by row ``i`` the same way, with the roles swapped (the
 ``_row`` kernels: the multiply's operands stay in order).  A group works through the
-concatenation of the probed lists, 32 or :data:`BLOCK` elements at a time (a prefix sum of
-the lengths, and a galloping search of it from the thread's last entry, map each thread to
-its element), so long and short lists keep every thread busy and neighbouring threads read
-neighbouring words -- the scheme of the triangle kernel (:mod:`hpgraph.algorithms._tc_hash`).
+concatenation of the probed lists of 32 or :data:`BLOCK` entries at a time, each thread
+taking :data:`ITEMS` consecutive elements (a prefix sum of the lengths, and a galloping search
+of it from the thread's last entry, find the first one's entry), so long and short lists keep
+every thread busy -- the scheme of the triangle kernel (:mod:`hpgraph.algorithms._tc_hash`).
 
 A thread adds its terms of one entry in a register and combines them into the entry's
 shared-memory accumulator with the add monoid's atomic form when its elements move on to
@@ -35,7 +35,8 @@ gained is in ``benchmarks/README.md`` (sessions 21, 22 and 31).
 
 Work: the tasks are a hashed list and at most ``hp.config["mxm_hash_split"]`` of its entries,
 taken through an atomic counter in order of decreasing cost (look-ups), lists of at most
-:data:`WARP_CAP` keys by a warp, longer ones (pieces of :data:`BLOCK_CAP`) by a block
+:data:`WARP_CAP` keys by a warp, longer ones (pieces of :data:`BLOCK_CAP` keys, fewer where
+the table would not fit: :func:`_block_cap`) by a block
 (grids of ``2048 / BLOCK`` blocks per SM: all resident with 4-byte keys and no positions
 table; with 8-byte keys or values read, the shared memory lets fewer run at once).
 """
@@ -260,24 +261,24 @@ __device__ void do_column(
                 long long pas[ITEMS], keyv[ITEMS];
                 int ls[ITEMS];
 #pragma unroll
-                for (int i = 0; i < ITEMS; ++i) {
-                    const long long k = k0 + i;
+                for (int it = 0; it < ITEMS; ++it) {
+                    const long long k = k0 + it;
                     if (k < k1) {
                         while (k >= nxt) {
                             ++l;
                             nxt = l + 1 < cn ? sh.excl[l + 1] : total;
                             first = sh.start[l] - sh.excl[l];
                         }
-                        pas[i] = first + k;
-                        ls[i] = l;
-                        keyv[i] = (long long)aidx[pas[i]];
+                        pas[it] = first + k;
+                        ls[it] = l;
+                        keyv[it] = (long long)aidx[pas[it]];
                     }
                 }
 #pragma unroll
-                for (int i = 0; i < ITEMS; ++i) {
-                    if (k0 + i >= k1) continue;
-                    const int l = ls[i];
-                    const long long pa = pas[i], key = keyv[i];
+                for (int it = 0; it < ITEMS; ++it) {
+                    if (k0 + it >= k1) continue;
+                    const int l = ls[it];
+                    const long long pa = pas[it], key = keyv[it];
                     const int q = h_find(sh.keys, sh.pos, hshift, hmask, key);
                     if (q >= 0) {
                         const z_t t = ${TERM_EXPR};

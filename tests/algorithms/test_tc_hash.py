@@ -165,6 +165,56 @@ def test_hash_kernel_logic_emulated(hp_config, group, cap, seed, split, items, m
     np.testing.assert_array_equal(pv, [ref[i] for i in range(n)])
 
 
+@pytest.fixture
+def emulated_kernels(monkeypatch):
+    """The hash kernels' own device driver (``tc_hash_count``) on the host: CuPy replaced by
+    its NumPy stand-in and the kernels run by the CUDA emulator of the graphblas tests (g++)."""
+    emu = pytest.importorskip("tests.graphblas._cuda_emu")
+    if not emu.available():
+        pytest.skip("g++ is needed to emulate the kernels")
+    fake = emu.emulate_device_driver(monkeypatch)
+    _tc_hash._kernels.cache_clear()          # no module of a real device in the cache
+    yield fake
+    _tc_hash._kernels.cache_clear()          # nor an emulated one after the test
+
+
+def _dense_core(seed, n=90):
+    """A dense random graph (long out-lists: pieces of small table caps) and its twin."""
+    H = nx.gnp_random_graph(n, 0.4, seed=seed)
+    e = np.array(list(H.edges()))
+    return hp.Graph.from_edges(e[:, 0], e[:, 1], num_vertices=n, directed=False,
+                               backend="cpu"), H
+
+
+@pytest.mark.parametrize("wcap,bcap,items,cheap,batch,spread,bwork,split", [
+    (64, 1024, 8, 64, 16, 4, 4096, 2048),   # the shipped constants and keys
+    (2, 3, 8, 0, 3, 4, 0, 5),               # every task to the block kernel, tables in pieces
+    (64, 1024, 3, 10**9, 3, 4, 10**9, 5),   # every task to the warp kernel, claimed 3 at a time
+    (1, 1, 1, 5, 1, 2, 50, 3), (8, 16, 5, 20, 7, 8, 100, 2048)])
+@pytest.mark.parametrize("make", [_random_graph, _dense_core], ids=["random", "dense"])
+def test_hash_kernels_run_emulated(hp_config, emulated_kernels, monkeypatch, make, wcap, bcap,
+                                   items, cheap, batch, spread, bwork, split):
+    """``tc_hash_count`` with the kernels themselves (not a transcription): warp and block
+    kernels, table pieces, loads before probes, and the warp tasks claimed one at a time up to
+    ``warp_heavy`` and in batches after it; totals and per-vertex counts against networkx."""
+    for name, value in (("TCH_WARP_CAP", wcap), ("TCH_BLOCK_CAP", bcap), ("TCH_ITEMS", items),
+                        ("TCH_CHEAP", cheap), ("TCH_BATCH", batch), ("TCH_SPREAD", spread)):
+        monkeypatch.setattr(_tc_hash, name, value)
+    hp_config(triangle_hash_block_work=bwork, triangle_hash_split=split)
+    G, H = make(7)
+    n = G.num_vertices
+    indptr, ind, erow = _oriented(G)
+    st = _tc_hash.structure(indptr, ind, erow, n)
+    dev = emulated_kernels._dev
+    st = st._replace(indices=dev(st.indices), tedge=dev(st.tedge),
+                     warp_tasks=tuple(dev(x) for x in st.warp_tasks),
+                     block_tasks=tuple(dev(x) for x in st.block_tasks))
+    total, pv = _tc_hash.tc_hash_count(dev(indptr), dev(erow), st, n, True)
+    ref = nx.triangles(H)
+    assert total == sum(ref.values()) // 3
+    np.testing.assert_array_equal(np.asarray(pv), [ref[i] for i in range(n)])
+
+
 def _trace_counts(G):
     """(total, per vertex) triangles from SciPy: (A A) .* A over the simple graph."""
     A = G.to_scipy().astype(np.int64)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import hpgraph as hp
-from hpgraph.algorithms import _kernels
+from hpgraph.algorithms import _kernels, _triangles
 from hpgraph.exceptions import InvalidValue
 
 
@@ -262,3 +262,16 @@ def test_triangle_kernels_every_split(hp_config, heavy, ratio, backend_name, mon
     Gd = G.to_device() if backend_name == "gpu" else G
     assert hp.triangle_count(Gd, backend=backend_name) == total
     np.testing.assert_array_equal(host(hp.triangles(Gd, backend=backend_name)), per_vertex)
+
+
+def test_auto_takes_merge_beyond_the_hash_kernels_offsets(monkeypatch):
+    """``"auto"`` never picks the hash kernels for out-lists their 32-bit offsets cannot hold
+    (they would refuse them): a complete graph (many wedges per edge) with a block size that
+    makes its longest out-list too long."""
+    from hpgraph.algorithms import _tc_hash
+
+    G = hp.generators.complete(40, backend="cpu")     # 9,880 wedges on 780 edges
+    assert _triangles.method(G) == "hash"
+    monkeypatch.setattr(_tc_hash, "TCH_BLOCK", 2**31 // (39 + _tc_hash.TCH_ITEMS) + 1)
+    assert _triangles.method(G) == "merge"
+    assert hp.triangle_count(G, backend="cpu") == 40 * 39 * 38 // 6

@@ -186,6 +186,8 @@ class _Stream:
 class FakeCupy:
     """NumPy in CuPy's place: arrays are :class:`DevArray`; ``empty`` is filled with garbage."""
 
+    int64, uint64 = np.int64, np.uint64
+
     class cuda:
         Stream = _Stream
 
