@@ -15,7 +15,7 @@ import hashlib
 import string
 from pathlib import Path
 
-__all__ = ["load", "render", "save", "GROUP_SCAN"]
+__all__ = ["load", "render", "save", "GROUP_SCAN", "table_slots"]
 
 #: Device code shared by the kernels where a group of ``G`` threads (a warp, ``G == 32``, or a
 #: whole block) deals a concatenation of lists over its threads (the triangle kernel, the hash
@@ -57,6 +57,17 @@ template <int G> __device__ __forceinline__ long long gscan(long long x, long lo
     return x;
 }
 """
+
+
+def table_slots(cap: int, spread: int) -> int:
+    """Slots of a shared-memory hash table for pieces of up to ``cap`` keys at most ``1 /
+    spread`` full: the kernels' own rule for one piece (a power of two, at least 32 and at
+    least ``spread * cap``), which sizes their static tables (the triangle kernel, the hash
+    masked product)."""
+    slots = 32
+    while slots < spread * cap:
+        slots <<= 1
+    return slots
 
 
 @functools.lru_cache(maxsize=None)

@@ -50,7 +50,7 @@ import numpy as np
 from .. import backend as _backend
 from .._config import config
 from .. import dtypes as _dt
-from ..cuda_source import GROUP_SCAN, render
+from ..cuda_source import GROUP_SCAN, render, table_slots as _table_slots
 from .._arrayops import bincount
 
 __all__ = [
@@ -322,12 +322,9 @@ def tc_hash_source(idx_dtype=np.int32, ptr_dtype=np.int64):
 
 
 def table_slots(cap: int) -> int:
-    """Slots of a table for pieces of up to ``cap`` keys: the kernel's rule for one piece of
-    ``cap`` keys (a power of two, at least 32 and at least ``TCH_SPREAD * cap``)."""
-    slots = 32
-    while slots < TCH_SPREAD * cap:
-        slots <<= 1
-    return slots
+    """Slots of a table for pieces of up to ``cap`` keys (:func:`hpgraph.cuda_source.table_slots`
+    at ``TCH_SPREAD``)."""
+    return _table_slots(cap, TCH_SPREAD)
 
 
 class Structure(NamedTuple):

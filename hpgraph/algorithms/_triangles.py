@@ -163,8 +163,13 @@ def preprocess(G):
     oriented CSR, for the kernel :func:`method` selects: the hash kernels'
     :class:`~._tc_hash.Structure`, or the merge kernel's heavy-edge ids.  Benchmarks time it
     apart from the count (with :func:`forget_preprocessing` before)."""
+    return _prepare(G, method(G))
+
+
+def _prepare(G, kernel):
+    """:func:`preprocess` for ``kernel`` (``"hash"`` or ``"merge"``)."""
     indptr, indices, erow = _oriented(G)
-    if method(G) == "hash":
+    if kernel == "hash":
         from . import _tc_hash
 
         cfg = _config()
@@ -209,7 +214,7 @@ def _count(G, side, per_vertex):
 
         with _backend.out_of_memory_guard(f"counting triangles on {n:,} vertices"):
             kernel = method(G)
-            prep = preprocess(G)
+            prep = _prepare(G, kernel)
             if kernel == "hash":
                 from . import _tc_hash
 

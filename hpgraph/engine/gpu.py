@@ -30,8 +30,9 @@ supersteps, or of as many as the last complete run on the same state took where 
 (:meth:`_Run._mixed_len`; no read before it: the device knows the initial frontier), and
 while the frontier is small the host launches push-only batches -- 1, 2, 4, 8 launched
 directly, then 16 and 64 replayed as CUDA graphs -- which end early on the device when the
-frontier empties or outgrows the push threshold; after such an abort a mixed batch follows.  Each read brings the state words and
-the first :data:`HIST_HEAD` history records in one small copy.  On a reused state every batch
+frontier empties or outgrows the push threshold; after such an abort a mixed batch follows.
+Each read brings the state words and the first :data:`HIST_HEAD` history records in one small
+copy.  On a reused state every batch
 is replayed from a CUDA graph.
 
 The launches themselves (grid sizes and argument lists) are in :mod:`.launch`.

@@ -23,9 +23,7 @@ on any 4- or 8-byte type); the others stay on the sorted-list intersection of
 short lists, or lists of alike, modest lengths).  The kernel ``_classify`` sorts the entries
 out on the device in one pass.
 
-Each thread takes :data:`ITEMS` consecutive elements of the concatenation at a time (one
-search for the first, the next ones step along, all their loads issued before the first
-probe, and a thread's terms of one entry add up in a register), and the tables are at most
+A thread's :data:`ITEMS` loads are issued before its first probe, and the tables are at most
 ``1 / SPREAD`` full, hashed by the top bits of a 32-bit Fibonacci product.  Measured (one
 NVIDIA H200, 2026-11-28, R-MAT 21, ``plus_pair``, 949,098,081 triangles, CUDA-event medians):
 the degree-ordered ``U .* (U @ U^T)`` and its ``reduce_scalar`` 26.0-26.9 ms, ``L .* (L @
@@ -48,7 +46,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import backend as _backend
 from .._config import config
-from ..cuda_source import GROUP_SCAN, render
+from ..cuda_source import GROUP_SCAN, render, table_slots
 from . import _kern
 from ._gpu_common import COMMON, SEARCH_RATIO, kernel, semiring_slots
 from ._keys import repeat_index
@@ -93,13 +91,6 @@ SPREAD = 4
 SHARED_LIMIT = 48 * 1024
 
 
-def _slots(cap: int) -> int:
-    s = 32
-    while s < SPREAD * cap:
-        s <<= 1
-    return s
-
-
 def _block_cap(key_dtype, reads_values: bool, z_dtype) -> int:
     """:data:`BLOCK_CAP`, halved while the block kernel's shared memory (``Shared``: a table of
     ``key_dtype`` keys, with 4-byte positions when the multiply reads values, and ``BLOCK``
@@ -108,7 +99,7 @@ def _block_cap(key_dtype, reads_values: bool, z_dtype) -> int:
     per_slot = np.dtype(key_dtype).itemsize + (4 if reads_values else 0)
     fixed = BLOCK * (3 * 8 + np.dtype(z_dtype).itemsize + 4) + 8 * (BLOCK // 32) + 64
     cap = BLOCK_CAP
-    while cap > 1 and _slots(cap) * per_slot + fixed > SHARED_LIMIT:
+    while cap > 1 and table_slots(cap, SPREAD) * per_slot + fixed > SHARED_LIMIT:
         cap //= 2
     return cap
 
@@ -441,7 +432,7 @@ def hash_source(sr, a_dtype, b_dtype, ai, bi, mr, mc, mv=None, swap=False) -> tu
                  MV=_dt.c_type(mv if mv is not None else np.bool_),
                  VALUE_MASK="true" if mv is not None else "false",
                  IDENTITY=_kern.neutral(sr.add), BLOCK=BLOCK, WCAP=WARP_CAP, BCAP=bcap,
-                 WSLOTS=_slots(WARP_CAP), BSLOTS=_slots(bcap), NAME=name,
+                 WSLOTS=table_slots(WARP_CAP, SPREAD), BSLOTS=table_slots(bcap, SPREAD), NAME=name,
                  ITEMS=ITEMS, SPREAD=SPREAD,
                  GROUP_SCAN=GROUP_SCAN)
     if not swap:
